@@ -1,0 +1,1 @@
+"""The Flask dashboard: game setup, uploads, live camera, block checks, overlay, scoreboard."""

@@ -1,0 +1,2 @@
+"""Photos to Scenes: detection, reading, joint decoding, layout and tracking (numpy, OpenCV,
+onnxruntime only; never Flask, never torch)."""
