@@ -19,6 +19,10 @@ from dominocam.errors import UserInputError
 # The layers that contribute subcommands, in the order --help lists them.
 COMMAND_MODULES: tuple[str, ...] = (
     "rules.cli",
+    "dominosynth.cli",
+    "dominotrain.cli",
+    "server.cli",
+    "vision.cli",
 )
 
 EXIT_BAD_INPUT = 2

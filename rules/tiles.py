@@ -29,7 +29,8 @@ class Tile:
         for half in (self.low, self.high):
             if not isinstance(half, int) or isinstance(half, bool) or half < 0:
                 raise UserInputError(
-                    f"a tile's halves must be whole numbers of pips >= 0, got {self.low}-{self.high}"
+                    "a tile's halves must be whole numbers of pips >= 0, "
+                    f"got {self.low}-{self.high}"
                 )
         if self.low > self.high:
             raise UserInputError(f"Tile({self.low}, {self.high}) must be sorted; use Tile.of()")

@@ -1,1 +1,171 @@
-"""The Flask dashboard: game setup, uploads, live camera, block checks, overlay, scoreboard."""
+"""The Flask dashboard: game setup, uploads, live camera, block checks, overlay, scoreboard.
+
+`create_app(test_config=None)` builds the app. Configuration is layered: the defaults below,
+then `instance/config.py`, then `DOMINOCAM_*` environment variables (values parsed as JSON
+where they can be, e.g. `DOMINOCAM_MAX_IMAGE_PIXELS=20000000`), then `test_config`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, jsonify, request
+from werkzeug.exceptions import HTTPException
+
+from dominocam.errors import UserInputError
+
+DEFAULTS: dict[str, Any] = {
+    # SQLite file (a path or sqlite:///PATH); default: instance/dominocam.sqlite3
+    "DATABASE": None,
+    # Where uploaded photos are kept (never under static/); default: instance/uploads
+    "UPLOAD_FOLDER": None,
+    # Largest request body (bytes) and largest decoded image (width*height pixels).
+    "MAX_CONTENT_LENGTH": 20 * 1024 * 1024,
+    "MAX_IMAGE_PIXELS": 50_000_000,
+    # The session-cookie key; default: made once and kept in the database.
+    "SECRET_KEY": None,
+    # A fixed admin token (tests, kiosks); default: generated on first start, printed once.
+    "ADMIN_TOKEN": None,
+    # Live camera: an index ("0"), a file or an RTSP/HTTP URL; None for none.
+    "CAMERA": None,
+    "CAMERA_INFER_INTERVAL_S": 1.0,
+    # Create a demo game when the database has none (always on for `dominocam serve`).
+    "DEMO": False,
+    # Injected photo reader `(pixels, kind, set_max) -> scene dict`; None uses vision.
+    "SCENE_PROVIDER": None,
+    # SSE: heartbeat, database poll interval, and stream length before the browser reconnects.
+    "SSE_HEARTBEAT_S": 15.0,
+    "SSE_POLL_S": 2.0,
+    "SSE_MAX_S": 300.0,
+    "SESSION_COOKIE_HTTPONLY": True,
+    "SESSION_COOKIE_SAMESITE": "Lax",
+}
+
+
+def create_app(test_config: dict[str, Any] | None = None) -> Flask:
+    """The dashboard application (see the module docstring for configuration)."""
+    from server import auth, storage
+    from server.camera import start_camera
+    from server.db import close_db
+    from server.events import Broker
+
+    app = Flask(__name__, instance_relative_config=True)
+    app.config.from_mapping(DEFAULTS)
+    app.config.from_pyfile("config.py", silent=True)
+    app.config.from_prefixed_env("DOMINOCAM")
+    if test_config:
+        app.config.from_mapping(test_config)
+
+    instance = Path(app.instance_path)
+    database = app.config["DATABASE"] or str(instance / "dominocam.sqlite3")
+    app.config["DATABASE"] = storage.database_path(str(database))
+    app.config["UPLOAD_FOLDER"] = str(app.config["UPLOAD_FOLDER"] or instance / "uploads")
+    # OpenCV's own limit as a second fence behind the header check in server.uploads.
+    os.environ.setdefault("OPENCV_IO_MAX_IMAGE_PIXELS", str(app.config["MAX_IMAGE_PIXELS"]))
+
+    conn = storage.connect(app.config["DATABASE"])
+    try:
+        storage.migrate(conn)
+        if not app.config["SECRET_KEY"]:
+            app.config["SECRET_KEY"] = auth.secret_key(conn)
+        new_token = auth.ensure_admin_token(conn, app.config["ADMIN_TOKEN"])
+        if new_token and not app.config["ADMIN_TOKEN"]:
+            app.extensions["dominocam.new_admin_token"] = new_token
+            if not app.testing:
+                _announce_token(new_token)
+        if app.config["DEMO"]:
+            from server.demo import ensure_demo_game
+
+            with app.app_context():
+                ensure_demo_game(conn)
+    finally:
+        conn.close()
+
+    app.extensions["dominocam.broker"] = Broker()
+    app.teardown_appcontext(close_db)
+
+    from server import api, dashboard, overlay
+
+    app.register_blueprint(api.bp)
+    app.register_blueprint(dashboard.bp)
+    app.register_blueprint(overlay.bp)
+    _register_errors(app)
+
+    @app.after_request
+    def _after(response: Any) -> Any:
+        if request.method not in ("GET", "HEAD", "OPTIONS") and response.status_code < 400:
+            app.extensions["dominocam.broker"].notify()
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("Referrer-Policy", "no-referrer")
+        return response
+
+    if app.config["CAMERA"] not in (None, ""):
+        start_camera(app)
+    return app
+
+
+def _announce_token(token: str) -> None:
+    bar = "=" * 64
+    print(
+        f"\n{bar}\n DominoCam admin token (shown once, stored hashed):\n\n    {token}\n\n"
+        f" Log in at /login with it. Lost it? Restart with `dominocam serve --reset-token`.\n"
+        f"{bar}\n",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+def _wants_json() -> bool:
+    if request.path.startswith("/api/"):
+        return True
+    best = request.accept_mimetypes.best_match(["application/json", "text/html"])
+    return best == "application/json"
+
+
+def _error(message: str, status: int) -> Any:
+    if _wants_json():
+        return jsonify({"error": message, "status": status}), status
+    from flask import render_template
+
+    return render_template("error.html", message=message, status=status), status
+
+
+def _register_errors(app: Flask) -> None:
+    from server.auth import AuthError
+    from server.engine import EngineUnavailable
+    from server.game import Conflict, NotFound
+    from server.uploads import UploadError
+
+    @app.errorhandler(UserInputError)
+    def _user_input(error: UserInputError) -> Any:
+        status = 400
+        if isinstance(error, NotFound):
+            status = 404
+        elif isinstance(error, Conflict):
+            status = 409
+        elif isinstance(error, UploadError):
+            status = error.status
+        return _error(str(error), status)
+
+    @app.errorhandler(AuthError)
+    def _auth(error: AuthError) -> Any:
+        return _error(str(error), error.status)
+
+    @app.errorhandler(EngineUnavailable)
+    def _unavailable(error: EngineUnavailable) -> Any:
+        return _error(str(error), 503)
+
+    @app.errorhandler(HTTPException)
+    def _http(error: HTTPException) -> Any:
+        messages = {
+            413: (
+                f"the upload is larger than {app.config['MAX_CONTENT_LENGTH'] // (1024 * 1024)}"
+                " MB; send a smaller photo"
+            ),
+            404: "not found",
+            405: f"{request.method} is not allowed here",
+        }
+        return _error(messages.get(error.code or 500, error.description or "error"), error.code)

@@ -13,6 +13,8 @@ Conventions (used everywhere in the project):
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import cv2
 import numpy as np
 
@@ -45,3 +47,329 @@ def split_halves(tile: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     top = tile[:side]
     bottom = tile[side : 2 * side]
     return top, np.ascontiguousarray(bottom[::-1, ::-1])
+
+
+# --------------------------------------------------------------------------------------------
+# Letterbox (ultralytics LetterBox, centred, no `auto` stride padding: ONNX inputs are fixed).
+# --------------------------------------------------------------------------------------------
+
+LETTERBOX_PAD_VALUE = 114
+
+
+@dataclass(frozen=True)
+class LetterboxTransform:
+    """How a source image was placed into the network input by `letterbox`.
+
+    A source pixel (x, y) lands at (x * scale_x + pad_x, y * scale_y + pad_y) of the input.
+    `scale_x` and `scale_y` differ only by the rounding of the resized size (< 0.1 %).
+
+    Attributes:
+        scale_x, scale_y: resize factors (input pixels per source pixel).
+        pad_x, pad_y: left and top padding in input pixels.
+        source_shape: (height, width) of the source image.
+        input_shape: (height, width) of the network input.
+    """
+
+    scale_x: float
+    scale_y: float
+    pad_x: int
+    pad_y: int
+    source_shape: tuple[int, int]
+    input_shape: tuple[int, int]
+
+    def to_input(self, points: np.ndarray) -> np.ndarray:
+        """Map source-image points (..., 2) to network-input pixels."""
+        pts = np.asarray(points, dtype=np.float64)
+        out = np.empty_like(pts)
+        out[..., 0] = pts[..., 0] * self.scale_x + self.pad_x
+        out[..., 1] = pts[..., 1] * self.scale_y + self.pad_y
+        return out
+
+    def to_source(self, points: np.ndarray) -> np.ndarray:
+        """Map network-input points (..., 2) back to source-image pixels (the inverse)."""
+        pts = np.asarray(points, dtype=np.float64)
+        out = np.empty_like(pts)
+        out[..., 0] = (pts[..., 0] - self.pad_x) / self.scale_x
+        out[..., 1] = (pts[..., 1] - self.pad_y) / self.scale_y
+        return out
+
+
+def letterbox(
+    image: np.ndarray,
+    new_shape: tuple[int, int] | int,
+    *,
+    pad_value: int = LETTERBOX_PAD_VALUE,
+    scaleup: bool = True,
+) -> tuple[np.ndarray, LetterboxTransform]:
+    """Resize keeping the aspect ratio and pad to `new_shape`, centred, like ultralytics.
+
+    Args:
+        image: HxW or HxWxC image (uint8 usually).
+        new_shape: (height, width) of the network input, or one int for a square.
+        pad_value: grey level of the padding (ultralytics uses 114).
+        scaleup: allow enlarging a small image (ultralytics' default for inference is True).
+
+    Returns:
+        The padded image of exactly `new_shape`, and the transform to map points both ways.
+    """
+    if isinstance(new_shape, int):
+        new_shape = (new_shape, new_shape)
+    out_h, out_w = int(new_shape[0]), int(new_shape[1])
+    src_h, src_w = image.shape[:2]
+    if src_h <= 0 or src_w <= 0:
+        raise ValueError(f"cannot letterbox an empty image of shape {image.shape}")
+    ratio = min(out_h / src_h, out_w / src_w)
+    if not scaleup:
+        ratio = min(ratio, 1.0)
+    new_w, new_h = round(src_w * ratio), round(src_h * ratio)
+    new_w, new_h = max(1, min(new_w, out_w)), max(1, min(new_h, out_h))
+    dw, dh = (out_w - new_w) / 2, (out_h - new_h) / 2
+    # ultralytics rounds (dh - 0.1) for the top and (dh + 0.1) for the bottom; the far
+    # side is then whatever makes the shape exact.
+    top, left = round(dh - 0.1), round(dw - 0.1)
+    bottom = out_h - new_h - top
+    right = out_w - new_w - left
+    resized = image
+    if (src_w, src_h) != (new_w, new_h):
+        resized = cv2.resize(image, (new_w, new_h), interpolation=cv2.INTER_LINEAR)
+    channels = 1 if resized.ndim == 2 else resized.shape[2]
+    value = (pad_value,) * max(channels, 1) if channels > 1 else pad_value
+    padded = cv2.copyMakeBorder(resized, top, bottom, left, right, cv2.BORDER_CONSTANT, value=value)
+    if image.ndim == 3 and padded.ndim == 2:  # OpenCV drops a single channel axis
+        padded = padded[:, :, None]
+    transform = LetterboxTransform(
+        scale_x=new_w / src_w,
+        scale_y=new_h / src_h,
+        pad_x=left,
+        pad_y=top,
+        source_shape=(src_h, src_w),
+        input_shape=(out_h, out_w),
+    )
+    return padded, transform
+
+
+# --------------------------------------------------------------------------------------------
+# Oriented boxes: (cx, cy, w, h, angle in radians) <-> corners, ordering, probabilistic IoU.
+# --------------------------------------------------------------------------------------------
+
+
+def regularize_xywhr(xywhr: np.ndarray) -> np.ndarray:
+    """Bring oriented boxes to ultralytics' canonical form, angle in [0, pi/2).
+
+    A box and its copy turned by 90 degrees with w and h swapped are the same rectangle;
+    this picks the one representation with the angle in [0, pi/2) (ultralytics
+    `regularize_rboxes`).
+
+    Args:
+        xywhr: (..., 5) array of cx, cy, w, h, angle (radians, clockwise on screen since y
+            points down).
+    """
+    boxes = np.array(xywhr, dtype=np.float64, copy=True)
+    w, h, t = boxes[..., 2].copy(), boxes[..., 3].copy(), boxes[..., 4]
+    t = np.mod(t, np.pi)
+    # Snap angles a rounding error away from 0, pi/2 or pi, so that one rectangle always
+    # gets one representation.
+    t = np.where(np.abs(t - np.pi) < 1e-9, 0.0, t)
+    t = np.where(np.abs(t - np.pi / 2) < 1e-9, np.pi / 2, t)
+    swap = t >= np.pi / 2
+    boxes[..., 2] = np.where(swap, h, w)
+    boxes[..., 3] = np.where(swap, w, h)
+    boxes[..., 4] = np.where(swap, t - np.pi / 2, t)
+    return boxes
+
+
+def xywhr_to_corners(xywhr: np.ndarray) -> np.ndarray:
+    """Corners of oriented boxes, (..., 5) -> (..., 4, 2), in ultralytics' order.
+
+    The order is c+u+v, c+u-v, c-u-v, c-u+v with u = w/2 along the angle and v = h/2 across
+    it (ultralytics `xywhr2xyxyxyxy`). Use `order_corners` for the tile convention.
+    """
+    boxes = np.asarray(xywhr, dtype=np.float64)
+    ctr = boxes[..., :2]
+    w, h, t = boxes[..., 2:3], boxes[..., 3:4], boxes[..., 4:5]
+    cos, sin = np.cos(t), np.sin(t)
+    u = np.concatenate([w / 2 * cos, w / 2 * sin], axis=-1)
+    v = np.concatenate([-h / 2 * sin, h / 2 * cos], axis=-1)
+    return np.stack([ctr + u + v, ctr + u - v, ctr - u - v, ctr - u + v], axis=-2)
+
+
+def corners_to_xywhr(corners: np.ndarray) -> np.ndarray:
+    """Oriented boxes from corners in cyclic order (either direction), (..., 4, 2) -> (..., 5).
+
+    The centre is the mean of the corners, w the length of edge 1->2 and h of edge 0->1 (mean
+    of the opposite edges), the angle that of edge 1->2; the result is regularised.
+    """
+    pts = np.asarray(corners, dtype=np.float64)
+    ctr = pts.mean(axis=-2)
+    e01 = pts[..., 1, :] - pts[..., 0, :]
+    e32 = pts[..., 2, :] - pts[..., 3, :]
+    e12 = pts[..., 2, :] - pts[..., 1, :]
+    e03 = pts[..., 3, :] - pts[..., 0, :]
+    h = (np.linalg.norm(e01, axis=-1) + np.linalg.norm(e32, axis=-1)) / 2
+    along = (e12 + e03) / 2
+    w = np.linalg.norm(along, axis=-1)
+    t = np.arctan2(along[..., 1], along[..., 0])
+    return regularize_xywhr(np.concatenate([ctr, w[..., None], h[..., None], t[..., None]], -1))
+
+
+def order_corners(corners: np.ndarray) -> np.ndarray:
+    """Put rectangle corners in the tile convention: clockwise on screen, short edge first.
+
+    Args:
+        corners: (4, 2) or (N, 4, 2) corners of rectangles, in any order.
+
+    Returns:
+        The same corners reordered so that they go clockwise as seen on screen (x right, y
+        down; the order `rectify_tile` maps to an unmirrored crop) and corners[0] -> corners[1]
+        is a short edge. Of the two short edges the one whose midpoint is higher in the image
+        (smaller y; on a near tie, further left) comes first. Which half of a tile it bounds
+        is not known from the box alone: the reader decides.
+    """
+    pts = np.asarray(corners, dtype=np.float64)
+    single = pts.ndim == 2
+    if single:
+        pts = pts[None]
+    if pts.shape[-2:] != (4, 2):
+        raise ValueError(f"corners must have shape (4, 2) or (N, 4, 2), got {pts.shape}")
+    ctr = pts.mean(axis=1, keepdims=True)
+    angles = np.arctan2(pts[..., 1] - ctr[..., 1], pts[..., 0] - ctr[..., 0])
+    cyc = np.take_along_axis(pts, np.argsort(angles, axis=1)[..., None], axis=1)
+    edge = np.linalg.norm(np.roll(cyc, -1, axis=1) - cyc, axis=-1)  # edge i: i -> i+1
+    # A rectangle's edges 0 and 2 have one length, 1 and 3 the other.
+    start_a = np.where(edge[:, 0] + edge[:, 2] <= edge[:, 1] + edge[:, 3], 0, 1)
+    start_b = start_a + 2
+    rows = np.arange(len(cyc))
+    mid_a = (cyc[rows, start_a] + cyc[rows, (start_a + 1) % 4]) / 2
+    mid_b = (cyc[rows, start_b] + cyc[rows, (start_b + 1) % 4]) / 2
+    scale = np.maximum(edge.max(axis=1), 1e-9)
+    dy = (mid_b[:, 1] - mid_a[:, 1]) / scale
+    a_first = np.where(np.abs(dy) > 1e-3, dy > 0, mid_a[:, 0] <= mid_b[:, 0])
+    start = np.where(a_first, start_a, start_b)
+    idx = (start[:, None] + np.arange(4)[None]) % 4
+    out = np.take_along_axis(cyc, idx[..., None], axis=1)
+    return out[0] if single else out
+
+
+def polygon_area(corners: np.ndarray) -> np.ndarray:
+    """Signed shoelace area of polygons (..., K, 2); positive when clockwise on screen."""
+    pts = np.asarray(corners, dtype=np.float64)
+    x, y = pts[..., 0], pts[..., 1]
+    return 0.5 * np.sum(x * np.roll(y, -1, axis=-1) - np.roll(x, -1, axis=-1) * y, axis=-1)
+
+
+def _covariance(xywhr: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Gaussian covariance terms (a, b, c) of oriented boxes (ultralytics)."""
+    a0 = xywhr[..., 2] ** 2 / 12
+    b0 = xywhr[..., 3] ** 2 / 12
+    cos, sin = np.cos(xywhr[..., 4]), np.sin(xywhr[..., 4])
+    return a0 * cos**2 + b0 * sin**2, a0 * sin**2 + b0 * cos**2, (a0 - b0) * cos * sin
+
+
+def probiou(boxes1: np.ndarray, boxes2: np.ndarray, eps: float = 1e-7) -> np.ndarray:
+    """Probabilistic IoU of every pair of oriented boxes (ultralytics `batch_probiou`).
+
+    Each box is treated as a 2-D Gaussian; the score is 1 minus the Hellinger distance of
+    the two Gaussians, in [0, 1], 1 for identical boxes. It is what ultralytics' rotated NMS
+    uses, so NMS thresholds mean the same thing here as in training and validation.
+
+    Args:
+        boxes1: (N, 5) cx, cy, w, h, angle (radians).
+        boxes2: (M, 5) the same.
+
+    Returns:
+        (N, M) float64 array.
+    """
+    b1 = np.asarray(boxes1, dtype=np.float64).reshape(-1, 5)
+    b2 = np.asarray(boxes2, dtype=np.float64).reshape(-1, 5)
+    g1 = (b1[:, 0], b1[:, 1], *_covariance(b1))
+    g2 = (b2[:, 0], b2[:, 1], *_covariance(b2))
+    return _probiou_gauss(tuple(v[:, None] for v in g1), tuple(v[None, :] for v in g2), eps)
+
+
+def _probiou_gauss(g1: tuple, g2: tuple, eps: float = 1e-7) -> np.ndarray:
+    """probiou from precomputed (x, y, a, b, c) Gaussian terms that broadcast together."""
+    x1, y1, a1, bb1, c1 = g1
+    x2, y2, a2, bb2, c2 = g2
+    denom = (a1 + a2) * (bb1 + bb2) - (c1 + c2) ** 2 + eps
+    t1 = ((a1 + a2) * (y1 - y2) ** 2 + (bb1 + bb2) * (x1 - x2) ** 2) / denom * 0.25
+    t2 = ((c1 + c2) * (x2 - x1) * (y1 - y2)) / denom * 0.5
+    det1 = np.clip(a1 * bb1 - c1**2, 0, None)
+    det2 = np.clip(a2 * bb2 - c2**2, 0, None)
+    t3 = np.log(denom / (4 * np.sqrt(det1 * det2) + eps) + eps) * 0.5
+    bd = np.clip(t1 + t2 + t3, eps, 100.0)
+    hd = np.sqrt(1.0 - np.exp(-bd) + eps)
+    return 1 - hd
+
+
+def nms_rotated(
+    xywhr: np.ndarray, scores: np.ndarray, iou_threshold: float = 0.7, *, greedy: bool = True
+) -> np.ndarray:
+    """Non-maximum suppression of oriented boxes by probabilistic IoU.
+
+    Args:
+        xywhr: (N, 5) boxes.
+        scores: (N,) confidences.
+        iou_threshold: a box is dropped when its probiou with a kept, better box is >= this.
+        greedy: True for classic greedy NMS (a box suppressed by a better one cannot
+            suppress others); False for ultralytics' exact matrix "fast NMS", where any
+            better box suppresses, kept or not (it drops slightly more in crowded chains).
+
+    Returns:
+        Indices of the kept boxes, best score first.
+    """
+    scores = np.asarray(scores, dtype=np.float64).reshape(-1)
+    if scores.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    order = np.argsort(-scores, kind="stable")
+    boxes = np.asarray(xywhr, dtype=np.float64)[order]
+    if not greedy:
+        ious = np.triu(probiou(boxes, boxes), k=1)  # ious[i, j] for better i, worse j
+        return order[~np.any(ious >= iou_threshold, axis=0)]
+    # Greedy: each kept box is compared with the boxes still alive, so the work grows with
+    # (kept x candidates), not candidates squared (36 tiles x 20 candidates: ~2 ms).
+    gauss = (boxes[:, 0], boxes[:, 1], *_covariance(boxes))
+    alive = np.ones(len(order), dtype=bool)
+    keep = []
+    while True:
+        remaining = np.flatnonzero(alive)
+        if remaining.size == 0:
+            break
+        best, rest = remaining[0], remaining[1:]
+        keep.append(best)
+        alive[best] = False
+        if rest.size:
+            overlap = _probiou_gauss(tuple(v[best] for v in gauss), tuple(v[rest] for v in gauss))
+            alive[rest[overlap >= iou_threshold]] = False
+    return order[np.array(keep, dtype=np.int64)]
+
+
+def box_fully_inside(
+    corners: np.ndarray, width: int, height: int, margin: float = 0.0
+) -> np.ndarray | bool:
+    """True where every corner lies at least `margin` pixels inside the image.
+
+    Args:
+        corners: (4, 2) or (N, 4, 2) in image pixels.
+        width, height: image size in pixels; the image spans [0, width] x [0, height].
+        margin: pixels of clearance required from every border.
+    """
+    pts = np.asarray(corners, dtype=np.float64)
+    inside = (
+        (pts[..., 0] >= margin)
+        & (pts[..., 0] <= width - margin)
+        & (pts[..., 1] >= margin)
+        & (pts[..., 1] <= height - margin)
+    ).all(axis=-1)
+    return bool(inside) if inside.ndim == 0 else inside
+
+
+def box_cut_by_border(
+    corners: np.ndarray, width: int, height: int, margin: float = 2.0
+) -> np.ndarray | bool:
+    """True where a box reaches within `margin` pixels of the border or beyond it.
+
+    A detector only sees the visible part of a tile cut by the image border, so such a box
+    ends at (or within a pixel or two of) the border; pass margin=0 to test "crosses it".
+    """
+    inside = box_fully_inside(corners, width, height, margin)
+    return (not inside) if isinstance(inside, bool) else ~inside

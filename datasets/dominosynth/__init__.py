@@ -3,3 +3,5 @@
 The folder is datasets/ (DESIGN.md) but the package is named dominosynth, because a
 top-level `datasets` package would shadow the popular PyPI package of that name.
 """
+
+__version__ = "0.1.0"

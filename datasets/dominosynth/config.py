@@ -1,0 +1,217 @@
+"""The one named configuration that holds every randomisation range of the generator.
+
+A data card records `SynthConfig.to_dict()` so that an experiment can say exactly which
+distribution a model was trained on. Ranges are `(low, high)` tuples sampled uniformly
+unless the field name says otherwise (`*_log` ranges are sampled log-uniformly);
+probabilities are 0..1; weights are relative. Lengths are millimetres on the table,
+sizes in the image are pixels of the output image.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from dominocam.errors import UserInputError
+
+Range = tuple[float, float]
+
+
+@dataclass(frozen=True)
+class SynthConfig:
+    """Every range the generator samples from. Validated on construction.
+
+    Attributes (groups):
+        name: the name a data card and a model card quote.
+        kind_weights: relative weight of table and hand pictures for `--kind mixed`.
+        variant_weights: relative weight of the layout variants of a table picture.
+        tile_px_log_table / tile_px_log_hand: tile length in output pixels (log-uniform).
+        tilt_deg: camera tilt from straight down, degrees. yaw_deg: camera turn, degrees.
+        layout_tiles: how many tiles the played layout tries to reach.
+        gap_mm: gap between touching tiles of a line (0 = touching), mm (tile is 48 mm).
+        skew_deg: per-tile angular jitter, degrees.
+        reader_crop_px: side of the square half crops for the pip reader.
+        reader_jitter_px / reader_scale / reader_shift: rectification jitter of crops.
+    """
+
+    name: str = "default"
+    # What is in the picture.
+    kind_weights: tuple[float, float] = (0.7, 0.3)  # table, hand
+    variant_weights: tuple[float, float, float, float, float] = (0.3, 0.2, 0.2, 0.15, 0.15)
+    # line, spinner, mexican, chicken, scatter (no layout, loose tiles only)
+    layout_tiles: Range = (1, 30)
+    loose_tiles: Range = (0, 6)
+    boneyard_tiles: Range = (0, 14)
+    boneyard_stack_p: float = 0.3
+    hand_tiles: Range = (3, 15)
+    hand_arrangement_weights: tuple[float, float, float] = (0.4, 0.3, 0.3)  # row, cluster, rack
+    gap_mm: Range = (0.0, 3.0)
+    touching_p: float = 0.5
+    skew_deg: Range = (0.0, 4.0)
+    # Tiles.
+    tile_length_mm: Range = (40.0, 54.0)
+    tile_thickness_ratio: Range = (0.22, 0.42)  # thickness / tile width
+    corner_radius_ratio: Range = (0.04, 0.14)  # radius / tile width
+    body_weights: tuple[float, float, float, float] = (0.62, 0.14, 0.14, 0.10)
+    # white/ivory, black, coloured, translucent
+    pip_colour_weights: tuple[float, float, float] = (0.5, 0.35, 0.15)
+    # black (or white on black bodies), coloured by value, one colour for all
+    pin_p: float = 0.5
+    back_pattern_p: float = 0.4
+    divider_width_ratio: Range = (0.015, 0.05)  # of the tile width
+    pip_radius_ratio: Range = (0.075, 0.115)  # of the half side, for 0..9
+    # Camera.
+    tile_px_log_table: Range = (22.0, 130.0)
+    tile_px_log_hand: Range = (80.0, 320.0)
+    tilt_deg: Range = (0.0, 35.0)
+    flat_view_p: float = 0.35  # straight down (tilt < 3 degrees)
+    yaw_deg: Range = (-180.0, 180.0)
+    camera_distance_ratio: Range = (8.0, 25.0)  # distance / visible table width
+    # Background.
+    background_weights: tuple[float, ...] = (0.2, 0.15, 0.15, 0.1, 0.1, 0.1, 0.2)
+    # wood, felt, cloth, pattern, stone, plastic, plain (paper, dark cloth, grey board)
+    dark_background_p: float = 0.3
+    photo_background_p: float = 0.5  # when --backgrounds is given
+    # Light and camera effects.
+    exposure: Range = (0.35, 1.25)
+    dim_p: float = 0.15
+    white_balance: Range = (0.85, 1.15)  # per-channel gain spread
+    light_gradient: Range = (0.0, 0.5)
+    shadow_strength: Range = (0.25, 0.75)
+    shadow_softness_px: Range = (1.0, 12.0)
+    shadow_offset: Range = (0.1, 0.9)  # times the tile thickness
+    glare_p: float = 0.3
+    noise_sigma: Range = (0.5, 7.0)
+    blur_p: float = 0.4
+    blur_sigma_px: Range = (0.3, 1.6)
+    motion_blur_p: float = 0.1
+    motion_blur_px: Range = (2.0, 7.0)
+    jpeg_quality: Range = (55.0, 95.0)
+    # Distractors.
+    distractors: Range = (0, 4)
+    arm_p: float = 0.12
+    # Labels.
+    min_visible_fraction: float = 0.5  # tiles less visible than this are not boxed
+    reader_crop_px: int = 64
+    reader_min_visible: float = 0.97
+    reader_jitter_px: float = 1.5
+    reader_scale: Range = (0.96, 1.06)
+    reader_shift: float = 0.03  # of the tile width
+    contact_sheet_images: int = 12
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name.endswith("_p") or f.name in ("min_visible_fraction", "reader_min_visible"):
+                if not 0.0 <= float(value) <= 1.0:
+                    raise UserInputError(f"config {self.name}: {f.name} must be in 0..1")
+            elif f.name.endswith("_weights"):
+                if not value or min(value) < 0 or sum(value) <= 0:
+                    raise UserInputError(f"config {self.name}: {f.name} needs weights >= 0")
+            elif isinstance(value, tuple) and len(value) == 2 and f.name != "kind_weights":
+                if float(value[0]) > float(value[1]):
+                    raise UserInputError(f"config {self.name}: {f.name} must be (low, high)")
+        if len(self.background_weights) != 7:
+            raise UserInputError(f"config {self.name}: background_weights needs 7 weights")
+        if self.reader_crop_px < 8:
+            raise UserInputError(f"config {self.name}: reader_crop_px must be >= 8")
+        if self.tilt_deg[1] > 60:
+            raise UserInputError(f"config {self.name}: tilt_deg above 60 is not supported")
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON/YAML values (tuples become lists)."""
+        return {
+            k: (list(v) if isinstance(v, tuple) else v) for k, v in dataclasses.asdict(self).items()
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> SynthConfig:
+        """The inverse of `to_dict`; unknown keys are an error listing the valid ones."""
+        names = {f.name: f for f in fields(cls)}
+        unknown = sorted(set(data) - set(names))
+        if unknown:
+            raise UserInputError(
+                f"unknown config keys {unknown}; valid keys: {', '.join(sorted(names))}"
+            )
+        values = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items()}
+        return cls(**values)
+
+    def to_yaml(self) -> str:
+        import yaml
+
+        return yaml.safe_dump(self.to_dict(), sort_keys=False)
+
+    @classmethod
+    def from_yaml(cls, text: str) -> SynthConfig:
+        import yaml
+
+        data = yaml.safe_load(text) or {}
+        if not isinstance(data, dict):
+            raise UserInputError("a synth config YAML must be a mapping of keys to values")
+        base = CONFIGS.get(str(data.get("base", "default")), CONFIGS["default"]).to_dict()
+        data.pop("base", None)
+        base.update(data)
+        return cls.from_dict(base)
+
+
+CONFIGS: dict[str, SynthConfig] = {
+    "default": SynthConfig(),
+    # Close to the DomiBot robot camera: small white tiles on dark cloth, dim frames.
+    "robot": SynthConfig(
+        name="robot",
+        variant_weights=(0.35, 0.05, 0.0, 0.0, 0.6),
+        body_weights=(1.0, 0.0, 0.0, 0.0),
+        pip_colour_weights=(1.0, 0.0, 0.0),
+        tile_px_log_table=(30.0, 110.0),
+        dark_background_p=0.7,
+        dim_p=0.3,
+    ),
+    # No clutter and no camera effects: for tests and for looking at label geometry.
+    "clean": SynthConfig(
+        name="clean",
+        body_weights=(1.0, 0.0, 0.0, 0.0),
+        pip_colour_weights=(1.0, 0.0, 0.0),
+        boneyard_tiles=(0, 0),
+        loose_tiles=(0, 2),
+        tile_px_log_table=(60.0, 100.0),
+        flat_view_p=1.0,
+        dark_background_p=1.0,
+        background_weights=(0, 0, 0, 0, 0, 0, 1),
+        exposure=(1.0, 1.0),
+        dim_p=0.0,
+        white_balance=(1.0, 1.0),
+        light_gradient=(0.0, 0.0),
+        glare_p=0.0,
+        noise_sigma=(0.0, 0.0),
+        blur_p=0.0,
+        motion_blur_p=0.0,
+        jpeg_quality=(95.0, 95.0),
+        distractors=(0, 0),
+        arm_p=0.0,
+        pin_p=0.0,
+        skew_deg=(0.0, 1.0),
+    ),
+}
+
+
+def load_config(name_or_path: str | None) -> SynthConfig:
+    """A named configuration, or one read from a YAML file (keys override `base`).
+
+    Raises:
+        UserInputError: unknown name, missing file or bad values.
+    """
+    if not name_or_path:
+        return CONFIGS["default"]
+    if name_or_path in CONFIGS:
+        return CONFIGS[name_or_path]
+    path = Path(name_or_path)
+    if path.suffix in (".yaml", ".yml") or path.exists():
+        if not path.is_file():
+            raise UserInputError(f"config file {path} not found")
+        return SynthConfig.from_yaml(path.read_text())
+    raise UserInputError(
+        f"unknown config {name_or_path!r}; valid names: {', '.join(CONFIGS)} or a YAML file"
+    )

@@ -1,0 +1,154 @@
+"""Model cards (`models/detector.md`, `models/reader.md`) written by `dominocam export`.
+
+A card says what a person needs to trust or reproduce a model: the data set and the generator
+configuration and seed that made it, the exact training command, the size, the measured
+accuracy (synthetic and real, each with its Wilson 95% interval and count, from the JSON of
+`dominocam eval`) and the latency of the bare forward pass.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from dominotrain.metrics import Rate
+
+METRIC_LABELS = {
+    "detection_recall": "detection recall",
+    "detection_precision": "detection precision",
+    "face_accuracy": "face up/down right (detected tiles)",
+    "half_accuracy": "per-half accuracy",
+    "tile_accuracy": "exact-tile accuracy",
+    "tile_accuracy_end_to_end": "exact tiles of all labelled (end to end)",
+    "pip_total": "exact pip total per photo",
+    "face_down_count": "exact face-down count per photo",
+}
+SET_LABELS = {
+    "synthetic": "synthetic val",
+    "realval_scenes": "real scenes",
+    "realval_tiles": "real tiles",
+    "realval_halves": "real halves",
+}
+PURPOSE = {
+    "detector": (
+        "Finds every domino tile as an oriented box, face up (`tile_up`) or face down "
+        "(`tile_down`). Corners come out in the tile convention of `vision/geometry.py` after "
+        "`order_corners`; the runtime (`vision/detector.py`) letterboxes, decodes and runs "
+        "rotated NMS without torch."
+    ),
+    "reader": (
+        "Reads one half of a face-up tile: a square crop rectified from the full-resolution "
+        "photo, divider at the bottom (`vision.geometry.rectify_tile` + `split_halves`), "
+        "classified into pip counts. Input N x 3 x S x S, RGB scaled to 0..1, no mean or std; "
+        "output N x classes softmax. Class index i means `int(names[i])` pips (ultralytics "
+        "sorts the class folders as strings: 0, 1, 10, 11, 12, 2, ...)."
+    ),
+}
+
+
+def rate_cell(entry: dict | None) -> str:
+    """'0.9950 [0.9890, 0.9978] (995/1000)' from a Rate's JSON form, '-' when absent."""
+    if not entry or not entry.get("n"):
+        return "-"
+    return str(Rate(int(entry["k"]), int(entry["n"])))
+
+
+def accuracy_table(evaluation: dict) -> str:
+    """A markdown table: metric rows, one column per evaluated set."""
+    sets = [s for s in SET_LABELS if s in evaluation.get("sets", {})]
+    if not sets:
+        return "_No evaluation given._\n"
+    metrics = [
+        m for m in METRIC_LABELS if any(m in evaluation["sets"][s].get("metrics", {}) for s in sets)
+    ]
+    lines = [
+        "| metric | " + " | ".join(SET_LABELS[s] for s in sets) + " |",
+        "|---" * (len(sets) + 1) + "|",
+    ]
+    for m in metrics:
+        cells = [rate_cell(evaluation["sets"][s].get("metrics", {}).get(m)) for s in sets]
+        lines.append(f"| {METRIC_LABELS[m]} | " + " | ".join(cells) + " |")
+    counts = ", ".join(
+        f"{SET_LABELS[s]}: {evaluation['sets'][s].get('images', '?')} images" for s in sets
+    )
+    notes = [
+        f"- {SET_LABELS[s]}: {evaluation['sets'][s]['note']}"
+        for s in sets
+        if evaluation["sets"][s].get("note")
+    ]
+    return "\n".join([*lines, "", f"Counts: {counts}.", "", *notes, ""])
+
+
+def write_card(path: Path, summary: dict, evaluation: dict | None = None) -> Path:
+    """Write the markdown card for one exported model."""
+    kind = summary["kind"]
+    card = summary.get("data_card") or {}
+    args = summary.get("checkpoint_args") or {}
+    last = summary.get("last_epoch") or {}
+    dataset = {k: v for k, v in card.items() if k not in {"training_command", "training"}}
+    size_mb = summary["bytes"] / 1e6
+    latency_lines = [
+        f"- batch {lat['batch']}, input {lat['input']}, {lat['threads']} threads: median "
+        f"{lat['median_ms']} ms, p90 {lat['p90_ms']} ms ({lat['runs']} runs)"
+        for lat in summary.get("latency", [])
+    ]
+    validation = ", ".join(f"{k} {v}" for k, v in last.items() if k.startswith("metrics/"))
+    text = [
+        f"# {kind}.onnx",
+        "",
+        PURPOSE[kind],
+        "",
+        "## File",
+        "",
+        f"- `{Path(summary['path']).name}`: {size_mb:.2f} MB, sha256 `{summary['sha256']}`",
+        f"- input size {summary['imgsz']} px; classes {summary.get('names')}",
+        f"- exported from `{summary['weights']}` by `dominocam export {kind}`",
+        "",
+        "## Training",
+        "",
+        "```sh",
+        str(card.get("training_command") or "(command not recorded)"),
+        "```",
+        "",
+        f"- architecture `{args.get('model')}` built from YAML (no pretrained download), "
+        f"fine-tuned from `{args.get('pretrained')}`"
+        if isinstance(args.get("pretrained"), str)
+        else f"- architecture `{args.get('model')}` from YAML, trained from scratch",
+        f"- epochs {args.get('epochs')}, image size {args.get('imgsz')}, batch "
+        f"{args.get('batch')}, seed {args.get('seed')}, time limit {args.get('time')} h",
+        f"- last epoch's ultralytics validation (synthetic val): {validation or 'n/a'}",
+        "",
+        "## Data set",
+        "",
+        "The training set's card (`card.json` written by `dominocam synth`), also stored in",
+        "the ONNX metadata as `data_card`:",
+        "",
+        "```json",
+        json.dumps(dataset, indent=2, sort_keys=True) if dataset else "(no card.json found)",
+        "```",
+        "",
+        "## Measured accuracy",
+        "",
+        "Each figure is value [Wilson 95% interval] (successes/trials). The whole pipeline runs",
+        "(`vision`: detector + reader + joint decoding), so detection and reading rows depend on",
+        "both models; see docs/training.md for how each figure is defined.",
+        "",
+    ]
+    if evaluation:
+        text += [
+            "```sh",
+            str(evaluation.get("command", "dominocam eval ...")),
+            "```",
+            "",
+            accuracy_table(evaluation),
+        ]
+    else:
+        text += ["_Not measured yet: run `dominocam eval --json` and export with `--eval`._", ""]
+    text += [
+        "## Latency (bare onnxruntime forward pass, CPUExecutionProvider)",
+        "",
+        *latency_lines,
+        "",
+    ]
+    Path(path).write_text("\n".join(text))
+    return Path(path)

@@ -1,0 +1,493 @@
+"""`dominocam eval`: the runtime (`vision`) measured on synthetic validation and real photos.
+
+Runs exactly what `dominocam read` runs (`vision.pipeline.read_image`: ONNX detector, reader,
+joint decoding) and scores it. Needs no torch and no matplotlib: tables, JSON, and PNG plots
+drawn with OpenCV, so it runs in the runtime environment.
+
+Sets and how each figure is defined (every figure is k of n with a Wilson 95% interval):
+
+* `synthetic` (`--synthetic DIR`, the val split of `dominocam synth`): labelled boxes, so
+  detection is scored box by box (one-to-one, rotated IoU >= 0.5 or each centre inside the
+  other). Per-half and exact-tile accuracy over face-up tiles that were found; a face-up tile
+  found as face down counts as wrongly read. Pip total and face-down count exact per photo.
+* `realval_scenes` (`realval/scenes`): labels list tile identities, not boxes. Detection is
+  scored by counts per photo: hits = min(found, labelled); recall = sum hits / sum labelled,
+  precision = sum hits / sum found. That is an upper bound: a missed tile plus a false box in
+  the same photo reads as two hits. Reading is scored by pairing the read face-up tiles with
+  the labelled ones (an assignment maximising exact tiles, then correct halves): per-half and
+  exact-tile accuracy over the pairs (upper bounds too), exact tiles of all labelled end to
+  end, exact pip total and face-down count per photo.
+* `realval_tiles` (`realval/tiles`): one tile per crop; the pipeline runs on the whole crop.
+  Found = at least one face-up detection; the most confident one is read. Precision counts
+  extra boxes as false. Half and tile accuracy over crops where the tile was found.
+* `realval_halves` (`realval/halves`): the reader alone on each crop, resized to its input.
+  The crops come with the divider at the top or the bottom, so the crop and its 180-degree
+  turn are both classified and their probabilities averaged (a pip count does not change
+  when turned; the reader was trained with the divider at the bottom).
+
+The set of a photo (double-6, double-12) is the user's setting in `dominocam read --set`; here
+it comes from each label (`set` of a scene, the source of a tile crop).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from dominocam.errors import UserInputError
+from dominotrain.metrics import (
+    Rate,
+    assign_reads,
+    confusion_matrix,
+    halves_correct,
+    match_boxes,
+    paired_halves,
+    tile_key,
+)
+
+SETS = ("synthetic", "realval_scenes", "realval_tiles", "realval_halves")
+IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp"}
+
+
+@dataclass
+class Prediction:
+    """One tile as the runtime read it: face, sorted pips (None if unread), corners."""
+
+    face: str
+    pips: tuple[int, int] | None
+    corners: np.ndarray
+    confidence: float
+
+
+@dataclass
+class Failure:
+    """One photo or crop that was not read right, for the gallery."""
+
+    set: str
+    path: str
+    severity: float
+    lines: list[str]
+    predictions: list[Prediction] = field(default_factory=list)
+    missed: list[np.ndarray] = field(default_factory=list)  # labelled boxes not found
+
+    def to_dict(self) -> dict:
+        return {"set": self.set, "path": self.path, "severity": self.severity, "lines": self.lines}
+
+
+@dataclass
+class SetResult:
+    """Counts of one evaluated set; `metrics()` turns them into Rates."""
+
+    name: str
+    note: str = ""
+    images: int = 0
+    counts: dict[str, list[int]] = field(default_factory=dict)  # metric -> [k, n]
+    halves: list[tuple[int, int]] = field(default_factory=list)  # (label, read) half pairs
+    misreads: list[tuple[str, np.ndarray, str]] = field(default_factory=list)  # path, box, text
+    failures: list[Failure] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def add(self, metric: str, k: int, n: int) -> None:
+        entry = self.counts.setdefault(metric, [0, 0])
+        entry[0] += int(k)
+        entry[1] += int(n)
+
+    def metrics(self) -> dict[str, Rate]:
+        return {m: Rate(k, n) for m, (k, n) in self.counts.items()}
+
+    def to_dict(self) -> dict:
+        return {
+            "images": self.images,
+            "note": self.note,
+            "seconds": round(self.seconds, 2),
+            "metrics": {m: r.to_dict() for m, r in self.metrics().items()},
+            "confusion": confusion_matrix(self.halves).tolist(),
+            "failures": [f.to_dict() for f in sorted(self.failures, key=lambda f: -f.severity)],
+        }
+
+
+# ----------------------------------------------------------------------------- scoring
+
+
+def score_boxed_image(
+    result: SetResult,
+    path: str,
+    truth: list[dict],
+    predictions: list[Prediction],
+    ignore: list[np.ndarray] = (),
+) -> None:
+    """Score one image whose tiles have boxes (synthetic truth) and record its failure.
+
+    Args:
+        truth: labelled tiles: {"face": "up"|"down", "pips": [a, b] | None, "corners": 4x2}.
+        predictions: what the runtime read.
+        ignore: labelled boxes not scored (too little visible): matching them is no error.
+    """
+    labels = [np.asarray(t["corners"], dtype=float) for t in truth]
+    matching = match_boxes(labels, [p.corners for p in predictions], ignore=ignore)
+    result.images += 1
+    result.add("detection_recall", len(matching.pairs), len(labels))
+    result.add(
+        "detection_precision", len(matching.pairs), len(matching.pairs) + len(matching.extra)
+    )
+    problems: list[str] = []
+    face_right = halves_ok = tiles_ok = up_found = 0
+    for i, j, _ in matching.pairs:
+        label, read = truth[i], predictions[j]
+        face_right += label["face"] == read.face
+        if label["face"] != read.face:
+            problems.append(f"{_tile_text(label['pips'])} {label['face']} read as {read.face}")
+        if label["face"] != "up" or not label.get("readable", True):
+            continue
+        up_found += 1
+        got = halves_correct(label["pips"], read.pips)
+        halves_ok += got
+        tiles_ok += got == 2
+        if read.pips is not None:
+            result.halves.extend(paired_halves(label["pips"], read.pips))
+        if got < 2 and read.face == "up":
+            text = f"{_tile_text(label['pips'])} read as {_tile_text(read.pips)}"
+            problems.append(text)
+            result.misreads.append((path, read.corners, text))
+    labelled_up = sum(t["face"] == "up" and t.get("readable", True) for t in truth)
+    result.add("face_accuracy", face_right, len(matching.pairs))
+    result.add("half_accuracy", halves_ok, 2 * up_found)
+    result.add("tile_accuracy", tiles_ok, up_found)
+    result.add("tile_accuracy_end_to_end", tiles_ok, labelled_up)
+    # Whole-photo figures only where every tile in the photo is scored (none cut away).
+    true_total = sum(sum(t["pips"]) for t in truth if t["face"] == "up")
+    read_total = sum(sum(p.pips) for p in predictions if p.pips is not None)
+    true_down = sum(t["face"] == "down" for t in truth)
+    read_down = sum(p.face == "down" for p in predictions)
+    unreadable = any(t["face"] == "up" and not t.get("readable", True) for t in truth)
+    if not len(ignore) and not unreadable:
+        result.add("pip_total", true_total == read_total, 1)
+        result.add("face_down_count", true_down == read_down, 1)
+    missed = [labels[i] for i in matching.missed]
+    for i in matching.missed:
+        problems.append(f"missed {_tile_text(truth[i]['pips'])} ({truth[i]['face']})")
+    if matching.extra:
+        problems.append(f"{len(matching.extra)} extra boxes")
+    if problems or true_total != read_total:
+        problems.insert(0, f"pip total {read_total} (true {true_total})")
+        severity = len(problems) - 1 + (true_total != read_total)
+        result.failures.append(Failure(result.name, path, severity, problems, predictions, missed))
+
+
+def score_scene_photo(
+    result: SetResult, path: str, label: dict, predictions: list[Prediction]
+) -> None:
+    """Score one real scene photo against its identity labels (no boxes; module docstring)."""
+    truth_up = [tile_key(p) for p in label.get("face_up", [])]
+    truth_down = int(label.get("face_down", 0))
+    excluded = len(label.get("excluded", []) or [])
+    read_tiles = [p for p in predictions if p.face == "up" and p.pips is not None]
+    reads = [p.pips for p in read_tiles]
+    found = len(predictions)
+    labelled = len(truth_up) + truth_down
+    hits = min(found, labelled)
+    false = max(0, found - labelled - excluded)
+    result.images += 1
+    result.add("detection_recall", hits, labelled)
+    result.add("detection_precision", hits, hits + false)
+    pairs = assign_reads(truth_up, reads)
+    halves_ok = sum(h for _, _, h in pairs)
+    tiles_ok = sum(h == 2 for _, _, h in pairs)
+    for i, j, _ in pairs:
+        result.halves.extend(paired_halves(truth_up[i], reads[j]))
+    result.add("half_accuracy", halves_ok, 2 * len(pairs))
+    result.add("tile_accuracy", tiles_ok, len(pairs))
+    result.add("tile_accuracy_end_to_end", tiles_ok, len(truth_up))
+    true_total = sum(a + b for a, b in truth_up)
+    read_total = sum(a + b for a, b in reads)
+    if not excluded:
+        result.add("pip_total", true_total == read_total, 1)
+    read_down = sum(p.face == "down" for p in predictions)
+    result.add("face_down_count", read_down == truth_down, 1)
+    problems = []
+    paired_reads = {j for _, j, _ in pairs}
+    for i, j, h in pairs:
+        if h < 2:
+            text = f"{_tile_text(truth_up[i])} read as {_tile_text(reads[j])}"
+            problems.append(text)
+            result.misreads.append((path, read_tiles[j].corners, text))
+    unread = len(truth_up) - len(pairs)
+    if unread > 0:
+        missing = sorted(set(range(len(truth_up))) - {i for i, _, _ in pairs})
+        problems.append("not read: " + " ".join(_tile_text(truth_up[i]) for i in missing))
+    extra = [reads[j] for j in range(len(reads)) if j not in paired_reads]
+    if extra:
+        problems.append("extra reads: " + " ".join(_tile_text(r) for r in extra))
+    if read_down != truth_down:
+        problems.append(f"face down {read_down} (true {truth_down})")
+    if found != labelled:
+        problems.append(f"{found} boxes for {labelled} tiles")
+    if problems or true_total != read_total:
+        problems.insert(0, f"pip total {read_total} (true {true_total})")
+        severity = len(problems) - 1 + (true_total != read_total)
+        result.failures.append(Failure(result.name, path, severity, problems, predictions))
+
+
+def score_tile_crop(
+    result: SetResult, path: str, pips: tuple[int, int], predictions: list[Prediction]
+) -> None:
+    """Score one single-tile crop (module docstring)."""
+    result.images += 1
+    up = sorted((p for p in predictions if p.face == "up"), key=lambda p: -p.confidence)
+    found = bool(up)
+    result.add("detection_recall", found, 1)
+    result.add("detection_precision", min(1, len(predictions)), len(predictions))
+    problems = []
+    if found:
+        got = halves_correct(pips, up[0].pips)
+        result.add("half_accuracy", got, 2)
+        result.add("tile_accuracy", got == 2, 1)
+        if up[0].pips is not None:
+            result.halves.extend(paired_halves(pips, up[0].pips))
+        if got < 2:
+            text = f"{_tile_text(pips)} read as {_tile_text(up[0].pips)}"
+            problems.append(text)
+            result.misreads.append((path, up[0].corners, text))
+        result.add("tile_accuracy_end_to_end", got == 2, 1)
+    else:
+        result.add("tile_accuracy_end_to_end", 0, 1)
+        problems.append(f"{_tile_text(pips)} not found ({len(predictions)} boxes, none face up)")
+    if len(predictions) > 1:
+        problems.append(f"{len(predictions)} boxes for one tile")
+    if problems:
+        severity = len(problems) + (not found)
+        result.failures.append(Failure(result.name, path, severity, problems, predictions))
+
+
+def _tile_text(pips: Iterable[int] | None) -> str:
+    return "unread" if pips is None else "{}-{}".format(*tile_key(list(pips)))
+
+
+# ----------------------------------------------------------------------------- running
+
+
+def _predictions(scene) -> list[Prediction]:
+    return [
+        Prediction(
+            face=t.face,
+            pips=tuple(t.pips) if t.pips is not None else None,
+            corners=np.asarray(t.corners, dtype=float),
+            confidence=float(t.confidence),
+        )
+        for t in scene.tiles
+    ]
+
+
+def _progress(items, desc: str, quiet: bool):
+    from tqdm import tqdm
+
+    return tqdm(items, desc=desc, unit="img", disable=quiet, leave=False)
+
+
+def synthetic_truth(
+    path: Path, min_visible: float = 0.5, min_readable: float = 0.97
+) -> tuple[list[dict], list[np.ndarray], int]:
+    """Scored tiles, ignored boxes and the set's top value from a `truth/NAME.json`.
+
+    A tile cut by the image border or less visible than `min_visible` (the generator's
+    `min_visible_fraction`: it has no box in the training labels either) is not scored; a
+    prediction on it is neither a hit nor a false box. A tile is scored for reading only when
+    at least `min_readable` of it is visible (the generator's `reader_min_visible`): one half
+    hidden under an arm cannot be read by anyone.
+    """
+    data = json.loads(path.read_text())
+    tiles, ignore = [], []
+    for tile in data.get("tiles", []):
+        corners = np.asarray(tile["corners"], dtype=float)
+        visible = float(tile.get("visible_fraction", 1.0))
+        if tile.get("cut_by_border") or visible < min_visible:
+            ignore.append(corners)
+            continue
+        up = tile.get("face", "up") == "up"
+        tiles.append(
+            {
+                "face": "up" if up else "down",
+                "pips": tile_key(tile["pips"]) if up and tile.get("pips") is not None else None,
+                "corners": corners,
+                "readable": up and visible >= min_readable,
+            }
+        )
+    return tiles, ignore, _set_max(data.get("set"))
+
+
+def eval_synthetic(models, root: Path, limit: int | None, quiet: bool) -> SetResult:
+    """Score the val split of a `dominocam synth` folder."""
+    from vision.image_io import load_image
+    from vision.pipeline import read_image
+
+    images_dir = root / "detector" / "images" / "val"
+    truth_dir = root / "truth"
+    if not images_dir.is_dir() or not truth_dir.is_dir():
+        raise UserInputError(
+            f"--synthetic {root}: expected detector/images/val/ and truth/ (a `dominocam synth` "
+            "output folder)"
+        )
+    files = sorted(p for p in images_dir.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+    files = files[:limit] if limit else files
+    card = json.loads((root / "card.json").read_text()) if (root / "card.json").is_file() else {}
+    config = card.get("config") or {}
+    config = config.get("values", config)
+    min_visible = float(config.get("min_visible_fraction", 0.5))
+    min_readable = float(config.get("reader_min_visible", 0.97))
+    result = SetResult(
+        "synthetic",
+        note=f"{root} val split; reading scored on tiles >= {min_readable:.0%} visible, "
+        "photo totals on photos with no cut or hidden tile",
+    )
+    start = time.perf_counter()
+    for path in _progress(files, "synthetic", quiet):
+        truth_file = truth_dir / f"{path.stem}.json"
+        if not truth_file.is_file():
+            raise UserInputError(f"no truth file {truth_file} for {path}")
+        truth, ignore, set_max = synthetic_truth(truth_file, min_visible, min_readable)
+        scene = read_image(load_image(path), models.detector, models.reader, set_max)
+        score_boxed_image(result, str(path), truth, _predictions(scene), ignore)
+    result.seconds = time.perf_counter() - start
+    return result
+
+
+def _set_max(text: str | None, default: int = 12) -> int:
+    digits = "".join(ch for ch in str(text or "") if ch.isdigit())
+    return int(digits) if digits else default
+
+
+def eval_realval_scenes(models, root: Path, limit: int | None, quiet: bool) -> SetResult:
+    from vision.image_io import load_image
+    from vision.pipeline import read_image
+
+    labels = json.loads((root / "scenes" / "labels.json").read_text())
+    labels = labels[:limit] if limit else labels
+    result = SetResult("realval_scenes", note="identity labels, no boxes: count-based detection")
+    start = time.perf_counter()
+    for label in _progress(labels, "real scenes", quiet):
+        path = root / "scenes" / label["image"]
+        scene = read_image(load_image(path), models.detector, models.reader, _set_max(label["set"]))
+        score_scene_photo(result, str(path), label, _predictions(scene))
+    result.seconds = time.perf_counter() - start
+    return result
+
+
+def eval_realval_tiles(models, root: Path, limit: int | None, quiet: bool) -> SetResult:
+    from vision.image_io import load_image
+    from vision.pipeline import read_image
+
+    labels = json.loads((root / "tiles" / "labels.json").read_text())
+    labels = labels[:limit] if limit else labels
+    result = SetResult("realval_tiles", note="pipeline on each whole crop")
+    start = time.perf_counter()
+    for label in _progress(labels, "real tiles", quiet):
+        path = root / "tiles" / label["image"]
+        set_max = 12 if "12" in str(label.get("note", "")) else 6
+        scene = read_image(load_image(path), models.detector, models.reader, set_max)
+        score_tile_crop(result, str(path), tile_key(label["pips"]), _predictions(scene))
+    result.seconds = time.perf_counter() - start
+    return result
+
+
+def classify_half_crops(reader, images: list[np.ndarray]) -> np.ndarray:
+    """(N, V) probabilities of each crop and its 180-degree turn, averaged."""
+    import cv2
+
+    side = reader.side
+    crops = np.stack([cv2.resize(im, (side, side), interpolation=cv2.INTER_AREA) for im in images])
+    turned = np.ascontiguousarray(crops[:, ::-1, ::-1])
+    probs = reader.classify(np.concatenate([crops, turned]))
+    return (probs[: len(crops)] + probs[len(crops) :]) / 2
+
+
+def eval_realval_halves(models, root: Path, limit: int | None, quiet: bool) -> SetResult:
+    from vision.image_io import load_image
+
+    labels = json.loads((root / "halves" / "labels.json").read_text())
+    labels = labels[:limit] if limit else labels
+    result = SetResult("realval_halves", note="reader only; crop and its 180-degree turn averaged")
+    start = time.perf_counter()
+    images = [load_image(root / "halves" / label["image"]) for label in labels]
+    probs = classify_half_crops(models.reader, images) if images else np.zeros((0, 13))
+    for label, p in zip(_progress(labels, "real halves", quiet), probs, strict=True):
+        read = int(np.argmax(p))
+        truth = int(label["pips"])
+        result.images += 1
+        result.add("half_accuracy", read == truth, 1)
+        result.halves.append((truth, read))
+        if read != truth:
+            result.failures.append(
+                Failure(
+                    result.name,
+                    str(root / "halves" / label["image"]),
+                    1.0 + float(p[read]),
+                    [f"{truth} read as {read} (p={p[read]:.2f})"],
+                )
+            )
+    result.seconds = time.perf_counter() - start
+    return result
+
+
+def run_eval(
+    synthetic: Path | None,
+    realval: Path | None,
+    detector: str | None = None,
+    reader: str | None = None,
+    sets: Iterable[str] | None = None,
+    limit: int | None = None,
+    threads: int | None = None,
+    quiet: bool = False,
+) -> dict[str, SetResult]:
+    """Evaluate the runtime on the chosen sets; returns the results by set name."""
+    from vision.pipeline import load_models
+
+    wanted = set(sets or SETS)
+    unknown = wanted - set(SETS)
+    if unknown:
+        raise UserInputError(f"unknown set(s) {sorted(unknown)}; valid: {list(SETS)}")
+    if synthetic is None and realval is None:
+        raise UserInputError("nothing to evaluate: give --synthetic DIR and/or --realval DIR")
+    if realval is not None and not (Path(realval) / "scenes" / "labels.json").is_file():
+        raise UserInputError(f"--realval {realval}: no scenes/labels.json there")
+    models = load_models(detector, reader, threads=threads)
+    results: dict[str, SetResult] = {}
+    if synthetic is not None and "synthetic" in wanted:
+        results["synthetic"] = eval_synthetic(models, Path(synthetic), limit, quiet)
+    if realval is not None:
+        root = Path(realval)
+        for name, fn in (
+            ("realval_scenes", eval_realval_scenes),
+            ("realval_tiles", eval_realval_tiles),
+            ("realval_halves", eval_realval_halves),
+        ):
+            if name in wanted:
+                results[name] = fn(models, root, limit, quiet)
+    results["_models"] = models  # type: ignore[assignment]
+    return results
+
+
+def describe_models(models) -> dict:
+    """Paths, hashes and metadata of the evaluated models, for the JSON."""
+    from dominotrain.export import sha256
+
+    out = {}
+    for kind in ("detector", "reader"):
+        model = getattr(models, kind)
+        path = Path(model.path)
+        out[kind] = {"path": str(path), "sha256": sha256(path), "bytes": path.stat().st_size}
+    return out
+
+
+def format_table(results: dict[str, SetResult]) -> str:
+    """The printed table: one block per set, one line per metric."""
+    lines = []
+    for name, result in results.items():
+        lines.append(f"{name}: {result.images} images, {result.seconds:.1f} s ({result.note})")
+        for metric, rate in result.metrics().items():
+            lines.append(f"  {metric:<26} {rate}")
+    return "\n".join(lines)

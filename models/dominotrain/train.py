@@ -1,0 +1,290 @@
+"""`dominocam train detector|reader`: ultralytics training, offline, logged, resumable.
+
+A run lives in `runs/<kind>/<name>/` (git-ignored):
+
+* `train.log`        everything the run printed (also when it runs in the background);
+* `dominotrain.json` what `dominocam export` needs later: the exact command, the data set and
+  its card (`card.json` of `dominocam synth`), the base model and fine-tuning weights;
+* `data.yaml`        (detector) a copy of the data set's YAML with an absolute `path`, so
+  ultralytics never resolves it against its own datasets folder;
+* `weights/last.pt`  written after every epoch; `weights/best.pt` the best by validation.
+
+Starting a run whose `weights/last.pt` exists and is unfinished resumes it (ultralytics
+`resume=True`: same epochs, optimiser state and schedule); `--resume` insists on that.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import shlex
+import subprocess
+import sys
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import yaml
+
+from dominocam.errors import UserInputError
+from dominotrain.offline import PROJECT_ROOT, check_model_name
+
+RUNS_DIR = PROJECT_ROOT / "runs"
+KINDS = ("detector", "reader")
+DEFAULT_MODEL = {"detector": "yolov8n-obb.yaml", "reader": "yolov8n-cls.yaml"}
+DEFAULT_IMGSZ = {"detector": 640, "reader": 64}
+DEFAULT_BATCH = {"detector": 16, "reader": 64}
+DEFAULT_EPOCHS = {"detector": 30, "reader": 30}
+# Augmentation that keeps labels true. Reader: never crop or erase pips away (RandomResizedCrop
+# keeps 90-100% of the area, no random erasing); hue jitter because colour must never be the
+# signal; no vertical flip (the divider stays at the bottom of a half crop). Detector: a table
+# seen from above has no up or down, so flip both ways.
+AUGMENT = {
+    "detector": {"flipud": 0.5, "fliplr": 0.5},
+    "reader": {"scale": 0.1, "erasing": 0.0, "hsv_h": 0.3, "flipud": 0.0, "fliplr": 0.5},
+}
+# Set in the environment of a background child whose output already goes to the log file.
+_LOG_REDIRECTED = "DOMINOTRAIN_LOG_REDIRECTED"
+
+
+@dataclass
+class TrainConfig:
+    """One training run, as given on the command line (resolved paths)."""
+
+    kind: str
+    data: str
+    model: str | None = None
+    epochs: int | None = None
+    imgsz: int | None = None
+    batch: int | None = None
+    device: str = "cpu"
+    name: str | None = None
+    resume: bool = False
+    weights: str | None = None
+    hours: float | None = None
+    patience: int = 100
+    seed: int = 0
+    fraction: float | None = None
+    runs_dir: str = str(RUNS_DIR)
+    extra: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise UserInputError(f"unknown model kind {self.kind!r}; choose one of {KINDS}")
+        self.model = self.model or DEFAULT_MODEL[self.kind]
+        self.epochs = self.epochs or DEFAULT_EPOCHS[self.kind]
+        self.imgsz = self.imgsz or DEFAULT_IMGSZ[self.kind]
+        self.batch = self.batch or DEFAULT_BATCH[self.kind]
+        self.name = self.name or self.kind
+        for label, value in (("epochs", self.epochs), ("imgsz", self.imgsz), ("batch", self.batch)):
+            if value < 1:
+                raise UserInputError(f"--{label} must be at least 1, got {value}")
+        if self.imgsz % 32:
+            raise UserInputError(
+                f"--imgsz must be a multiple of 32 (ultralytics rounds {self.imgsz} up to "
+                f"{-(-self.imgsz // 32) * 32}, and the export would not match), got {self.imgsz}"
+            )
+        if self.hours is not None and self.hours <= 0:
+            raise UserInputError(f"--hours must be positive, got {self.hours}")
+        if self.fraction is not None and not 0 < self.fraction <= 1:
+            raise UserInputError(f"--fraction must be in (0, 1], got {self.fraction}")
+
+    @property
+    def run_dir(self) -> Path:
+        return Path(self.runs_dir) / self.kind / self.name
+
+
+# ----------------------------------------------------------------------------- data
+
+
+def find_card(path: Path) -> dict | None:
+    """The `card.json` of the data set at `path` (looked for there and two folders up)."""
+    path = Path(path).resolve()
+    for folder in [path if path.is_dir() else path.parent, *path.parents][:3]:
+        card = folder / "card.json"
+        if card.is_file():
+            try:
+                return json.loads(card.read_text())
+            except json.JSONDecodeError as error:
+                raise UserInputError(f"{card} is not valid JSON: {error}") from error
+    return None
+
+
+def resolve_detector_data(data: Path) -> Path:
+    """The data set YAML for a detector: a `.yaml` file, `DIR/data.yaml` or `DIR/detector/`."""
+    data = Path(data)
+    for candidate in (data, data / "data.yaml", data / "detector" / "data.yaml"):
+        if candidate.is_file() and candidate.suffix in {".yaml", ".yml"}:
+            return candidate.resolve()
+    raise UserInputError(
+        f"no detector data set at {data}: pass the folder `dominocam synth --out` wrote, "
+        "its detector/ folder, or a data.yaml"
+    )
+
+
+def resolve_reader_data(data: Path) -> Path:
+    """The folder of a classification set: `DIR` with train/ and val/, or `DIR/reader/`."""
+    data = Path(data)
+    for candidate in (data, data / "reader"):
+        if (candidate / "train").is_dir() and (candidate / "val").is_dir():
+            return candidate.resolve()
+    raise UserInputError(
+        f"no reader data set at {data}: pass the folder `dominocam synth --out` wrote, "
+        "or a folder with train/<class>/ and val/<class>/ image folders"
+    )
+
+
+def absolute_data_yaml(source: Path, target: Path) -> Path:
+    """Copy a YOLO data YAML to `target` with `path` made absolute (relative to the YAML)."""
+    try:
+        spec = yaml.safe_load(Path(source).read_text()) or {}
+    except yaml.YAMLError as error:
+        raise UserInputError(f"{source} is not valid YAML: {error}") from error
+    if not isinstance(spec, dict) or "train" not in spec or "names" not in spec:
+        raise UserInputError(f"{source} lacks `train` or `names`: not a YOLO data set YAML")
+    root = Path(spec.get("path") or ".")
+    if not root.is_absolute():
+        root = (Path(source).parent / root).resolve()
+    spec["path"] = str(root)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(yaml.safe_dump(spec, sort_keys=False))
+    return target
+
+
+# ----------------------------------------------------------------------------- runs
+
+
+def checkpoint_state(last: Path) -> str:
+    """'unfinished', 'finished' or 'missing' for a run's last.pt (needs torch)."""
+    if not last.is_file():
+        return "missing"
+    import torch
+
+    ckpt = torch.load(last, map_location="cpu", weights_only=False)
+    resumable = ckpt.get("epoch", -1) >= 0 and ckpt.get("optimizer") is not None
+    return "unfinished" if resumable else "finished"
+
+
+def command_line(argv: list[str] | None = None) -> str:
+    """The command as typed, for cards: `dominocam train ...`."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    argv = [a for a in argv if a != "--background"]
+    return shlex.join(["dominocam", *argv])
+
+
+def launch_background(argv: list[str], log: Path) -> int:
+    """Run `dominocam ARGV` detached from the terminal, output to `log`; return its PID."""
+    log.parent.mkdir(parents=True, exist_ok=True)
+    code = "import sys; from dominocam.cli import main; sys.exit(main())"
+    env = {**os.environ, _LOG_REDIRECTED: "1", "PYTHONUNBUFFERED": "1"}
+    with open(log, "ab") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-c", code, *argv],
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            cwd=os.getcwd(),
+            env=env,
+        )
+    return process.pid
+
+
+def _log_to_file(log: Path) -> None:
+    """Send ultralytics' log lines to `log` too (foreground runs)."""
+    import logging
+
+    if os.environ.get(_LOG_REDIRECTED):
+        return
+    handler = logging.FileHandler(log, encoding="utf-8")
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    logging.getLogger("ultralytics").addHandler(handler)
+
+
+def train(config: TrainConfig, argv: list[str] | None = None) -> Path:
+    """Train (or resume) one model; return the run folder.
+
+    Raises:
+        UserInputError: bad data, a finished run under the same name, a missing checkpoint
+            for --resume, or the train extra not installed.
+    """
+    from dominotrain import offline
+
+    run_dir = config.run_dir
+    last = run_dir / "weights" / "last.pt"
+    check_model_name(config.model)
+    if config.weights and not Path(config.weights).is_file():
+        raise UserInputError(f"--weights {config.weights}: no such file")
+    if config.kind == "detector":
+        data_source = resolve_detector_data(Path(config.data))
+    else:
+        data_source = resolve_reader_data(Path(config.data))
+
+    ultralytics = offline.setup()
+    state = checkpoint_state(last)
+    if config.resume and state != "unfinished":
+        raise UserInputError(
+            f"nothing to resume in {run_dir}: "
+            + ("the run finished" if state == "finished" else "no weights/last.pt")
+        )
+    if state == "finished":
+        raise UserInputError(
+            f"{run_dir} holds a finished run; choose another --name (or delete the folder)"
+        )
+    run_dir.mkdir(parents=True, exist_ok=True)
+    log = run_dir / "train.log"
+    _log_to_file(log)
+    stamp = _dt.datetime.now().astimezone().isoformat(timespec="seconds")
+
+    if state == "unfinished":
+        print(f"resuming {last}", flush=True)
+        with open(run_dir / "dominotrain.json") as handle:
+            record = json.load(handle)
+        record.setdefault("resumed", []).append({"at": stamp, "command": command_line(argv)})
+        (run_dir / "dominotrain.json").write_text(json.dumps(record, indent=2))
+        ultralytics.YOLO(str(last)).train(resume=True, device=config.device)
+        return run_dir
+
+    if config.kind == "detector":
+        data = absolute_data_yaml(data_source, run_dir / "data.yaml")
+    else:
+        data = data_source
+    record = {
+        "kind": config.kind,
+        "command": command_line(argv),
+        "started": stamp,
+        "config": asdict(config),
+        "data": str(data_source),
+        "data_card": find_card(data_source),
+    }
+    (run_dir / "dominotrain.json").write_text(json.dumps(record, indent=2))
+    arguments = {
+        "data": str(data),
+        "epochs": config.epochs,
+        "imgsz": config.imgsz,
+        "batch": config.batch,
+        "device": config.device,
+        "project": str(run_dir.parent),
+        "name": run_dir.name,
+        "exist_ok": True,
+        "seed": config.seed,
+        "deterministic": False,
+        "patience": config.patience,
+        "workers": 0,
+        "plots": True,
+        "amp": config.device != "cpu",
+        "close_mosaic": max(0, min(10, config.epochs // 4)),
+        **AUGMENT[config.kind],
+        **config.extra,
+    }
+    if config.hours:
+        arguments["time"] = config.hours
+    if config.fraction:
+        arguments["fraction"] = config.fraction
+    if config.weights:
+        arguments["pretrained"] = str(Path(config.weights).resolve())
+    print(f"training {config.kind} in {run_dir} (log: {log})", flush=True)
+    ultralytics.YOLO(config.model, task="obb" if config.kind == "detector" else "classify").train(
+        **arguments
+    )
+    return run_dir

@@ -1,0 +1,499 @@
+"""The JSON API under /api: state, events, setup, uploads, corrections, block check, rounds.
+
+Auth: "public" endpoints show only what anybody at the table may see (no hands before the end
+of a round); "admin" endpoints need the admin token or session cookie (server.auth); "player"
+endpoints take the player's link token in the path and act for that player only.
+See docs/server.md for the full list.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from flask import (
+    Blueprint,
+    Response,
+    current_app,
+    jsonify,
+    request,
+    send_from_directory,
+    session,
+    stream_with_context,
+)
+
+from dominocam.errors import UserInputError
+from server import auth, engine, game, storage, uploads
+from server.auth import admin_required
+from server.db import get_db
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+
+def _json_body() -> dict[str, Any]:
+    body = request.get_json(silent=True)
+    if not isinstance(body, dict):
+        raise UserInputError("send a JSON object (Content-Type: application/json)")
+    return body
+
+
+def _game_id(value: str | int | None = None) -> int:
+    if value is None:
+        value = request.args.get("game")
+    if value in (None, "", "current"):
+        gid = game.current_game_id(get_db())
+        if gid is None:
+            raise game.NotFound("no game yet: create one at /setup")
+        return gid
+    try:
+        return int(value)
+    except ValueError:
+        raise game.NotFound(f"no game {value!r}") from None
+
+
+def _upload_folder(game_id: int) -> Path:
+    return Path(current_app.config["UPLOAD_FOLDER"]) / f"game-{game_id}"
+
+
+def _photo_bytes() -> bytes:
+    if request.files:
+        return uploads.read_request_file(request.files, "photo")
+    if request.mimetype.startswith("image/") or request.mimetype == "application/octet-stream":
+        return request.get_data()
+    if request.content_length == 0 or not request.get_data():
+        raise uploads.UploadError("the file is empty (0 bytes); choose a photo and try again")
+    raise uploads.UploadError(
+        "send the photo as multipart field 'photo' or as an image/* request body", 415
+    )
+
+
+def _read(image: uploads.DecodedImage, kind: str, set_max: int) -> tuple[dict | None, str | None]:
+    """The Scene of a photo, or (None, why) when no reader is installed."""
+    try:
+        return engine.read_scene(image.pixels, kind, set_max), None
+    except engine.EngineUnavailable as error:
+        return None, str(error)
+
+
+# --- public -----------------------------------------------------------------------------------
+
+
+@bp.get("/health")
+def health() -> Any:
+    conn = get_db()
+    camera = current_app.extensions.get("dominocam.camera")
+    return jsonify(
+        {
+            "ok": True,
+            "schema_version": storage.schema_version(conn),
+            "models": engine.models_status(),
+            "camera": camera.status() if camera else None,
+        }
+    )
+
+
+@bp.get("/variants")
+def variants() -> Any:
+    """The rules engine's variants: names, each one's settings, and the settings' schema."""
+    names = engine.variant_names()
+    info = {name: engine.variant_info(name) for name in names}
+    return jsonify(
+        {
+            "variants": names,
+            "settings": {name: v["settings"] for name, v in info.items()},
+            "info": info,
+            "schema": engine.settings_schema(),
+            "sets": [6, 9, 12, 15],
+        }
+    )
+
+
+@bp.get("/games")
+def games() -> Any:
+    return jsonify({"games": game.list_games(get_db()), "current": game.current_game_id(get_db())})
+
+
+@bp.get("/state")
+@bp.get("/games/<game_ref>/state")
+def state(game_ref: str | None = None) -> Any:
+    """Public state; with `?since=V` answers {"changed": false} while nothing changed."""
+    conn = get_db()
+    gid = _game_id(game_ref)
+    since = request.args.get("since", type=int)
+    if since is not None and since == storage.last_event_id(conn):
+        return jsonify({"changed": False, "version": since})
+    return jsonify(game.public_state(conn, gid))
+
+
+@bp.get("/games/<int:game_id>/scoreboard")
+def scoreboard(game_id: int) -> Any:
+    game.get_game(get_db(), game_id)
+    return jsonify(game.scoreboard(get_db(), game_id))
+
+
+@bp.get("/events/poll")
+def events_poll() -> Any:
+    since = request.args.get("since", default=0, type=int)
+    gid = request.args.get("game", type=int)
+    conn = get_db()
+    return jsonify(
+        {"events": storage.events_since(conn, since, gid), "version": storage.last_event_id(conn)}
+    )
+
+
+@bp.get("/events")
+def events() -> Response:
+    """Server-Sent Events: `event: state` with the public state at every change."""
+    gid = _game_id()
+    app = current_app._get_current_object()  # type: ignore[attr-defined]
+    broker = app.extensions["dominocam.broker"]
+    conn = storage.connect(app.config["DATABASE"])
+
+    def version() -> int:
+        return storage.last_event_id(conn)
+
+    def state_json(v: int) -> str:
+        return broker.shared((gid, v), lambda: game.public_state(conn, gid))
+
+    from server.events import sse_stream
+
+    def stream() -> Any:
+        try:
+            yield from sse_stream(
+                broker,
+                version,
+                state_json,
+                heartbeat_s=app.config["SSE_HEARTBEAT_S"],
+                poll_s=app.config["SSE_POLL_S"],
+                max_s=request.args.get("max_s", type=float) or app.config["SSE_MAX_S"],
+            )
+        finally:
+            conn.close()
+
+    return Response(
+        stream_with_context(stream()),
+        mimetype="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )
+
+
+@bp.get("/games/<int:game_id>/rounds/<int:number>/table/image")
+def table_image(game_id: int, number: int) -> Any:
+    rnd = game.get_round(get_db(), game_id, number)
+    if not rnd["table_image"]:
+        raise game.NotFound("this round has no table photo")
+    return send_from_directory(_upload_folder(game_id), rnd["table_image"], max_age=0)
+
+
+# --- login ------------------------------------------------------------------------------------
+
+
+@bp.post("/login")
+def login() -> Any:
+    body = request.get_json(silent=True) or request.form
+    token = str(body.get("token") or "")
+    if not auth.is_admin_token(get_db(), token):
+        raise auth.AuthError("the admin token is wrong", 403)
+    session.clear()
+    session["admin"] = auth.admin_epoch(get_db())
+    session.permanent = True
+    return jsonify({"ok": True})
+
+
+@bp.post("/logout")
+def logout() -> Any:
+    session.clear()
+    return jsonify({"ok": True})
+
+
+@bp.get("/whoami")
+def whoami() -> Any:
+    try:
+        admin = auth.request_is_admin(get_db())
+    except auth.AuthError:
+        admin = False
+    return jsonify({"admin": admin})
+
+
+# --- admin: setup and rounds -----------------------------------------------------------------
+
+
+@bp.post("/games")
+@admin_required
+def create_game() -> Any:
+    gid = game.create_game(get_db(), _json_body())
+    return jsonify(game.public_state(get_db(), gid)), 201
+
+
+@bp.patch("/games/<int:game_id>")
+@admin_required
+def update_game(game_id: int) -> Any:
+    game.update_settings(get_db(), game_id, _json_body().get("rules"))
+    return jsonify(game.public_state(get_db(), game_id))
+
+
+@bp.post("/games/<int:game_id>/finish")
+@admin_required
+def finish_game(game_id: int) -> Any:
+    game.finish_game(get_db(), game_id)
+    return jsonify(game.public_state(get_db(), game_id))
+
+
+def _player_links(conn: sqlite3.Connection, game_id: int) -> list[dict[str, Any]]:
+    out = []
+    for p in game.players(conn, game_id):
+        token = auth.player_token(game_id, p["id"], p["salt"])
+        out.append(
+            {
+                "id": p["id"],
+                "name": p["name"],
+                "seat": p["seat"],
+                "team": p["team"],
+                "token": token,
+                "url": f"{request.host_url.rstrip('/')}/hand/{token}",
+                "qr": f"/api/games/{game_id}/players/{p['id']}/qr.svg",
+            }
+        )
+    return out
+
+
+@bp.get("/games/<int:game_id>/players")
+@admin_required
+def player_links(game_id: int) -> Any:
+    game.get_game(get_db(), game_id)
+    return jsonify({"players": _player_links(get_db(), game_id)})
+
+
+@bp.get("/games/<int:game_id>/players/<int:player_id>/qr.svg")
+@admin_required
+def player_qr(game_id: int, player_id: int) -> Any:
+    player = game.player_by_id(get_db(), game_id, player_id)
+    token = auth.player_token(game_id, player["id"], player["salt"])
+    url = f"{request.host_url.rstrip('/')}/hand/{token}"
+    from server.qr import qr_svg
+
+    return Response(qr_svg(url), mimetype="image/svg+xml", headers={"Cache-Control": "no-store"})
+
+
+@bp.post("/games/<int:game_id>/players/<int:player_id>/rotate-link")
+@admin_required
+def rotate_link(game_id: int, player_id: int) -> Any:
+    game.rotate_player_link(get_db(), game.player_by_id(get_db(), game_id, player_id))
+    return jsonify({"players": _player_links(get_db(), game_id)})
+
+
+@bp.post("/games/<int:game_id>/rounds")
+@admin_required
+def new_round(game_id: int) -> Any:
+    number = game.start_round(get_db(), game_id)
+    return jsonify(game.public_state(get_db(), game_id)), 201 if number else 200
+
+
+@bp.put("/games/<int:game_id>/rounds/current/layout")
+@admin_required
+def put_layout(game_id: int) -> Any:
+    body = _json_body()
+    game.set_layout(get_db(), game_id, body.get("lines"), body.get("boneyard"))
+    return jsonify(game.public_state(get_db(), game_id))
+
+
+@bp.put("/games/<int:game_id>/rounds/current/boneyard")
+@admin_required
+def put_boneyard(game_id: int) -> Any:
+    game.set_boneyard(get_db(), game_id, _json_body().get("boneyard"))
+    return jsonify(game.public_state(get_db(), game_id))
+
+
+@bp.post("/games/<int:game_id>/rounds/current/table")
+@admin_required
+def upload_table(game_id: int) -> Any:
+    """A table photo: stored, read when a reader is installed (503 + stored photo if not)."""
+    conn = get_db()
+    g = game.get_game(conn, game_id)
+    game.open_round(conn, game_id)
+    image = uploads.decode_upload(_photo_bytes(), current_app.config["MAX_IMAGE_PIXELS"])
+    return _store_table(game_id, g["set_max"], image)
+
+
+def _store_table(game_id: int, set_max: int, image: uploads.DecodedImage) -> Any:
+    conn = get_db()
+    name = uploads.store(_upload_folder(game_id), "table", image)
+    scene, why = _read(image, "table", set_max)
+    game.save_table_scene(conn, game_id, scene, name)
+    state = game.public_state(conn, game_id)
+    if scene is None:
+        return jsonify({"error": why, "status": 503, "stored": True, "state": state}), 503
+    return jsonify({"scene": scene, "state": state}), 201
+
+
+@bp.post("/games/<int:game_id>/rounds/current/table/camera")
+@admin_required
+def table_from_camera(game_id: int) -> Any:
+    """Freeze the live camera's latest frame as the round's table photo."""
+    camera = current_app.extensions.get("dominocam.camera")
+    if camera is None:
+        raise engine.EngineUnavailable("no live camera: start with --camera or upload a photo")
+    jpeg = camera.latest_jpeg()
+    if jpeg is None:
+        raise engine.EngineUnavailable(f"the camera has no frame yet ({camera.status()['state']})")
+    g = game.get_game(get_db(), game_id)
+    image = uploads.decode_upload(jpeg, current_app.config["MAX_IMAGE_PIXELS"])
+    return _store_table(game_id, g["set_max"], image)
+
+
+@bp.post("/games/<int:game_id>/rounds/current/table/tiles")
+@admin_required
+def add_tile(game_id: int) -> Any:
+    body = _json_body()
+    tile_id = game.add_table_tile(get_db(), game_id, body.get("pips"), body.get("corners"))
+    return jsonify({"id": tile_id, "state": game.public_state(get_db(), game_id)}), 201
+
+
+@bp.patch("/games/<int:game_id>/rounds/current/table/tiles/<int:tile_id>")
+@admin_required
+def correct_tile(game_id: int, tile_id: int) -> Any:
+    game.correct_table_tile(get_db(), game_id, tile_id, _json_body().get("pips"))
+    return jsonify(game.public_state(get_db(), game_id))
+
+
+@bp.delete("/games/<int:game_id>/rounds/current/table/tiles/<int:tile_id>")
+@admin_required
+def delete_tile(game_id: int, tile_id: int) -> Any:
+    game.correct_table_tile(get_db(), game_id, tile_id, None, delete=True)
+    return jsonify(game.public_state(get_db(), game_id))
+
+
+@bp.put("/games/<int:game_id>/rounds/current/hands/<int:player_id>")
+@admin_required
+def put_hand(game_id: int, player_id: int) -> Any:
+    """Enter a hand at the table (a player without a phone). Write-only: never read back."""
+    player = game.player_by_id(get_db(), game_id, player_id)
+    tiles = game.set_hand(get_db(), player, _json_body().get("tiles"))
+    return jsonify({"player": player["name"], "tiles": len(tiles)})
+
+
+@bp.post("/games/<int:game_id>/rounds/current/block-check")
+@admin_required
+def block_check(game_id: int) -> Any:
+    outcome = game.block_check(get_db(), game_id, _json_body().get("proposer"))
+    return jsonify({"outcome": outcome, "state": game.public_state(get_db(), game_id)})
+
+
+@bp.post("/games/<int:game_id>/rounds/current/domino")
+@admin_required
+def domino(game_id: int) -> Any:
+    result = game.end_by_domino(get_db(), game_id, _json_body().get("player"))
+    return jsonify({"result": result, "state": game.public_state(get_db(), game_id)})
+
+
+# --- player links -----------------------------------------------------------------------------
+
+
+def _player(token: str) -> sqlite3.Row:
+    return auth.player_from_token(get_db(), token)
+
+
+@bp.get("/hand/<token>")
+def hand_view(token: str) -> Any:
+    player = _player(token)
+    view = game.player_view(get_db(), player)
+    view["models"] = engine.models_status()
+    return jsonify(view)
+
+
+@bp.post("/hand/<token>/photo")
+def hand_photo(token: str) -> Any:
+    conn = get_db()
+    player = _player(token)
+    g = game.get_game(conn, player["game_id"])
+    game.open_round(conn, player["game_id"])
+    image = uploads.decode_upload(_photo_bytes(), current_app.config["MAX_IMAGE_PIXELS"])
+    name = uploads.store(_upload_folder(player["game_id"]), f"hand-{player['id']}", image)
+    scene, why = _read(image, "hand", g["set_max"])
+    tiles = [t["pips"] for t in (scene or {}).get("tiles", []) if t.get("face") == "up"]
+    if scene is not None:
+        try:
+            game.set_hand(conn, player, tiles, scene=scene, image_name=name)
+        except UserInputError as error:  # a misread (duplicate/out of range): keep, let fix
+            scene.setdefault("warnings", []).append(str(error))
+            game.set_hand(conn, player, [], scene=scene, image_name=name)
+    else:
+        game.attach_hand_photo(conn, player, name)
+    view = game.player_view(conn, player)
+    if scene is None:
+        return jsonify({"error": why, "status": 503, "stored": True, "view": view}), 503
+    return jsonify({"scene": scene, "view": view}), 201
+
+
+@bp.get("/hand/<token>/image")
+def hand_image(token: str) -> Any:
+    player = _player(token)
+    rnd = game.get_round(get_db(), player["game_id"])
+    row = (
+        get_db()
+        .execute(
+            "SELECT image FROM hands WHERE round_id = ? AND player_id = ?",
+            (rnd["id"], player["id"]),
+        )
+        .fetchone()
+    )
+    if row is None or not row["image"]:
+        raise game.NotFound("no hand photo yet")
+    return send_from_directory(_upload_folder(player["game_id"]), row["image"], max_age=0)
+
+
+@bp.put("/hand/<token>/tiles")
+def hand_tiles(token: str) -> Any:
+    player = _player(token)
+    game.set_hand(get_db(), player, _json_body().get("tiles"))
+    return jsonify(game.player_view(get_db(), player))
+
+
+@bp.post("/hand/<token>/declare")
+def hand_declare(token: str) -> Any:
+    player = _player(token)
+    game.declare_cannot_play(get_db(), player, bool(_json_body().get("cannot_play", True)))
+    return jsonify(game.player_view(get_db(), player))
+
+
+@bp.post("/hand/<token>/block-check")
+def hand_block_check(token: str) -> Any:
+    """The player proposes a block; the verification starts from them."""
+    player = _player(token)
+    outcome = game.block_check(get_db(), player["game_id"], player["name"])
+    return jsonify({"outcome": outcome, "view": game.player_view(get_db(), player)})
+
+
+# --- camera -----------------------------------------------------------------------------------
+
+
+@bp.get("/camera")
+def camera_status() -> Any:
+    camera = current_app.extensions.get("dominocam.camera")
+    if camera is None:
+        return jsonify({"state": "off", "message": "no live camera configured (--camera)"})
+    return jsonify(camera.status())
+
+
+@bp.get("/camera/frame.jpg")
+def camera_frame() -> Any:
+    camera = current_app.extensions.get("dominocam.camera")
+    jpeg = camera.latest_jpeg() if camera else None
+    if jpeg is None:
+        raise engine.EngineUnavailable("no camera frame available")
+    return Response(jpeg, mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
+
+
+@bp.get("/camera/stream")
+def camera_stream() -> Any:
+    """MJPEG: every viewer reads the one capture loop's latest frame."""
+    camera = current_app.extensions.get("dominocam.camera")
+    if camera is None:
+        raise engine.EngineUnavailable("no live camera configured (--camera)")
+    max_s = request.args.get("max_s", type=float)
+    return Response(
+        stream_with_context(camera.mjpeg(max_s=max_s)),
+        mimetype="multipart/x-mixed-replace; boundary=frame",
+        headers={"Cache-Control": "no-store"},
+    )

@@ -1,0 +1,249 @@
+"""The live camera: one capture-and-inference loop, many readers, reconnecting on drops.
+
+`CameraLoop` owns the `cv2.VideoCapture` (an index, a video file or an RTSP/HTTP URL) in one
+background thread. Every viewer (the MJPEG stream, the frame endpoint, a snapshot into the
+round) reads the latest encoded frame and Scene from it, so ten viewers cost one capture and
+one inference per interval, not ten. When reading fails the loop says so (`state:
+"reconnecting"`, with the reason), releases the device and reopens it with back-off; a file
+source loops from its start.
+
+Momentary occlusion: a tile hidden for a frame or two (a player's arm) must not vanish from
+the live state. The loop keeps the last Scene with at least as many face-up tiles for
+`hold_s` seconds when a newer one suddenly shows fewer, unless the vision runtime provides its
+own tracker (`vision.track.Tracker`), which is then used instead.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+
+def parse_source(source: str | int) -> str | int:
+    """An int for a device index ("0"), else the file path or URL as given."""
+    if isinstance(source, int):
+        return source
+    text = str(source).strip()
+    return int(text) if text.isdigit() else text
+
+
+class CameraLoop:
+    """A capture thread with the latest frame, Scene and status for any number of readers.
+
+    Args:
+        source: device index, file or URL.
+        reader: `(pixels_bgr) -> scene dict`, or None for no inference; exceptions are shown in
+            the status, never raised into readers.
+        infer_interval_s: seconds between inferences (capture runs at the source's rate).
+        hold_s: how long a Scene keeps tiles that momentarily disappear.
+        opener: `(source) -> capture` with read()/release()/isOpened(); cv2.VideoCapture.
+    """
+
+    def __init__(
+        self,
+        source: str | int,
+        reader: Callable[[np.ndarray], dict[str, Any]] | None = None,
+        infer_interval_s: float = 1.0,
+        hold_s: float = 2.0,
+        opener: Callable[[Any], Any] | None = None,
+        max_backoff_s: float = 10.0,
+    ) -> None:
+        self.source = parse_source(source)
+        self.reader = reader
+        self.infer_interval_s = infer_interval_s
+        self.hold_s = hold_s
+        self.max_backoff_s = max_backoff_s
+        self._opener = opener
+        self._cond = threading.Condition()
+        self._jpeg: bytes | None = None
+        self._frame_no = 0
+        self._scene: dict[str, Any] | None = None
+        self._scene_time = 0.0
+        self._state = "starting"
+        self._message = ""
+        self._reconnects = 0
+        self._inferences = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="dominocam-camera", daemon=True)
+
+    # --- readers ---
+
+    def start(self) -> CameraLoop:
+        self._thread.start()
+        return self
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        with self._cond:
+            self._cond.notify_all()
+        self._thread.join(timeout)
+
+    def latest_jpeg(self) -> bytes | None:
+        with self._cond:
+            return self._jpeg
+
+    def latest_scene(self) -> dict[str, Any] | None:
+        with self._cond:
+            return self._scene
+
+    def status(self) -> dict[str, Any]:
+        with self._cond:
+            return {
+                "state": self._state,
+                "message": self._message,
+                "source": str(self.source) if isinstance(self.source, int) else "configured",
+                "frames": self._frame_no,
+                "inferences": self._inferences,
+                "reconnects": self._reconnects,
+                "scene": self._scene,
+            }
+
+    def wait_frame(self, after: int, timeout: float) -> int:
+        """Block until a frame newer than `after` (or timeout); the newest frame number."""
+        with self._cond:
+            if self._frame_no <= after and not self._stop.is_set():
+                self._cond.wait(timeout)
+            return self._frame_no
+
+    def mjpeg(self, max_s: float | None = None) -> Iterator[bytes]:
+        """multipart/x-mixed-replace parts of the latest frames, for one viewer."""
+        seen = 0
+        start = time.monotonic()
+        while not self._stop.is_set():
+            seen = self.wait_frame(seen, 2.0)
+            jpeg = self.latest_jpeg()
+            if jpeg is not None:
+                yield (
+                    b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: "
+                    + str(len(jpeg)).encode()
+                    + b"\r\n\r\n"
+                    + jpeg
+                    + b"\r\n"
+                )
+            if max_s is not None and time.monotonic() - start > max_s:
+                return
+
+    # --- the loop ---
+
+    def _open(self) -> Any:
+        if self._opener is not None:
+            return self._opener(self.source)
+        import cv2
+
+        return cv2.VideoCapture(self.source)
+
+    def _set(self, state: str, message: str = "") -> None:
+        with self._cond:
+            self._state, self._message = state, message
+            self._cond.notify_all()
+
+    def _run(self) -> None:
+        import cv2
+
+        backoff = 0.5
+        last_infer = 0.0
+        is_file = isinstance(self.source, str) and "://" not in self.source
+        while not self._stop.is_set():
+            capture = None
+            try:
+                capture = self._open()
+                if capture is None or not capture.isOpened():
+                    raise OSError("cannot open the camera")
+                self._set("live", "")
+                backoff = 0.5
+                while not self._stop.is_set():
+                    ok, frame = capture.read()
+                    if not ok or frame is None:
+                        if is_file and self._frame_no > 0:
+                            capture.release()
+                            capture = self._open()  # a file source loops
+                            continue
+                        raise OSError("the camera stopped sending frames")
+                    ok, encoded = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 80])
+                    with self._cond:
+                        if ok:
+                            self._jpeg = encoded.tobytes()
+                        self._frame_no += 1
+                        self._cond.notify_all()
+                    if self.reader and time.monotonic() - last_infer >= self.infer_interval_s:
+                        last_infer = time.monotonic()
+                        self._infer(frame)
+                    if is_file:
+                        time.sleep(1 / 15)
+            except Exception as error:  # any failure: report, back off, reopen
+                self._reconnects += 1
+                self._set("reconnecting", f"{error}; retrying in {backoff:.0f} s")
+                self._stop.wait(backoff)
+                backoff = min(backoff * 2, self.max_backoff_s)
+            finally:
+                if capture is not None:
+                    with contextlib.suppress(Exception):
+                        capture.release()
+        self._set("stopped", "")
+
+    def _infer(self, frame: np.ndarray) -> None:
+        try:
+            scene = self.reader(frame) if self.reader else None
+        except Exception as error:
+            with self._cond:
+                self._message = f"reading the frame failed: {error}"
+            return
+        self._inferences += 1
+        now = time.monotonic()
+        with self._cond:
+            self._scene, self._scene_time = hold_occluded(
+                self._scene, self._scene_time, scene, now, self.hold_s
+            )
+
+
+def _face_up(scene: dict[str, Any] | None) -> int:
+    return sum(1 for t in (scene or {}).get("tiles") or [] if t.get("face") == "up")
+
+
+def hold_occluded(
+    previous: dict[str, Any] | None,
+    previous_time: float,
+    new: dict[str, Any] | None,
+    now: float,
+    hold_s: float,
+) -> tuple[dict[str, Any] | None, float]:
+    """Keep the previous Scene while the new one lost tiles for less than `hold_s` seconds.
+
+    Tiles are never removed from a table in play, so a sudden drop in face-up tiles is an
+    occlusion (an arm, a hand) until it lasts longer than `hold_s`.
+    """
+    if new is None:
+        return previous, previous_time
+    occluded = previous is not None and _face_up(new) < _face_up(previous)
+    if occluded and now - previous_time < hold_s:
+        held = dict(previous or {})
+        held["held"] = True
+        return held, previous_time
+    return new, now
+
+
+def start_camera(app: Any) -> CameraLoop:
+    """Start the app's camera loop (config CAMERA), reading Scenes through server.engine."""
+    from server import engine
+
+    def reader(pixels: np.ndarray) -> dict[str, Any]:
+        from server import game
+        from server.db import get_db
+
+        with app.app_context():
+            gid = game.current_game_id(get_db())
+            set_max = game.get_game(get_db(), gid)["set_max"] if gid is not None else 12
+            return engine.read_scene(pixels, "table", set_max)
+
+    loop = CameraLoop(
+        app.config["CAMERA"],
+        reader=reader,
+        infer_interval_s=float(app.config["CAMERA_INFER_INTERVAL_S"]),
+    ).start()
+    app.extensions["dominocam.camera"] = loop
+    return loop

@@ -1,0 +1,90 @@
+"""The pages: table view, setup, correction screen, player links, phone hand page, login.
+
+Pages are plain HTML rendered by Jinja with small scripts under static/ that talk to the JSON
+API; no build step and nothing fetched from the internet.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, redirect, render_template, request, session, url_for
+
+from server import auth, engine, game
+from server.db import get_db
+
+bp = Blueprint("dashboard", __name__)
+
+
+def _is_admin() -> bool:
+    try:
+        return auth.request_is_admin(get_db())
+    except auth.AuthError:
+        return False
+
+
+@bp.get("/")
+def index() -> Any:
+    gid = game.current_game_id(get_db())
+    if gid is None:
+        return redirect(url_for("dashboard.setup"))
+    return redirect(url_for("dashboard.table", game_id=gid))
+
+
+@bp.get("/games/<int:game_id>")
+def table(game_id: int) -> Any:
+    game.get_game(get_db(), game_id)
+    return render_template(
+        "table.html", game_id=game_id, admin=_is_admin(), models=engine.models_status()
+    )
+
+
+@bp.get("/games/<int:game_id>/correct")
+def correct(game_id: int) -> Any:
+    game.get_game(get_db(), game_id)
+    if not _is_admin():
+        return redirect(url_for("dashboard.login", next=request.path))
+    return render_template("correct.html", game_id=game_id, admin=True)
+
+
+@bp.get("/games/<int:game_id>/players")
+def player_links(game_id: int) -> Any:
+    game.get_game(get_db(), game_id)
+    if not _is_admin():
+        return redirect(url_for("dashboard.login", next=request.path))
+    return render_template("players.html", game_id=game_id, admin=True)
+
+
+@bp.get("/setup")
+def setup() -> Any:
+    if not _is_admin():
+        return redirect(url_for("dashboard.login", next=request.path))
+    return render_template("setup.html", admin=True, games=game.list_games(get_db()))
+
+
+@bp.route("/login", methods=["GET", "POST"])
+def login() -> Any:
+    error = None
+    target = request.values.get("next") or "/"
+    if not target.startswith("/") or target.startswith("//"):
+        target = "/"
+    if request.method == "POST":
+        if auth.is_admin_token(get_db(), request.form.get("token", "").strip()):
+            session.clear()
+            session["admin"] = auth.admin_epoch(get_db())
+            session.permanent = True
+            return redirect(target)
+        error = "That token is wrong. It was printed once in the terminal on first start."
+    return render_template("login.html", error=error, next=target), 403 if error else 200
+
+
+@bp.post("/logout")
+def logout() -> Any:
+    session.clear()
+    return redirect(url_for("dashboard.index"))
+
+
+@bp.get("/hand/<token>")
+def hand(token: str) -> Any:
+    player = auth.player_from_token(get_db(), token)
+    return render_template("hand.html", token=token, player_name=player["name"])

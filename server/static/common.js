@@ -1,0 +1,165 @@
+/* DominoCam shared helpers: JSON API calls, live state (SSE with polling fallback), scene drawing.
+   Plain ES2017, no build step, no external assets. */
+"use strict";
+var DC = (function () {
+  function el(tag, attrs, children) {
+    var node = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (k) {
+      if (k === "text") node.textContent = attrs[k];
+      else if (k === "class") node.className = attrs[k];
+      else node.setAttribute(k, attrs[k]);
+    });
+    (children || []).forEach(function (c) { if (c) node.appendChild(typeof c === "string" ? document.createTextNode(c) : c); });
+    return node;
+  }
+  function svgEl(tag, attrs) {
+    var node = document.createElementNS("http://www.w3.org/2000/svg", tag);
+    Object.keys(attrs || {}).forEach(function (k) { node.setAttribute(k, attrs[k]); });
+    return node;
+  }
+  function clear(node) { while (node && node.firstChild) node.removeChild(node.firstChild); return node; }
+  function $(id) { return document.getElementById(id); }
+  function setText(id, text) { var n = $(id); if (n) n.textContent = text; }
+
+  /* fetch JSON; writes carry X-DominoCam so the session cookie is accepted (CSRF guard). */
+  function api(method, url, body) {
+    var opts = { method: method, headers: { "X-DominoCam": "1", "Accept": "application/json" }, credentials: "same-origin" };
+    if (body instanceof FormData || body instanceof Blob) opts.body = body;
+    else if (body !== undefined) { opts.body = JSON.stringify(body); opts.headers["Content-Type"] = "application/json"; }
+    return fetch(url, opts).then(function (r) {
+      return r.json().catch(function () { return { error: "HTTP " + r.status }; }).then(function (data) {
+        data = data || {};
+        data._status = r.status;
+        if (!r.ok && r.status !== 503) { var e = new Error(data.error || ("HTTP " + r.status)); e.data = data; throw e; }
+        return data;
+      });
+    });
+  }
+
+  /* Live state: EventSource first; if it fails twice, poll /api/state?since= every 2 s. */
+  function live(gameId, onState, onStatus) {
+    var version = -1, polling = false, failures = 0, source = null;
+    var q = gameId ? "?game=" + encodeURIComponent(gameId) : "";
+    function accept(state) { if (state && state.version !== undefined && state.changed !== false) { version = state.version; onState(state); } }
+    function poll() {
+      polling = true;
+      if (onStatus) onStatus("polling");
+      var url = "/api/state" + (q ? q + "&" : "?") + "since=" + version;
+      fetch(url, { headers: { "Accept": "application/json" } }).then(function (r) { return r.json(); })
+        .then(accept).catch(function () { if (onStatus) onStatus("offline, retrying"); })
+        .then(function () { setTimeout(poll, 2000); });
+    }
+    function sse() {
+      if (!window.EventSource || /[?&]poll=1/.test(location.search)) return poll();
+      source = new EventSource("/api/events" + q);
+      source.addEventListener("state", function (ev) { failures = 0; if (onStatus) onStatus("live"); accept(JSON.parse(ev.data)); });
+      source.onerror = function () {
+        failures += 1;
+        if (onStatus) onStatus("reconnecting");
+        if (failures >= 3 && !polling) { source.close(); poll(); }
+      };
+    }
+    sse();
+    return { refresh: function () { fetch("/api/state" + q).then(function (r) { return r.json(); }).then(accept); } };
+  }
+
+  /* Draw the image with every tile outlined and read, and the open ends marked. */
+  function drawScene(wrap, imageUrl, scene, opts) {
+    opts = opts || {};
+    clear(wrap);
+    if (!imageUrl && !(scene && scene.image)) { wrap.appendChild(el("p", { class: "muted", text: opts.empty || "No photo yet." })); return; }
+    var img = el("img", { alt: opts.alt || "table photo", id: opts.imgId || "scene-img" });
+    if (imageUrl) img.src = imageUrl + (imageUrl.indexOf("?") < 0 ? "?v=" : "&v=") + (opts.version || 0);
+    wrap.appendChild(img);
+    if (!scene || !scene.image) return;
+    var w = scene.image.width, h = scene.image.height;
+    var svg = svgEl("svg", { viewBox: "0 0 " + w + " " + h, preserveAspectRatio: "none", "aria-label": "tiles read" });
+    (scene.tiles || []).forEach(function (t) {
+      if (!t.corners) return;
+      var pts = t.corners.map(function (p) { return p[0] + "," + p[1]; }).join(" ");
+      var cls = "tile " + (t.face === "down" ? "down" : "up") + (t.corrected ? " corrected" : "") + (opts.onTile ? " clickable" : "");
+      if (opts.selected === t.id) cls += " selected";
+      var poly = svgEl("polygon", { points: pts, class: cls, "data-tile": t.id });
+      var title = svgEl("title", {}); title.textContent = "tile " + t.id + (t.pips ? ": " + t.pips.join("-") : " (face down)");
+      poly.appendChild(title);
+      if (opts.onTile) poly.addEventListener("click", function () { opts.onTile(t); });
+      svg.appendChild(poly);
+      if (t.pips) {
+        var cx = t.corners.reduce(function (s, p) { return s + p[0]; }, 0) / 4;
+        var cy = t.corners.reduce(function (s, p) { return s + p[1]; }, 0) / 4;
+        var label = svgEl("text", { x: cx, y: cy, "text-anchor": "middle", "dominant-baseline": "middle" });
+        label.textContent = t.pips.join("-");
+        svg.appendChild(label);
+      }
+    });
+    ((scene.layout || {}).lines || []).forEach(function (line) {
+      var end = line.open_end;
+      if (end && end.point) {
+        svg.appendChild(svgEl("circle", { cx: end.point[0], cy: end.point[1], r: Math.max(w, h) / 90, class: "open-end" }));
+      }
+    });
+    wrap.appendChild(svg);
+  }
+
+  function tileText(t) { return Array.isArray(t) ? t[0] + "-" + t[1] : String(t); }
+  function parseTiles(text) {
+    var out = [];
+    (text || "").split(/[\s,;]+/).forEach(function (part) {
+      if (!part) return;
+      var m = /^(\d+)\s*[-|:/]\s*(\d+)$/.exec(part);
+      if (!m) throw new Error("cannot read tile '" + part + "': write it as 3-5");
+      out.push([parseInt(m[1], 10), parseInt(m[2], 10)]);
+    });
+    return out;
+  }
+
+  /* Show the verification one player at a time. */
+  function showSteps(list, resultNode, outcome) {
+    clear(list);
+    if (resultNode) resultNode.textContent = "";
+    var run = list._dcRun = (list._dcRun || 0) + 1;  // a newer call cancels this animation
+    if (!outcome) return;
+    var steps = outcome.steps || [];
+    var i = 0;
+    function next() {
+      if (list._dcRun !== run) return;
+      if (i < steps.length) {
+        var s = steps[i++];
+        list.appendChild(el("li", { class: s.can_play ? "can" : "cannot",
+          text: s.player + (s.can_play ? " can still play" : " confirms: cannot play") }));
+        setTimeout(next, 350);
+        return;
+      }
+      if (!resultNode) return;
+      if (outcome.blocked) {
+        resultNode.className = "ok"; resultNode.textContent = "Blocked: confirmed by every player. The round is over.";
+      } else if (outcome.stopped && outcome.stopped.player) {
+        var st = outcome.stopped;
+        resultNode.className = "error";
+        resultNode.textContent = "Not blocked: " + st.player + " can play " + tileText(st.tile || "?") +
+          " on " + (st.line || "a line") + (st.foul ? " — FOUL: " + st.player + " had declared they cannot play." : ".");
+      } else {
+        resultNode.className = "error";
+        resultNode.textContent = "Not blocked: " + (outcome.boneyard_reason || "play goes on") + ".";
+      }
+    }
+    next();
+  }
+
+  /* Capture a still from getUserMedia (https or localhost only) as a JPEG Blob. */
+  function startWebcam(box, video, button, onBlob) {
+    if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) return Promise.reject(new Error("camera not available on this page (needs https or localhost)"));
+    return navigator.mediaDevices.getUserMedia({ video: { facingMode: "environment", width: { ideal: 1920 } } }).then(function (stream) {
+      box.hidden = false; video.srcObject = stream;
+      button.onclick = function () {
+        var c = document.createElement("canvas");
+        c.width = video.videoWidth; c.height = video.videoHeight;
+        c.getContext("2d").drawImage(video, 0, 0);
+        c.toBlob(function (blob) { onBlob(blob); }, "image/jpeg", 0.9);
+      };
+    });
+  }
+
+  return { el: el, svgEl: svgEl, clear: clear, $: $, setText: setText, api: api, live: live,
+    drawScene: drawScene, tileText: tileText, parseTiles: parseTiles, showSteps: showSteps, startWebcam: startWebcam };
+})();

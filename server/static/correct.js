@@ -1,0 +1,80 @@
+"use strict";
+(function () {
+  var app = DC.$("app"), gameId = app.getAttribute("data-game");
+  var state = null, selected = null, editingLines = false;
+  var base = "/api/games/" + gameId + "/rounds/current";
+  function msg(text, cls) { var n = DC.$("msg"); n.textContent = text; n.className = cls || ""; }
+  function drawTable() {
+    var t = state.round.table;
+    DC.drawScene(DC.$("scene-wrap"), t.image, t.scene, { version: state.version, selected: selected && selected.id,
+      empty: "No table photo yet: enter the lines below.", onTile: function (tile) { select(tile); } });
+  }
+  function select(tile) {
+    selected = tile;
+    var form = DC.$("tile-form"); form.hidden = false;
+    DC.setText("tile-label", "Tile " + tile.id + (tile.face === "down" ? " (face down)" : ""));
+    DC.$("tile-a").value = tile.pips ? tile.pips[0] : "";
+    DC.$("tile-b").value = tile.pips ? tile.pips[1] : "";
+    drawTable();
+  }
+  function lineRow(line) {
+    var owner = DC.el("select", { class: "owner" });
+    owner.appendChild(DC.el("option", { value: "", text: "(public)" }));
+    state.players.forEach(function (p) { var o = DC.el("option", { value: p.name, text: p.name }); if (line.owner === p.name) o.selected = true; owner.appendChild(o); });
+    var marked = DC.el("input", { type: "checkbox", class: "marked" }); marked.checked = !!line.marked;
+    var del = DC.el("button", { type: "button", text: "Remove" });
+    var tr = DC.el("tr", {}, [
+      DC.el("td", {}, [DC.el("input", { class: "name", value: line.name || "", "aria-label": "line name" })]),
+      DC.el("td", {}, [DC.el("input", { class: "end", type: "number", min: "0", max: String(state.game.set), value: line.open_end === undefined ? "" : line.open_end, "aria-label": "open end" })]),
+      DC.el("td", {}, [owner]), DC.el("td", {}, [marked]), DC.el("td", {}, [del])]);
+    del.addEventListener("click", function () { tr.remove(); editingLines = true; });
+    tr.addEventListener("input", function () { editingLines = true; });
+    return tr;
+  }
+  function renderLines() {
+    var body = DC.clear(DC.$("line-rows"));
+    state.round.lines.forEach(function (l) { body.appendChild(lineRow(l)); });
+    DC.$("boneyard").value = state.round.boneyard;
+  }
+  function render(s) {
+    state = s;
+    if (selected) selected = ((s.round.table.scene || {}).tiles || []).filter(function (t) { return t.id === selected.id; })[0] || null;
+    if (!selected) DC.$("tile-form").hidden = true;
+    drawTable();
+    if (!editingLines) renderLines();
+  }
+  var feed = DC.live(gameId, render);
+  DC.$("tile-form").addEventListener("submit", function (ev) {
+    ev.preventDefault();
+    var pips = [parseInt(DC.$("tile-a").value, 10), parseInt(DC.$("tile-b").value, 10)];
+    DC.api("PATCH", base + "/table/tiles/" + selected.id, { pips: pips }).then(function (s) { msg("Tile " + selected.id + " is now " + DC.tileText(pips) + ".", "ok"); render(s); })
+      .catch(function (e) { msg(e.message, "error"); });
+  });
+  DC.$("tile-delete").addEventListener("click", function () {
+    var id = selected.id;
+    DC.api("DELETE", base + "/table/tiles/" + id).then(function (s) { selected = null; msg("Tile " + id + " deleted.", "ok"); render(s); })
+      .catch(function (e) { msg(e.message, "error"); });
+  });
+  DC.$("add-form").addEventListener("submit", function (ev) {
+    ev.preventDefault();
+    try {
+      var tile = DC.parseTiles(DC.$("add-tile").value)[0];
+      DC.api("POST", base + "/table/tiles", { pips: tile }).then(function (d) { DC.$("add-tile").value = ""; msg("Added tile " + d.id + ".", "ok"); render(d.state); })
+        .catch(function (e) { msg(e.message, "error"); });
+    } catch (e) { msg(e.message, "error"); }
+  });
+  DC.$("add-line").addEventListener("click", function () { editingLines = true; DC.$("line-rows").appendChild(lineRow({ name: "line " + (DC.$("line-rows").children.length + 1) })); });
+  DC.$("save-lines").addEventListener("click", function () {
+    var lines = [];
+    DC.$("line-rows").querySelectorAll("tr").forEach(function (tr) {
+      var line = { name: tr.querySelector(".name").value, open_end: parseInt(tr.querySelector(".end").value, 10) };
+      if (tr.querySelector(".owner").value) line.owner = tr.querySelector(".owner").value;
+      if (tr.querySelector(".marked").checked) line.marked = true;
+      lines.push(line);
+    });
+    DC.api("PUT", base + "/layout", { lines: lines, boneyard: parseInt(DC.$("boneyard").value || "0", 10) })
+      .then(function (s) { editingLines = false; msg("Lines saved: open ends " + (s.round.open_ends.join(", ") || "none") + ".", "ok"); render(s); })
+      .catch(function (e) { msg(e.message, "error"); });
+  });
+  void feed;
+})();

@@ -1,0 +1,139 @@
+"use strict";
+(function () {
+  var app = DC.$("app"), gameId = app.getAttribute("data-game"), admin = app.getAttribute("data-admin") === "1";
+  var state = null, lastCheckShown = null;
+  function playersOptions(select, players) {
+    if (!select) return;
+    var keep = select.value;
+    DC.clear(select);
+    players.forEach(function (p) { select.appendChild(DC.el("option", { value: p.name, text: p.name })); });
+    if (keep) select.value = keep;
+  }
+  function render(s) {
+    state = s;
+    var g = s.game, r = s.round;
+    DC.setText("game-title", g.name);
+    DC.setText("game-sub", g.variant + " · double-" + g.set + " · " + s.players.length + " players" + (g.status !== "active" ? " · finished" : ""));
+    DC.setText("round-label", "· round " + r.number + (r.engine !== null && r.engine !== undefined ? " · engine " + r.engine + "-" + r.engine : "") + (r.status === "ended" ? " · ended (" + r.ended_by + ")" : ""));
+    DC.drawScene(DC.$("scene-wrap"), r.table.image, r.table.scene, { version: s.version, empty: "No table photo yet: upload one, or enter the lines by hand on the correction screen." });
+    DC.setText("open-ends", r.open_ends.length ? r.open_ends.join(", ") : "none");
+    DC.setText("boneyard", String(r.boneyard));
+    DC.setText("face-down", String(r.table.face_down || 0));
+    var lines = DC.clear(DC.$("lines"));
+    r.lines.forEach(function (l) {
+      lines.appendChild(DC.el("li", { text: l.name + ": open end " + l.open_end + (l.owner ? " (train of " + l.owner + (l.marked ? ", marked" : "") + ")" : "") }));
+    });
+    DC.setText("warnings", ((r.table.scene || {}).warnings || []).join("; "));
+    var body = DC.clear(DC.$("players"));
+    s.players.forEach(function (p) {
+      var status = p.hand_submitted ? "hand in" : "waiting for hand";
+      if (p.declared_cannot_play) status += " · says cannot play";
+      body.appendChild(DC.el("tr", { "data-player": p.name }, [DC.el("td", { text: String(p.seat + 1) }),
+        DC.el("td", { text: p.name + (p.team ? " (" + p.team + ")" : "") }),
+        DC.el("td", { text: p.tiles === null ? "–" : String(p.tiles) }), DC.el("td", { text: status })]));
+    });
+    playersOptions(DC.$("proposer"), s.players);
+    playersOptions(DC.$("hand-player"), s.players);
+    playersOptions(DC.$("domino-player"), s.players);
+    var check = r.block_checks[0];
+    if (check && check.id !== lastCheckShown) { lastCheckShown = check.id; DC.showSteps(DC.$("steps"), DC.$("block-result"), check); }
+    if (!check && lastCheckShown !== null) { lastCheckShown = null; DC.showSteps(DC.$("steps"), DC.$("block-result"), null); }
+    renderResult(s);
+    renderScoreboard(s.scoreboard);
+  }
+  function renderResult(s) {
+    var r = s.round, card = DC.$("result-card");
+    card.hidden = r.status !== "ended";
+    if (card.hidden) return;
+    var res = r.result || {};
+    var tied = res.tied || [];
+    var text = res.winner ? "Winner: " + res.winner : "No winner";
+    if (tied.length > 1) text += " · tied: " + tied.join(", ");
+    text += r.ended_by === "domino" ? " (domino)" : " (blocked game)";
+    DC.setText("winner", text);
+    var rows = DC.clear(DC.$("result-rows"));
+    s.players.forEach(function (p) {
+      var pts = (res.points || {})[p.name];
+      rows.appendChild(DC.el("tr", { "data-player": p.name, class: res.winner === p.name ? "winner" : "" }, [
+        DC.el("td", { text: p.name }), DC.el("td", { text: (p.hand || []).map(DC.tileText).join(" ") || "–" }),
+        DC.el("td", { class: "pips", text: p.pip_total === null || p.pip_total === undefined ? "" : String(p.pip_total) }),
+        DC.el("td", { class: "points", text: pts === undefined ? "" : String(pts) })]));
+    });
+    Object.keys(res.points || {}).forEach(function (name) {
+      if (!s.players.some(function (p) { return p.name === name; })) rows.appendChild(DC.el("tr", {}, [DC.el("td", { text: name }), DC.el("td"), DC.el("td"), DC.el("td", { class: "points", text: String(res.points[name]) })]));
+    });
+  }
+  function renderScoreboard(sb) {
+    var box = DC.clear(DC.$("scoreboard"));
+    var table = DC.el("table", { id: "scoreboard-table" });
+    var head = DC.el("tr", {}, [DC.el("th", { text: "Round" })]);
+    sb.columns.forEach(function (c) { head.appendChild(DC.el("th", { text: c })); });
+    table.appendChild(head);
+    sb.rounds.forEach(function (r) {
+      var tr = DC.el("tr", {}, [DC.el("td", { text: r.number + (r.ended_by ? " (" + r.ended_by + ")" : "") })]);
+      sb.columns.forEach(function (c) { tr.appendChild(DC.el("td", { text: r.points[c] === undefined ? "0" : String(r.points[c]) })); });
+      table.appendChild(tr);
+    });
+    var total = DC.el("tr", { class: "total" }, [DC.el("th", { text: "Total" })]);
+    sb.columns.forEach(function (c) { total.appendChild(DC.el("th", { "data-total": c, text: String(sb.totals[c]) })); });
+    table.appendChild(total);
+    box.appendChild(table);
+  }
+  var feed = DC.live(gameId, render, function (st) { DC.setText("connection", "updates: " + st); });
+
+  // Live camera (server-side loop): one MJPEG stream shared by all viewers.
+  fetch("/api/camera").then(function (r) { return r.json(); }).then(function (cam) {
+    if (cam.state === "off") return;
+    DC.$("camera-box").hidden = false;
+    DC.$("camera-img").src = "/api/camera/stream";
+    var snap = DC.$("camera-snapshot"); if (snap) snap.hidden = false;
+    setInterval(function () {
+      fetch("/api/camera").then(function (r) { return r.json(); }).then(function (c) {
+        DC.setText("camera-state", c.state === "live" ? "(live)" : "(" + c.state + ": " + c.message + ")");
+      });
+    }, 3000);
+  });
+
+  if (!admin) return;
+  function msg(text, cls) { var n = DC.$("upload-msg"); n.textContent = text; n.className = cls || ""; }
+  function upload(blob, name) {
+    var fd = new FormData(); fd.append("photo", blob, name || "table.jpg");
+    msg("Reading the photo…");
+    DC.api("POST", "/api/games/" + gameId + "/rounds/current/table", fd).then(function (d) {
+      if (d._status === 503) msg("Photo stored. " + d.error + " Use the correction screen to enter the lines.", "warn");
+      else msg("Read " + d.scene.tiles.length + " tiles.", "ok");
+      feed.refresh();
+    }).catch(function (e) { msg(e.message, "error"); });
+  }
+  DC.$("table-file").addEventListener("change", function (ev) { if (ev.target.files[0]) upload(ev.target.files[0], ev.target.files[0].name); ev.target.value = ""; });
+  DC.$("browser-camera").addEventListener("click", function () {
+    DC.startWebcam(DC.$("webcam"), DC.$("webcam-video"), DC.$("webcam-shot"), function (b) { upload(b, "camera.jpg"); }).catch(function (e) { msg(e.message, "error"); });
+  });
+  DC.$("camera-snapshot").addEventListener("click", function () {
+    DC.api("POST", "/api/games/" + gameId + "/rounds/current/table/camera").then(function (d) { msg(d._status === 503 ? d.error : "Frame stored.", d._status === 503 ? "warn" : "ok"); feed.refresh(); }).catch(function (e) { msg(e.message, "error"); });
+  });
+  DC.$("block-form").addEventListener("submit", function (ev) {
+    ev.preventDefault();
+    DC.setText("block-result", "Checking clockwise…");
+    DC.api("POST", "/api/games/" + gameId + "/rounds/current/block-check", { proposer: DC.$("proposer").value })
+      .then(function (d) { if (lastCheckShown !== d.outcome.id) { lastCheckShown = d.outcome.id; DC.showSteps(DC.$("steps"), DC.$("block-result"), d.outcome); } render(d.state); })
+      .catch(function (e) { var n = DC.$("block-result"); n.className = "error"; n.textContent = e.message; });
+  });
+  DC.$("hand-form").addEventListener("submit", function (ev) {
+    ev.preventDefault();
+    var sel = DC.$("hand-player"), p = state.players.filter(function (x) { return x.name === sel.value; })[0];
+    try {
+      DC.api("PUT", "/api/games/" + gameId + "/rounds/current/hands/" + p.id, { tiles: DC.parseTiles(DC.$("hand-tiles").value) })
+        .then(function (d) { DC.$("hand-tiles").value = ""; msg(d.player + ": " + d.tiles + " tiles saved.", "ok"); feed.refresh(); })
+        .catch(function (e) { msg(e.message, "error"); });
+    } catch (e) { msg(e.message, "error"); }
+  });
+  DC.$("new-round").addEventListener("click", function () {
+    DC.api("POST", "/api/games/" + gameId + "/rounds").then(render).catch(function (e) { msg(e.message, "error"); });
+  });
+  DC.$("domino").addEventListener("click", function () {
+    var who = DC.$("domino-player").value;
+    if (!confirm(who + " played their last tile: end the round?")) return;
+    DC.api("POST", "/api/games/" + gameId + "/rounds/current/domino", { player: who }).then(function (d) { render(d.state); }).catch(function (e) { msg(e.message, "error"); });
+  });
+})();

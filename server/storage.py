@@ -1,0 +1,268 @@
+"""SQLite storage: games, players, rounds, hands, block checks, scores and the event log.
+
+One connection per request (Flask `g`), opened with `check_same_thread=False` off and WAL on,
+so that a killed server loses nothing that was committed. The schema is versioned: the
+`schema_version` table holds the number of migrations applied, and `MIGRATIONS` lists them in
+order; `migrate()` applies the missing ones in one transaction each.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from dominocam.errors import UserInputError
+
+# Each entry is the SQL of one schema version; never edit one that has shipped, append instead.
+MIGRATIONS: tuple[str, ...] = (
+    # 1: the first schema.
+    """
+    CREATE TABLE settings (
+        key   TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+    );
+    CREATE TABLE games (
+        id         INTEGER PRIMARY KEY AUTOINCREMENT,
+        name       TEXT NOT NULL,
+        variant    TEXT NOT NULL,
+        rules      TEXT NOT NULL DEFAULT '{}',      -- JSON: overrides of the variant's settings
+        set_max    INTEGER NOT NULL,
+        status     TEXT NOT NULL DEFAULT 'active',  -- active | finished
+        created_at REAL NOT NULL
+    );
+    CREATE TABLE players (
+        id      INTEGER PRIMARY KEY AUTOINCREMENT,
+        game_id INTEGER NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+        seat    INTEGER NOT NULL,                    -- 0.. in clockwise order
+        name    TEXT NOT NULL,
+        team    TEXT,
+        salt    TEXT NOT NULL,                       -- rotating it revokes the player's link
+        UNIQUE (game_id, seat),
+        UNIQUE (game_id, name)
+    );
+    CREATE TABLE rounds (
+        id          INTEGER PRIMARY KEY AUTOINCREMENT,
+        game_id     INTEGER NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+        number      INTEGER NOT NULL,
+        status      TEXT NOT NULL DEFAULT 'open',    -- open | ended
+        engine      INTEGER,                         -- Mexican Train: the round's engine double
+        boneyard    INTEGER NOT NULL DEFAULT 0,      -- drawable tiles left
+        layout      TEXT NOT NULL DEFAULT '[]',      -- JSON: rules-engine lines (name, open_end..)
+        table_scene TEXT,                            -- JSON: the Scene of the table, corrected
+        table_image TEXT,                            -- file name under the upload folder
+        ended_by    TEXT,                            -- block | domino
+        result      TEXT,                            -- JSON: verdict or domino scoring
+        started_at  REAL NOT NULL,
+        ended_at    REAL,
+        UNIQUE (game_id, number)
+    );
+    CREATE TABLE hands (
+        round_id    INTEGER NOT NULL REFERENCES rounds(id) ON DELETE CASCADE,
+        player_id   INTEGER NOT NULL REFERENCES players(id) ON DELETE CASCADE,
+        tiles       TEXT NOT NULL DEFAULT '[]',      -- JSON list of [a, b], corrected
+        scene       TEXT,                            -- JSON: the Scene read from the photo
+        image       TEXT,
+        submitted   INTEGER NOT NULL DEFAULT 0,      -- 1 once tiles were saved (even none)
+        declared_cannot_play INTEGER NOT NULL DEFAULT 0,
+        updated_at  REAL NOT NULL,
+        PRIMARY KEY (round_id, player_id)
+    );
+    CREATE TABLE block_checks (
+        id         INTEGER PRIMARY KEY AUTOINCREMENT,
+        round_id   INTEGER NOT NULL REFERENCES rounds(id) ON DELETE CASCADE,
+        proposer   TEXT NOT NULL,
+        verdict    TEXT NOT NULL,                    -- JSON: the rules engine's verdict
+        outcome    TEXT NOT NULL,                    -- JSON: what the dashboard shows
+        created_at REAL NOT NULL
+    );
+    CREATE TABLE scores (
+        round_id  INTEGER NOT NULL REFERENCES rounds(id) ON DELETE CASCADE,
+        name      TEXT NOT NULL,                     -- a player, or a team in team variants
+        player_id INTEGER REFERENCES players(id) ON DELETE CASCADE,
+        points    INTEGER NOT NULL,
+        PRIMARY KEY (round_id, name)
+    );
+    CREATE TABLE events (
+        id         INTEGER PRIMARY KEY AUTOINCREMENT,
+        game_id    INTEGER,
+        type       TEXT NOT NULL,
+        payload    TEXT NOT NULL DEFAULT '{}',
+        created_at REAL NOT NULL
+    );
+    """,
+)
+
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def database_path(url_or_path: str) -> str:
+    """The SQLite file for `--db`: a path, `sqlite:///relative`, `sqlite:////absolute`, or
+    `:memory:`."""
+    if url_or_path.startswith("sqlite:///"):
+        return url_or_path[len("sqlite:///") :] or ":memory:"
+    if "://" in url_or_path:
+        raise UserInputError(
+            f"unsupported database URL {url_or_path!r}; use a file path or sqlite:///PATH"
+        )
+    return url_or_path
+
+
+def connect(path: str) -> sqlite3.Connection:
+    """A connection with foreign keys, WAL journaling and rows addressable by name."""
+    if path != ":memory:":
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
+    conn.row_factory = sqlite3.Row
+    conn.execute("PRAGMA foreign_keys = ON")
+    if path != ":memory:":
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = FULL")
+    return conn
+
+
+def schema_version(conn: sqlite3.Connection) -> int:
+    """The number of migrations applied (0 for an empty database)."""
+    exists = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'"
+    ).fetchone()
+    if not exists:
+        return 0
+    row = conn.execute("SELECT version FROM schema_version").fetchone()
+    return int(row[0]) if row else 0
+
+
+def migrate(conn: sqlite3.Connection, migrations: tuple[str, ...] = MIGRATIONS) -> int:
+    """Apply the migrations the database lacks; return the resulting version.
+
+    Raises:
+        RuntimeError: the database was written by a newer DominoCam (more migrations).
+    """
+    conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+    version = schema_version(conn)
+    if version > len(migrations):
+        raise RuntimeError(
+            f"the database has schema version {version}, newer than this DominoCam "
+            f"({len(migrations)}); upgrade DominoCam or use another --db"
+        )
+    for number in range(version, len(migrations)):
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in _split_sql(migrations[number]):
+                conn.execute(statement)
+            conn.execute("DELETE FROM schema_version")
+            conn.execute("INSERT INTO schema_version (version) VALUES (?)", (number + 1,))
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+    return len(migrations)
+
+
+def _split_sql(script: str) -> Iterator[str]:
+    """The statements of a migration (executescript would commit behind our back).
+
+    `--` comments are dropped (migrations must not put `--` or `;` inside string literals).
+    """
+    text = "\n".join(line.split("--", 1)[0] for line in script.splitlines())
+    buffer = ""
+    for piece in text.split(";"):
+        buffer += piece + ";"
+        if sqlite3.complete_statement(buffer):
+            if buffer.strip(" \n\t;"):
+                yield buffer.strip()
+            buffer = ""
+
+
+@contextmanager
+def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """BEGIN IMMEDIATE ... COMMIT, rolled back on any error."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def now() -> float:
+    return time.time()
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), sort_keys=True)
+
+
+def loads(text: str | None, default: Any = None) -> Any:
+    return default if text is None else json.loads(text)
+
+
+# --- settings ---------------------------------------------------------------------------------
+
+
+def get_setting(conn: sqlite3.Connection, key: str) -> str | None:
+    row = conn.execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
+    return None if row is None else str(row[0])
+
+
+def set_setting(conn: sqlite3.Connection, key: str, value: str) -> None:
+    conn.execute(
+        "INSERT INTO settings (key, value) VALUES (?, ?) "
+        "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        (key, value),
+    )
+
+
+def setting_or_create(conn: sqlite3.Connection, key: str, make: Callable[[], str]) -> str:
+    """The stored value of `key`, created with `make()` on first use (race-free)."""
+    with transaction(conn):
+        value = get_setting(conn, key)
+        if value is None:
+            value = make()
+            set_setting(conn, key, value)
+    return value
+
+
+# --- events -----------------------------------------------------------------------------------
+
+
+def add_event(
+    conn: sqlite3.Connection, game_id: int | None, type_: str, payload: dict | None = None
+) -> int:
+    cur = conn.execute(
+        "INSERT INTO events (game_id, type, payload, created_at) VALUES (?, ?, ?, ?)",
+        (game_id, type_, dumps(payload or {}), now()),
+    )
+    return int(cur.lastrowid or 0)
+
+
+def last_event_id(conn: sqlite3.Connection) -> int:
+    row = conn.execute("SELECT MAX(id) FROM events").fetchone()
+    return int(row[0] or 0)
+
+
+def events_since(
+    conn: sqlite3.Connection, since: int, game_id: int | None = None, limit: int = 200
+) -> list[dict]:
+    sql = "SELECT id, game_id, type, payload, created_at FROM events WHERE id > ?"
+    args: list[Any] = [since]
+    if game_id is not None:
+        sql += " AND (game_id = ? OR game_id IS NULL)"
+        args.append(game_id)
+    sql += " ORDER BY id LIMIT ?"
+    args.append(limit)
+    return [
+        {
+            "id": row["id"],
+            "game_id": row["game_id"],
+            "type": row["type"],
+            "payload": loads(row["payload"], {}),
+            "time": row["created_at"],
+        }
+        for row in conn.execute(sql, args)
+    ]

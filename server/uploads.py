@@ -1,0 +1,194 @@
+"""Safe image uploads: type by magic bytes, size from the header before decoding, then OpenCV.
+
+The order matters: the pixel count is read from the file header and checked against
+`MAX_IMAGE_PIXELS` before any decoding, so a PNG bomb (a tiny file declaring a huge image) or
+a 100-megapixel photo is refused without allocating its pixels. A JPEG must end with its EOI
+marker after the scan starts, so a truncated upload is refused instead of being decoded into a
+half-grey picture. Files are stored under the instance folder, never under static/.
+"""
+
+from __future__ import annotations
+
+import secrets
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from dominocam.errors import UserInputError
+
+FORMATS = {"jpeg": ".jpg", "png": ".png", "webp": ".webp"}
+
+
+class UploadError(UserInputError):
+    """A refused upload; `status` is the HTTP status (400, 413 or 415)."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass(frozen=True)
+class DecodedImage:
+    """An accepted upload: the original bytes, their format and the decoded BGR pixels.
+
+    Attributes:
+        data: the file as uploaded.
+        format: "jpeg", "png" or "webp".
+        width, height: pixels, from the header (before any EXIF rotation).
+        pixels: uint8 array (H, W, 3), BGR, EXIF orientation applied by OpenCV.
+    """
+
+    data: bytes
+    format: str
+    width: int
+    height: int
+    pixels: np.ndarray
+
+
+def sniff_format(data: bytes) -> str:
+    """The image format from the magic bytes.
+
+    Raises:
+        UploadError: 400 for an empty file, 415 for anything that is not JPEG, PNG or WebP.
+    """
+    if not data:
+        raise UploadError("the file is empty (0 bytes); choose a photo and try again")
+    if data[:3] == b"\xff\xd8\xff":
+        return "jpeg"
+    if data[:8] == b"\x89PNG\r\n\x1a\n":
+        return "png"
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "webp"
+    if data[4:12] in (b"ftypheic", b"ftypheix", b"ftypmif1", b"ftyphevc"):
+        raise UploadError(
+            "HEIC photos are not supported; set the camera to 'Most compatible' (JPEG) or "
+            "upload a JPEG or PNG",
+            415,
+        )
+    raise UploadError("this file is not an image; upload a JPEG, PNG or WebP photo", 415)
+
+
+def image_size(data: bytes, fmt: str) -> tuple[int, int]:
+    """(width, height) read from the header alone.
+
+    Raises:
+        UploadError: 400 when the header is missing, damaged or truncated.
+    """
+    try:
+        if fmt == "png":
+            return _png_size(data)
+        if fmt == "jpeg":
+            return _jpeg_size(data)
+        return _webp_size(data)
+    except (struct.error, IndexError):
+        raise UploadError(f"the {fmt.upper()} file is damaged or cut short") from None
+
+
+def _png_size(data: bytes) -> tuple[int, int]:
+    if data[12:16] != b"IHDR":
+        raise UploadError("the PNG file is damaged: its header (IHDR) is missing")
+    width, height = struct.unpack(">II", data[16:24])
+    if b"IEND" not in data[-16:]:
+        raise UploadError("the PNG file is cut short (no IEND chunk); upload it again")
+    return width, height
+
+
+_SOF = {0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF}
+
+
+def _jpeg_size(data: bytes) -> tuple[int, int]:
+    """Walk the marker segments up to the first scan; size from SOFn, EOI required after it."""
+    pos = 2
+    size: tuple[int, int] | None = None
+    while pos + 4 <= len(data):
+        if data[pos] != 0xFF:
+            raise UploadError("the JPEG file is damaged (bad marker)")
+        marker = data[pos + 1]
+        if marker == 0xFF:  # fill byte
+            pos += 1
+            continue
+        if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:
+            pos += 2
+            continue
+        (length,) = struct.unpack(">H", data[pos + 2 : pos + 4])
+        if length < 2:
+            raise UploadError("the JPEG file is damaged (bad segment length)")
+        if marker in _SOF:
+            height, width = struct.unpack(">HH", data[pos + 5 : pos + 9])
+            size = (width, height)
+        if marker == 0xDA:  # start of scan: the entropy-coded data follows
+            if size is None:
+                raise UploadError("the JPEG file is damaged: no frame header before the scan")
+            if data.find(b"\xff\xd9", pos + 2 + length) < 0:
+                raise UploadError("the JPEG file is cut short (no end marker); upload it again")
+            return size
+        pos += 2 + length
+    raise UploadError("the JPEG file is cut short before its image data; upload it again")
+
+
+def _webp_size(data: bytes) -> tuple[int, int]:
+    chunk = data[12:16]
+    if chunk == b"VP8 ":
+        width, height = struct.unpack("<HH", data[26:30])
+        return width & 0x3FFF, height & 0x3FFF
+    if chunk == b"VP8L":
+        b = data[21:25]
+        width = 1 + (((b[1] & 0x3F) << 8) | b[0])
+        height = 1 + (((b[3] & 0xF) << 10) | (b[2] << 2) | ((b[1] & 0xC0) >> 6))
+        return width, height
+    if chunk == b"VP8X":
+        width = 1 + int.from_bytes(data[24:27], "little")
+        height = 1 + int.from_bytes(data[27:30], "little")
+        return width, height
+    raise UploadError("the WebP file is damaged: unknown chunk")
+
+
+def decode_upload(data: bytes, max_pixels: int) -> DecodedImage:
+    """Check and decode an uploaded photo.
+
+    Args:
+        data: the uploaded bytes.
+        max_pixels: the largest width*height accepted.
+
+    Raises:
+        UploadError: with a message a person can act on; never lets OpenCV see a bomb.
+    """
+    import cv2
+
+    fmt = sniff_format(data)
+    width, height = image_size(data, fmt)
+    if width <= 0 or height <= 0:
+        raise UploadError(f"the {fmt.upper()} file declares an empty image ({width}x{height})")
+    if width * height > max_pixels:
+        raise UploadError(
+            f"the image is {width}x{height} = {width * height / 1e6:.0f} megapixels; the limit "
+            f"is {max_pixels / 1e6:.0f} megapixels: send a smaller photo",
+            413,
+        )
+    try:
+        pixels = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    except cv2.error:
+        pixels = None
+    if pixels is None or pixels.size == 0:
+        raise UploadError(f"the {fmt.upper()} file could not be decoded; it may be damaged")
+    return DecodedImage(data=data, format=fmt, width=width, height=height, pixels=pixels)
+
+
+def store(folder: Path, prefix: str, image: DecodedImage) -> str:
+    """Write the original bytes under `folder`; return the file name (no directories)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    name = f"{prefix}-{secrets.token_hex(8)}{FORMATS[image.format]}"
+    tmp = folder / (name + ".part")
+    tmp.write_bytes(image.data)
+    tmp.replace(folder / name)
+    return name
+
+
+def read_request_file(files: object, field: str = "photo") -> bytes:
+    """The bytes of the uploaded file field (multipart), or a clear 400."""
+    storage = getattr(files, "get", lambda _k: None)(field)
+    if storage is None:
+        raise UploadError(f"no file in the request: send it as multipart field '{field}'")
+    return storage.read()

@@ -1,0 +1,56 @@
+"""Small factories for the synthetic data engine's tests."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+# tests/ is on sys.path (the root conftest), so tests/dominosynth would be found as a
+# namespace package before the editable install's finder runs; put the real one first.
+# (pyproject's `[tool.pytest.ini_options] pythonpath = ["datasets"]` would do the same.)
+_DATASETS = str(Path(__file__).resolve().parents[2] / "datasets")
+if _DATASETS not in sys.path:
+    sys.path.insert(0, _DATASETS)
+if "dominosynth" in sys.modules and getattr(sys.modules["dominosynth"], "__file__", None) is None:
+    del sys.modules["dominosynth"]
+
+from dominosynth.config import CONFIGS
+from dominosynth.generate import Job, make_sample
+
+
+def sample(index: int, *, seed: int = 7, config: str = "default", kind: str = "table",
+           size: tuple[int, int] = (640, 360), max_pip: int = 12):
+    """(jpeg, decoded image, truth, id map, scene, rng) of one rendered picture."""
+    job = Job("/nonexistent", index, seed, size[0], size[1], kind, max_pip, "train", CONFIGS[config])
+    return make_sample(job)
+
+
+@pytest.fixture(scope="session")
+def render_sample():
+    """The `sample` factory."""
+    return sample
+
+
+@pytest.fixture(scope="session")
+def mask_has():
+    """The `inside_mask` helper."""
+    return inside_mask
+
+
+@pytest.fixture(scope="session")
+def table_samples():
+    """A dozen table pictures (all variants come up) rendered once for the session."""
+    return [sample(i, seed=11) for i in range(12)]
+
+
+def inside_mask(ids: np.ndarray, point: np.ndarray, value: int, radius: int = 1) -> bool:
+    """True when a pixel of `ids` within `radius` of `point` equals `value`."""
+    x, y = int(round(point[0])), int(round(point[1]))
+    h, w = ids.shape
+    if not (0 <= x < w and 0 <= y < h):
+        return False
+    win = ids[max(0, y - radius) : min(h, y + radius + 1), max(0, x - radius) : min(w, x + radius + 1)]
+    return bool((win == value).any())

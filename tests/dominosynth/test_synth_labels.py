@@ -1,0 +1,108 @@
+"""Labels are exact: corners lie on the drawn tile, lines match, open ends are free halves."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dominosynth.generate import reader_crops
+from dominosynth.render import ID_SIDE
+
+
+def _fully_visible(truth: dict) -> list[dict]:
+    return [t for t in truth["tiles"] if t["visible_fraction"] >= 0.99 and not t["cut_by_border"]]
+
+
+def test_corners_and_edges_lie_on_the_rendered_tile(table_samples, mask_has) -> None:
+    checked = 0
+    for _jpg, _img, truth, ids, scene, _rng in table_samples:
+        for t in _fully_visible(truth):
+            c = np.asarray(t["corners"])
+            centre = c.mean(axis=0)
+            value = t["id"] + 1
+            box = next(b for b in scene.boxes if b.tile == t["id"])
+            width_px = np.linalg.norm(c[1] - c[0])
+            # a rounded corner sits inside its labelled corner by ~0.3 radius along the diagonal
+            inset = 1.5 + 0.45 * box.chamfer / box.hw / 2 * width_px
+            for k in range(4):
+                mid = (c[k] + c[(k + 1) % 4]) / 2
+                towards = (centre - mid) / np.linalg.norm(centre - mid)
+                assert mask_has(ids, mid + towards * 1.0, value), (t["id"], k, "edge")
+                diag = (centre - c[k]) / np.linalg.norm(centre - c[k])
+                assert mask_has(ids, c[k] + diag * inset, value, radius=1), (t["id"], k, "corner")
+                # and just outside the corner is not this tile's face
+                assert not mask_has(ids, c[k] - diag * 2.5, value, radius=0), (t["id"], k, "out")
+            e1, e2 = c[1] - c[0], c[3] - c[0]
+            area = abs(e1[0] * e2[1] - e1[1] * e2[0])
+            drawn = int((ids == value).sum())
+            assert 0.9 * area <= drawn <= 1.02 * area + 4
+            checked += 1
+    assert checked > 30
+
+
+def test_each_tile_at_most_once_per_scene(table_samples) -> None:
+    for _jpg, _img, truth, *_ in table_samples:
+        up = [tuple(t["pips"]) for t in truth["tiles"] if t["face"] == "up"]
+        assert len(up) == len(set(up))
+
+
+def test_touching_halves_match_and_touch(table_samples) -> None:
+    lines_checked = 0
+    variants = set()
+    for _jpg, _img, truth, _ids, _scene, _rng in table_samples:
+        tiles = {t["id"]: t for t in truth["tiles"]}
+        variants.add(truth["variant"])
+        for ln in truth["lines"]:
+            root = tiles[ln["tiles"][0]]
+            if truth["variant"] == "line" and ln["tiles"][0] == truth["lines"][0]["tiles"][0]:
+                value = root["halves"][0] if ln["line"] == 0 else root["halves"][1]
+            else:
+                value = root["halves"][1]
+            prev = root
+            for tid in ln["tiles"][1:]:
+                t = tiles[tid]
+                assert t["halves"][0] == value, (truth["variant"], ln, t)
+                # the matching half lies next to the previous tile (a gap of a few mm at most)
+                c, pc = np.asarray(t["corners"]), np.asarray(prev["corners"])
+                inner = (c.mean(axis=0) + (c[0] + c[1]) / 2) / 2
+                length = np.linalg.norm(pc[3] - pc[0])
+                assert np.min(np.linalg.norm(pc - inner, axis=1)) < 1.0 * length
+                value, prev = t["halves"][1], t
+            if ln["open_end"] is not None:
+                assert ln["open_end"]["value"] == value
+                assert ln["open_end"]["tile"] == ln["tiles"][-1]
+                lines_checked += 1
+        assert sorted(truth["open_ends"]) == sorted(
+            ln["open_end"]["value"] for ln in truth["lines"] if ln["open_end"] is not None
+        )
+    assert lines_checked > 5
+    assert len(variants - {None}) >= 3
+
+
+def test_halves_are_in_corner_order(render_sample) -> None:
+    """Counting dark blobs in each exact half crop of a clean picture gives its label."""
+    import cv2
+
+    from dominosynth.config import CONFIGS
+
+    cfg = CONFIGS["clean"]
+    checked = 0
+    for index in range(4):
+        _jpg, img, truth, _ids, _scene, rng = render_sample(index, seed=3, config="clean", max_pip=9)
+        exact = type(cfg)(**{**cfg.__dict__, "reader_jitter_px": 0.0, "reader_shift": 0.0,
+                             "reader_scale": (1.0, 1.0), "reader_crop_px": 96})
+        for _k, value, crop in reader_crops(img, truth, exact, rng):
+            gray = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
+            inner = gray[5:-10, 5:-5]
+            dark = (inner < 0.55 * np.median(inner)).astype(np.uint8)
+            n, _lab, stats, _ = cv2.connectedComponentsWithStats(dark)
+            blobs = sum(1 for s in stats[1:] if s[cv2.CC_STAT_AREA] >= 6)
+            assert blobs == value, (index, _k, value, blobs)
+            checked += 1
+    assert checked >= 10
+
+
+def test_visibility_and_sides_are_separate(table_samples) -> None:
+    _jpg, _img, truth, ids, *_ = table_samples[0]
+    assert ids.max() < 2 * ID_SIDE
+    for t in truth["tiles"]:
+        assert 0.0 <= t["visible_fraction"] <= 1.0

@@ -1,0 +1,63 @@
+"""A real server killed with SIGKILL in the middle of a round keeps everything confirmed."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import pytest
+from server_factories import ADMIN, free_port, http, start_server
+
+
+@pytest.mark.slow
+def test_sigkill_mid_round_keeps_the_confirmed_state(tmp_path) -> None:
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    proc = start_server(tmp_path, port, "--no-demo")
+    try:
+        status, state = http(
+            "POST",
+            f"{base}/api/games",
+            {"variant": "block", "set": 6, "players": ["Ana", "Ben", "Caro"]},
+            ADMIN,
+        )
+        assert status == 201
+        gid = state["game"]["id"]
+        status, links = http("GET", f"{base}/api/games/{gid}/players", headers=ADMIN)
+        token = {p["name"]: p["token"] for p in links["players"]}
+        lines = [{"name": "main", "open_end": 3}, {"name": "other", "open_end": 5}]
+        http("PUT", f"{base}/api/games/{gid}/rounds/current/layout", {"lines": lines}, ADMIN)
+        http("PUT", f"{base}/api/hand/{token['Ana']}/tiles", {"tiles": [[0, 1], [6, 6]]})
+        http("PUT", f"{base}/api/hand/{token['Ben']}/tiles", {"tiles": [[2, 5]]})
+        http("POST", f"{base}/api/hand/{token['Ben']}/declare", {"cannot_play": True})
+        status, check = http("POST", f"{base}/api/hand/{token['Ana']}/block-check")
+        assert status == 409  # Caro's hand is missing: nothing changes
+        status, before = http("GET", f"{base}/api/state")
+        assert status == 200
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(10)
+
+    proc = start_server(tmp_path, port, "--no-demo")
+    try:
+        status, after = http("GET", f"{base}/api/state")
+        assert status == 200
+        for key in ("game", "players", "round", "scoreboard"):
+            assert after[key] == before[key], key
+        # The links and the admin session still work, the round carries on.
+        status, view = http("GET", f"{base}/api/hand/{token['Ana']}")
+        assert status == 200 and view["me"]["hand"] == [[0, 1], [6, 6]]
+        http("PUT", f"{base}/api/hand/{token['Caro']}/tiles", {"tiles": [[4, 4]]})
+        status, check = http("POST", f"{base}/api/hand/{token['Ana']}/block-check")
+        assert status == 200
+        assert check["outcome"]["stopped"] == {
+            "player": "Ben",
+            "tile": [2, 5],
+            "line": "other",
+            "foul": True,
+        }
+        status, _ = http("GET", f"{base}/api/games/{gid}/players", headers=ADMIN)
+        assert status == 200
+    finally:
+        proc.terminate()
+        proc.wait(10)

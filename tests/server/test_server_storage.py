@@ -1,0 +1,46 @@
+"""The versioned schema and the database location."""
+
+from __future__ import annotations
+
+import pytest
+
+from dominocam.errors import UserInputError
+from server import storage
+
+
+def test_migrate_is_idempotent_and_versioned(tmp_path) -> None:
+    conn = storage.connect(str(tmp_path / "a.db"))
+    assert storage.schema_version(conn) == 0
+    assert storage.migrate(conn) == storage.SCHEMA_VERSION
+    assert storage.migrate(conn) == storage.SCHEMA_VERSION
+    assert storage.schema_version(conn) == storage.SCHEMA_VERSION
+    # A later migration applies on top of the shipped ones.
+    extra = (*storage.MIGRATIONS, "ALTER TABLE games ADD COLUMN venue TEXT;")
+    assert storage.migrate(conn, extra) == storage.SCHEMA_VERSION + 1
+    conn.execute("SELECT venue FROM games")
+
+
+def test_a_newer_database_is_refused(tmp_path) -> None:
+    conn = storage.connect(str(tmp_path / "a.db"))
+    storage.migrate(conn)
+    conn.execute("UPDATE schema_version SET version = 99")
+    with pytest.raises(RuntimeError, match="newer"):
+        storage.migrate(conn)
+
+
+def test_failed_migration_rolls_back(tmp_path) -> None:
+    conn = storage.connect(str(tmp_path / "a.db"))
+    storage.migrate(conn)
+    broken = (*storage.MIGRATIONS, "CREATE TABLE t (x INT); SELECT nonsense FROM nowhere;")
+    with pytest.raises(Exception, match="nowhere"):
+        storage.migrate(conn, broken)
+    assert storage.schema_version(conn) == storage.SCHEMA_VERSION
+    assert conn.execute("SELECT name FROM sqlite_master WHERE name = 't'").fetchone() is None
+
+
+def test_database_path() -> None:
+    assert storage.database_path("sqlite:///x/y.db") == "x/y.db"
+    assert storage.database_path("sqlite:////abs/y.db") == "/abs/y.db"
+    assert storage.database_path("plain.db") == "plain.db"
+    with pytest.raises(UserInputError, match="unsupported"):
+        storage.database_path("postgres://host/db")

@@ -1,0 +1,121 @@
+"""Reader and full pipeline through onnxruntime with tiny ONNX doubles of the models."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dominocam.errors import UserInputError
+from vision.detector import Detector
+from vision.onnx_model import resolve_model_path
+from vision.pipeline import STAGES, load_models, read_image
+from vision.reader import Reader
+from vision.scene import Scene
+
+
+def test_reader_reads_each_half_in_corner_order(painted_table, double_models):
+    reader = Reader(double_models / "reader.onnx", threads=1)
+    assert reader.side == 32 and reader.num_values == 13 and reader.fixed_batch is None
+    up = [(c, h) for c, h in zip(painted_table.corners, painted_table.halves, strict=True) if h]
+    probs = reader.read(painted_table.image, [c for c, _ in up])
+    assert probs.shape == (len(up), 2, 13)
+    assert np.allclose(probs.sum(axis=2), 1.0)
+    assert [tuple(p.argmax(axis=1)) for p in probs] == [h for _, h in up]
+
+
+def test_reader_with_fixed_batch_and_shuffled_classes(painted_table, tmp_path: Path):
+    from onnx_doubles import write_reader
+
+    order = [3, 0, 12, 1, 2, 4, 5, 6, 7, 8, 9, 10, 11]
+    path = write_reader(tmp_path / "r.onnx", side=32, dynamic_batch=False, class_order=order)
+    reader = Reader(path)
+    assert reader.fixed_batch == 1
+    probs = reader.read(painted_table.image, painted_table.corners[:2])
+    assert [tuple(p.argmax(axis=1)) for p in probs] == painted_table.halves[:2]
+    assert reader.read(painted_table.image, []).shape == (0, 2, 13)
+
+
+def test_read_image_end_to_end(painted_table, double_models):
+    models = load_models(double_models / "detector.onnx", double_models / "reader.onnx", threads=1)
+    timings: dict[str, float] = {}
+    scene = read_image(painted_table.image, models.detector, models.reader, 12, timings=timings)
+    assert set(timings) == set(STAGES)
+    assert (scene.width, scene.height) == (320, 240)
+    expected = sorted(tuple(sorted(h)) for h in painted_table.halves if h)
+    assert sorted(t.pips for t in scene.tiles if t.face == "up") == expected
+    assert scene.face_down == 1
+    assert scene.pip_total == sum(a + b for a, b in expected)
+    assert [t.id for t in scene.tiles] == list(range(len(scene.tiles)))
+    # corners[0]-[1] bound the half showing pips[0]: re-reading in that order agrees.
+    ups = [t for t in scene.tiles if t.face == "up"]
+    probs = models.reader.read(painted_table.image, [t.corners for t in ups])
+    assert [tuple(p.argmax(axis=1)) for p in probs] == [t.pips for t in ups]
+    assert Scene.from_json(scene.to_json()).to_json() == scene.to_json()
+
+
+def test_read_image_without_tiles_is_an_empty_scene(double_models, tmp_path: Path):
+    from onnx_doubles import raw_from_boxes, write_detector
+
+    path = write_detector(
+        tmp_path / "empty.onnx", raw_from_boxes(np.zeros((0, 5)), [], []), imgsz=64
+    )
+    image = np.full((100, 50, 3), 128, np.uint8)
+    scene = read_image(image, Detector(path), Reader(double_models / "reader.onnx"), 12)
+    assert scene.tiles == [] and scene.warnings == [] and scene.pip_total == 0
+
+
+def test_read_image_warns_about_cut_tiles_and_missing_reader(double_models):
+    from conftest import paint_table, to_input_boxes
+    from onnx_doubles import raw_from_boxes, write_detector
+
+    boxes = np.array([[20, 60, 80, 40, 0.0], [150, 60, 60, 30, 0.4]])  # first crosses x = 0
+    image = paint_table(boxes, [(2, 3), (4, 4)])
+    lb = to_input_boxes(boxes, image.shape[:2], 160)
+    path = write_detector(
+        double_models.parent / "cut" / "detector.onnx",
+        raw_from_boxes(lb, np.array([0, 0]), np.array([0.9, 0.9])),
+    )
+    detector = Detector(path)
+    scene = read_image(image, detector, Reader(double_models / "reader.onnx"), 12)
+    assert any("cut by the image border" in w for w in scene.warnings)
+    unread = read_image(image, detector, None, 12)
+    assert all(t.pips is None for t in unread.tiles)
+    assert any("no reader model" in w for w in unread.warnings)
+
+
+def test_read_image_adjacency_hook_is_called(painted_table, double_models):
+    models = load_models(double_models / "detector.onnx", double_models / "reader.onnx")
+    seen: list[int] = []
+
+    def hook(scene: Scene) -> list:
+        seen.append(len(scene.tiles))
+        return []
+
+    read_image(painted_table.image, models.detector, models.reader, 12, adjacency=hook)
+    assert seen == [5]
+
+
+def test_read_image_rejects_non_bgr(double_models, painted_table):
+    models = load_models(double_models / "detector.onnx", double_models / "reader.onnx")
+    with pytest.raises(ValueError, match="BGR uint8"):
+        read_image(painted_table.image[..., 0], models.detector, models.reader)
+
+
+def test_missing_models_say_how_to_get_them(tmp_path: Path, monkeypatch):
+    monkeypatch.setenv("DOMINOCAM_MODELS", str(tmp_path))
+    with pytest.raises(UserInputError, match=r"detector model not found.*dominocam train"):
+        resolve_model_path("detector")
+    with pytest.raises(UserInputError, match=re.escape("--reader /no/such.onnx")):
+        resolve_model_path("reader", "/no/such.onnx")
+    (tmp_path / "reader.onnx").write_bytes(b"x")
+    assert resolve_model_path("reader") == tmp_path / "reader.onnx"
+
+
+def test_default_models_dir_is_the_repository_models_folder(monkeypatch):
+    from vision.onnx_model import default_models_dir
+
+    monkeypatch.delenv("DOMINOCAM_MODELS", raising=False)
+    assert default_models_dir() == Path(__file__).resolve().parents[2] / "models"

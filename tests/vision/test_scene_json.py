@@ -1,0 +1,107 @@
+"""The Scene dataclasses: validation, derived counts and the JSON contract of DESIGN.md."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from dominocam.errors import UserInputError
+from vision.scene import Layout, LayoutLine, OpenEnd, Scene, SceneTile
+
+CORNERS = [[10.0, 10.0], [30.0, 10.0], [30.0, 50.0], [10.0, 50.0]]
+
+
+def make_scene() -> Scene:
+    return Scene(
+        width=1280,
+        height=720,
+        tiles=[
+            SceneTile(0, "up", CORNERS, 0.98, (5, 10), (0.99, 0.97), np.ones((2, 13)) / 13),
+            SceneTile(1, "down", np.array(CORNERS) + 100, 0.95),
+            SceneTile(2, "up", np.array(CORNERS) + 200, 0.9, (12, 12), (0.8, 0.85)),
+        ],
+        layout=Layout(
+            lines=[LayoutLine(tiles=[0, 2], open_end=OpenEnd(tile=2, value=12, point=(1.5, 2.5)))],
+            open_ends=[12],
+        ),
+        warnings=["tile 9 is cut by the image border"],
+    )
+
+
+def test_contract_fields_exactly():
+    data = make_scene().to_dict()
+    assert list(data) == ["image", "tiles", "face_down", "pip_total", "layout", "warnings"]
+    assert data["image"] == {"width": 1280, "height": 720}
+    assert data["face_down"] == 1
+    assert data["pip_total"] == 15 + 24
+    up, down = data["tiles"][0], data["tiles"][1]
+    assert set(up) == {"id", "face", "pips", "corners", "confidence", "pip_confidence"}
+    assert set(down) == {"id", "face", "pips", "corners", "confidence"}
+    assert up["pips"] == [5, 10] and down["pips"] is None
+    assert up["corners"] == CORNERS and up["pip_confidence"] == [0.99, 0.97]
+    assert data["layout"] == {
+        "lines": [{"tiles": [0, 2], "open_end": {"tile": 2, "value": 12, "point": [1.5, 2.5]}}],
+        "open_ends": [12],
+    }
+    json.dumps(data)  # plain values only
+
+
+def test_json_round_trip():
+    scene = make_scene()
+    text = scene.to_json()
+    back = Scene.from_json(text)
+    assert back.to_json() == text
+    assert back.tiles[0].half_probs is None  # not serialised
+    # A `path` key (several images on the command line) is accepted and ignored.
+    assert Scene.from_dict({"path": "a.jpg", **json.loads(text)}).to_json() == text
+
+
+def test_empty_scene_is_valid():
+    scene = Scene(width=640, height=480)
+    assert scene.to_dict()["tiles"] == [] and scene.pip_total == 0 and scene.face_down == 0
+    assert scene.to_dict()["layout"] == {"lines": [], "open_ends": []}
+    assert Scene.from_json(scene.to_json()).to_dict() == scene.to_dict()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"face": "sideways"}, "face"),
+        ({"corners": [[0, 0], [1, 1]]}, "corners"),
+        ({"confidence": 1.5}, "confidence"),
+        ({"pips": (7, 3)}, "sorted"),
+        ({"pips": (-1, 3)}, "pips"),
+        ({"face": "down", "pips": (1, 2)}, "face-down"),
+        ({"pip_confidence": (0.5, 0.5)}, "pip_confidence"),
+    ],
+)
+def test_tile_validation(kwargs, match):
+    base = {"id": 0, "face": "up", "corners": CORNERS, "confidence": 0.5}
+    with pytest.raises(UserInputError, match=match):
+        SceneTile(**{**base, **kwargs})
+
+
+def test_half_probs_shape_is_checked():
+    with pytest.raises(ValueError, match="half_probs"):
+        SceneTile(0, "up", CORNERS, 0.5, half_probs=np.zeros(13))
+
+
+def test_scene_validation():
+    with pytest.raises(UserInputError, match="ids"):
+        Scene(100, 100, tiles=[SceneTile(3, "down", CORNERS, 0.5)])
+    with pytest.raises(UserInputError, match="width"):
+        Scene(0, 100)
+    with pytest.raises(UserInputError, match="image"):
+        Scene.from_dict({"tiles": []})
+    with pytest.raises(UserInputError, match="pip_total"):
+        Scene.from_dict({**make_scene().to_dict(), "pip_total": 3})
+    with pytest.raises(UserInputError, match="not valid Scene JSON"):
+        Scene.from_json("{nope")
+
+
+def test_with_tiles_renumbers():
+    scene = make_scene()
+    smaller = scene.with_tiles([scene.tiles[2], scene.tiles[1]])
+    assert [t.id for t in smaller.tiles] == [0, 1] and smaller.pip_total == 24

@@ -1,0 +1,210 @@
+"""Joint decoding of the reader's per-half probabilities into tile values.
+
+Reading each tile on its own can give the same tile twice, or a value the set does not have.
+One physical double-n set holds each tile once, so the reads are decoded together: every
+face-up tile gets a distinct tile of the set, chosen to maximise the total log-probability of
+the reads (an assignment problem); a read that collides with a more likely one yields to its
+next best reading. Halves known to touch in a line (given later by the layout module through
+`adjacency_constraints`) pool their evidence, since they must show the same value.
+
+Every change against the independent reading is reported as a warning that says what changed
+and why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+import numpy as np
+
+from vision.scene import SceneTile
+
+# A half of a tile: (tile id, half index 0 or 1 in the tile's current corner order).
+HalfRef = tuple[int, int]
+# Two halves that touch end to end in a line and must therefore show the same value.
+AdjacencyConstraint = tuple[HalfRef, HalfRef]
+
+_FLOOR = 1e-9  # probabilities are floored so that log(0) never decides alone
+
+
+def set_tiles(set_max: int) -> list[tuple[int, int]]:
+    """Every tile (a, b), a <= b, of a double-`set_max` set, in a fixed order."""
+    return [(a, b) for a in range(set_max + 1) for b in range(a, set_max + 1)]
+
+
+def _restrict(half_probs: np.ndarray, set_max: int) -> np.ndarray:
+    """(2, V) probabilities -> (2, set_max+1), renormalised over the values the set has."""
+    probs = np.zeros((2, set_max + 1), dtype=np.float64)
+    width = min(half_probs.shape[1], set_max + 1)
+    probs[:, :width] = np.clip(half_probs[:, :width], 0.0, None)
+    sums = probs.sum(axis=1, keepdims=True)
+    return np.where(sums > 0, probs / np.where(sums > 0, sums, 1.0), 1.0 / (set_max + 1))
+
+
+def _tile_scores(logp: np.ndarray, tiles: list[tuple[int, int]]) -> np.ndarray:
+    """Log-probability of each set tile for each read: (n, 2, K) half log-probs -> (n, T).
+
+    The box does not say which end is which, so a tile (a, b) is either orientation:
+    P = P0(a) P1(b) + P0(b) P1(a) for a != b, P0(a) P1(a) for a double.
+    """
+    a = np.array([t[0] for t in tiles])
+    b = np.array([t[1] for t in tiles])
+    direct = logp[:, 0, a] + logp[:, 1, b]
+    swapped = logp[:, 0, b] + logp[:, 1, a]
+    return np.where(a == b, direct, np.logaddexp(direct, swapped))
+
+
+def _union_groups(constraints: Sequence[AdjacencyConstraint], ids: set[int]) -> list[list[HalfRef]]:
+    parent: dict[HalfRef, HalfRef] = {}
+
+    def find(x: HalfRef) -> HalfRef:
+        parent.setdefault(x, x)
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for first, second in constraints:
+        first, second = (int(first[0]), int(first[1])), (int(second[0]), int(second[1]))
+        for ref in (first, second):
+            if ref[0] not in ids or ref[1] not in (0, 1):
+                raise ValueError(f"adjacency constraint names unknown half {ref}")
+        parent[find(first)] = find(second)
+    groups: dict[HalfRef, list[HalfRef]] = {}
+    for ref in list(parent):
+        groups.setdefault(find(ref), []).append(ref)
+    return [g for g in groups.values() if len(g) > 1]
+
+
+def _fmt(tile: tuple[int, int]) -> str:
+    return f"{tile[0]}-{tile[1]}"
+
+
+def joint_decode(
+    tiles: Sequence[SceneTile],
+    set_max: int = 12,
+    adjacency_constraints: Sequence[AdjacencyConstraint] = (),
+) -> tuple[list[SceneTile], list[str]]:
+    """Choose the values of every read face-up tile together.
+
+    Args:
+        tiles: Scene tiles; face-up tiles with `half_probs` are decoded, others pass through.
+        set_max: the set's highest value (12 for double-12); values above it are impossible.
+        adjacency_constraints: pairs of halves `((tile_id, half), (tile_id, half))` that
+            touch end to end in a line and must show the same value (from the layout
+            module). Half indices refer to the tiles' corner order as given.
+
+    Returns:
+        The tiles with `pips` (sorted), `pip_confidence` and, where needed, corners and
+        `half_probs` turned by two so that half 0 shows pips[0]; and the warnings explaining
+        every read that differs from the most likely read of that tile on its own.
+    """
+    out = list(tiles)
+    index = [i for i, t in enumerate(out) if t.face == "up" and t.half_probs is not None]
+    if not index:
+        return out, []
+    candidates = set_tiles(set_max)
+    warnings: list[str] = []
+
+    probs = {i: _restrict(out[i].half_probs, set_max) for i in index}
+    for i in index:
+        above = [
+            h
+            for h in (0, 1)
+            if out[i].half_probs.shape[1] > set_max + 1
+            and int(np.argmax(out[i].half_probs[h])) > set_max
+        ]
+        for h in above:
+            warnings.append(
+                f"tile {out[i].id}: a half read as {int(np.argmax(out[i].half_probs[h]))} pips, "
+                f"more than a double-{set_max} set has; read as its best value <= {set_max}"
+            )
+    logp = {i: np.log(np.maximum(probs[i], _FLOOR)) for i in index}
+
+    # Halves that touch must agree: each half of a group takes the group's pooled evidence.
+    fused = {i: logp[i].copy() for i in index}
+    id_to_pos = {out[i].id: i for i in index}
+    groups = _union_groups(adjacency_constraints, set(id_to_pos)) if adjacency_constraints else []
+    for group in groups:
+        pooled = sum(logp[id_to_pos[t]][h] for t, h in group)
+        pooled = pooled - np.logaddexp.reduce(pooled)
+        for t, h in group:
+            fused[id_to_pos[t]][h] = pooled
+
+    alone = _tile_scores(np.stack([logp[i] for i in index]), candidates)  # (n, T)
+    joint = _tile_scores(np.stack([fused[i] for i in index]), candidates)
+    best_alone = alone.argmax(axis=1)
+    best_joint = joint.argmax(axis=1)
+
+    if len(index) > len(candidates):
+        warnings.append(
+            f"{len(index)} face-up tiles but a double-{set_max} set has only {len(candidates)}: "
+            "is the set size right (--set)? Tiles were read one by one"
+        )
+        choice = best_joint
+    elif len(set(best_joint.tolist())) == len(index):
+        choice = best_joint
+    else:
+        from scipy.optimize import linear_sum_assignment
+
+        rows, cols = linear_sum_assignment(-joint)
+        choice = np.empty(len(index), dtype=np.int64)
+        choice[rows] = cols
+
+    for row, i in enumerate(index):
+        tile = out[i]
+        chosen = candidates[int(choice[row])]
+        a, b = chosen
+        lp = fused[i]
+        # Orientation: which end shows which value (half 0 gets the smaller after the turn).
+        flip = lp[0, b] + lp[1, a] > lp[0, a] + lp[1, b]
+        corners, half_probs = tile.corners, tile.half_probs
+        p = probs[i]
+        conf0, conf1 = (p[0, a], p[1, b]) if not flip else (p[1, a], p[0, b])
+        if flip:
+            corners = np.roll(corners, -2, axis=0)
+            half_probs = half_probs[::-1].copy()
+        out[i] = replace(
+            tile,
+            corners=corners,
+            half_probs=half_probs,
+            pips=(a, b),
+            pip_confidence=(float(conf0), float(conf1)),
+        )
+        first = candidates[int(best_alone[row])]
+        if first == chosen:
+            continue
+        why = _reason(row, first, index, out, candidates, choice)
+        if best_joint[row] != best_alone[row] and candidates[int(best_joint[row])] == chosen:
+            mine = [g for g in groups if (tile.id, 0) in g or (tile.id, 1) in g]
+            partners = sorted({t for g in mine for t, _ in g} - {tile.id})
+            why = "a touching half must match tile" + ("s " if len(partners) > 1 else " ")
+            why += ", ".join(str(t) for t in partners)
+        warnings.append(
+            f"tile {tile.id} read {_fmt(first)} (p={np.exp(alone[row, best_alone[row]]):.2f}) "
+            f"changed to {_fmt(chosen)} (p={np.exp(alone[row, choice[row]]):.2f}): {why}"
+        )
+    return out, warnings
+
+
+def _reason(
+    row: int,
+    first: tuple[int, int],
+    index: list[int],
+    out: list[SceneTile],
+    candidates: list[tuple[int, int]],
+    choice: np.ndarray,
+) -> str:
+    """Why a read yielded: name the tile that now holds its first reading."""
+    holder = [
+        out[index[r]].id
+        for r in range(len(index))
+        if r != row and candidates[int(choice[r])] == first
+    ]
+    if holder:
+        return (
+            f"{_fmt(first)} went to tile {holder[0]} in the most likely reading of all tiles "
+            "together, and a set holds each tile once"
+        )
+    return f"{_fmt(first)} collided with another read, and a set holds each tile once"

@@ -1,0 +1,233 @@
+"""The tile detector: an ultralytics OBB model exported to ONNX, run with onnxruntime.
+
+The raw output is `[1, 4 + nc + 1, A]`: for each of A anchors cx, cy, w, h (network-input
+pixels), nc class scores (already sigmoid), and the angle in radians last. Decoding keeps
+anchors above the confidence threshold, suppresses overlaps with probabilistic-IoU NMS (as
+ultralytics does), and maps the boxes back to the original image through the letterbox.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from dominocam.errors import UserInputError
+from vision import geometry
+from vision.onnx_model import metadata, open_session, parse_imgsz, parse_literal, parse_names
+
+# Class names the runtime understands, and the face each one means.
+FACE_OF_CLASS: dict[str, str] = {"tile_up": "up", "tile_down": "down"}
+# ultralytics offsets boxes of different classes by this many pixels for class-aware NMS.
+_MAX_WH = 7680.0
+
+
+@dataclass
+class Detection:
+    """One oriented box in original-image pixels.
+
+    Attributes:
+        corners: (4, 2) float64 corners, clockwise on screen, corners[0]-corners[1] a short
+            edge (the tile convention of `vision.geometry`).
+        score: detector confidence 0..1.
+        class_id: index into the model's `names`.
+        name: class name, e.g. "tile_up".
+    """
+
+    corners: np.ndarray
+    score: float
+    class_id: int
+    name: str
+
+    def __post_init__(self) -> None:
+        self.corners = np.asarray(self.corners, dtype=np.float64)
+        if self.corners.shape != (4, 2):
+            raise ValueError(f"corners must have shape (4, 2), got {self.corners.shape}")
+        self.score = float(self.score)
+        self.class_id = int(self.class_id)
+
+    @property
+    def face(self) -> str | None:
+        """ "up", "down", or None for a class that is not a tile."""
+        return FACE_OF_CLASS.get(self.name)
+
+
+def decode_obb_output(
+    raw: np.ndarray,
+    num_classes: int,
+    conf_threshold: float = 0.25,
+    iou_threshold: float = 0.7,
+    *,
+    agnostic: bool = True,
+    max_det: int = 300,
+    max_nms: int = 30000,
+    greedy: bool = True,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Decode a raw OBB output into boxes in network-input pixels.
+
+    Args:
+        raw: (1, 4 + nc + 1, A) or (4 + nc + 1, A) raw output.
+        num_classes: nc.
+        conf_threshold: keep anchors whose best class score is above this.
+        iou_threshold: probiou threshold of the rotated NMS.
+        agnostic: one NMS over all classes (a physical tile is either up or down, so an up
+            and a down box on the same tile must not both survive); False is ultralytics'
+            class-aware NMS.
+        max_det: keep at most this many boxes.
+        max_nms: consider at most this many best-scoring anchors in NMS.
+        greedy: see `geometry.nms_rotated`.
+
+    Returns:
+        xywhr (N, 5) regularised boxes, scores (N,), class ids (N,) int64, best score first.
+    """
+    arr = np.asarray(raw)
+    if arr.ndim == 3:
+        if arr.shape[0] != 1:
+            raise ValueError(f"expected batch size 1, got raw output shape {arr.shape}")
+        arr = arr[0]
+    if arr.ndim != 2 or arr.shape[0] != 4 + num_classes + 1:
+        raise ValueError(
+            f"raw OBB output must be (1, {4 + num_classes + 1}, anchors) for {num_classes} "
+            f"classes, got {np.asarray(raw).shape}"
+        )
+    class_scores = arr[4 : 4 + num_classes]
+    cls = class_scores.argmax(axis=0)
+    score = class_scores.max(axis=0)
+    keep = np.flatnonzero(score > conf_threshold)
+    empty = (np.zeros((0, 5)), np.zeros(0), np.zeros(0, dtype=np.int64))
+    if keep.size == 0:
+        return empty
+    if keep.size > max_nms:
+        keep = keep[np.argsort(-score[keep], kind="stable")[:max_nms]]
+    boxes = np.concatenate([arr[:4, keep], arr[4 + num_classes : 5 + num_classes, keep]]).T
+    boxes = boxes.astype(np.float64)
+    score, cls = score[keep].astype(np.float64), cls[keep].astype(np.int64)
+    nms_boxes = boxes
+    if not agnostic:
+        nms_boxes = boxes.copy()
+        nms_boxes[:, :2] += cls[:, None] * _MAX_WH
+    order = geometry.nms_rotated(nms_boxes, score, iou_threshold, greedy=greedy)[:max_det]
+    return geometry.regularize_xywhr(boxes[order]), score[order], cls[order]
+
+
+class Detector:
+    """An ONNX OBB tile detector; one onnxruntime session, safe to call from several threads.
+
+    Args:
+        path: the .onnx file (an ultralytics OBB export with names/imgsz/stride metadata).
+        conf: confidence threshold.
+        iou: probiou threshold of the rotated NMS.
+        threads: onnxruntime intra-op threads; None for all cores.
+        agnostic: class-agnostic NMS (default; see `decode_obb_output`).
+        max_det: keep at most this many boxes.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        conf: float = 0.25,
+        iou: float = 0.7,
+        threads: int | None = None,
+        agnostic: bool = True,
+        max_det: int = 300,
+    ) -> None:
+        self.path = Path(path)
+        self.conf, self.iou, self.agnostic, self.max_det = conf, iou, agnostic, max_det
+        self.session = open_session(self.path, threads)
+        meta = metadata(self.session)
+        self.names = parse_names(meta, self.path)
+        self.imgsz = parse_imgsz(meta, self.path)
+        self.stride = parse_literal(meta, "stride", self.path) if "stride" in meta else None
+        self.task = meta.get("task")
+        if self.task not in (None, "obb"):
+            raise UserInputError(f"{self.path} is a '{self.task}' model, not an OBB detector")
+        if not any(name in FACE_OF_CLASS for name in self.names.values()):
+            raise UserInputError(
+                f"{self.path}: no class named {' or '.join(FACE_OF_CLASS)} in {self.names}"
+            )
+        self.num_classes = max(self.names) + 1
+        inputs = self.session.get_inputs()
+        self.input_name = inputs[0].name
+        shape = inputs[0].shape
+        static = len(shape) == 4 and all(isinstance(v, int) for v in shape[2:])
+        if static and tuple(shape[2:]) != self.imgsz:
+            raise UserInputError(
+                f"{self.path}: input is {shape[2:]} but metadata imgsz says {self.imgsz}"
+            )
+        self.output_name = self.session.get_outputs()[0].name
+        self.data_card = meta.get("data_card")
+
+    def preprocess(self, image: np.ndarray) -> tuple[np.ndarray, geometry.LetterboxTransform]:
+        """BGR uint8 HxWx3 image -> (1, 3, S, S) float32 RGB 0..1 letterboxed, and its transform."""
+        import cv2
+
+        padded, transform = geometry.letterbox(image, self.imgsz)
+        if hasattr(cv2, "dnn"):  # one C++ pass: BGR->RGB, HWC->CHW, uint8->float32 / 255
+            return cv2.dnn.blobFromImage(padded, 1.0 / 255.0, swapRB=True), transform
+        tensor = padded[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32)
+        tensor *= 1.0 / 255.0
+        return np.ascontiguousarray(tensor), transform
+
+    def forward(self, tensor: np.ndarray) -> np.ndarray:
+        """The bare network call: input tensor -> raw output (1, 4 + nc + 1, A)."""
+        return self.session.run([self.output_name], {self.input_name: tensor})[0]
+
+    def postprocess(
+        self, raw: np.ndarray, transform: geometry.LetterboxTransform
+    ) -> list[Detection]:
+        """Raw output -> detections in original-image pixels, best score first."""
+        xywhr, scores, classes = decode_obb_output(
+            raw,
+            self.num_classes,
+            self.conf,
+            self.iou,
+            agnostic=self.agnostic,
+            max_det=self.max_det,
+        )
+        if len(scores) == 0:
+            return []
+        corners = transform.to_source(geometry.xywhr_to_corners(xywhr))
+        corners = geometry.order_corners(corners)
+        return [
+            Detection(corners=c, score=s, class_id=k, name=self.names.get(int(k), str(k)))
+            for c, s, k in zip(corners, scores, classes, strict=True)
+        ]
+
+    def detect(self, image: np.ndarray, timings: dict[str, float] | None = None) -> list[Detection]:
+        """Find the tiles in a BGR uint8 image (HxWx3, original resolution).
+
+        Args:
+            image: the photo.
+            timings: when given, seconds spent in "preprocess", "forward" and "postprocess"
+                are added to it.
+        """
+        from time import perf_counter
+
+        t0 = perf_counter()
+        tensor, transform = self.preprocess(image)
+        t1 = perf_counter()
+        raw = self.forward(tensor)
+        t2 = perf_counter()
+        detections = self.postprocess(raw, transform)
+        t3 = perf_counter()
+        if timings is not None:
+            for key, value in (
+                ("preprocess", t1 - t0),
+                ("forward", t2 - t1),
+                ("postprocess", t3 - t2),
+            ):
+                timings[key] = timings.get(key, 0.0) + value
+        return detections
+
+    def describe(self) -> dict[str, Any]:
+        """Names, input size and stride, for reports."""
+        return {
+            "path": str(self.path),
+            "names": self.names,
+            "imgsz": list(self.imgsz),
+            "stride": self.stride,
+        }

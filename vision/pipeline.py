@@ -1,0 +1,122 @@
+"""From an image to a Scene: detect, read, decode jointly (the layout comes in later).
+
+    scene = read_image(load_image("table.jpg"), detector, reader, set_max=12)
+
+`read_image` returns its result and stores nothing, so one Detector and one Reader can serve
+several threads (the Flask dev server is threaded).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from time import perf_counter
+
+import numpy as np
+
+from vision import geometry
+from vision.decode import AdjacencyConstraint, joint_decode
+from vision.detector import Detector
+from vision.onnx_model import resolve_model_path
+from vision.reader import Reader
+from vision.scene import Scene, SceneTile
+
+# Stages timed by `read_image(..., timings=...)` (detect is split in three).
+STAGES: tuple[str, ...] = ("preprocess", "forward", "postprocess", "read", "decode")
+
+# Given the Scene after a first decoding, the pairs of touching halves that must agree
+# (the layout module's hook); an empty list means nothing to add.
+AdjacencyFn = Callable[[Scene], Sequence[AdjacencyConstraint]]
+
+
+@dataclass
+class Models:
+    """The detector and the reader, loaded once and shared."""
+
+    detector: Detector
+    reader: Reader
+
+
+def load_models(
+    detector: str | os.PathLike[str] | None = None,
+    reader: str | os.PathLike[str] | None = None,
+    *,
+    threads: int | None = None,
+    conf: float = 0.25,
+    iou: float = 0.7,
+) -> Models:
+    """Open both models (paths default to $DOMINOCAM_MODELS or the repository's models/).
+
+    Raises:
+        UserInputError: a model file is missing or unreadable (the message says how to get it).
+    """
+    detector_path = resolve_model_path("detector", detector)
+    reader_path = resolve_model_path("reader", reader)
+    return Models(
+        detector=Detector(detector_path, conf=conf, iou=iou, threads=threads),
+        reader=Reader(reader_path, threads=threads),
+    )
+
+
+def read_image(
+    image: np.ndarray,
+    detector: Detector,
+    reader: Reader | None,
+    set_max: int = 12,
+    *,
+    adjacency: AdjacencyFn | None = None,
+    timings: dict[str, float] | None = None,
+) -> Scene:
+    """Read one photo into a Scene.
+
+    Args:
+        image: BGR uint8 HxWx3 at full resolution (see `vision.image_io.load_image`).
+        detector: the tile detector.
+        reader: the pip reader; None leaves face-up tiles unread (with a warning).
+        set_max: the set's highest value (6, 9, 12 or 15).
+        adjacency: optional layout hook, called with the decoded Scene; the touching halves
+            it returns are decoded again jointly (see `vision.decode.joint_decode`).
+        timings: when given, seconds per stage of `STAGES` are added to it.
+
+    Returns:
+        The Scene; an image without tiles gives a Scene without tiles, not an error.
+    """
+    if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
+        raise ValueError(f"expected a BGR uint8 HxWx3 image, got {image.dtype} {image.shape}")
+    height, width = image.shape[:2]
+    detections = detector.detect(image, timings)
+    detections = [d for d in detections if d.face is not None]
+    # Reading order: top to bottom, then left to right (ids are stable for a still table).
+    detections.sort(
+        key=lambda d: (round(float(d.corners[:, 1].mean()) / 8), d.corners[:, 0].mean())
+    )
+
+    warnings: list[str] = []
+    tiles = [
+        SceneTile(id=i, face=d.face or "down", corners=d.corners, confidence=d.score)
+        for i, d in enumerate(detections)
+    ]
+    for tile in tiles:
+        if geometry.box_cut_by_border(tile.corners, width, height):
+            warnings.append(f"tile {tile.id} is cut by the image border")
+
+    t0 = perf_counter()
+    up = [t for t in tiles if t.face == "up"]
+    if up and reader is not None:
+        probs = reader.read(image, [t.corners for t in up])
+        for tile, p in zip(up, probs, strict=True):
+            tile.half_probs = p
+    elif up:
+        warnings.append(f"{len(up)} face-up tiles were not read: no reader model")
+    t1 = perf_counter()
+    tiles, decode_warnings = joint_decode(tiles, set_max)
+    if adjacency is not None:
+        constraints = list(adjacency(Scene(width, height, tiles)))
+        if constraints:
+            tiles, decode_warnings = joint_decode(tiles, set_max, constraints)
+    t2 = perf_counter()
+    if timings is not None:
+        timings["read"] = timings.get("read", 0.0) + (t1 - t0)
+        timings["decode"] = timings.get("decode", 0.0) + (t2 - t1)
+    return Scene(width=width, height=height, tiles=tiles, warnings=warnings + decode_warnings)

@@ -1,0 +1,120 @@
+"""The pip reader: an ultralytics classification model on half crops, run with onnxruntime.
+
+Each face-up tile is rectified from the ORIGINAL full-resolution image (never the letterboxed
+detector input), split into two square halves with the divider at the bottom
+(`geometry.split_halves`), and all halves of all tiles go through the network in one batched
+call (in chunks of the model's fixed batch size when it has one).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from dominocam.errors import UserInputError
+from vision import geometry
+from vision.onnx_model import metadata, open_session, parse_imgsz, parse_names
+
+
+class Reader:
+    """An ONNX half-crop classifier; classes are pip counts ("0".."12", maybe up to "15").
+
+    Args:
+        path: the .onnx file (ultralytics classify export: input [N, 3, s, s] RGB 0..1,
+            output [N, classes] probabilities; metadata `names` and `imgsz`).
+        threads: onnxruntime intra-op threads; None for all cores.
+        max_batch: the most halves sent in one call when the batch size is dynamic.
+    """
+
+    def __init__(
+        self, path: str | os.PathLike[str], *, threads: int | None = None, max_batch: int = 128
+    ) -> None:
+        self.path = Path(path)
+        self.session = open_session(self.path, threads)
+        meta = metadata(self.session)
+        names = parse_names(meta, self.path)
+        try:
+            self.class_values = np.array([int(names[i]) for i in sorted(names)], dtype=np.int64)
+        except ValueError as error:
+            raise UserInputError(
+                f"{self.path}: reader classes must be pip counts like '0'..'12', got {names}"
+            ) from error
+        if (self.class_values < 0).any():
+            raise UserInputError(f"{self.path}: negative pip count in class names {names}")
+        self.num_values = int(self.class_values.max()) + 1
+        height, width = parse_imgsz(meta, self.path)
+        if height != width:
+            raise UserInputError(
+                f"{self.path}: reader input must be square, imgsz is {height}x{width}"
+            )
+        self.side = height
+        inp = self.session.get_inputs()[0]
+        self.input_name = inp.name
+        self.output_name = self.session.get_outputs()[0].name
+        batch = inp.shape[0] if inp.shape else None
+        self.fixed_batch = batch if isinstance(batch, int) and batch > 0 else None
+        self.max_batch = self.fixed_batch or max(1, int(max_batch))
+
+    def crops(self, image: np.ndarray, corners: Sequence[np.ndarray]) -> np.ndarray:
+        """Half crops of tiles: (N, 2, s, s, 3) uint8 BGR, half 0 then half 1 of each tile.
+
+        Args:
+            image: the original BGR uint8 image, HxWx3.
+            corners: N (4, 2) corner arrays in the tile convention of `vision.geometry`.
+        """
+        out = np.empty((len(corners), 2, self.side, self.side, 3), dtype=np.uint8)
+        for i, c in enumerate(corners):
+            top, bottom = geometry.split_halves(geometry.rectify_tile(image, c, self.side))
+            out[i, 0], out[i, 1] = top, bottom
+        return out
+
+    def classify(self, crops: np.ndarray) -> np.ndarray:
+        """(M, s, s, 3) BGR uint8 crops -> (M, V) probabilities of pip values 0..V-1."""
+        if len(crops) == 0:
+            return np.zeros((0, self.num_values))
+        batch = crops[..., ::-1].transpose(0, 3, 1, 2).astype(np.float32) * (1.0 / 255.0)
+        outputs = []
+        step = self.max_batch
+        for start in range(0, len(batch), step):
+            chunk = np.ascontiguousarray(batch[start : start + step])
+            count = len(chunk)
+            if self.fixed_batch and count < self.fixed_batch:
+                pad = np.zeros((self.fixed_batch - count, *chunk.shape[1:]), dtype=np.float32)
+                chunk = np.concatenate([chunk, pad])
+            outputs.append(
+                self.session.run([self.output_name], {self.input_name: chunk})[0][:count]
+            )
+        scores = np.concatenate(outputs).astype(np.float64)
+        if scores.shape[1] != len(self.class_values):
+            raise UserInputError(
+                f"{self.path}: output has {scores.shape[1]} classes but metadata names "
+                f"{len(self.class_values)}"
+            )
+        probs = _as_probabilities(scores)
+        by_value = np.zeros((len(probs), self.num_values))
+        np.add.at(by_value.T, self.class_values, probs.T)
+        return by_value
+
+    def read(self, image: np.ndarray, corners: Sequence[np.ndarray]) -> np.ndarray:
+        """Read both halves of each tile: (N, 2, V) probabilities of pip values 0..V-1.
+
+        Half 0 is the end at corners[0]-corners[1], half 1 the other end.
+        """
+        if len(corners) == 0:
+            return np.zeros((0, 2, self.num_values))
+        crops = self.crops(image, corners)
+        probs = self.classify(crops.reshape(-1, self.side, self.side, 3))
+        return probs.reshape(len(corners), 2, self.num_values)
+
+
+def _as_probabilities(scores: np.ndarray) -> np.ndarray:
+    """Rows that already are probabilities stay; logits get a softmax."""
+    sums = scores.sum(axis=1)
+    if scores.size and (scores.min() >= 0) and np.allclose(sums, 1.0, atol=1e-3):
+        return scores
+    shifted = scores - scores.max(axis=1, keepdims=True)
+    exp = np.exp(shifted)
+    return exp / exp.sum(axis=1, keepdims=True)
