@@ -2,8 +2,8 @@
 
 Nothing here re-implements a rule or a detector: game states go to `rules` as the DESIGN.md
 game-state dict and come back as its verdict; photos go to `vision` and come back as Scene
-JSON. Both are imported lazily so the app starts (and says what is missing) even when one of
-them, or the trained models, is absent.
+JSON. The vision models are loaded lazily, so the app starts (and says what is missing) when
+no trained model is installed.
 
 A test (or an embedding application) may inject `SCENE_PROVIDER` in the app config: a callable
 `(pixels_bgr, kind, set_max) -> scene dict` used instead of the vision runtime.
@@ -11,7 +11,6 @@ A test (or an embedding application) may inject `SCENE_PROVIDER` in the app conf
 
 from __future__ import annotations
 
-import importlib
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -19,11 +18,12 @@ from typing import Any
 import numpy as np
 from flask import current_app
 
+import rules
 from dominocam.errors import UserInputError
 
 
 class EngineUnavailable(RuntimeError):
-    """A part of the product is not installed (no trained model, rules API missing): HTTP 503."""
+    """A part of the product is not installed (no trained model): HTTP 503."""
 
 
 def plain(value: Any) -> dict[str, Any]:
@@ -42,73 +42,34 @@ def plain(value: Any) -> dict[str, Any]:
 # --- rules ------------------------------------------------------------------------------------
 
 
-def _rules() -> Any:
-    try:
-        return importlib.import_module("rules")
-    except ImportError as error:  # pragma: no cover - the package ships with the server
-        raise EngineUnavailable(f"the rules engine cannot be imported: {error}") from error
-
-
-def _rules_attr(*names: str) -> Any:
-    """The first of `names` (dotted, inside `rules`) that exists."""
-    for name in names:
-        module_name, _, attr = name.rpartition(".")
-        try:
-            module = importlib.import_module(f"rules.{module_name}" if module_name else "rules")
-        except ImportError:
-            continue
-        value = getattr(module, attr, None)
-        if value is not None:
-            return value
-    raise EngineUnavailable(
-        f"the rules engine does not provide {names[0]} yet; this DominoCam build is incomplete"
-    )
-
-
 def variant_names() -> list[str]:
     """The variants the rules engine knows, by name."""
-    names = _rules_attr("VARIANTS", "variants.VARIANTS", "variant_names", "variants.names")
-    if callable(names):
-        names = names()
-    return sorted(names)
+    return sorted(rules.variant_names())
 
 
 def variant_settings(name: str) -> dict[str, Any]:
-    """The settings of a named variant as a plain dict (what `rules` overrides)."""
-    getter = _rules_attr("get_variant", "variants.get_variant", "variant", "variants.variant")
-    variant = getter(name)
-    if hasattr(variant, "settings"):
-        return dict(variant.settings)
-    return plain(variant)
+    """The settings of a named variant as a plain dict (what a state's `rules` overrides)."""
+    return dict(rules.get_variant(name).settings)
 
 
 def variant_info(name: str) -> dict[str, Any]:
     """Title, description, usual set, whether teams score, and the settings of a variant."""
-    getter = _rules_attr("get_variant", "variants.get_variant")
-    variant = getter(name)
+    variant = rules.get_variant(name)
     return {
-        "name": getattr(variant, "name", name),
-        "title": getattr(variant, "title", name),
-        "description": getattr(variant, "description", ""),
-        "set": getattr(variant, "set", None),
-        "teams": bool(getattr(variant, "team_scoring", False)),
-        "settings": variant_settings(name),
+        "name": variant.name,
+        "title": variant.title,
+        "description": variant.description,
+        "set": variant.set,
+        "teams": bool(variant.team_scoring),
+        "settings": dict(variant.settings),
     }
 
 
 def settings_schema() -> dict[str, Any]:
     """Each overridable setting: help text, kind (choice/int/bool) and choices."""
-    try:
-        schema = _rules_attr("SETTINGS", "variants.SETTINGS")
-    except EngineUnavailable:
-        return {}
     return {
-        name: {
-            "help": getattr(s, "help", getattr(s, "description", "")),
-            "kind": getattr(s, "kind", "int"),
-            "choices": list(getattr(s, "choices", ()) or ()),
-        }
-        for name, s in schema.items()
+        name: {"help": setting.help, "kind": setting.kind, "choices": list(setting.choices or ())}
+        for name, setting in rules.SETTINGS.items()
     }
 
 
@@ -118,21 +79,17 @@ def check(state: dict[str, Any]) -> dict[str, Any]:
     Raises:
         UserInputError: the state is invalid (HTTP 400 with the engine's message).
     """
-    parse = _rules_attr("parse_state", "state.parse_state", "game.parse_state")
-    judge = _rules_attr("check", "blocked.check")
-    return plain(judge(parse(state)))
+    return rules.check(rules.parse_state(state)).to_json()
 
 
 def validate(state: dict[str, Any]) -> None:
     """Raise UserInputError when the rules engine rejects the state (unknown variant, ...)."""
-    _rules_attr("parse_state", "state.parse_state", "game.parse_state")(state)
+    rules.parse_state(state)
 
 
 def score_domino(state: dict[str, Any], winner: str) -> dict[str, Any]:
     """Scoring of a round that ended by domino (`winner` played their last tile)."""
-    parse = _rules_attr("parse_state", "state.parse_state", "game.parse_state")
-    score = _rules_attr("score_domino", "scoring.score_domino")
-    return plain(score(parse(state), winner))
+    return plain(rules.score_domino(rules.parse_state(state), winner))
 
 
 # --- vision -----------------------------------------------------------------------------------
@@ -160,13 +117,10 @@ def _models() -> Any:
     """The vision models, loaded once per process (missing files -> EngineUnavailable)."""
     with _models_lock:
         if "models" not in _models_cache:
+            from vision import pipeline
+
             try:
-                pipeline = importlib.import_module("vision.pipeline")
                 _models_cache["models"] = pipeline.load_models()
-            except ImportError as error:
-                raise EngineUnavailable(
-                    f"no photo reader is installed ({error}); enter the tiles by hand"
-                ) from error
             except (UserInputError, FileNotFoundError, OSError) as error:
                 raise EngineUnavailable(
                     f"no trained model is installed ({error}); the photo is kept: enter the "
@@ -177,9 +131,12 @@ def _models() -> Any:
 
 def vision_scene(pixels: np.ndarray, kind: str, set_max: int) -> dict[str, Any]:
     """The real vision runtime: `vision.pipeline.read_image` with the bundled models."""
-    pipeline = importlib.import_module("vision.pipeline")
+    from vision import pipeline
+
     models = _models()
-    scene = pipeline.read_image(pixels, models.detector, models.reader, set_max=set_max)
+    scene = pipeline.read_image(
+        pixels, models.detector, models.reader, set_max=set_max, with_layout=kind == "table"
+    )
     return plain(scene)
 
 
@@ -189,12 +146,11 @@ def models_status() -> dict[str, Any]:
         return {"available": True, "message": "photo reader injected by configuration"}
     if "models" in _models_cache:
         return {"available": True, "message": "photo reader ready"}
+    from vision import onnx_model
+
     try:
-        onnx_model = importlib.import_module("vision.onnx_model")
         for role in ("detector", "reader"):
             onnx_model.resolve_model_path(role, None)
-    except ImportError:
-        return {"available": False, "message": "no photo reader installed: enter tiles by hand"}
     except Exception as error:  # a probe must never take the page down
         return {
             "available": False,

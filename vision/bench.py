@@ -1,7 +1,8 @@
 """`dominocam bench`: per-stage latency of the runtime on synthetic tables.
 
 Stages: decode image (JPEG bytes -> array), detect split into preprocess / forward /
-postprocess, read (rectify + batched reader call), decode (joint decoding), and the total;
+postprocess, read (rectify + batched reader call), decode (joint decoding), layout (lines and
+open ends), and the total;
 each as median and p90 over repeated runs. The total is also given as a ratio to the bare
 detector forward pass, so that results compare across machines.
 """
@@ -14,18 +15,10 @@ from typing import Any
 import numpy as np
 
 from vision.image_io import decode_image
-from vision.pipeline import Models, read_image
+from vision.pipeline import STAGES, Models, read_image
 from vision.synthetic_table import draw_table
 
-STAGE_ORDER: tuple[str, ...] = (
-    "decode_image",
-    "preprocess",
-    "forward",
-    "postprocess",
-    "read",
-    "decode",
-    "total",
-)
+STAGE_ORDER: tuple[str, ...] = ("decode_image", *STAGES, "total")
 
 
 def bench_size(

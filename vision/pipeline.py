@@ -1,4 +1,4 @@
-"""From an image to a Scene: detect, read, decode jointly (the layout comes in later).
+"""From an image to a Scene: detect, read, decode jointly, rebuild the layout.
 
     scene = read_image(load_image("table.jpg"), detector, reader, set_max=12)
 
@@ -18,12 +18,13 @@ import numpy as np
 from vision import geometry
 from vision.decode import AdjacencyConstraint, joint_decode
 from vision.detector import Detector
+from vision.layout import layout_scene
 from vision.onnx_model import resolve_model_path
 from vision.reader import Reader
 from vision.scene import Scene, SceneTile
 
 # Stages timed by `read_image(..., timings=...)` (detect is split in three).
-STAGES: tuple[str, ...] = ("preprocess", "forward", "postprocess", "read", "decode")
+STAGES: tuple[str, ...] = ("preprocess", "forward", "postprocess", "read", "decode", "layout")
 
 # Given the Scene after a first decoding, the pairs of touching halves that must agree
 # (the layout module's hook); an empty list means nothing to add.
@@ -67,6 +68,7 @@ def read_image(
     *,
     adjacency: AdjacencyFn | None = None,
     timings: dict[str, float] | None = None,
+    with_layout: bool = True,
 ) -> Scene:
     """Read one photo into a Scene.
 
@@ -78,6 +80,8 @@ def read_image(
         adjacency: optional layout hook, called with the decoded Scene; the touching halves
             it returns are decoded again jointly (see `vision.decode.joint_decode`).
         timings: when given, seconds per stage of `STAGES` are added to it.
+        with_layout: rebuild lines and open ends (`vision.layout`); False for a hand photo,
+            whose tiles lie side by side without being played.
 
     Returns:
         The Scene; an image without tiles gives a Scene without tiles, not an error.
@@ -119,4 +123,9 @@ def read_image(
     if timings is not None:
         timings["read"] = timings.get("read", 0.0) + (t1 - t0)
         timings["decode"] = timings.get("decode", 0.0) + (t2 - t1)
-    return Scene(width=width, height=height, tiles=tiles, warnings=warnings + decode_warnings)
+    scene = Scene(width=width, height=height, tiles=tiles, warnings=warnings + decode_warnings)
+    if with_layout:
+        scene = layout_scene(scene)
+    if timings is not None:
+        timings["layout"] = timings.get("layout", 0.0) + (perf_counter() - t2)
+    return scene

@@ -292,7 +292,7 @@ def generate(
     else:
         import multiprocessing as mp
 
-        ctx = mp.get_context("fork" if sys.platform != "win32" else "spawn")
+        ctx = mp.get_context("spawn")  # fork after OpenCV started its threads can deadlock
         with ctx.Pool(workers, initializer=_quiet_worker) as pool:
             for res in pool.imap(run_job, jobs, chunksize=1):
                 results.append(res)

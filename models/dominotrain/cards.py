@@ -135,10 +135,25 @@ def write_card(path: Path, summary: dict, evaluation: dict | None = None) -> Pat
         "",
     ]
     if evaluation:
+        measured = (evaluation.get("models") or {}).get(kind, {}).get("sha256")
+        if measured == summary["sha256"]:
+            provenance = "Measured on this very file (same sha256) with:"
+        else:
+            provenance = (
+                f"**Measured on another file** (sha256 `{measured}`), so these figures may not "
+                "describe this one; measured with:"
+            )
+        others = {
+            k: v.get("sha256") for k, v in (evaluation.get("models") or {}).items() if k != kind
+        }
         text += [
+            provenance,
+            "",
             "```sh",
             str(evaluation.get("command", "dominocam eval ...")),
             "```",
+            "",
+            "together with " + ", ".join(f"{k} sha256 `{v}`" for k, v in others.items()) + ".",
             "",
             accuracy_table(evaluation),
         ]

@@ -90,6 +90,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     export.add_argument("--out", default=None, help="output folder (default models/)")
     export.add_argument("--eval", dest="eval_json", help="JSON of `dominocam eval` for the card")
     export.add_argument("--no-pt", action="store_true", help="do not copy the .pt beside the ONNX")
+    export.add_argument(
+        "--card-only",
+        action="store_true",
+        help="keep the ONNX already in --out and only rewrite its card (e.g. with --eval)",
+    )
     export.set_defaults(func=cmd_export)
 
     evaluate = subparsers.add_parser(
@@ -220,7 +225,13 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     out = Path(args.out) if args.out else MODELS_DIR
     summary = export(
-        Path(args.weights), args.kind, args.imgsz, out, args.eval_json, copy_pt=not args.no_pt
+        Path(args.weights),
+        args.kind,
+        args.imgsz,
+        out,
+        args.eval_json,
+        copy_pt=not args.no_pt,
+        card_only=args.card_only,
     )
     lat = summary["latency"]
     print(

@@ -120,6 +120,7 @@ def score_boxed_image(
     truth: list[dict],
     predictions: list[Prediction],
     ignore: list[np.ndarray] = (),
+    photo: tuple[bool, bool] | None = None,
 ) -> None:
     """Score one image whose tiles have boxes (synthetic truth) and record its failure.
 
@@ -127,6 +128,8 @@ def score_boxed_image(
         truth: labelled tiles: {"face": "up"|"down", "pips": [a, b] | None, "corners": 4x2}.
         predictions: what the runtime read.
         ignore: labelled boxes not scored (too little visible): matching them is no error.
+        photo: whether the photo's pip total and face-down count are scored (default: when
+            no tile is ignored or only partly visible).
     """
     labels = [np.asarray(t["corners"], dtype=float) for t in truth]
     matching = match_boxes(labels, [p.corners for p in predictions], ignore=ignore)
@@ -159,14 +162,17 @@ def score_boxed_image(
     result.add("half_accuracy", halves_ok, 2 * up_found)
     result.add("tile_accuracy", tiles_ok, up_found)
     result.add("tile_accuracy_end_to_end", tiles_ok, labelled_up)
-    # Whole-photo figures only where every tile in the photo is scored (none cut away).
+    # Whole-photo figures only where every tile that counts is fully scored.
     true_total = sum(sum(t["pips"]) for t in truth if t["face"] == "up")
     read_total = sum(sum(p.pips) for p in predictions if p.pips is not None)
     true_down = sum(t["face"] == "down" for t in truth)
     read_down = sum(p.face == "down" for p in predictions)
-    unreadable = any(t["face"] == "up" and not t.get("readable", True) for t in truth)
-    if not len(ignore) and not unreadable:
+    if photo is None:
+        unreadable = any(t["face"] == "up" and not t.get("readable", True) for t in truth)
+        photo = (not len(ignore) and not unreadable,) * 2
+    if photo[0]:
         result.add("pip_total", true_total == read_total, 1)
+    if photo[1]:
         result.add("face_down_count", true_down == read_down, 1)
     missed = [labels[i] for i in matching.missed]
     for i in matching.missed:
@@ -291,24 +297,34 @@ def _progress(items, desc: str, quiet: bool):
 
 def synthetic_truth(
     path: Path, min_visible: float = 0.5, min_readable: float = 0.97
-) -> tuple[list[dict], list[np.ndarray], int]:
-    """Scored tiles, ignored boxes and the set's top value from a `truth/NAME.json`.
+) -> tuple[list[dict], list[np.ndarray], int, tuple[bool, bool]]:
+    """Scored tiles, ignored boxes, the set's top value, and which photo totals are scored,
+    from a `truth/NAME.json` of `dominocam synth`.
 
     A tile cut by the image border or less visible than `min_visible` (the generator's
     `min_visible_fraction`: it has no box in the training labels either) is not scored; a
     prediction on it is neither a hit nor a false box. A tile is scored for reading only when
     at least `min_readable` of it is visible (the generator's `reader_min_visible`): one half
-    hidden under an arm cannot be read by anyone.
+    hidden under an arm cannot be read by anyone. The photo's pip total is scored when every
+    face-up tile that shows at all is readable; its face-down count when every face-down tile
+    that shows at all is scored (hidden tiles in a stack would make either a guess).
     """
     data = json.loads(path.read_text())
     tiles, ignore = [], []
+    pip_total_scored = face_down_scored = True
     for tile in data.get("tiles", []):
         corners = np.asarray(tile["corners"], dtype=float)
         visible = float(tile.get("visible_fraction", 1.0))
-        if tile.get("cut_by_border") or visible < min_visible:
+        cut = bool(tile.get("cut_by_border"))
+        up = tile.get("face", "up") == "up"
+        shows = visible > 0.02
+        if shows and up and (cut or visible < min_readable):
+            pip_total_scored = False
+        if shows and not up and (cut or visible < min_visible):
+            face_down_scored = False
+        if cut or visible < min_visible:
             ignore.append(corners)
             continue
-        up = tile.get("face", "up") == "up"
         tiles.append(
             {
                 "face": "up" if up else "down",
@@ -317,7 +333,7 @@ def synthetic_truth(
                 "readable": up and visible >= min_readable,
             }
         )
-    return tiles, ignore, _set_max(data.get("set"))
+    return tiles, ignore, _set_max(data.get("set")), (pip_total_scored, face_down_scored)
 
 
 def eval_synthetic(models, root: Path, limit: int | None, quiet: bool) -> SetResult:
@@ -342,16 +358,16 @@ def eval_synthetic(models, root: Path, limit: int | None, quiet: bool) -> SetRes
     result = SetResult(
         "synthetic",
         note=f"{root} val split; reading scored on tiles >= {min_readable:.0%} visible, "
-        "photo totals on photos with no cut or hidden tile",
+        "photo totals where every tile that counts is scored",
     )
     start = time.perf_counter()
     for path in _progress(files, "synthetic", quiet):
         truth_file = truth_dir / f"{path.stem}.json"
         if not truth_file.is_file():
             raise UserInputError(f"no truth file {truth_file} for {path}")
-        truth, ignore, set_max = synthetic_truth(truth_file, min_visible, min_readable)
+        truth, ignore, set_max, photo = synthetic_truth(truth_file, min_visible, min_readable)
         scene = read_image(load_image(path), models.detector, models.reader, set_max)
-        score_boxed_image(result, str(path), truth, _predictions(scene), ignore)
+        score_boxed_image(result, str(path), truth, _predictions(scene), ignore, photo)
     result.seconds = time.perf_counter() - start
     return result
 

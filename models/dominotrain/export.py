@@ -154,8 +154,13 @@ def export(
     eval_json: Path | None = None,
     card: bool = True,
     copy_pt: bool = True,
+    card_only: bool = False,
 ) -> dict:
     """Export `weights` to `out/<kind>.onnx`, verify it with onnxruntime, write its card.
+
+    With `card_only`, the ONNX file already in `out` is kept as it is (its bytes, hash and
+    metadata) and only the card is written again, e.g. with the accuracy `dominocam eval`
+    measured on that very file.
 
     Returns:
         A summary: path, size, metadata, latency, the verification's output shapes.
@@ -181,23 +186,28 @@ def export(
     kind = found
     checkpoint_args = dict((model.ckpt or {}).get("train_args") or {})
     imgsz = int(imgsz or checkpoint_args.get("imgsz") or (640 if kind == "detector" else 64))
-    exported = Path(
-        model.export(
-            format="onnx",
-            imgsz=imgsz,
-            simplify=True,
-            dynamic=kind == "reader",
-            batch=1,
-            device="cpu",
-        )
-    )
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     target = out / f"{kind}.onnx"
-    shutil.copyfile(exported, target)
     record = run_record(weights)
-    data_card = build_data_card(record, checkpoint_args)
-    add_metadata(target, {"data_card": json.dumps(data_card, sort_keys=True)})
+    if card_only:
+        if not target.is_file():
+            raise UserInputError(f"--card-only: {target} does not exist; export it first")
+        data_card = read_metadata(target).get("data_card") or {}
+    else:
+        exported = Path(
+            model.export(
+                format="onnx",
+                imgsz=imgsz,
+                simplify=True,
+                dynamic=kind == "reader",
+                batch=1,
+                device="cpu",
+            )
+        )
+        shutil.copyfile(exported, target)
+        data_card = build_data_card(record, checkpoint_args)
+        add_metadata(target, {"data_card": json.dumps(data_card, sort_keys=True)})
 
     metadata = read_metadata(target)
     latency = [measure_latency(target, batch=1)]
@@ -216,7 +226,7 @@ def export(
         "data_card": data_card,
         "checkpoint_args": {k: checkpoint_args.get(k) for k in sorted(checkpoint_args)},
     }
-    if copy_pt:
+    if copy_pt and not card_only:
         shutil.copyfile(weights, out / f"{kind}.pt")
         summary["pt"] = str(out / f"{kind}.pt")
     if card:

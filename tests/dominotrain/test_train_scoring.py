@@ -98,8 +98,9 @@ def test_synthetic_truth_reads_generator_fields(tmp_path):
         '{"face": "up", "pips": [0, 0], "corners": [[0,0],[1,0],[1,2],[0,2]],'
         ' "visible_fraction": 1.0, "cut_by_border": true}]}'
     )
-    tiles, ignore, set_max = synthetic_truth(path)
+    tiles, ignore, set_max, photo = synthetic_truth(path)
     assert set_max == 12
+    assert photo == (False, False)  # a cut face-up tile, a hidden face-down one
     assert [(t["pips"], t["readable"]) for t in tiles] == [((3, 9), True), ((1, 2), False)]
     assert len(ignore) == 2
 
