@@ -31,16 +31,22 @@ def texture(
     """A surface of `kind`; `dark` picks the near-black variants; `mm_per_px` sets scale."""
     scale = max(0.05, 1.0 / mm_per_px)  # px per mm
     if kind == "wood":
-        base = _hsv(rng.uniform(8, 20), rng.uniform(90, 200), rng.uniform(50, 90) if dark else rng.uniform(110, 220))
+        base = _hsv(
+            rng.uniform(8, 20),
+            rng.uniform(90, 200),
+            rng.uniform(50, 90) if dark else rng.uniform(110, 220),
+        )
         warp = _noise(rng, h, w, max(4, int(40 * scale))) * rng.uniform(4, 12) * scale
         yy = np.arange(h, dtype=np.float32)[:, None] + warp
         period = rng.uniform(1.5, 5) * scale
         rings = np.sin(yy / period * 2 * np.pi + _noise(rng, h, w, max(2, int(6 * scale))) * 2)
-        streak = cv2.resize(rng.normal(0, 1, (h, max(2, w // max(8, int(30 * scale))))).astype(np.float32), (w, h))
+        streak = cv2.resize(
+            rng.normal(0, 1, (h, max(2, w // max(8, int(30 * scale))))).astype(np.float32), (w, h)
+        )
         img = base * (1 + 0.07 * rings[..., None] + 0.08 * streak[..., None])
         if rng.random() < 0.6:  # planks
             plank = rng.uniform(60, 160) * scale
-            seam = (np.abs(((yy - warp) % plank)) < max(1.0, 0.8 * scale)).astype(np.float32)
+            seam = (np.abs((yy - warp) % plank) < max(1.0, 0.8 * scale)).astype(np.float32)
             img *= 1 - 0.35 * seam[..., None]
             idx = ((yy - warp) // plank).astype(np.int32) % 7
             img *= (1 + 0.06 * (idx - 3) / 3)[..., None]
@@ -48,16 +54,28 @@ def texture(
             img = np.ascontiguousarray(img.transpose(1, 0, 2)[:h, :w]) if h == w else img
         return img
     if kind == "felt":
-        base = _hsv(rng.choice([60, 100, 110, 0, 170, 20]) + rng.uniform(-8, 8), rng.uniform(60, 220), rng.uniform(25, 60) if dark else rng.uniform(60, 170))
+        base = _hsv(
+            rng.choice([60, 100, 110, 0, 170, 20]) + rng.uniform(-8, 8),
+            rng.uniform(60, 220),
+            rng.uniform(25, 60) if dark else rng.uniform(60, 170),
+        )
         img = base * (1 + 0.08 * _noise(rng, h, w, max(3, int(25 * scale)))[..., None])
         img += rng.normal(0, 4, (h, w, 1)).astype(np.float32)
         return img
     if kind == "cloth":
-        base = _hsv(rng.uniform(0, 180), rng.uniform(0, 160), rng.uniform(15, 50) if dark else rng.uniform(60, 220))
+        base = _hsv(
+            rng.uniform(0, 180),
+            rng.uniform(0, 160),
+            rng.uniform(15, 50) if dark else rng.uniform(60, 220),
+        )
         period = max(1.5, rng.uniform(0.6, 2.0) * scale)
         yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
         weave = np.sin(xx / period * np.pi) * np.sin(yy / period * np.pi)
-        img = base * (1 + 0.06 * weave[..., None] + 0.07 * _noise(rng, h, w, max(4, int(60 * scale)))[..., None])
+        img = base * (
+            1
+            + 0.06 * weave[..., None]
+            + 0.07 * _noise(rng, h, w, max(4, int(60 * scale)))[..., None]
+        )
         img += rng.normal(0, 3, (h, w, 1)).astype(np.float32)
         return img
     if kind == "pattern":
@@ -71,16 +89,29 @@ def texture(
         elif style == 1:  # stripes
             m = (xx // period) % 2
         else:  # dots
-            m = (((xx % period) - period / 2) ** 2 + ((yy % period) - period / 2) ** 2 < (period / 4) ** 2)
+            m = ((xx % period) - period / 2) ** 2 + ((yy % period) - period / 2) ** 2 < (
+                period / 4
+            ) ** 2
         m = cv2.GaussianBlur(m.astype(np.float32), (0, 0), 0.7)
         return a * m[..., None] + b * (1 - m[..., None])
     if kind == "stone":
-        base = _hsv(rng.uniform(10, 30), rng.uniform(0, 50), rng.uniform(40, 70) if dark else rng.uniform(110, 210))
-        n = sum(_noise(rng, h, w, c) / (k + 1) for k, c in enumerate((max(4, int(80 * scale)), max(3, int(20 * scale)), 3)))
+        base = _hsv(
+            rng.uniform(10, 30),
+            rng.uniform(0, 50),
+            rng.uniform(40, 70) if dark else rng.uniform(110, 210),
+        )
+        n = sum(
+            _noise(rng, h, w, c) / (k + 1)
+            for k, c in enumerate((max(4, int(80 * scale)), max(3, int(20 * scale)), 3))
+        )
         veins = np.exp(-np.abs(_noise(rng, h, w, max(4, int(50 * scale)))) * 8)
         return base * (1 + 0.08 * n[..., None] - 0.15 * veins[..., None])
     if kind == "plastic":
-        base = _hsv(rng.uniform(0, 180), rng.uniform(0, 200), rng.uniform(20, 50) if dark else rng.uniform(80, 240))
+        base = _hsv(
+            rng.uniform(0, 180),
+            rng.uniform(0, 200),
+            rng.uniform(20, 50) if dark else rng.uniform(80, 240),
+        )
         return base * (1 + 0.03 * _noise(rng, h, w, max(8, int(200 * scale)))[..., None])
     # plain: paper, dark cloth, grey board
     if dark:
@@ -88,7 +119,9 @@ def texture(
     else:
         choice = rng.integers(3)
         if choice == 0:  # white paper, often slightly pink or blue
-            base = np.array([rng.uniform(215, 250), rng.uniform(210, 245), rng.uniform(215, 252)], np.float32)
+            base = np.array(
+                [rng.uniform(215, 250), rng.uniform(210, 245), rng.uniform(215, 252)], np.float32
+            )
         elif choice == 1:
             g = rng.uniform(60, 170)
             base = np.array([g, g, g], np.float32) + rng.uniform(-8, 8, 3).astype(np.float32)

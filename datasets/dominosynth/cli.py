@@ -24,14 +24,37 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--out", required=True, help="output folder (created; must be empty or new)")
     p.add_argument("--count", required=True, type=int, help="number of images")
-    p.add_argument("--seed", required=True, type=int, help="random seed (images are seeded by seed and index)")
+    p.add_argument(
+        "--seed", required=True, type=int, help="random seed (images are seeded by seed and index)"
+    )
     p.add_argument("--size", default="1280x720", help="image size WxH in pixels (default 1280x720)")
-    p.add_argument("--kind", default="mixed", choices=["table", "hand", "mixed"], help="what the pictures show")
-    p.add_argument("--set", dest="max_pip", default=12, type=int, help="double-n set: 6, 9, 12 or 15 (default 12)")
-    p.add_argument("--backgrounds", default=None, help="folder of background photos to mix with procedural ones")
+    p.add_argument(
+        "--kind", default="mixed", choices=["table", "hand", "mixed"], help="what the pictures show"
+    )
+    p.add_argument(
+        "--set",
+        dest="max_pip",
+        default=12,
+        type=int,
+        help="double-n set: 6, 9, 12 or 15 (default 12)",
+    )
+    p.add_argument(
+        "--backgrounds",
+        default=None,
+        help="folder of background photos to mix with procedural ones",
+    )
     p.add_argument("--workers", default=1, type=int, help="worker processes (default 1)")
-    p.add_argument("--val-fraction", default=0.1, type=float, help="share of images in the val split (default 0.1)")
-    p.add_argument("--config", default="default", help="configuration name (default, robot, clean) or a YAML file")
+    p.add_argument(
+        "--val-fraction",
+        default=0.1,
+        type=float,
+        help="share of images in the val split (default 0.1)",
+    )
+    p.add_argument(
+        "--config",
+        default="default",
+        help="configuration name (default, robot, clean) or a YAML file",
+    )
     p.add_argument("--force", action="store_true", help="write into a folder that is not empty")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
@@ -60,7 +83,11 @@ def run(args: argparse.Namespace) -> int:
         raise UserInputError(f"--out {out} exists and is not a folder")
     if out.is_dir() and any(out.iterdir()) and not args.force:
         raise UserInputError(f"--out {out} is not empty; choose a new folder or pass --force")
-    command = "dominocam synth " + " ".join(shlex.quote(a) for a in sys.argv[2:]) if len(sys.argv) > 2 else None
+    command = (
+        "dominocam synth " + " ".join(shlex.quote(a) for a in sys.argv[2:])
+        if len(sys.argv) > 2
+        else None
+    )
     card = generate(
         out,
         args.count,

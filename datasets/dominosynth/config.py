@@ -76,6 +76,8 @@ class SynthConfig:
     photo_background_p: float = 0.5  # when --backgrounds is given
     # Light and camera effects.
     exposure: Range = (0.35, 1.25)
+    auto_exposure_p: float = 0.7  # meter the whole frame like a camera (dark table: bright tiles)
+    auto_exposure_target: Range = (70.0, 140.0)  # mean grey level the camera aims at
     dim_p: float = 0.15
     white_balance: Range = (0.85, 1.15)  # per-channel gain spread
     light_gradient: Range = (0.0, 0.5)
@@ -111,9 +113,13 @@ class SynthConfig:
             elif f.name.endswith("_weights"):
                 if not value or min(value) < 0 or sum(value) <= 0:
                     raise UserInputError(f"config {self.name}: {f.name} needs weights >= 0")
-            elif isinstance(value, tuple) and len(value) == 2 and f.name != "kind_weights":
-                if float(value[0]) > float(value[1]):
-                    raise UserInputError(f"config {self.name}: {f.name} must be (low, high)")
+            elif (
+                isinstance(value, tuple)
+                and len(value) == 2
+                and f.name != "kind_weights"
+                and float(value[0]) > float(value[1])
+            ):
+                raise UserInputError(f"config {self.name}: {f.name} must be (low, high)")
         if len(self.background_weights) != 7:
             raise UserInputError(f"config {self.name}: background_weights needs 7 weights")
         if self.reader_crop_px < 8:
@@ -181,6 +187,7 @@ CONFIGS: dict[str, SynthConfig] = {
         dark_background_p=1.0,
         background_weights=(0, 0, 0, 0, 0, 0, 1),
         exposure=(1.0, 1.0),
+        auto_exposure_p=0.0,
         dim_p=0.0,
         white_balance=(1.0, 1.0),
         light_gradient=(0.0, 0.0),

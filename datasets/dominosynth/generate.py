@@ -42,12 +42,12 @@ def image_name(index: int) -> str:
 
 def val_indices(count: int, seed: int, fraction: float) -> set[int]:
     """Which images go to the validation split: exactly round(count * fraction) of them."""
-    n_val = int(round(count * fraction))
+    n_val = round(count * fraction)
     rng = np.random.default_rng(np.random.SeedSequence([seed, 0x5A17]))
     return {int(i) for i in rng.permutation(count)[:n_val]}
 
 
-def make_sample(job: Job):  # noqa: ANN201
+def make_sample(job: Job):
     """Render one picture; returns (jpeg bytes, decoded image, truth dict, render ids, scene)."""
     import cv2
 
@@ -72,7 +72,7 @@ def make_sample(job: Job):  # noqa: ANN201
     return buf.tobytes(), decoded, truth, drawn.ids, scene, rng
 
 
-def truth_dict(scene, ids: np.ndarray, job: Job, kind: str) -> dict:  # noqa: ANN001
+def truth_dict(scene, ids: np.ndarray, job: Job, kind: str) -> dict:
     """The ground truth of one picture (see datasets/README.md)."""
     cam = scene.camera
     h, w = ids.shape
@@ -96,7 +96,10 @@ def truth_dict(scene, ids: np.ndarray, job: Job, kind: str) -> dict:  # noqa: AN
         corners = cam.project(tile_of_box[tid].face_corners())
         corners_of[tid] = corners
         area = 0.5 * abs(
-            float(np.dot(corners[:, 0], np.roll(corners[:, 1], 1)) - np.dot(corners[:, 1], np.roll(corners[:, 0], 1)))
+            float(
+                np.dot(corners[:, 0], np.roll(corners[:, 1], 1))
+                - np.dot(corners[:, 1], np.roll(corners[:, 0], 1))
+            )
         )
         visible = min(1.0, float(counts[tid + 1]) / max(area, 1e-6))
         cut = bool(
@@ -147,8 +150,16 @@ def truth_dict(scene, ids: np.ndarray, job: Job, kind: str) -> dict:  # noqa: AN
         "set": job.max_pip,
         "kind": kind,
         "variant": scene.variant,
-        "generator": {"version": __version__, "seed": job.seed, "index": job.index, "config": job.config.name},
-        "camera": {"tilt_deg": round(float(scene.extras["tilt"]), 2), "tile_px": round(float(scene.extras["tile_px"]), 1)},
+        "generator": {
+            "version": __version__,
+            "seed": job.seed,
+            "index": job.index,
+            "config": job.config.name,
+        },
+        "camera": {
+            "tilt_deg": round(float(scene.extras["tilt"]), 2),
+            "tile_px": round(float(scene.extras["tile_px"]), 1),
+        },
         "tiles": tiles,
         "lines": lines,
         "open_ends": open_ends,
@@ -183,7 +194,12 @@ def yolo_lines(truth: dict, cfg: SynthConfig) -> list[str]:
 def _clip_polygon(poly: np.ndarray, w: int, h: int) -> np.ndarray:
     """Sutherland-Hodgman clip of a polygon to the image rectangle."""
     pts = [tuple(p) for p in poly]
-    for axis, limit, keep_less in ((0, 0.0, False), (0, w - 1.0, True), (1, 0.0, False), (1, h - 1.0, True)):
+    for axis, limit, keep_less in (
+        (0, 0.0, False),
+        (0, w - 1.0, True),
+        (1, 0.0, False),
+        (1, h - 1.0, True),
+    ):
         out = []
         for k in range(len(pts)):
             a, b = pts[k - 1], pts[k]
@@ -201,25 +217,33 @@ def _clip_polygon(poly: np.ndarray, w: int, h: int) -> np.ndarray:
     return np.array(pts, np.float64).reshape(-1, 2)
 
 
-def _cross(a, b, axis: int, limit: float):  # noqa: ANN001, ANN202
+def _cross(a, b, axis: int, limit: float):
     t = (limit - a[axis]) / (b[axis] - a[axis])
     return (a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1]))
 
 
-def reader_crops(image: np.ndarray, truth: dict, cfg: SynthConfig, rng: np.random.Generator):  # noqa: ANN201
+def reader_crops(image: np.ndarray, truth: dict, cfg: SynthConfig, rng: np.random.Generator):
     """Half crops `(k, value, crop)` cut with vision.geometry from the final image, with
     rectification jitter; only fully visible face-up tiles (k = 2 * tile id + half)."""
     from vision.geometry import rectify_tile, split_halves
 
     out = []
     for t in truth["tiles"]:
-        if t["face"] != "up" or t["cut_by_border"] or t["visible_fraction"] < cfg.reader_min_visible:
+        if (
+            t["face"] != "up"
+            or t["cut_by_border"]
+            or t["visible_fraction"] < cfg.reader_min_visible
+        ):
             continue
         c = np.asarray(t["corners"], np.float64)
         centre = c.mean(axis=0)
         width = np.linalg.norm(c[1] - c[0])
         c = centre + (c - centre) * rng.uniform(*cfg.reader_scale)
-        c = c + rng.normal(0, cfg.reader_shift * width, 2) + rng.normal(0, cfg.reader_jitter_px, (4, 2))
+        c = (
+            c
+            + rng.normal(0, cfg.reader_shift * width, 2)
+            + rng.normal(0, cfg.reader_jitter_px, (4, 2))
+        )
         tile = rectify_tile(image, c, cfg.reader_crop_px)
         for half, crop in enumerate(split_halves(tile)):
             out.append((2 * t["id"] + half, t["halves"][half], crop))
@@ -235,7 +259,9 @@ def run_job(job: Job) -> dict:
     name = image_name(job.index)
     (out / "detector" / "images" / job.split / f"{name}.jpg").write_bytes(jpg)
     rows = yolo_lines(truth, job.config)
-    (out / "detector" / "labels" / job.split / f"{name}.txt").write_text("".join(r + "\n" for r in rows))
+    (out / "detector" / "labels" / job.split / f"{name}.txt").write_text(
+        "".join(r + "\n" for r in rows)
+    )
     (out / "truth" / f"{name}.json").write_text(json.dumps(truth, indent=1) + "\n")
     reader: dict[int, int] = {}
     for k, value, crop in reader_crops(decoded, truth, job.config, rng):
@@ -246,7 +272,13 @@ def run_job(job: Job) -> dict:
     boxes = {0: 0, 1: 0}
     for r in rows:
         boxes[int(r.split()[0])] += 1
-    return {"split": job.split, "kind": truth["kind"], "variant": truth["variant"], "boxes": boxes, "reader": reader}
+    return {
+        "split": job.split,
+        "kind": truth["kind"],
+        "variant": truth["variant"],
+        "boxes": boxes,
+        "reader": reader,
+    }
 
 
 def generate(
@@ -280,7 +312,18 @@ def generate(
     (out / "truth").mkdir(parents=True, exist_ok=True)
     photos = tuple(str(p) for p in list_photos(backgrounds_dir))
     jobs = [
-        Job(str(out), i, seed, width, height, kind, max_pip, "val" if i in val else "train", config, photos)
+        Job(
+            str(out),
+            i,
+            seed,
+            width,
+            height,
+            kind,
+            max_pip,
+            "val" if i in val else "train",
+            config,
+            photos,
+        )
         for i in range(count)
     ]
     results: list[dict] = []
@@ -305,9 +348,26 @@ def generate(
         "val: images/val\n"
         "names:\n  0: tile_up\n  1: tile_down\n"
     )
-    card = _card(results, out, count, seed, width, height, kind, max_pip, config, val_fraction, backgrounds_dir, command)
+    card = _card(
+        results,
+        out,
+        count,
+        seed,
+        width,
+        height,
+        kind,
+        max_pip,
+        config,
+        val_fraction,
+        backgrounds_dir,
+        command,
+    )
     (out / "card.json").write_text(json.dumps(card, indent=1) + "\n")
-    contact_sheet(out, [image_name(i) for i in range(min(count, config.contact_sheet_images))], out / "contact_sheet.png")
+    contact_sheet(
+        out,
+        [image_name(i) for i in range(min(count, config.contact_sheet_images))],
+        out / "contact_sheet.png",
+    )
     return card
 
 
@@ -317,10 +377,21 @@ def _quiet_worker() -> None:
     cv2.setNumThreads(1)
 
 
-def _card(results, out, count, seed, width, height, kind, max_pip, config, val_fraction, bgs, command) -> dict:  # noqa: ANN001
+def _card(
+    results, out, count, seed, width, height, kind, max_pip, config, val_fraction, bgs, command
+) -> dict:
     splits: dict = {}
     for r in results:
-        s = splits.setdefault(r["split"], {"images": 0, "kinds": {}, "variants": {}, "boxes": {n: 0 for n in CLASS_NAMES.values()}, "reader": {}})
+        s = splits.setdefault(
+            r["split"],
+            {
+                "images": 0,
+                "kinds": {},
+                "variants": {},
+                "boxes": {n: 0 for n in CLASS_NAMES.values()},
+                "reader": {},
+            },
+        )
         s["images"] += 1
         s["kinds"][r["kind"]] = s["kinds"].get(r["kind"], 0) + 1
         var = str(r["variant"])
@@ -348,15 +419,23 @@ def _card(results, out, count, seed, width, height, kind, max_pip, config, val_f
     }
 
 
-def contact_sheet(out: Path, names: list[str], path: Path, thumb_w: int = 480, cols: int = 4) -> None:
+def contact_sheet(
+    out: Path, names: list[str], path: Path, thumb_w: int = 480, cols: int = 4
+) -> None:
     """A grid of images with their labels drawn: green = face up (half values at the half
     centres, a dot on corner 0), red = face down, yellow = open ends."""
     import cv2
 
     thumbs = []
     for name in names:
-        img_path = next((out / "detector" / "images" / s / f"{name}.jpg" for s in ("train", "val")
-                         if (out / "detector" / "images" / s / f"{name}.jpg").exists()), None)
+        img_path = next(
+            (
+                out / "detector" / "images" / s / f"{name}.jpg"
+                for s in ("train", "val")
+                if (out / "detector" / "images" / s / f"{name}.jpg").exists()
+            ),
+            None,
+        )
         if img_path is None:
             continue
         img = cv2.imread(str(img_path))
@@ -369,6 +448,7 @@ def contact_sheet(out: Path, names: list[str], path: Path, thumb_w: int = 480, c
     while len(thumbs) % cols:
         thumbs.append(np.zeros_like(thumbs[0]))
     rows = [np.hstack(thumbs[i : i + cols]) for i in range(0, len(thumbs), cols)]
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
     cv2.imwrite(str(path), np.vstack(rows), [cv2.IMWRITE_PNG_COMPRESSION, 9])
 
 
@@ -376,7 +456,7 @@ def draw_truth(img: np.ndarray, truth: dict, thumb_w: int) -> np.ndarray:
     import cv2
 
     s = thumb_w / img.shape[1]
-    out = cv2.resize(img, (thumb_w, int(round(img.shape[0] * s))), interpolation=cv2.INTER_AREA)
+    out = cv2.resize(img, (thumb_w, round(img.shape[0] * s)), interpolation=cv2.INTER_AREA)
     for t in truth["tiles"]:
         c = np.asarray(t["corners"]) * s
         colour = (0, 220, 0) if t["face"] == "up" else (0, 0, 230)
@@ -389,8 +469,16 @@ def draw_truth(img: np.ndarray, truth: dict, thumb_w: int) -> np.ndarray:
             for half, value in enumerate(t["halves"]):
                 end = (c[0] + c[1]) / 2 if half == 0 else (c[2] + c[3]) / 2
                 p = (centre + end) / 2
-                cv2.putText(out, str(value), (int(p[0]) - 4, int(p[1]) + 4), cv2.FONT_HERSHEY_PLAIN,
-                            0.8, (0, 255, 255), 1, cv2.LINE_AA)
+                cv2.putText(
+                    out,
+                    str(value),
+                    (int(p[0]) - 4, int(p[1]) + 4),
+                    cv2.FONT_HERSHEY_PLAIN,
+                    0.8,
+                    (0, 255, 255),
+                    1,
+                    cv2.LINE_AA,
+                )
     for ln in truth["lines"]:
         if ln.get("open_end"):
             p = np.asarray(ln["open_end"]["point"]) * s

@@ -40,7 +40,9 @@ def rect_corners(cx: float, cy: float, angle: float, hl: float, hw: float) -> np
     u = np.array([math.cos(angle), math.sin(angle)])
     v = np.array([u[1], -u[0]])
     c = np.array([cx, cy])
-    return np.array([c - hl * u - hw * v, c - hl * u + hw * v, c + hl * u + hw * v, c + hl * u - hw * v])
+    return np.array(
+        [c - hl * u - hw * v, c - hl * u + hw * v, c + hl * u + hw * v, c + hl * u - hw * v]
+    )
 
 
 def overlap(p: np.ndarray, q: np.ndarray) -> bool:
@@ -197,9 +199,7 @@ class TablePlacer:
             ahead = Pose(*(end.point + d * (gap + 2.2 * L)), end.direction).corners(L)
             near_edge = not self.occ.inside(ahead)
             candidates = (
-                [*turns, straight]
-                if near_edge and self.rng.random() < 0.5
-                else [straight, *turns]
+                [*turns, straight] if near_edge and self.rng.random() < 0.5 else [straight, *turns]
             )
         for centre, angle, heading, across in candidates:
             pose = Pose(float(centre[0] + jitter[0]), float(centre[1] + jitter[1]), angle + skew)
@@ -212,7 +212,10 @@ class TablePlacer:
             self.occ.add(poly)
             u = _unit(pose.angle)
             ext = W / 2 if played.tile.is_double else L / 2
-            tip = np.array([pose.cx, pose.cy]) + (_unit(heading) if played.tile.is_double else u) * ext
+            tip = (
+                np.array([pose.cx, pose.cy])
+                + (_unit(heading) if played.tile.is_double else u) * ext
+            )
             self.ends[line] = _End(tip, heading, across, played.tile.is_double)
             return True
         return False

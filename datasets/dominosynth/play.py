@@ -205,7 +205,7 @@ def check_layout(layout: Layout) -> list[str]:
         for k, uid in enumerate(ln.tiles):
             pt = layout.tiles[uid]
             if k == 0:
-                prev_value = _line_start_value(layout, j)
+                prev_value = line_start_value(layout, j)
                 continue
             if pt.inner != prev_value:
                 problems.append(f"line {j}: tile {pt.tile} inner {pt.inner} != {prev_value}")
@@ -215,7 +215,8 @@ def check_layout(layout: Layout) -> list[str]:
     return problems
 
 
-def _line_start_value(layout: Layout, j: int) -> int:
+def line_start_value(layout: Layout, j: int) -> int:
+    """The value line `j` grows from: the half of its first tile that faces the line."""
     ln = layout.lines[j]
     first = layout.tiles[ln.tiles[0]]
     if ln.tiles[0] == 0 and layout.variant == "line":

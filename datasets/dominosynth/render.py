@@ -51,14 +51,25 @@ class Camera:
         """(4, 2) table points (mm) seen at the image corners, inset by `margin_px`."""
         m = margin_px
         img = np.array(
-            [[m, m, 1], [self.width - m, m, 1], [self.width - m, self.height - m, 1], [m, self.height - m, 1]]
+            [
+                [m, m, 1],
+                [self.width - m, m, 1],
+                [self.width - m, self.height - m, 1],
+                [m, self.height - m, 1],
+            ]
         )
         t = img @ np.linalg.inv(self.homography()).T
         return t[:, :2] / t[:, 2:3]
 
 
 def make_camera(
-    width: int, height: int, target: np.ndarray, px_per_mm: float, focal: float, tilt_deg: float, yaw_deg: float
+    width: int,
+    height: int,
+    target: np.ndarray,
+    px_per_mm: float,
+    focal: float,
+    tilt_deg: float,
+    yaw_deg: float,
 ) -> Camera:
     """A camera looking at `target` (mm, on the table) so that it is seen at `px_per_mm`."""
     t, y = math.radians(tilt_deg), math.radians(yaw_deg)
@@ -129,7 +140,7 @@ def _loguniform(rng: np.random.Generator, lo: float, hi: float) -> float:
     return float(math.exp(rng.uniform(math.log(lo), math.log(hi))))
 
 
-def _weighted(rng: np.random.Generator, weights) -> int:  # noqa: ANN001
+def _weighted(rng: np.random.Generator, weights) -> int:
     w = np.asarray(weights, np.float64)
     return int(rng.choice(len(w), p=w / w.sum()))
 
@@ -138,12 +149,12 @@ class _SpriteCache:
     def __init__(self, style: sprites.TileStyle, rng: np.random.Generator) -> None:
         self.style, self.rng, self.cache = style, rng, {}
 
-    def face(self, halves: tuple[int, int]):  # noqa: ANN201
+    def face(self, halves: tuple[int, int]):
         if halves not in self.cache:
             self.cache[halves] = sprites.face_sprite(halves, self.style, self.rng)
         return self.cache[halves]
 
-    def back(self):  # noqa: ANN201
+    def back(self):
         if "back" not in self.cache:
             self.cache["back"] = sprites.back_sprite(self.style, self.rng)
         return self.cache["back"]
@@ -164,7 +175,9 @@ def build_scene(
     T = W * float(rng.uniform(*cfg.tile_thickness_ratio))
     style = sprites.random_style(rng, cfg)
     sc = _SpriteCache(style, rng)
-    tile_px = _loguniform(rng, *(cfg.tile_px_log_table if kind == "table" else cfg.tile_px_log_hand))
+    tile_px = _loguniform(
+        rng, *(cfg.tile_px_log_table if kind == "table" else cfg.tile_px_log_hand)
+    )
     tilt = 0.0 if rng.random() < cfg.flat_view_p else float(rng.uniform(*cfg.tilt_deg))
     arrangement = _weighted(rng, cfg.hand_arrangement_weights) if kind == "hand" else -1
     if arrangement == 2:
@@ -189,9 +202,22 @@ def build_scene(
         spr, alp = sc.face(st.halves) if st.face == "up" else sc.back()
         tiles.append(st)
         boxes.append(
-            Box(np.array([pose.cx, pose.cy, base + T]), u, v, np.array([0, 0, 1.0]), L / 2, W / 2, T,
-                spr, alp, style.side, len(tiles) - 1, 0.88 if style.translucent else 1.0,
-                True, style.corner_radius * W)
+            Box(
+                np.array([pose.cx, pose.cy, base + T]),
+                u,
+                v,
+                np.array([0, 0, 1.0]),
+                L / 2,
+                W / 2,
+                T,
+                spr,
+                alp,
+                style.side,
+                len(tiles) - 1,
+                0.88 if style.translucent else 1.0,
+                True,
+                style.corner_radius * W,
+            )
         )
 
     def random_free_pose(centre: np.ndarray, spread: float, tries: int = 30) -> Pose | None:
@@ -215,16 +241,35 @@ def build_scene(
                 else float(rng.uniform(-math.pi, math.pi))
             )
             centre = rng.normal(0, 0.15, 2) * span
-            placer = TablePlacer(rng, L, occ, (float(centre[0]), float(centre[1])), heading,
-                                 cfg.gap_mm, cfg.touching_p, cfg.skew_deg)
+            placer = TablePlacer(
+                rng,
+                L,
+                occ,
+                (float(centre[0]), float(centre[1])),
+                heading,
+                cfg.gap_mm,
+                cfg.touching_p,
+                cfg.skew_deg,
+            )
             target = int(rng.integers(int(cfg.layout_tiles[0]), int(cfg.layout_tiles[1]) + 1))
             import random as _random
 
-            layout = simulate(_random.Random(int(rng.integers(2**31))), variant, deck, target,
-                              placer, players=int(rng.integers(2, 7)))
+            layout = simulate(
+                _random.Random(int(rng.integers(2**31))),
+                variant,
+                deck,
+                target,
+                placer,
+                players=int(rng.integers(2, 7)),
+            )
             for uid, pt in enumerate(layout.tiles):
-                flat_tile(placer.poses[uid], SceneTile("up", pt.tile, (pt.inner, pt.outer), "layout", uid))
-        for _ in range(int(rng.integers(int(cfg.loose_tiles[0]), int(cfg.loose_tiles[1]) + 1)) + (6 if vi == 4 else 0)):
+                flat_tile(
+                    placer.poses[uid], SceneTile("up", pt.tile, (pt.inner, pt.outer), "layout", uid)
+                )
+        for _ in range(
+            int(rng.integers(int(cfg.loose_tiles[0]), int(cfg.loose_tiles[1]) + 1))
+            + (6 if vi == 4 else 0)
+        ):
             if not deck:
                 break
             pose = random_free_pose(rng.normal(0, 0.3, 2) * span, span * 0.6)
@@ -240,12 +285,20 @@ def build_scene(
             if not deck:
                 break
             t = deck.pop()
-            stacked = [b for b in boxes if b.tile >= 0 and tiles[b.tile].role == "boneyard" and b.centre[2] < 1.5 * T]
+            stacked = [
+                b
+                for b in boxes
+                if b.tile >= 0 and tiles[b.tile].role == "boneyard" and b.centre[2] < 1.5 * T
+            ]
             if stacked and rng.random() < cfg.boneyard_stack_p:
                 under = stacked[int(rng.integers(len(stacked)))]
                 ang = math.atan2(under.u[1], under.u[0]) + rng.normal(0, 0.3)
                 p = under.centre[:2] + rng.normal(0, W * 0.25, 2)
-                flat_tile(Pose(float(p[0]), float(p[1]), float(ang)), SceneTile("down", t, (t.low, t.high), "boneyard"), base=T)
+                flat_tile(
+                    Pose(float(p[0]), float(p[1]), float(ang)),
+                    SceneTile("down", t, (t.low, t.high), "boneyard"),
+                    base=T,
+                )
                 continue
             pose = random_free_pose(bone_centre, L * 1.2)
             if pose is None:
@@ -264,9 +317,18 @@ def build_scene(
             for k, t in enumerate(hand):
                 r, c = divmod(k, per_row)
                 p = np.array([x0 + c * pitch, r * row_gap - row_gap * (len(hand) // per_row) / 2])
-                ang = (math.pi / 2 if upright else 0.0) + math.radians(float(rng.normal(0, 2))) + rng.integers(2) * math.pi
+                ang = (
+                    (math.pi / 2 if upright else 0.0)
+                    + math.radians(float(rng.normal(0, 2)))
+                    + rng.integers(2) * math.pi
+                )
                 rot = math.radians(-yaw)
-                pr = np.array([p[0] * math.cos(rot) - p[1] * math.sin(rot), p[0] * math.sin(rot) + p[1] * math.cos(rot)])
+                pr = np.array(
+                    [
+                        p[0] * math.cos(rot) - p[1] * math.sin(rot),
+                        p[0] * math.sin(rot) + p[1] * math.cos(rot),
+                    ]
+                )
                 pose = Pose(float(pr[0]), float(pr[1]), ang + rot)
                 poly = pose.corners(L, shrink=0.5)
                 if not occ.free(poly):
@@ -284,13 +346,26 @@ def build_scene(
             _rack(rng, cam, hand, L, W, T, style, sc, boxes, tiles)
     _distractors(rng, cfg, cam, occ, boxes, sc, style, L, span, max_pip)
     light_dir = rng.uniform(-math.pi, math.pi)
-    light = np.array([math.cos(light_dir), math.sin(light_dir)]) * float(rng.uniform(*cfg.shadow_offset))
+    light = np.array([math.cos(light_dir), math.sin(light_dir)]) * float(
+        rng.uniform(*cfg.shadow_offset)
+    )
     bg = _background(rng, cfg, cam, photos or [])
-    return Scene(cam, kind, variant, max_pip, boxes, tiles, layout, bg, light,
-                 arm=bool(rng.random() < cfg.arm_p), extras={"style": style, "tile_px": tile_px, "tilt": tilt})
+    return Scene(
+        cam,
+        kind,
+        variant,
+        max_pip,
+        boxes,
+        tiles,
+        layout,
+        bg,
+        light,
+        arm=bool(rng.random() < cfg.arm_p),
+        extras={"style": style, "tile_px": tile_px, "tilt": tilt},
+    )
 
 
-def _rack(rng, cam, hand, L, W, T, style, sc, boxes, tiles) -> None:  # noqa: ANN001
+def _rack(rng, cam, hand, L, W, T, style, sc, boxes, tiles) -> None:
     """Tiles standing in a rack: long axis along the rack, faces leaning back to the camera."""
     toward = cam.C[:2] / (np.linalg.norm(cam.C[:2]) + 1e-9)
     along = np.array([toward[1], -toward[0]])
@@ -312,26 +387,53 @@ def _rack(rng, cam, hand, L, W, T, style, sc, boxes, tiles) -> None:  # noqa: AN
         v = np.cross(n, u)  # so that the face is not mirrored seen from the front
         spr, alp = sc.face(halves)
         tiles.append(SceneTile("up", t, halves, "hand"))
-        boxes.append(Box(centre, u, -v, n, L / 2, W / 2, T, spr, alp, style.side, len(tiles) - 1,
-                         0.88 if style.translucent else 1.0, False, style.corner_radius * W))
+        boxes.append(
+            Box(
+                centre,
+                u,
+                -v,
+                n,
+                L / 2,
+                W / 2,
+                T,
+                spr,
+                alp,
+                style.side,
+                len(tiles) - 1,
+                0.88 if style.translucent else 1.0,
+                False,
+                style.corner_radius * W,
+            )
+        )
     # The rack itself: a long wooden bar in front of and below the tiles.
     wood = np.empty((64, 512, 3), np.float32)
     wood[:] = rng.uniform(40, 160, 3)
     wood *= 1 + 0.08 * np.sin(np.arange(512) / rng.uniform(3, 9))[None, :, None]
     length = pitch * len(hand) / 2 + L * 0.4
     bar_c = np.array([*(tw[:2] * (T * 1.2)), rack_h])
-    boxes.append(Box(bar_c, np.array([along[0], along[1], 0.0]), np.array([tw[0], tw[1], 0.0]), up,
-                     length, T * 1.0, rack_h, cv2.resize(wood, (64, 512)).astype(np.float32),
-                     np.ones((512, 64), np.float32), tuple(float(c) * 0.7 for c in wood[0, 0])))
+    boxes.append(
+        Box(
+            bar_c,
+            np.array([along[0], along[1], 0.0]),
+            np.array([tw[0], tw[1], 0.0]),
+            up,
+            length,
+            T * 1.0,
+            rack_h,
+            cv2.resize(wood, (64, 512)).astype(np.float32),
+            np.ones((512, 64), np.float32),
+            tuple(float(c) * 0.7 for c in wood[0, 0]),
+        )
+    )
 
 
-def _flat_sprite(h: int, w: int, colour) -> tuple[np.ndarray, np.ndarray]:  # noqa: ANN001
+def _flat_sprite(h: int, w: int, colour) -> tuple[np.ndarray, np.ndarray]:
     img = np.empty((h, w, 3), np.float32)
     img[:] = colour
     return img, np.ones((h, w), np.float32)
 
 
-def _distractors(rng, cfg, cam, occ, boxes, sc, style, L, span, max_pip) -> None:  # noqa: ANN001
+def _distractors(rng, cfg, cam, occ, boxes, sc, style, L, span, max_pip) -> None:
     n = int(rng.integers(int(cfg.distractors[0]), int(cfg.distractors[1]) + 1))
     for _ in range(n):
         kind = rng.choice(["die", "card", "coin", "pad", "picture"])
@@ -340,11 +442,20 @@ def _distractors(rng, cfg, cam, occ, boxes, sc, style, L, span, max_pip) -> None
             s = L * rng.uniform(0.3, 0.45)
             hl = hw = s / 2
             th = s
-            img, alp = _flat_sprite(128, 128, rng.choice([(235, 235, 235), (40, 40, 200), (30, 30, 30), (220, 220, 240)]))
+            img, alp = _flat_sprite(
+                128,
+                128,
+                rng.choice([(235, 235, 235), (40, 40, 200), (30, 30, 30), (220, 220, 240)]),
+            )
             pipc = (20, 20, 20) if img[0, 0].sum() > 400 else (240, 240, 240)
-            pts = {1: [(64, 64)], 2: [(32, 32), (96, 96)], 3: [(32, 32), (64, 64), (96, 96)],
-                   4: [(32, 32), (96, 32), (32, 96), (96, 96)], 5: [(32, 32), (96, 32), (32, 96), (96, 96), (64, 64)],
-                   6: [(32, 28), (32, 64), (32, 100), (96, 28), (96, 64), (96, 100)]}[int(rng.integers(1, 7))]
+            pts = {
+                1: [(64, 64)],
+                2: [(32, 32), (96, 96)],
+                3: [(32, 32), (64, 64), (96, 96)],
+                4: [(32, 32), (96, 32), (32, 96), (96, 96)],
+                5: [(32, 32), (96, 32), (32, 96), (96, 96), (64, 64)],
+                6: [(32, 28), (32, 64), (32, 100), (96, 28), (96, 64), (96, 100)],
+            }[int(rng.integers(1, 7))]
             for p in pts:
                 cv2.circle(img, p, 11, pipc, -1, cv2.LINE_AA)
             side = tuple(float(c) * 0.75 for c in img[0, 0])
@@ -356,14 +467,24 @@ def _distractors(rng, cfg, cam, occ, boxes, sc, style, L, span, max_pip) -> None
             cv2.rectangle(img8, (14, 14), (165, 241), col, 2)
             for k in range(int(rng.integers(1, 9))):
                 cv2.circle(img8, (60 + 60 * (k % 2), 50 + 40 * (k // 2)), 12, col, -1, cv2.LINE_AA)
-            cv2.putText(img8, str(rng.choice(list("A23456789JQK"))), (20, 40), cv2.FONT_HERSHEY_SIMPLEX, 1, col, 2)
+            cv2.putText(
+                img8,
+                str(rng.choice(list("A23456789JQK"))),
+                (20, 40),
+                cv2.FONT_HERSHEY_SIMPLEX,
+                1,
+                col,
+                2,
+            )
             img = img8.astype(np.float32)
             side = (200, 200, 200)
         elif kind == "coin":
             r = float(rng.uniform(9, 14))
             hl = hw = r
             th = 1.8
-            metal = tuple(float(c) for c in rng.choice([(60, 140, 190), (170, 170, 170), (40, 90, 150)]))
+            metal = tuple(
+                float(c) for c in rng.choice([(60, 140, 190), (170, 170, 170), (40, 90, 150)])
+            )
             img = np.zeros((128, 128, 3), np.float32)
             alp = np.zeros((128, 128), np.float32)
             cv2.circle(alp, (64, 64), 63, 1.0, -1, cv2.LINE_AA)
@@ -380,7 +501,13 @@ def _distractors(rng, cfg, cam, occ, boxes, sc, style, L, span, max_pip) -> None
             for y in range(44, 230, 14):
                 if rng.random() < 0.7:
                     x = int(rng.integers(10, 60))
-                    pts = np.array([[x + 6 * k, y - 2 - int(rng.integers(0, 7))] for k in range(int(rng.integers(3, 18)))], np.int32)
+                    pts = np.array(
+                        [
+                            [x + 6 * k, y - 2 - int(rng.integers(0, 7))]
+                            for k in range(int(rng.integers(3, 18)))
+                        ],
+                        np.int32,
+                    )
                     cv2.polylines(img, [pts], False, (120, 40, 20), 1, cv2.LINE_AA)
             side = (210, 220, 225)
         else:  # a printed picture of a domino (a hard negative: flat, on paper, no tile label)
@@ -401,12 +528,26 @@ def _distractors(rng, cfg, cam, occ, boxes, sc, style, L, span, max_pip) -> None
                 occ.add(poly)
                 u = np.array([math.cos(ang), math.sin(ang), 0.0])
                 v = np.array([u[1], -u[0], 0.0])
-                boxes.append(Box(np.array([p[0], p[1], th]), u, v, np.array([0, 0, 1.0]), hl, hw, th,
-                                 img.astype(np.float32), alp, side))
+                boxes.append(
+                    Box(
+                        np.array([p[0], p[1], th]),
+                        u,
+                        v,
+                        np.array([0, 0, 1.0]),
+                        hl,
+                        hw,
+                        th,
+                        img.astype(np.float32),
+                        alp,
+                        side,
+                    )
+                )
                 break
 
 
-def _background(rng: np.random.Generator, cfg: SynthConfig, cam: Camera, photos: list[Path]) -> np.ndarray:
+def _background(
+    rng: np.random.Generator, cfg: SynthConfig, cam: Camera, photos: list[Path]
+) -> np.ndarray:
     """The table surface in image space (float32 BGR), warped in perspective."""
     region = cam.table_region(margin_px=-0.05 * cam.width)
     x0, y0 = region.min(axis=0)
@@ -419,11 +560,20 @@ def _background(rng: np.random.Generator, cfg: SynthConfig, cam: Camera, photos:
         tex = backgrounds.photo(rng, photos[int(rng.integers(len(photos)))], size, size)
     if tex is None:
         kind = backgrounds.KINDS[_weighted(rng, cfg.background_weights)]
-        tex = backgrounds.texture(rng, kind, size, size, bool(rng.random() < cfg.dark_background_p), mm_per_px)
-    A = np.array([[1 / mm_per_px, 0, -x0 / mm_per_px], [0, 1 / mm_per_px, -y0 / mm_per_px], [0, 0, 1]])
+        tex = backgrounds.texture(
+            rng, kind, size, size, bool(rng.random() < cfg.dark_background_p), mm_per_px
+        )
+    A = np.array(
+        [[1 / mm_per_px, 0, -x0 / mm_per_px], [0, 1 / mm_per_px, -y0 / mm_per_px], [0, 0, 1]]
+    )
     M = cam.homography() @ np.linalg.inv(A)
-    return cv2.warpPerspective(np.clip(tex, 0, 255).astype(np.float32), M, (cam.width, cam.height),
-                               flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+    return cv2.warpPerspective(
+        np.clip(tex, 0, 255).astype(np.float32),
+        M,
+        (cam.width, cam.height),
+        flags=cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_REFLECT,
+    )
 
 
 def _chamfered(corners: np.ndarray, u: np.ndarray, v: np.ndarray, r: float) -> np.ndarray:
@@ -472,7 +622,9 @@ def render(scene: Scene, rng: np.random.Generator, cfg: SynthConfig) -> Rendered
     shadow = cv2.resize(shadow, (w, h), interpolation=cv2.INTER_LINEAR)
     img *= (1 - float(rng.uniform(*cfg.shadow_strength)) * np.clip(shadow, 0, 1))[..., None]
     # Boxes, far to near.
-    order = sorted(range(len(scene.boxes)), key=lambda k: -float(cam.depth(scene.boxes[k].centre[None])[0]))
+    order = sorted(
+        range(len(scene.boxes)), key=lambda k: -float(cam.depth(scene.boxes[k].centre[None])[0])
+    )
     light3 = np.array([-scene.light[0], -scene.light[1], 1.0])
     light3 /= np.linalg.norm(light3)
     for k in order:
@@ -488,7 +640,12 @@ def _draw_box(img: np.ndarray, ids: np.ndarray, cam: Camera, b: Box, light3: np.
     bottom = top - b.n * b.thickness
     pts = np.vstack([_chamfered(top, b.u, b.v, b.chamfer), _chamfered(bottom, b.u, b.v, b.chamfer)])
     p2 = cam.project(pts)
-    if p2[:, 0].max() < -2 or p2[:, 1].max() < -2 or p2[:, 0].min() > w + 2 or p2[:, 1].min() > h + 2:
+    if (
+        p2[:, 0].max() < -2
+        or p2[:, 1].max() < -2
+        or p2[:, 0].min() > w + 2
+        or p2[:, 1].min() > h + 2
+    ):
         return
     hull = cv2.convexHull(p2.astype(np.float32)).reshape(-1, 2)
     # Sides: one colour, lit by the light coming from the side facing it.
@@ -516,10 +673,16 @@ def _draw_box(img: np.ndarray, ids: np.ndarray, cam: Camera, b: Box, light3: np.
     while spr.shape[0] > 2.5 * length_px and spr.shape[0] > 16:
         spr, alp = cv2.pyrDown(spr), cv2.pyrDown(alp)
     sh, sw = spr.shape[:2]
-    src = np.array([[-0.5, -0.5], [sw - 0.5, -0.5], [sw - 0.5, sh - 0.5], [-0.5, sh - 0.5]], np.float32)
+    src = np.array(
+        [[-0.5, -0.5], [sw - 0.5, -0.5], [sw - 0.5, sh - 0.5], [-0.5, sh - 0.5]], np.float32
+    )
     M = cv2.getPerspectiveTransform(src, (f2 - np.array([x0, y0])).astype(np.float32))
-    face = cv2.warpPerspective(spr, M, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
-    fa = cv2.warpPerspective(alp, M, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+    face = cv2.warpPerspective(
+        spr, M, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT
+    )
+    fa = cv2.warpPerspective(
+        alp, M, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT
+    )
     shade = 0.75 + 0.25 * max(0.0, float(b.n @ light3))
     a = fa[..., None] * b.opacity
     roi[:] = roi * (1 - a) + face * shade * a
@@ -540,17 +703,37 @@ def _draw_arm(img: np.ndarray, ids: np.ndarray, rng: np.random.Generator) -> Non
     width = float(rng.uniform(0.09, 0.16)) * min(h, w)
     end = np.array(start) + d * reach
     mask = np.zeros((h, w), np.uint8)
-    cv2.line(mask, tuple(np.round(start).astype(int)), tuple(np.round(end).astype(int)), 255, int(width))
-    cv2.ellipse(mask, tuple(np.round(end + d * width * 0.5).astype(int)),
-                (int(width * 0.75), int(width * 0.55)), math.degrees(ang), 0, 360, 255, -1)
+    cv2.line(
+        mask, tuple(np.round(start).astype(int)), tuple(np.round(end).astype(int)), 255, int(width)
+    )
+    cv2.ellipse(
+        mask,
+        tuple(np.round(end + d * width * 0.5).astype(int)),
+        (int(width * 0.75), int(width * 0.55)),
+        math.degrees(ang),
+        0,
+        360,
+        255,
+        -1,
+    )
     nrm = np.array([-d[1], d[0]])
     for k in range(4):
         base = end + d * width * 0.9 + nrm * width * (k - 1.5) * 0.3
         tip = base + d * width * float(rng.uniform(0.45, 0.8))
-        cv2.line(mask, tuple(np.round(base).astype(int)), tuple(np.round(tip).astype(int)), 255, max(2, int(width * 0.2)))
-    skin = np.array(rng.choice([(140, 170, 220), (100, 130, 190), (60, 90, 140), (40, 60, 95)]), np.float32)
+        cv2.line(
+            mask,
+            tuple(np.round(base).astype(int)),
+            tuple(np.round(tip).astype(int)),
+            255,
+            max(2, int(width * 0.2)),
+        )
+    skin = np.array(
+        rng.choice([(140, 170, 220), (100, 130, 190), (60, 90, 140), (40, 60, 95)]), np.float32
+    )
     soft = cv2.GaussianBlur(mask.astype(np.float32) / 255, (0, 0), 1.2)
-    shadow = cv2.GaussianBlur(np.roll(soft, (int(width * 0.4), int(width * 0.3)), axis=(0, 1)), (0, 0), width * 0.3)
+    shadow = cv2.GaussianBlur(
+        np.roll(soft, (int(width * 0.4), int(width * 0.3)), axis=(0, 1)), (0, 0), width * 0.3
+    )
     img *= (1 - 0.45 * shadow * (1 - soft))[..., None]
     dist = cv2.distanceTransform((mask > 0).astype(np.uint8), cv2.DIST_L2, 3)
     shade = np.clip(0.6 + dist / (width * 0.5), 0.6, 1.1)
@@ -558,11 +741,15 @@ def _draw_arm(img: np.ndarray, ids: np.ndarray, rng: np.random.Generator) -> Non
     ids[soft > 0.5] = 0
 
 
-def camera_effects(image: np.ndarray, ids: np.ndarray, rng: np.random.Generator, cfg: SynthConfig) -> np.ndarray:
+def camera_effects(
+    image: np.ndarray, ids: np.ndarray, rng: np.random.Generator, cfg: SynthConfig
+) -> np.ndarray:
     """Light, white balance, exposure, glare, blur and sensor noise; returns uint8 BGR."""
     h, w = ids.shape
     img = image
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    # Smooth fields (light, vignette, glare) are computed at 1/8 resolution, then resized.
+    sh, sw = max(2, h // 8), max(2, w // 8)
+    yy, xx = np.mgrid[0:sh, 0:sw].astype(np.float32) * 8
     ang = rng.uniform(0, 2 * math.pi)
     ramp = ((xx - w / 2) * math.cos(ang) + (yy - h / 2) * math.sin(ang)) / max(h, w)
     g = float(rng.uniform(*cfg.light_gradient))
@@ -571,15 +758,20 @@ def camera_effects(image: np.ndarray, ids: np.ndarray, rng: np.random.Generator,
     light = (1 + g * ramp) * (1 - float(rng.uniform(0, 0.6)) * vign)
     gains = rng.uniform(*cfg.white_balance, 3).astype(np.float32)
     exposure = float(rng.uniform(*cfg.exposure))
+    if rng.random() < cfg.auto_exposure_p:
+        mean = float(img[::8, ::8].mean()) + 1.0
+        exposure = float(np.clip(rng.uniform(*cfg.auto_exposure_target) / mean, 0.6, 3.0))
     if rng.random() < cfg.dim_p:
         exposure *= float(rng.uniform(0.25, 0.55))
-    img = img * (light[..., None] * gains * exposure)
+    field = cv2.resize(light.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
+    img = img * field[..., None] * (gains * exposure)
     if rng.random() < cfg.glare_p:
         gx, gy = rng.uniform(0, w), rng.uniform(0, h)
         sigma = rng.uniform(0.03, 0.15) * w
-        blob = np.exp(-((xx - gx) ** 2 + (yy - gy) ** 2) / (2 * sigma**2))
+        blob = np.exp(-((xx - gx) ** 2 + (yy - gy) ** 2) / (2 * sigma**2)).astype(np.float32)
+        blob = cv2.resize(blob, (w, h), interpolation=cv2.INTER_LINEAR)
         on_face = ((ids > 0) & (ids < ID_SIDE)).astype(np.float32)
-        img = img + (rng.uniform(60, 160) * blob * (0.3 + 0.7 * on_face))[..., None]
+        img = img + (float(rng.uniform(60, 160)) * blob * (0.3 + 0.7 * on_face))[..., None]
     if rng.random() < cfg.blur_p:
         img = cv2.GaussianBlur(img, (0, 0), float(rng.uniform(*cfg.blur_sigma_px)))
     if rng.random() < cfg.motion_blur_p:
@@ -594,5 +786,5 @@ def camera_effects(image: np.ndarray, ids: np.ndarray, rng: np.random.Generator,
         noise = rng.standard_normal((h, w, 1), dtype=np.float32)
         color = rng.standard_normal((h // 2, w // 2, 3), dtype=np.float32)
         noise = noise * 0.7 + cv2.resize(color, (w, h)) * 0.5
-        img = img + noise * sigma * (0.5 + np.sqrt(np.clip(img, 0, 255) / 255))
+        img = img + noise * (sigma * 0.5) + noise * (sigma / 16.0) * np.sqrt(np.clip(img, 0, 255))
     return np.clip(img + 0.5, 0, 255).astype(np.uint8)

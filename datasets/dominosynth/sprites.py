@@ -19,15 +19,60 @@ SPRITE_W = 128  # sprite width in pixels; height is twice that
 # Pip colour palettes by value (BGR), as different makers colour double-12 sets.
 PALETTES: tuple[tuple[tuple[int, int, int], ...], ...] = (
     # 0..15
-    ((0, 0, 0), (200, 150, 40), (40, 140, 30), (30, 30, 200), (30, 70, 130), (140, 40, 120),
-     (20, 170, 220), (150, 100, 30), (160, 60, 60), (80, 20, 110), (40, 160, 120),
-     (90, 90, 90), (30, 110, 220), (120, 30, 30), (50, 50, 160), (0, 120, 60)),
-    ((0, 0, 0), (220, 120, 0), (50, 150, 0), (0, 0, 180), (0, 90, 200), (160, 0, 160),
-     (0, 160, 160), (90, 30, 20), (20, 20, 120), (130, 60, 0), (60, 60, 60),
-     (0, 100, 0), (40, 40, 220), (200, 60, 110), (0, 60, 120), (100, 0, 60)),
-    ((0, 0, 0), (60, 60, 200), (200, 80, 40), (30, 140, 60), (140, 40, 140), (0, 110, 210),
-     (20, 120, 130), (170, 100, 60), (20, 30, 110), (40, 40, 40), (150, 20, 60),
-     (0, 150, 190), (110, 50, 170), (30, 90, 40), (70, 50, 160), (130, 110, 20)),
+    (
+        (0, 0, 0),
+        (200, 150, 40),
+        (40, 140, 30),
+        (30, 30, 200),
+        (30, 70, 130),
+        (140, 40, 120),
+        (20, 170, 220),
+        (150, 100, 30),
+        (160, 60, 60),
+        (80, 20, 110),
+        (40, 160, 120),
+        (90, 90, 90),
+        (30, 110, 220),
+        (120, 30, 30),
+        (50, 50, 160),
+        (0, 120, 60),
+    ),
+    (
+        (0, 0, 0),
+        (220, 120, 0),
+        (50, 150, 0),
+        (0, 0, 180),
+        (0, 90, 200),
+        (160, 0, 160),
+        (0, 160, 160),
+        (90, 30, 20),
+        (20, 20, 120),
+        (130, 60, 0),
+        (60, 60, 60),
+        (0, 100, 0),
+        (40, 40, 220),
+        (200, 60, 110),
+        (0, 60, 120),
+        (100, 0, 60),
+    ),
+    (
+        (0, 0, 0),
+        (60, 60, 200),
+        (200, 80, 40),
+        (30, 140, 60),
+        (140, 40, 140),
+        (0, 110, 210),
+        (20, 120, 130),
+        (170, 100, 60),
+        (20, 30, 110),
+        (40, 40, 40),
+        (150, 20, 60),
+        (0, 150, 190),
+        (110, 50, 170),
+        (30, 90, 40),
+        (70, 50, 160),
+        (130, 110, 20),
+    ),
 )
 
 
@@ -55,7 +100,7 @@ class TileStyle:
     gloss: float
 
 
-def random_style(rng: np.random.Generator, cfg) -> TileStyle:  # noqa: ANN001 - SynthConfig
+def random_style(rng: np.random.Generator, cfg) -> TileStyle:
     """A set's look sampled from the configuration's ranges and weights."""
     body_kind = int(rng.choice(4, p=_norm(cfg.body_weights)))
     pip_mode = int(rng.choice(3, p=_norm(cfg.pip_colour_weights)))
@@ -130,7 +175,7 @@ def random_style(rng: np.random.Generator, cfg) -> TileStyle:  # noqa: ANN001 - 
     )
 
 
-def _norm(weights) -> np.ndarray:  # noqa: ANN001
+def _norm(weights) -> np.ndarray:
     w = np.asarray(weights, dtype=np.float64)
     return w / w.sum()
 
@@ -243,9 +288,7 @@ def face_sprite(
             _pip(img, x, y, radius, colour, style)
     if style.pin is not None:
         cv2.circle(img, (w // 2, w), max(2, round(0.055 * w)), style.pin, -1, cv2.LINE_AA)
-        cv2.circle(
-            img, (w // 2 - 1, w - 1), max(1, round(0.02 * w)), _shade(style.pin, 1.5), -1
-        )
+        cv2.circle(img, (w // 2 - 1, w - 1), max(1, round(0.02 * w)), _shade(style.pin, 1.5), -1)
     return img, alpha
 
 
@@ -271,15 +314,15 @@ def back_sprite(style: TileStyle, rng: np.random.Generator) -> tuple[np.ndarray,
     return img, alpha
 
 
-def _shade(colour, k: float) -> tuple[float, float, float]:  # noqa: ANN001
+def _shade(colour, k: float) -> tuple[float, float, float]:
     return tuple(float(min(255.0, c * k)) for c in colour)
 
 
-def _pip(img: np.ndarray, x: float, y: float, r: float, colour, style: TileStyle) -> None:  # noqa: ANN001
+def _pip(img: np.ndarray, x: float, y: float, r: float, colour, style: TileStyle) -> None:
     sh = 4  # fixed-point bits for sub-pixel circles
     f = 1 << sh
 
-    def circ(cx: float, cy: float, rr: float, col) -> None:  # noqa: ANN001
+    def circ(cx: float, cy: float, rr: float, col) -> None:
         cv2.circle(
             img, (round(cx * f), round(cy * f)), max(1, round(rr * f)), col, -1, cv2.LINE_AA, sh
         )

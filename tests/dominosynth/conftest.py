@@ -17,14 +17,23 @@ if _DATASETS not in sys.path:
 if "dominosynth" in sys.modules and getattr(sys.modules["dominosynth"], "__file__", None) is None:
     del sys.modules["dominosynth"]
 
-from dominosynth.config import CONFIGS
-from dominosynth.generate import Job, make_sample
+from dominosynth.config import CONFIGS  # noqa: E402
+from dominosynth.generate import Job, make_sample  # noqa: E402
 
 
-def sample(index: int, *, seed: int = 7, config: str = "default", kind: str = "table",
-           size: tuple[int, int] = (640, 360), max_pip: int = 12):
+def sample(
+    index: int,
+    *,
+    seed: int = 7,
+    config: str = "default",
+    kind: str = "table",
+    size: tuple[int, int] = (640, 360),
+    max_pip: int = 12,
+):
     """(jpeg, decoded image, truth, id map, scene, rng) of one rendered picture."""
-    job = Job("/nonexistent", index, seed, size[0], size[1], kind, max_pip, "train", CONFIGS[config])
+    job = Job(
+        "/nonexistent", index, seed, size[0], size[1], kind, max_pip, "train", CONFIGS[config]
+    )
     return make_sample(job)
 
 
@@ -48,9 +57,11 @@ def table_samples():
 
 def inside_mask(ids: np.ndarray, point: np.ndarray, value: int, radius: int = 1) -> bool:
     """True when a pixel of `ids` within `radius` of `point` equals `value`."""
-    x, y = int(round(point[0])), int(round(point[1]))
+    x, y = round(point[0]), round(point[1])
     h, w = ids.shape
     if not (0 <= x < w and 0 <= y < h):
         return False
-    win = ids[max(0, y - radius) : min(h, y + radius + 1), max(0, x - radius) : min(w, x + radius + 1)]
+    win = ids[
+        max(0, y - radius) : min(h, y + radius + 1), max(0, x - radius) : min(w, x + radius + 1)
+    ]
     return bool((win == value).any())

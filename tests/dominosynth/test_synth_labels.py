@@ -87,14 +87,23 @@ def test_halves_are_in_corner_order(render_sample) -> None:
     cfg = CONFIGS["clean"]
     checked = 0
     for index in range(4):
-        _jpg, img, truth, _ids, _scene, rng = render_sample(index, seed=3, config="clean", max_pip=9)
-        exact = type(cfg)(**{**cfg.__dict__, "reader_jitter_px": 0.0, "reader_shift": 0.0,
-                             "reader_scale": (1.0, 1.0), "reader_crop_px": 96})
+        _jpg, img, truth, _ids, _scene, rng = render_sample(
+            index, seed=3, config="clean", max_pip=9
+        )
+        exact = type(cfg)(
+            **{
+                **cfg.__dict__,
+                "reader_jitter_px": 0.0,
+                "reader_shift": 0.0,
+                "reader_scale": (1.0, 1.0),
+                "reader_crop_px": 96,
+            }
+        )
         for _k, value, crop in reader_crops(img, truth, exact, rng):
             gray = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
             inner = gray[5:-10, 5:-5]
             dark = (inner < 0.55 * np.median(inner)).astype(np.uint8)
-            n, _lab, stats, _ = cv2.connectedComponentsWithStats(dark)
+            _n, _lab, stats, _ = cv2.connectedComponentsWithStats(dark)
             blobs = sum(1 for s in stats[1:] if s[cv2.CC_STAT_AREA] >= 6)
             assert blobs == value, (index, _k, value, blobs)
             checked += 1

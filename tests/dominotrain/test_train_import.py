@@ -7,14 +7,14 @@ import json
 import cv2
 import numpy as np
 import pytest
+from train_factories import make_scene
+
+from dominocam.errors import UserInputError
 from dominotrain.import_labels import (
     import_labels,
     order_tile_corners,
     parse_class_name,
 )
-from train_factories import make_scene
-
-from dominocam.errors import UserInputError
 
 
 def write_export(root, style="cvat", scenes=3, seed=0, rotate_points=0, bad_name=False):

@@ -6,6 +6,7 @@ import itertools
 
 import numpy as np
 import pytest
+
 from dominotrain.metrics import (
     Rate,
     assign_reads,

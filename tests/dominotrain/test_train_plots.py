@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+from train_factories import make_scene
+
 from dominotrain.evaluate import Failure, Prediction, SetResult
 from dominotrain.plots import draw_confusion, write_plots
-from train_factories import make_scene
 
 
 def test_confusion_picture():
