@@ -36,6 +36,7 @@ test: $(VENV)/.installed-dev  ## install and run the default tests (no torch) an
 	$(BIN)/python -m pytest -m "not slow and not train"
 
 test-slow: $(VENV)/.installed-train  ## the slow checks CI also runs (training smoke runs, browser tests)
+	sh scripts/install-browser.sh
 	$(BIN)/python -m pytest -m "slow or train"
 
 lint: $(VENV)/.installed-dev  ## ruff check
