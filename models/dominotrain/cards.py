@@ -25,6 +25,7 @@ METRIC_LABELS = {
 }
 SET_LABELS = {
     "synthetic": "synthetic val",
+    "synthetic_halves": "synthetic val half crops",
     "realval_scenes": "real scenes",
     "realval_tiles": "real tiles",
     "realval_halves": "real halves",
@@ -153,8 +154,11 @@ def write_card(path: Path, summary: dict, evaluation: dict | None = None) -> Pat
             str(evaluation.get("command", "dominocam eval ...")),
             "```",
             "",
-            "together with " + ", ".join(f"{k} sha256 `{v}`" for k, v in others.items()) + ".",
-            "",
+            *(
+                ["together with " + ", ".join(f"{k} sha256 `{v}`" for k, v in others.items()), ""]
+                if others
+                else []
+            ),
             accuracy_table(evaluation),
         ]
     else:

@@ -10,6 +10,8 @@ Sets and how each figure is defined (every figure is k of n with a Wilson 95% in
   detection is scored box by box (one-to-one, rotated IoU >= 0.5 or each centre inside the
   other). Per-half and exact-tile accuracy over face-up tiles that were found; a face-up tile
   found as face down counts as wrongly read. Pip total and face-down count exact per photo.
+* `synthetic_halves` (`--synthetic DIR`, its `reader/val/` crops): the reader alone on the half
+  crops the generator wrote, as they are; its own accuracy, apart from detection.
 * `realval_scenes` (`realval/scenes`): labels list tile identities, not boxes. Detection is
   scored by counts per photo: hits = min(found, labelled); recall = sum hits / sum labelled,
   precision = sum hits / sum found. That is an upper bound: a missed tile plus a false box in
@@ -50,7 +52,7 @@ from dominotrain.metrics import (
     tile_key,
 )
 
-SETS = ("synthetic", "realval_scenes", "realval_tiles", "realval_halves")
+SETS = ("synthetic", "synthetic_halves", "realval_scenes", "realval_tiles", "realval_halves")
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp"}
 
 
@@ -421,6 +423,20 @@ def classify_half_crops(reader, images: list[np.ndarray]) -> np.ndarray:
     return (probs[: len(crops)] + probs[len(crops) :]) / 2
 
 
+def score_halves(
+    result: SetResult, paths: list[Path], truths: list[int], probs: np.ndarray
+) -> None:
+    """Score reader-only half crops: argmax of each row of `probs` against its label."""
+    for path, truth, p in zip(paths, truths, probs, strict=True):
+        read = int(np.argmax(p))
+        result.images += 1
+        result.add("half_accuracy", read == truth, 1)
+        result.halves.append((truth, read))
+        if read != truth:
+            text = f"{truth} read as {read} (p={p[read]:.2f})"
+            result.failures.append(Failure(result.name, str(path), 1.0 + float(p[read]), [text]))
+
+
 def eval_realval_halves(models, root: Path, limit: int | None, quiet: bool) -> SetResult:
     from vision.image_io import load_image
 
@@ -428,23 +444,38 @@ def eval_realval_halves(models, root: Path, limit: int | None, quiet: bool) -> S
     labels = labels[:limit] if limit else labels
     result = SetResult("realval_halves", note="reader only; crop and its 180-degree turn averaged")
     start = time.perf_counter()
-    images = [load_image(root / "halves" / label["image"]) for label in labels]
+    paths = [root / "halves" / label["image"] for label in labels]
+    images = [load_image(p) for p in _progress(paths, "real halves", quiet)]
     probs = classify_half_crops(models.reader, images) if images else np.zeros((0, 13))
-    for label, p in zip(_progress(labels, "real halves", quiet), probs, strict=True):
-        read = int(np.argmax(p))
-        truth = int(label["pips"])
-        result.images += 1
-        result.add("half_accuracy", read == truth, 1)
-        result.halves.append((truth, read))
-        if read != truth:
-            result.failures.append(
-                Failure(
-                    result.name,
-                    str(root / "halves" / label["image"]),
-                    1.0 + float(p[read]),
-                    [f"{truth} read as {read} (p={p[read]:.2f})"],
-                )
-            )
+    score_halves(result, paths, [int(label["pips"]) for label in labels], probs)
+    result.seconds = time.perf_counter() - start
+    return result
+
+
+def eval_synthetic_halves(models, root: Path, limit: int | None, quiet: bool) -> SetResult:
+    """The reader alone on the val half crops `dominocam synth` wrote (reader/val/<value>/)."""
+    import cv2
+
+    folder = root / "reader" / "val"
+    if not folder.is_dir():
+        raise UserInputError(f"--synthetic {root}: no reader/val/ folder")
+    items = sorted(
+        (p, int(p.parent.name)) for p in folder.glob("*/*.png") if p.parent.name.isdigit()
+    )
+    if limit:
+        items = items[:: max(1, len(items) // limit)][:limit]
+    result = SetResult("synthetic_halves", note=f"{folder}: reader only, crops as written")
+    start = time.perf_counter()
+    side = models.reader.side
+    probs = []
+    for chunk in _progress(range(0, len(items), 256), "synthetic halves", quiet):
+        crops = [
+            cv2.resize(cv2.imread(str(p)), (side, side), interpolation=cv2.INTER_AREA)
+            for p, _ in items[chunk : chunk + 256]
+        ]
+        probs.append(models.reader.classify(np.stack(crops)))
+    probs = np.concatenate(probs) if probs else np.zeros((0, 13))
+    score_halves(result, [p for p, _ in items], [v for _, v in items], probs)
     result.seconds = time.perf_counter() - start
     return result
 
@@ -474,6 +505,8 @@ def run_eval(
     results: dict[str, SetResult] = {}
     if synthetic is not None and "synthetic" in wanted:
         results["synthetic"] = eval_synthetic(models, Path(synthetic), limit, quiet)
+    if synthetic is not None and "synthetic_halves" in wanted:
+        results["synthetic_halves"] = eval_synthetic_halves(models, Path(synthetic), limit, quiet)
     if realval is not None:
         root = Path(realval)
         for name, fn in (

@@ -1,0 +1,67 @@
+"""Model cards from an export summary and an eval JSON (no torch)."""
+
+from __future__ import annotations
+
+from dominotrain.cards import accuracy_table, rate_cell, write_card
+
+SUMMARY = {
+    "kind": "reader",
+    "path": "models/reader.onnx",
+    "bytes": 5_865_139,
+    "sha256": "abc",
+    "weights": "runs/reader/r/weights/best.pt",
+    "imgsz": 64,
+    "names": {0: "0", 1: "1"},
+    "latency": [
+        {
+            "batch": 80,
+            "input": [80, 3, 64, 64],
+            "threads": 2,
+            "runs": 10,
+            "median_ms": 48.4,
+            "p90_ms": 52.0,
+        }
+    ],
+    "last_epoch": {"metrics/accuracy_top1": "0.9584"},
+    "data_card": {
+        "seed": 7,
+        "command": "dominocam synth ...",
+        "training_command": "dominocam train reader --data D",
+    },
+    "checkpoint_args": {"model": "yolov8n-cls.yaml", "epochs": 5, "imgsz": 64},
+}
+EVAL = {
+    "command": "dominocam eval --realval R",
+    "models": {"reader": {"sha256": "abc"}, "detector": {"sha256": "def"}},
+    "sets": {
+        "realval_halves": {
+            "images": 65,
+            "note": "reader only",
+            "metrics": {"half_accuracy": {"k": 60, "n": 65}},
+        }
+    },
+}
+
+
+def test_rate_cell():
+    assert rate_cell({"k": 60, "n": 65}) == "0.9231 [0.8322, 0.9667] (60/65)"
+    assert rate_cell(None) == "-" and rate_cell({"k": 0, "n": 0}) == "-"
+
+
+def test_accuracy_table_has_one_column_per_set():
+    table = accuracy_table(EVAL)
+    assert "| metric | real halves |" in table
+    assert "| per-half accuracy | 0.9231 [0.8322, 0.9667] (60/65) |" in table
+
+
+def test_card_says_what_was_measured_on_which_file(tmp_path):
+    text = write_card(tmp_path / "reader.md", SUMMARY, EVAL).read_text()
+    assert "dominocam train reader --data D" in text
+    assert "Measured on this very file" in text
+    assert "detector sha256 `def`" in text
+    assert "48.4 ms" in text and "5.87 MB" in text
+    other = dict(EVAL, models={"reader": {"sha256": "zzz"}})
+    text = write_card(tmp_path / "reader.md", SUMMARY, other).read_text()
+    assert "Measured on another file" in text
+    text = write_card(tmp_path / "reader.md", SUMMARY, None).read_text()
+    assert "Not measured yet" in text
