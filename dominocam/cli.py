@@ -23,6 +23,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "dominotrain.cli",
     "server.cli",
     "vision.cli",
+    "vision.track_cli",
 )
 
 EXIT_BAD_INPUT = 2

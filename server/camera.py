@@ -8,9 +8,12 @@ one inference per interval, not ten. When reading fails the loop says so (`state
 source loops from its start.
 
 Momentary occlusion: a tile hidden for a frame or two (a player's arm) must not vanish from
-the live state. The loop keeps the last Scene with at least as many face-up tiles for
-`hold_s` seconds when a newer one suddenly shows fewer, unless the vision runtime provides its
-own tracker (`vision.track.Tracker`), which is then used instead.
+the live state. The dashboard's loop (`start_camera`) reads frames through the vision
+runtime's tracker (`vision.track.TableTracker`): tiles are confirmed after a few frames, kept
+while hidden, removed only when gone, and each tile is read once instead of once per frame.
+A `CameraLoop` given a plain `reader` (no tracker, `tracked=False`) falls back to
+`hold_occluded`: the last Scene with at least as many face-up tiles is kept for `hold_s`
+seconds when a newer one suddenly shows fewer.
 """
 
 from __future__ import annotations
@@ -40,7 +43,9 @@ class CameraLoop:
         reader: `(pixels_bgr) -> scene dict`, or None for no inference; exceptions are shown in
             the status, never raised into readers.
         infer_interval_s: seconds between inferences (capture runs at the source's rate).
-        hold_s: how long a Scene keeps tiles that momentarily disappear.
+        hold_s: how long a Scene keeps tiles that momentarily disappear (untracked readers).
+        tracked: the reader's Scenes are already stable (it tracks the table itself), so
+            `hold_occluded` is not applied.
         opener: `(source) -> capture` with read()/release()/isOpened(); cv2.VideoCapture.
     """
 
@@ -52,11 +57,13 @@ class CameraLoop:
         hold_s: float = 2.0,
         opener: Callable[[Any], Any] | None = None,
         max_backoff_s: float = 10.0,
+        tracked: bool = False,
     ) -> None:
         self.source = parse_source(source)
         self.reader = reader
         self.infer_interval_s = infer_interval_s
         self.hold_s = hold_s
+        self.tracked = tracked
         self.max_backoff_s = max_backoff_s
         self._opener = opener
         self._cond = threading.Condition()
@@ -196,6 +203,10 @@ class CameraLoop:
         self._inferences += 1
         now = time.monotonic()
         with self._cond:
+            if self.tracked:
+                if scene is not None:
+                    self._scene, self._scene_time = scene, now
+                return
             self._scene, self._scene_time = hold_occluded(
                 self._scene, self._scene_time, scene, now, self.hold_s
             )
@@ -227,23 +238,67 @@ def hold_occluded(
     return new, now
 
 
-def start_camera(app: Any) -> CameraLoop:
-    """Start the app's camera loop (config CAMERA), reading Scenes through server.engine."""
+def tracking_reader(
+    app: Any, interval_s: float = 1.0, clock: Callable[[], float] = time.monotonic
+) -> Callable[[np.ndarray], dict[str, Any]]:
+    """A camera reader that tracks the table: `(pixels) -> stable Scene dict`.
+
+    One `vision.track.TableTracker` serves the loop (its thread is the only caller); it is
+    made again when the frame size, the set or the game's layout kind changes. Its thresholds
+    follow the inference interval (`TrackerConfig.at_rate`). With the
+    vision runtime, only new or moved tiles are read; with an injected `SCENE_PROVIDER` the
+    provider's Scenes are tracked as they are. The Scene dict carries `hidden` (ids of tiles
+    held while not seen) and `events` (the changes confirmed at this frame).
+    """
     from server import engine
+
+    state: dict[str, Any] = {"key": None, "tracker": None}
 
     def reader(pixels: np.ndarray) -> dict[str, Any]:
         from server import game
         from server.db import get_db
+        from vision.layout import LayoutConfig, layout_kind
+        from vision.scene import Scene
+        from vision.track import TableTracker, TrackerConfig, track_frame
 
         with app.app_context():
             gid = game.current_game_id(get_db())
-            set_max = game.get_game(get_db(), gid)["set_max"] if gid is not None else 12
-            return engine.read_scene(pixels, "table", set_max)
+            row = game.get_game(get_db(), gid) if gid is not None else None
+            set_max = int(row["set_max"]) if row is not None else 12
+            kind = layout_kind(str(row["variant"])) if row is not None else "line"
+            height, width = pixels.shape[:2]
+            key = (width, height, set_max, kind)
+            if state["key"] != key:
+                config = TrackerConfig.at_rate(
+                    1.0 / max(interval_s, 1e-3),
+                    set_max=set_max,
+                    layout=LayoutConfig(kind=kind, lone_root=True),
+                )
+                state["key"], state["tracker"] = key, TableTracker(width, height, config)
+            tracker = state["tracker"]
+            provider = app.config.get("SCENE_PROVIDER")
+            if provider is not None:
+                scene = Scene.from_dict(provider(pixels, "table", set_max))
+                result = tracker.update_scene(scene, clock())
+            else:
+                models = engine._models()  # EngineUnavailable is shown in the status
+                result = track_frame(tracker, pixels, models.detector, models.reader, clock())
+            out = result.scene.to_dict()
+            out["hidden"] = list(result.hidden)
+            out["events"] = [event.to_dict() for event in result.events]
+            return out
 
+    return reader
+
+
+def start_camera(app: Any) -> CameraLoop:
+    """Start the app's camera loop (config CAMERA), tracking the table (`tracking_reader`)."""
+    interval = float(app.config["CAMERA_INFER_INTERVAL_S"])
     loop = CameraLoop(
         app.config["CAMERA"],
-        reader=reader,
-        infer_interval_s=float(app.config["CAMERA_INFER_INTERVAL_S"]),
+        reader=tracking_reader(app, interval),
+        infer_interval_s=interval,
+        tracked=True,
     ).start()
     app.extensions["dominocam.camera"] = loop
     return loop

@@ -6,56 +6,126 @@ line's free end shows.
 
 Geometry conventions are those of `vision.geometry`: points are (x, y) pixels, a tile's
 corners[0]-corners[1] is the short edge at the end of half 0, corners[2]-corners[3] the
-short edge at the end of half 1.
+short edge at the end of half 1. Lengths in `LayoutConfig` are in tile widths (the short
+side), so nothing depends on the camera's distance.
 
 How a layout is recognised:
-* A *contact* is one tile's end (the short edge of one half) lying against another tile:
-  against its end (tiles in line), its long side (a crosswise double, or a line turning a
-  corner) — with a gap of up to `LayoutConfig.max_gap` tile widths, because people leave
-  gaps and photos show them.
+
+* A *contact* is one tile's end (the short edge of one half) lying against another tile,
+  with a gap of up to `max_gap` widths (people leave gaps, photos show them):
+  - `end`: the tiles are parallel (within `max_skew_deg`) and end meets end (tiles in line);
+  - `side`: the tiles are perpendicular and the end meets a long side: a crosswise double
+    in a line, a spinner's arm, or a line turning a corner (the end meets the side of the
+    other tile's outer half);
+  - `radial`: the end points at the centre of a double at any angle (its axis passes
+    within `radial_offset` widths of the double's centre) and its end edge comes within
+    `max_gap` of the double: Chicken Foot's diagonal toes. In a Mexican Train layout the
+    engine's trains radiate the same way but may start *near, not touching*, the hub: a
+    radial contact with the engine is accepted up to `hub_gap` widths (explicitly, and
+    only for `kind="mexican"`).
 * A contact counts as a *link* only when the two touching halves show the same value;
   touching halves that differ are reported as a warning with both tiles (a misread or a
   misplaced tile) and not linked, because loose tiles are often set down side by side.
-* Each connected group of two or more linked tiles is a layout component. Its root is the
-  double with the most links (the spinner or engine), else its first double, else its most
-  central tile. Lines run from the root outwards, one per free end reached; each line
-  lists its tiles from the root (the root included) and its open end.
-* A crosswise double's short ends are open only when it is a spinner: when a tile already
-  lies on one of them, or when the caller says doubles are spinners (All Fives, Sniff).
+  Each half of a plain tile takes at most one link (the nearest); a double may take
+  several (hub, spinner, toes).
+* Each connected group of two or more linked tiles is a candidate layout; the *layout* is
+  the one holding the root (the double with the most links for spinner, chicken and
+  mexican kinds; else the largest group). Other linked groups are reported as doubts (loose
+  tiles that happen to match, or a line broken by a missed tile), not as lines.
+* Lines run from the root outwards as a tree. Open ends, by layout kind:
+  - `line`: the root offers 2 places (its two halves, or a crosswise double's two sides);
+  - `spinner` / `chicken`: the root double offers 4 arms; `mexican`: the engine offers
+    `trains` places (players + the public train; a photo cannot count empty trains, so the
+    game must say how many, else only the trains seen count);
+  - an unplayed place of the root is an open end showing the root's value;
+  - a leaf shows its free half; a leaf double shows its value once, except in Chicken
+    Foot, where a double that is not the root closes its line and offers 3 toes (each
+    unplayed toe is an open end showing the double's value), and except when
+    `spinner_doubles` is set (every double a spinner: 3 more places).
+* Doubts (`Reconstruction.doubts`) say where the picture may hide a tile: linked groups
+  apart from the layout, touching halves that differ near the layout, a line whose end tile
+  is cut by the image border, a root with more lines than its kind allows. `confidence`
+  falls with each doubt; a ruling built on a doubtful layout must say so.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from vision.decode import AdjacencyConstraint
 from vision.scene import Layout, LayoutLine, OpenEnd, Scene
 
-# Which slot of a tile a contact uses: its two ends (the short edges of half 0 and half 1)
-# and its two long sides (used by crosswise doubles and corners).
-END_0, END_1, SIDE_A, SIDE_B = "end0", "end1", "sideA", "sideB"
+# Layout kinds: how many places the root offers and what a double does.
+KINDS: tuple[str, ...] = ("line", "spinner", "mexican", "chicken")
+ROOT_PLACES = {"line": 2, "spinner": 4, "chicken": 4}
+CHICKEN_TOES = 3
+
+# Kinds of contact (module docstring).
+END, SIDE, RADIAL = "end", "side", "radial"
+
+# Confidence lost per doubt (a heuristic: two doubts leave 0.49).
+DOUBT_FACTOR = 0.7
 
 
 @dataclass(frozen=True)
 class LayoutConfig:
-    """Tolerances of contact detection, in units of the tiles' own width (short side).
+    """How layouts are recognised. Distances are in tile widths (the tiles' short side).
 
     Attributes:
         max_gap: largest gap between an end and the tile it faces that still counts as a
             contact (real photos show gaps of a third of a tile width).
-        max_offset: largest sideways offset of an end from the face it meets.
-        spinner_doubles: treat every crosswise double as a spinner (four open sides).
+        max_offset: largest part of an end edge that may lie beside the face it meets
+            (0.65: at least 35% of the end must lie against the other tile).
+        max_skew_deg: largest angle between two tiles that still counts as parallel (end
+            to end) or perpendicular (end to side), degrees.
+        radial_offset: largest distance from a double's centre to the axis of a tile whose
+            end points at it (radial contacts: toes, trains).
+        hub_gap: largest gap between the Mexican Train engine and a train's first tile.
+        kind: the layout kind, one of KINDS (`layout_kind(variant)` maps rules variants).
+        trains: Mexican Train: how many lines the engine offers (players + public train);
+            None counts only the trains seen.
+        spinner_doubles: treat every double as a spinner (4 places).
+        lone_root: with no linked group at all, take a lone tile as the layout's root (the
+            only face-up tile, or for hub kinds the face-up double nearest the picture's
+            centre), with a doubt. For photos of a game, where the table holds a layout.
+        hub_value: the value of the root double when the game knows it (Mexican Train's
+            engine of the round: 12 in the first round of a double-12 game); a double of
+            that value is preferred as the root.
     """
 
     max_gap: float = 0.5
-    max_offset: float = 0.6
+    max_offset: float = 0.65
+    max_skew_deg: float = 15.0
+    radial_offset: float = 0.45
+    hub_gap: float = 1.2
+    kind: str = "line"
+    trains: int | None = None
     spinner_doubles: bool = False
+    lone_root: bool = False
+    hub_value: int | None = None
 
     def __post_init__(self) -> None:
-        if self.max_gap <= 0 or self.max_offset <= 0:
+        if min(self.max_gap, self.max_offset, self.radial_offset, self.hub_gap) <= 0:
             raise ValueError("LayoutConfig tolerances must be positive")
+        if not 0 < self.max_skew_deg < 45:
+            raise ValueError("LayoutConfig.max_skew_deg must lie in (0, 45)")
+        if self.kind not in KINDS:
+            raise ValueError(f"unknown layout kind {self.kind!r}; valid: {', '.join(KINDS)}")
+        if self.trains is not None and self.trains < 1:
+            raise ValueError("LayoutConfig.trains must be >= 1 (or None)")
+
+
+def layout_kind(variant: str) -> str:
+    """The layout kind of a rules variant name (`rules.variant_names()`), or of a kind."""
+    if variant in KINDS:
+        return variant
+    return {"all-fives": "spinner", "mexican-train": "mexican", "chicken-foot": "chicken"}.get(
+        variant, "line"
+    )
 
 
 @dataclass(frozen=True)
@@ -66,11 +136,13 @@ class LayoutTile:
         id: the tile's id in its Scene.
         corners: (4, 2) float pixels, in the order of `vision.geometry`.
         halves: the values of half 0 and half 1, in corner order (not sorted).
+        cut: the tile is cut by the image border (its far end may hide a neighbour).
     """
 
     id: int
     corners: np.ndarray
     halves: tuple[int, int]
+    cut: bool = False
 
     def __post_init__(self) -> None:
         corners = np.asarray(self.corners, dtype=np.float64)
@@ -90,7 +162,7 @@ class Contact:
     Attributes:
         tile / half: the tile whose end touches, and which of its halves (0 or 1).
         other / other_half: the tile it meets and the half of it that is met.
-        other_slot: END_0 / END_1 when end meets end, SIDE_A / SIDE_B for a long side.
+        kind: END, SIDE or RADIAL (module docstring).
         gap: the gap between them, in tile widths (negative when they overlap).
     """
 
@@ -98,7 +170,7 @@ class Contact:
     half: int
     other: int
     other_half: int
-    other_slot: str
+    kind: str
     gap: float
 
 
@@ -107,16 +179,26 @@ class Reconstruction:
     """What `build_layout` found: the Scene's layout and what the Scene does not keep.
 
     Attributes:
-        layout: every line of every layout component, each from its root, and the open ends.
-        roots: the root tile of each component.
-        loose: ids of face-up tiles that link to nothing (not part of the layout).
+        layout: every line from the root, and the open ends.
+        roots: the root tile of the layout (one, or none).
+        loose: ids of face-up tiles that are not part of the layout.
         warnings: human-readable problems (touching halves that differ).
+        links: the pairs of tile ids played against each other (tree edges of the layout
+            and links of other groups).
+        doubts: why the layout may be incomplete (see the module docstring).
     """
 
     layout: Layout
     roots: tuple[int, ...] = ()
     loose: tuple[int, ...] = ()
     warnings: tuple[str, ...] = field(default=())
+    links: tuple[tuple[int, int], ...] = ()
+    doubts: tuple[str, ...] = ()
+
+    @property
+    def confidence(self) -> float:
+        """1.0 without doubts, times DOUBT_FACTOR per doubt."""
+        return round(DOUBT_FACTOR ** len(self.doubts), 4)
 
 
 # --- geometry of one tile -------------------------------------------------------------
@@ -131,6 +213,8 @@ class _Frame:
     normal: np.ndarray
     length: float
     width: float
+    polygon: np.ndarray
+    across: np.ndarray  # unit direction of the short edges as the picture shows them
 
 
 def _frame(tile: LayoutTile) -> _Frame:
@@ -141,120 +225,194 @@ def _frame(tile: LayoutTile) -> _Frame:
     width = float((np.linalg.norm(c[0] - c[1]) + np.linalg.norm(c[2] - c[3])) / 2)
     axis = (end0 - end1) / max(length, 1e-9)
     normal = np.array([-axis[1], axis[0]])
-    return _Frame(c.mean(axis=0), axis, normal, length, width)
+    # Under a tilted camera the short edges are not perpendicular to the axis in the
+    # picture; a tile lying crosswise to this one is parallel to its short edges.
+    edges = (c[1] - c[0]) + (c[2] - c[3])
+    across = edges / max(float(np.linalg.norm(edges)), 1e-9)
+    return _Frame(c.mean(axis=0), axis, normal, length, width, c, across)
 
 
-def _end_point(frame: _Frame, half: int) -> np.ndarray:
+def _end_edge(tile: LayoutTile, half: int) -> tuple[np.ndarray, np.ndarray]:
+    c = tile.corners
+    return (c[0], c[1]) if half == 0 else (c[2], c[3])
+
+
+def _segment_distance(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
+    ab = b - a
+    t = float(np.clip((p - a) @ ab / max(float(ab @ ab), 1e-12), 0.0, 1.0))
+    return float(np.linalg.norm(p - (a + t * ab)))
+
+
+def _inside(point: np.ndarray, polygon: np.ndarray) -> bool:
+    edges = np.roll(polygon, -1, axis=0) - polygon
+    rel = point - polygon
+    cross = edges[:, 0] * rel[:, 1] - edges[:, 1] * rel[:, 0]
+    return bool((cross >= 0).all() or (cross <= 0).all())
+
+
+def _edge_to_polygon(a: np.ndarray, b: np.ndarray, polygon: np.ndarray) -> float:
+    """Distance from segment a-b to a convex polygon (negative depth is reported as 0)."""
+    if _inside(a, polygon) or _inside(b, polygon) or _inside((a + b) / 2, polygon):
+        return 0.0
+    best = math.inf
+    for k in range(4):
+        p, q = polygon[k], polygon[(k + 1) % 4]
+        best = min(
+            best,
+            _segment_distance(a, p, q),
+            _segment_distance(b, p, q),
+            _segment_distance(p, a, b),
+            _segment_distance(q, a, b),
+        )
+    return best
+
+
+def _contact(
+    tile: LayoutTile, f: _Frame, half: int, other: LayoutTile, g: _Frame, config: LayoutConfig
+) -> Contact | None:
+    """The contact of `tile`'s end `half` with `other`, or None (module docstring)."""
     sign = 1.0 if half == 0 else -1.0
-    return frame.centre + sign * frame.axis * frame.length / 2
-
-
-def _face_hit(
-    point: np.ndarray, outward: np.ndarray, other: _Frame
-) -> tuple[str, int, float, float]:
-    """Where a tile end at `point`, facing `outward`, meets the rectangle `other`.
-
-    Returns (slot, half, gap, offset): the face it meets, the half of `other` behind that
-    point, the gap along `outward` and the sideways offset from the face's extent, both in
-    pixels.
-    """
-    rel = point - other.centre
-    along = float(rel @ other.axis)  # + towards other's half 0
-    across = float(rel @ other.normal)
-    half_len, half_wid = other.length / 2, other.width / 2
-    # The face of `other` that the end looks at is the one its outward direction opposes.
-    facing_axis = float(outward @ other.axis)
-    facing_normal = float(outward @ other.normal)
-    if abs(facing_axis) >= abs(facing_normal):
-        slot = END_0 if facing_axis < 0 else END_1
-        gap = abs(along) - half_len
-        offset = max(0.0, abs(across) - half_wid)
-        half = 0 if slot == END_0 else 1
-    else:
-        slot = SIDE_A if facing_normal < 0 else SIDE_B
-        gap = abs(across) - half_wid
-        offset = max(0.0, abs(along) - half_len)
-        half = 0 if along >= 0 else 1
-    return slot, half, gap, offset
+    outward = sign * f.axis
+    point = f.centre + outward * f.length / 2
+    rel = g.centre - point
+    if float(rel @ outward) <= 0:
+        return None  # the other tile is behind this end
+    scale = min(f.width, g.width)
+    cos = abs(float(f.axis @ g.axis))
+    parallel = math.cos(math.radians(config.max_skew_deg))
+    # Perpendicular on the table: either tile lies along the other's short edges.
+    crosswise = max(abs(float(f.axis @ g.across)), abs(float(g.axis @ f.across)))
+    across = abs(float(rel @ f.normal))  # sideways offset of the other's centre
+    met_half = 0 if float((point - g.centre) @ g.axis) >= 0 else 1
+    if cos >= parallel or crosswise >= parallel:
+        # How much of this end edge lies against the face it meets (END: the other's end,
+        # whose extent is its width; SIDE: its long side, whose extent is its length).
+        in_line = cos >= parallel
+        face_axis, extent = (g.normal, g.width) if in_line else (g.axis, g.length)
+        a, b = _end_edge(tile, half)
+        lo, hi = sorted((float((a - g.centre) @ face_axis), float((b - g.centre) @ face_axis)))
+        overlap = max(0.0, min(hi, extent / 2) - max(lo, -extent / 2))
+        offset = 1.0 - overlap / max(min(f.width, extent), 1e-9)
+        gap = float(rel @ outward) - (g.length if in_line else g.width) / 2
+        # The end's centre must lie in front of that face, not beyond its corner.
+        beside = abs(float((point - g.centre) @ face_axis)) <= extent / 2
+        if abs(gap) / scale <= config.max_gap and offset <= config.max_offset and beside:
+            return Contact(
+                tile.id, half, other.id, met_half, END if in_line else SIDE, gap / scale
+            )
+    if other.is_double:
+        # Oblique: this end touches a double at an angle (a Chicken Foot toe, turned or
+        # not), or points at its centre from a little further (a Mexican Train train).
+        a, b = _end_edge(tile, half)
+        gap = _edge_to_polygon(a, b, g.polygon) / scale
+        radial = across / scale <= config.radial_offset
+        if (config.kind == "chicken" and gap <= config.max_gap) or (
+            config.kind == "mexican" and radial and gap <= config.hub_gap
+        ):
+            return Contact(tile.id, half, other.id, met_half, RADIAL, gap)
+    return None
 
 
 def find_contacts(
     tiles: Sequence[LayoutTile], config: LayoutConfig = LayoutConfig()
 ) -> list[Contact]:
-    """Every end of every tile that lies against another tile, nearest first per end."""
+    """Every end of every tile that lies against another tile, nearest first per end.
+
+    Each end keeps its nearest contact of kind END or SIDE, else its nearest RADIAL one.
+    """
     frames = {t.id: _frame(t) for t in tiles}
+    centres = np.array([frames[t.id].centre for t in tiles]) if tiles else np.zeros((0, 2))
     contacts: list[Contact] = []
-    for tile in tiles:
+    for i, tile in enumerate(tiles):
         f = frames[tile.id]
+        reach = f.length * 2 + f.width * (config.hub_gap + 1)
+        near = np.flatnonzero(np.linalg.norm(centres - f.centre, axis=1) <= reach)
         for half in (0, 1):
-            point = _end_point(f, half)
-            outward = f.axis if half == 0 else -f.axis
             best: Contact | None = None
-            for other in tiles:
-                if other.id == tile.id:
+            for j in near:
+                if j == i:
                     continue
-                g = frames[other.id]
-                if float((g.centre - point) @ outward) <= 0:
-                    continue  # the other tile is behind this end
-                slot, other_half, gap, offset = _face_hit(point, outward, g)
-                scale = min(f.width, g.width)
-                if gap / scale > config.max_gap or gap / scale < -config.max_gap:
+                other = tiles[j]
+                found = _contact(tile, f, half, other, frames[other.id], config)
+                if found is None:
                     continue
-                if offset / scale > config.max_offset:
-                    continue
-                candidate = Contact(tile.id, half, other.id, other_half, slot, gap / scale)
-                if best is None or abs(candidate.gap) < abs(best.gap):
-                    best = candidate
+                rank = (found.kind == RADIAL, abs(found.gap))
+                if best is None or rank < (best.kind == RADIAL, abs(best.gap)):
+                    best = found
             if best is not None:
                 contacts.append(best)
     return contacts
 
 
-# --- from contacts to lines -------------------------------------------------------------
+# --- from contacts to links -------------------------------------------------------------
 
 
-@dataclass
-class _Links:
-    """Matching contacts: the slots each tile has taken and its undirected neighbours."""
+@dataclass(frozen=True)
+class _Link:
+    a: int
+    a_half: int
+    b: int
+    b_half: int
+    gap: float
 
-    slots: dict[int, dict[str, int]]
-    neighbours: dict[int, set[int]]
+    def half_of(self, tile: int) -> int:
+        return self.a_half if tile == self.a else self.b_half
+
+    def other(self, tile: int) -> int:
+        return self.b if tile == self.a else self.a
 
 
 def _links_and_warnings(
-    tiles: dict[int, LayoutTile], contacts: list[Contact]
-) -> tuple[_Links, list[str]]:
-    """Contacts whose halves match become links; the others become warnings."""
-    links = _Links({t: {} for t in tiles}, {t: set() for t in tiles})
-    warnings: list[str] = []
+    tiles: dict[int, LayoutTile], contacts: list[Contact], config: LayoutConfig
+) -> tuple[list[_Link], list[tuple[int, int, str]]]:
+    """Matching contacts become links (one per half of a plain tile, nearest first); the
+    others become (tile, other, message) warnings."""
+    warnings: list[tuple[int, int, str]] = []
     reported: set[frozenset[int]] = set()
+    candidates: list[_Link] = []
     for c in contacts:
         mine = tiles[c.tile].halves[c.half]
         theirs = tiles[c.other].halves[c.other_half]
         pair = frozenset((c.tile, c.other))
         if mine != theirs:
-            if pair not in reported:
+            if c.gap <= config.max_gap and pair not in reported:
                 reported.add(pair)
                 warnings.append(
-                    f"tiles {c.tile} and {c.other} touch with halves {mine} and {theirs}: "
-                    "a misread or a misplaced tile"
+                    (
+                        c.tile,
+                        c.other,
+                        f"tiles {c.tile} and {c.other} touch with halves {mine} and {theirs}: "
+                        "a misread or a misplaced tile",
+                    )
                 )
             continue
-        links.slots[c.tile].setdefault(END_0 if c.half == 0 else END_1, c.other)
-        # A tile set against the long side of a plain tile turns the line's corner: it
-        # uses that half's end. Only a double offers its long sides as places to play.
-        other_slot = c.other_slot
-        if not tiles[c.other].is_double:
-            other_slot = END_0 if c.other_half == 0 else END_1
-        # Several tiles may share one long side (Chicken Foot's toes): the side is taken
-        # by the first, the others still link to the double.
-        links.slots[c.other].setdefault(other_slot, c.tile)
-        links.neighbours[c.tile].add(c.other)
-        links.neighbours[c.other].add(c.tile)
+        candidates.append(_Link(c.tile, c.half, c.other, c.other_half, c.gap))
+    candidates.sort(key=lambda link: (abs(link.gap), link.a, link.b))
+    used: set[tuple[int, int]] = set()
+    pairs: set[frozenset[int]] = set()
+    links: list[_Link] = []
+    for link in candidates:
+        pair = frozenset((link.a, link.b))
+        if pair in pairs:
+            continue  # the same contact seen from both ends
+        slots = [
+            (t, h)
+            for t, h in ((link.a, link.a_half), (link.b, link.b_half))
+            if not tiles[t].is_double
+        ]
+        if any(slot in used for slot in slots):
+            continue
+        used.update(slots)
+        pairs.add(pair)
+        links.append(link)
     return links, warnings
 
 
-def _components(neighbours: dict[int, set[int]]) -> list[list[int]]:
+def _components(nodes: Sequence[int], links: list[_Link]) -> list[list[int]]:
+    neighbours: dict[int, set[int]] = {t: set() for t in nodes}
+    for link in links:
+        neighbours[link.a].add(link.b)
+        neighbours[link.b].add(link.a)
     seen: set[int] = set()
     groups: list[list[int]] = []
     for start in sorted(neighbours):
@@ -265,110 +423,337 @@ def _components(neighbours: dict[int, set[int]]) -> list[list[int]]:
         while stack:
             node = stack.pop()
             group.append(node)
-            for neighbour in neighbours[node]:
-                if neighbour not in seen:
-                    seen.add(neighbour)
-                    stack.append(neighbour)
+            for n in neighbours[node]:
+                if n not in seen:
+                    seen.add(n)
+                    stack.append(n)
         groups.append(sorted(group))
     return groups
 
 
-def _choose_root(group: list[int], tiles: dict[int, LayoutTile], links: _Links) -> int:
+# --- the tree from the root and its lines ------------------------------------------------
+
+
+def _degree(tile: int, links: list[_Link]) -> int:
+    return sum(tile in (link.a, link.b) for link in links)
+
+
+def _choose_root(
+    group: list[int],
+    tiles: dict[int, LayoutTile],
+    links: list[_Link],
+    centre: np.ndarray | None = None,
+    hub_value: int | None = None,
+) -> int:
+    """The double with the most links (ties: nearest `centre`, the picture's centre, where
+    the set tile is played), else the tile nearest the group's centre."""
+    if centre is None:
+        centre = np.mean([tiles[t].corners.mean(axis=0) for t in group], axis=0)
+
+    def distance(t: int) -> float:
+        return float(np.linalg.norm(tiles[t].corners.mean(axis=0) - centre))
+
     doubles = [t for t in group if tiles[t].is_double]
+    if hub_value is not None and any(tiles[t].halves[0] == hub_value for t in doubles):
+        doubles = [t for t in doubles if tiles[t].halves[0] == hub_value]
     if doubles:
-        return max(doubles, key=lambda t: (len(links.neighbours[t]), -t))
-    centre = np.mean([tiles[t].corners.mean(axis=0) for t in group], axis=0)
-    return min(
-        group, key=lambda t: (float(np.linalg.norm(tiles[t].corners.mean(axis=0) - centre)), t)
-    )
+        return min(doubles, key=lambda t: (-_degree(t, links), distance(t), t))
+    middle = np.mean([tiles[t].corners.mean(axis=0) for t in group], axis=0)
+    return min(group, key=lambda t: (float(np.linalg.norm(tiles[t].corners.mean(0) - middle)), t))
 
 
-def _is_crosswise(tile: LayoutTile, slots: dict[str, int]) -> bool:
-    return tile.is_double and (SIDE_A in slots or SIDE_B in slots)
+def _places(tile: LayoutTile, is_root: bool, config: LayoutConfig) -> int:
+    """How many lines may leave this tile (besides the one it was played on)."""
+    if is_root:
+        if config.kind == "mexican":
+            return config.trains or 0
+        if config.spinner_doubles and tile.is_double:
+            return 4
+        return ROOT_PLACES[config.kind] if tile.is_double else 2
+    if tile.is_double and config.kind == "chicken":
+        return CHICKEN_TOES
+    if tile.is_double and config.spinner_doubles:
+        return 3
+    return 1
 
 
-def _open_slots(tile: LayoutTile, slots: dict[str, int], spinner_doubles: bool) -> list[str]:
-    """The slots of a tile where a new tile could be played."""
-    if _is_crosswise(tile, slots):
-        playable = [SIDE_A, SIDE_B]
-        if spinner_doubles or END_0 in slots or END_1 in slots:
-            playable += [END_0, END_1]
+def _free_point(tile: LayoutTile, half: int | None) -> tuple[float, float]:
+    """Where an open end is shown: the centre of a double, else of the free half."""
+    centre = tile.corners.mean(axis=0)
+    if half is None or tile.is_double:
+        point = centre
     else:
-        playable = [END_0, END_1]
-    return [s for s in playable if s not in slots]
-
-
-def _slot_point(tile: LayoutTile, slot: str) -> tuple[float, float]:
-    f = _frame(tile)
-    if slot in (END_0, END_1):
-        point = _end_point(f, 0 if slot == END_0 else 1)
-    else:
-        point = f.centre + (-1.0 if slot == SIDE_A else 1.0) * f.normal * f.width / 2
+        a, b = _end_edge(tile, half)
+        point = (centre + (a + b) / 2) / 2
     return (float(point[0]), float(point[1]))
 
 
-def _slot_value(tile: LayoutTile, slot: str) -> int:
-    return tile.halves[1] if slot == END_1 else tile.halves[0]
+def _walk(
+    root: int,
+    tiles: dict[int, LayoutTile],
+    links: list[_Link],
+    config: LayoutConfig,
+) -> tuple[list[LayoutLine], list[tuple[int, int]], list[str]]:
+    """Lines, tree edges and doubts of the layout grown from `root` (breadth first)."""
+    by_tile: dict[int, list[_Link]] = {}
+    for link in links:
+        by_tile.setdefault(link.a, []).append(link)
+        by_tile.setdefault(link.b, []).append(link)
+    parent_link: dict[int, _Link | None] = {root: None}
+    children: dict[int, list[int]] = {}
+    order = [root]
+    edges: list[tuple[int, int]] = []
+    doubts: list[str] = []
+    for node in order:
+        kids = []
+        for link in sorted(by_tile.get(node, []), key=lambda k: (abs(k.gap), k.other(node))):
+            other = link.other(node)
+            if other in parent_link:
+                continue  # the link to its parent, or a cycle (ignored)
+            parent_link[other] = link
+            kids.append(other)
+            order.append(other)
+            edges.append((node, other))
+        children[node] = kids
 
-
-def _walk_lines(
-    root: int, tiles: dict[int, LayoutTile], links: _Links, spinners: bool
-) -> list[LayoutLine]:
-    """Depth-first from the root: each open slot reached ends one line."""
     lines: list[LayoutLine] = []
-    visited = {root}
 
-    def walk(node: int, path: tuple[int, ...]) -> None:
+    def free_halves(node: int) -> list[int]:
+        """The halves of a plain tile with nothing played on them."""
+        taken = {link.half_of(node) for link in by_tile.get(node, [])}
+        return [h for h in (0, 1) if h not in taken]
+
+    def open_ends_at(node: int, is_root: bool, n_children: int) -> list[OpenEnd]:
         tile = tiles[node]
-        open_slots = _open_slots(tile, links.slots[node], spinners)
-        for slot in open_slots:
-            end = OpenEnd(node, _slot_value(tile, slot), _slot_point(tile, slot))
-            lines.append(LayoutLine(list(path), end))
-        children = sorted(n for n in links.neighbours[node] if n not in visited)
-        if not children and not open_slots and node != root:
-            lines.append(LayoutLine(list(path), None))  # a line closed off (both ends met)
-        for child in children:
-            if child in visited:
-                continue
-            visited.add(child)
-            walk(child, (*path, child))
+        places = _places(tile, is_root, config)
+        if tile.is_double or (is_root and config.kind == "mexican"):
+            missing = max(0, places - n_children)
+            if is_root and n_children > places and config.kind != "mexican" or (
+                is_root and config.kind == "mexican" and config.trains and n_children > places
+            ):
+                doubts.append(
+                    f"tile {node} carries {n_children} lines but a {config.kind} layout's root "
+                    f"offers {places}"
+                )
+            return [OpenEnd(node, tile.halves[0], _free_point(tile, None))] * missing
+        if n_children >= places and not is_root:
+            return []
+        return [
+            OpenEnd(node, tile.halves[h], _free_point(tile, h)) for h in free_halves(node)
+        ]
 
-    walk(root, (root,))
-    return lines
+    def branching(node: int, is_root: bool) -> bool:
+        tile = tiles[node]
+        return is_root or (
+            tile.is_double and (config.kind == "chicken" or config.spinner_doubles)
+        )
+
+    def grow(path: list[int]) -> None:
+        """Follow a line from `path[-1]` (already in path) until it ends or branches."""
+        node = path[-1]
+        while not branching(node, False) and len(children[node]) == 1:
+            node = children[node][0]
+            path.append(node)
+        kids = children[node]
+        if branching(node, False):
+            # The line closes at a branching double; its places start lines of their own.
+            ends = open_ends_at(node, False, len(kids))
+            lines.append(LayoutLine(list(path), None))
+            for end in ends:
+                lines.append(LayoutLine([node], end))
+            for kid in kids:
+                grow([node, kid])
+            return
+        if not kids:
+            ends = open_ends_at(node, False, 0)
+            if not ends:
+                lines.append(LayoutLine(list(path), None))
+            for k, end in enumerate(ends):
+                lines.append(LayoutLine(list(path) if k == 0 else [node], end))
+            return
+        # A plain tile with several children (a tile touching two others): branch lines.
+        lines.append(LayoutLine(list(path), None))
+        for kid in kids:
+            grow([node, kid])
+
+    root_kids = children[root]
+    root_tile = tiles[root]
+    ends = open_ends_at(root, True, len(root_kids))
+    if not root_tile.is_double and config.kind != "mexican":
+        ends = [
+            OpenEnd(root, root_tile.halves[h], _free_point(root_tile, h))
+            for h in free_halves(root)
+        ]
+    for end in ends:
+        lines.append(LayoutLine([root], end))
+    for kid in root_kids:
+        grow([root, kid])
+    return lines, edges, doubts
+
+
+def _lone_root(
+    tiles: Sequence[LayoutTile], config: LayoutConfig, centre: np.ndarray
+) -> LayoutTile | None:
+    """The tile taken as a layout of one: the only one, else the one nearest `centre`
+    (a double for the hub kinds: the set tile is played in the middle of the table)."""
+    if len(tiles) == 1:
+        return tiles[0]
+    pool = [t for t in tiles if t.is_double] if config.kind != "line" else list(tiles)
+    if config.hub_value is not None and any(t.halves[0] == config.hub_value for t in pool):
+        pool = [t for t in pool if t.halves[0] == config.hub_value]
+    if not pool:
+        return None
+    return min(pool, key=lambda t: float(np.linalg.norm(t.corners.mean(axis=0) - centre)))
 
 
 def build_layout(
-    tiles: Sequence[LayoutTile], config: LayoutConfig = LayoutConfig()
+    tiles: Sequence[LayoutTile],
+    config: LayoutConfig = LayoutConfig(),
+    image_size: tuple[int, int] | None = None,
 ) -> Reconstruction:
-    """Rebuild lines and open ends from face-up tiles (pure; see the module docstring)."""
+    """Rebuild lines and open ends from face-up tiles (pure; see the module docstring).
+
+    Args:
+        tiles: the face-up, read tiles.
+        config: tolerances and the layout kind.
+        image_size: (width, height) of the picture, whose centre `lone_root` prefers;
+            without it, the centre of the tiles' bounding box.
+    """
     by_id = {t.id: t for t in tiles}
     if len(by_id) != len(tiles):
         raise ValueError("tile ids must be unique")
-    links, warnings = _links_and_warnings(by_id, find_contacts(tiles, config))
+    links, mismatches = _links_and_warnings(by_id, find_contacts(tiles, config), config)
+    centre: np.ndarray | None = None
+    if image_size is not None:
+        centre = np.array(image_size, dtype=np.float64) / 2
+    elif tiles:
+        every = np.concatenate([t.corners for t in tiles])
+        centre = (every.min(axis=0) + every.max(axis=0)) / 2
+    groups = [g for g in _components(list(by_id), links) if len(g) > 1]
+    doubts: list[str] = []
+    root: int | None = None
+    layout_group: list[int] = []
+    if groups:
+        if config.kind == "line":
+            layout_group = max(groups, key=lambda g: (len(g), -g[0]))
+        else:
+            hubs = [
+                (by_id[t].halves[0] == config.hub_value, _degree(t, links), len(g), -t, g)
+                for g in groups
+                for t in g
+                if by_id[t].is_double
+            ]
+            layout_group = max(hubs, key=lambda h: h[:4])[4] if hubs else max(groups, key=lambda g: (len(g), -g[0]))
+        root = _choose_root(layout_group, by_id, links, centre, config.hub_value)
+    elif config.lone_root and tiles:
+        lone = _lone_root(tiles, config, centre)
+        if lone is not None:
+            root, layout_group = lone.id, [lone.id]
+            if len(tiles) > 1:
+                doubts.append(
+                    f"nothing is played against anything: tile {lone.id} is taken as the "
+                    "layout's first tile"
+                )
     lines: list[LayoutLine] = []
-    roots: list[int] = []
-    loose: list[int] = []
-    for group in _components(links.neighbours):
-        if len(group) == 1:
-            loose.append(group[0])
-            continue
-        root = _choose_root(group, by_id, links)
-        roots.append(root)
-        lines.extend(_walk_lines(root, by_id, links, config.spinner_doubles))
+    edges: list[tuple[int, int]] = []
+    if root is not None:
+        in_layout = set(layout_group)
+        lines, edges, walk_doubts = _walk(
+            root, by_id, [k for k in links if k.a in in_layout], config
+        )
+        doubts.extend(walk_doubts)
+        for group in groups:
+            if group is not layout_group:
+                doubts.append(
+                    f"tiles {', '.join(map(str, group))} are played together apart from the "
+                    "layout: loose tiles that match, or a line broken by a missed tile"
+                )
+        for line in lines:
+            end = line.open_end
+            if end is not None and by_id[end.tile].cut:
+                doubts.append(
+                    f"the open end on tile {end.tile} is cut by the image border: the line "
+                    "may go on outside the picture"
+                )
+        for a, b, _ in mismatches:
+            if a in in_layout or b in in_layout:
+                doubts.append(
+                    f"tiles {a} and {b} touch without matching at the layout: a misread, "
+                    "or a tile the picture lacks"
+                )
+    roots = (root,) if root is not None else ()
+    in_layout = set(layout_group)
+    loose = tuple(t.id for t in tiles if t.id not in in_layout)
     open_ends = [line.open_end.value for line in lines if line.open_end is not None]
-    return Reconstruction(Layout(lines, open_ends), tuple(roots), tuple(loose), tuple(warnings))
+    all_links = tuple((k.a, k.b) for k in links)
+    return Reconstruction(
+        Layout(lines, open_ends),
+        roots,
+        loose,
+        tuple(m for _, _, m in mismatches),
+        all_links,
+        tuple(doubts),
+    )
+
+
+# --- the Scene side -------------------------------------------------------------------------
+
+
+def _layout_tiles(scene: Scene, cut: set[int] | None = None) -> list[LayoutTile]:
+    cut = cut or set()
+    return [
+        LayoutTile(t.id, t.corners, (t.pips[0], t.pips[1]), t.id in cut)
+        for t in scene.tiles
+        if t.face == "up" and t.pips is not None
+    ]
+
+
+def _cut_tiles(scene: Scene) -> set[int]:
+    from vision.geometry import box_cut_by_border
+
+    return {
+        t.id for t in scene.tiles if box_cut_by_border(t.corners, scene.width, scene.height)
+    }
 
 
 def layout_scene(scene: Scene, config: LayoutConfig = LayoutConfig()) -> Scene:
     """The Scene with its `layout` rebuilt from its read face-up tiles, warnings appended.
 
     Read tiles carry their corners turned so that half 0 shows `pips[0]` (vision.scene), so
-    the halves in corner order are exactly `pips`.
+    the halves in corner order are exactly `pips`. The layout's doubts are appended to the
+    warnings too, and kept in `layout.doubts` with the resulting `layout.confidence`.
     """
-    tiles = [
-        LayoutTile(t.id, t.corners, (t.pips[0], t.pips[1]))
-        for t in scene.tiles
-        if t.face == "up" and t.pips is not None
-    ]
-    found = build_layout(tiles, config)
-    return replace(scene, layout=found.layout, warnings=[*scene.warnings, *found.warnings])
+    found = build_layout(
+        _layout_tiles(scene, _cut_tiles(scene)), config, (scene.width, scene.height)
+    )
+    layout = replace(
+        found.layout,
+        kind=config.kind,
+        root=found.roots[0] if found.roots else None,
+        doubts=list(found.doubts),
+        confidence=found.confidence,
+    )
+    warnings = [*scene.warnings, *found.warnings]
+    warnings += [d for d in found.doubts if d not in warnings]
+    return replace(scene, layout=layout, warnings=warnings)
+
+
+def touching_halves(
+    scene: Scene, config: LayoutConfig = LayoutConfig()
+) -> list[AdjacencyConstraint]:
+    """Pairs of halves in contact that the layout would link if they matched.
+
+    Each pair is `((tile id, half), (tile id, half))` in the tiles' current corner order,
+    for `vision.decode.joint_decode`. Only END and SIDE contacts of face-up, read tiles
+    count (a radial contact is too loose to force two reads to agree); each pair once.
+    """
+    tiles = _layout_tiles(scene)
+    seen: set[frozenset[int]] = set()
+    out: list[AdjacencyConstraint] = []
+    for c in find_contacts(tiles, config):
+        pair = frozenset((c.tile, c.other))
+        if c.kind == RADIAL or pair in seen or c.gap > config.max_gap:
+            continue
+        seen.add(pair)
+        out.append(((c.tile, c.half), (c.other, c.other_half)))
+    return out

@@ -192,13 +192,38 @@ class LayoutLine:
 
 @dataclass
 class Layout:
-    """Lines and open ends of the table; empty until the layout reconstruction fills it."""
+    """Lines and open ends of the table; empty until the layout reconstruction fills it.
+
+    Attributes:
+        lines: each line's tiles from where it grows (the root, or the double a Chicken Foot
+            toe grows from) and its open end.
+        open_ends: the values of every open end.
+        kind: the layout kind it was rebuilt as (`vision.layout.KINDS`), None if unknown.
+        root: the id of the root tile (set tile, spinner, engine), None without a layout.
+        doubts: why the picture may not show the whole layout (`vision.layout`).
+        confidence: 1.0 without doubts, lower with each.
+    """
 
     lines: list[LayoutLine] = field(default_factory=list)
     open_ends: list[int] = field(default_factory=list)
+    kind: str | None = None
+    root: int | None = None
+    doubts: list[str] = field(default_factory=list)
+    confidence: float = 1.0
 
     def to_dict(self) -> dict[str, Any]:
-        return {"lines": [line.to_dict() for line in self.lines], "open_ends": list(self.open_ends)}
+        out: dict[str, Any] = {
+            "lines": [line.to_dict() for line in self.lines],
+            "open_ends": list(self.open_ends),
+        }
+        if self.kind is not None:
+            out["kind"] = self.kind
+        if self.root is not None:
+            out["root"] = self.root
+        if self.kind is not None or self.doubts:
+            out["doubts"] = list(self.doubts)
+            out["confidence"] = round(float(self.confidence), 4)
+        return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any] | None) -> Layout:
@@ -206,9 +231,18 @@ class Layout:
             return cls()
         if not isinstance(data, Mapping):
             raise UserInputError(f"layout must be a JSON object, got {data!r}")
+        doubts = data.get("doubts", [])
+        if not isinstance(doubts, list):
+            raise UserInputError('layout "doubts" must be a list')
+        root = data.get("root")
+        kind = data.get("kind")
         return cls(
             lines=[LayoutLine.from_dict(line) for line in data.get("lines", [])],
             open_ends=[int(v) for v in data.get("open_ends", [])],
+            kind=str(kind) if kind is not None else None,
+            root=int(root) if root is not None else None,
+            doubts=[str(d) for d in doubts],
+            confidence=_probability(data.get("confidence", 1.0), "layout confidence"),
         )
 
 

@@ -11,7 +11,7 @@ from dominocam.errors import UserInputError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add the `synth` subcommand."""
+    """Add the `synth` and `synth-video` subcommands."""
     p = subparsers.add_parser(
         "synth",
         help="render a synthetic training set (YOLO-OBB, truth JSON, reader crops)",
@@ -58,6 +58,57 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--force", action="store_true", help="write into a folder that is not empty")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
+    _register_video(subparsers)
+
+
+def _register_video(subparsers: argparse._SubParsersAction) -> None:
+    v = subparsers.add_parser(
+        "synth-video",
+        help="render a synthetic game being played as a video, with its true events",
+        description=(
+            "Render one game being played (tiles added one by one in legal order, arms over "
+            "the table, a slightly shaking camera): DIR/video.mp4 (or DIR/frames/*.jpg), "
+            "DIR/events.jsonl (the true events), DIR/frames.jsonl (per-frame truth) and "
+            "DIR/video.json. The same seed gives the same files."
+        ),
+    )
+    v.add_argument("--out", required=True, help="output folder (created; must be empty or new)")
+    v.add_argument("--seed", required=True, type=int, help="random seed")
+    v.add_argument("--size", default="640x360", help="frame size WxH (default 640x360)")
+    v.add_argument("--fps", default=10.0, type=float, help="frames per second (default 10)")
+    v.add_argument("--set", dest="max_pip", default=12, type=int, help="double-n set (default 12)")
+    v.add_argument("--frames", action="store_true", help="write JPEG frames instead of an mp4")
+    v.add_argument("--force", action="store_true", help="write into a folder that is not empty")
+    v.add_argument("--quiet", action="store_true", help="no progress bar")
+    v.set_defaults(func=run_video)
+
+
+def run_video(args: argparse.Namespace) -> int:
+    from dominosynth.generate import parse_size
+    from dominosynth.video import VideoSpec, write_video
+    from rules.tiles import SUPPORTED_SETS
+
+    if args.max_pip not in SUPPORTED_SETS:
+        valid = ", ".join(str(n) for n in SUPPORTED_SETS)
+        raise UserInputError(f"unknown set double-{args.max_pip}; valid sets: {valid}")
+    if not 0 < args.fps <= 120:
+        raise UserInputError(f"--fps must be in (0, 120], got {args.fps}")
+    width, height = parse_size(args.size)
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise UserInputError(f"--out {out} exists and is not a folder")
+    if out.is_dir() and any(out.iterdir()) and not args.force:
+        raise UserInputError(f"--out {out} is not empty; choose a new folder or pass --force")
+    spec = VideoSpec(width=width, height=height, fps=args.fps, max_pip=args.max_pip)
+    command = "dominocam " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    card = write_video(
+        out, args.seed, spec, frames_dir=args.frames, command=command, progress=not args.quiet
+    )
+    print(
+        f"wrote {out}: {card['frames']} frames, {card['tiles']} moves ({card['variant']}); "
+        f"true events in {out / 'events.jsonl'}"
+    )
+    return 0
 
 
 def run(args: argparse.Namespace) -> int:

@@ -1,0 +1,242 @@
+"""`dominocam watch` (a live table from a camera, file or URL) and `dominocam track-eval`.
+
+Cheap to import: OpenCV, onnxruntime and scipy are imported inside the command functions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from dominocam.errors import UserInputError
+
+SETS: tuple[int, ...] = (6, 9, 12, 15)
+KINDS: tuple[str, ...] = ("line", "spinner", "mexican", "chicken")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add `watch` and `track-eval` to the `dominocam` parser."""
+    watch = subparsers.add_parser(
+        "watch",
+        help="follow a live table from a camera, video file or URL",
+        description=(
+            "Read a video frame by frame, keep a stable picture of the table (a tile is shown "
+            "once seen for a few frames, kept while a hand hides it, removed only when gone) "
+            "and print each confirmed change: '6-4 played on line 1, open end now 4'. "
+            "Each tile is read once, not once per frame."
+        ),
+    )
+    watch.add_argument("source", metavar="SOURCE", help="camera index (0), video file or URL")
+    watch.add_argument("--annotate", metavar="OUT.mp4", help="write the annotated video here")
+    watch.add_argument(
+        "--events", metavar="EVENTS.jsonl", help="append each event as one JSON line here"
+    )
+    watch.add_argument(
+        "--every", type=int, default=1, metavar="N", help="process every N-th frame (default 1)"
+    )
+    watch.add_argument(
+        "--set", type=int, default=12, choices=SETS, help="the set's highest value (default 12)"
+    )
+    watch.add_argument(
+        "--kind", default="line", choices=KINDS, help="layout kind of the game (default line)"
+    )
+    watch.add_argument(
+        "--max-frames", type=int, default=None, metavar="N", help="stop after N frames read"
+    )
+    watch.add_argument(
+        "--conf", type=float, default=0.25, help="detector confidence threshold (default 0.25)"
+    )
+    watch.add_argument("--json", action="store_true", help="print events as JSON lines")
+    watch.add_argument("--quiet", action="store_true", help="no frames-per-second status line")
+    for flag, role in (("--detector", "detector"), ("--reader", "reader")):
+        watch.add_argument(
+            flag,
+            metavar="PATH",
+            help=f"{role} ONNX file (default: models/{role}.onnx or $DOMINOCAM_MODELS)",
+        )
+    watch.add_argument("--threads", type=int, default=None, metavar="N", help="onnxruntime threads")
+    watch.set_defaults(func=run_watch)
+
+    ev = subparsers.add_parser(
+        "track-eval",
+        help="measure the tracker on synthetic game videos",
+        description=(
+            "Plan synthetic game videos (dominosynth.video), feed the tracker detections made "
+            "from their exact truth through a simulated faulty detector and reader, and "
+            "report events found (recall), precision, false events, delay in frames and "
+            "open-end accuracy, with Wilson 95%% intervals."
+        ),
+    )
+    ev.add_argument("--seeds", default="0-9", help="video seeds, e.g. 0-9 or 1,4,7 (default 0-9)")
+    ev.add_argument(
+        "--noise",
+        default="full",
+        choices=["clean", "detector", "full"],
+        help="clean: perfect detector and reader; detector: detector faults only; "
+        "full: detector and reader faults (default)",
+    )
+    ev.add_argument("--json", metavar="PATH", help="also write the summary as JSON to PATH")
+    ev.set_defaults(func=run_track_eval)
+
+
+def open_source(source: str) -> tuple[Any, bool]:
+    """(cv2.VideoCapture, is_live) for a camera index, file or URL; UserInputError if closed."""
+    import cv2
+
+    text = source.strip()
+    is_camera = text.isdigit()
+    is_url = "://" in text
+    if not is_camera and not is_url and not Path(text).is_file():
+        raise UserInputError(f"video source {source!r} is not a camera index, file or URL")
+    capture = cv2.VideoCapture(int(text) if is_camera else text)
+    if not capture.isOpened():
+        capture.release()
+        raise UserInputError(f"cannot open video source {source!r}")
+    return capture, is_camera or is_url
+
+
+def run_watch(args: argparse.Namespace) -> int:
+    """`dominocam watch`."""
+    if args.every < 1:
+        raise UserInputError("--every must be at least 1")
+    if args.max_frames is not None and args.max_frames < 1:
+        raise UserInputError("--max-frames must be at least 1")
+    if args.threads is not None and args.threads < 1:
+        raise UserInputError("--threads must be at least 1")
+    capture, live = open_source(args.source)
+    try:
+        return _watch(args, capture, live)
+    finally:
+        capture.release()
+
+
+def _watch(args: argparse.Namespace, capture: Any, live: bool) -> int:
+    import cv2
+
+    from vision.annotate import annotate
+    from vision.layout import LayoutConfig
+    from vision.pipeline import load_models
+    from vision.track import TableTracker, TrackerConfig, track_frame
+
+    models = load_models(args.detector, args.reader, threads=args.threads, conf=args.conf)
+    fps = float(capture.get(cv2.CAP_PROP_FPS) or 0.0) or 30.0
+    events_file = None
+    if args.events:
+        Path(args.events).parent.mkdir(parents=True, exist_ok=True)
+        events_file = open(args.events, "a")  # noqa: SIM115 (closed in finally)
+    writer = None
+    tracker: TableTracker | None = None
+    config = TrackerConfig.at_rate(
+        fps / args.every, set_max=args.set, layout=LayoutConfig(kind=args.kind, lone_root=True)
+    )
+    start = time.monotonic()
+    frames = processed = 0
+    last_status = 0.0
+    try:
+        while args.max_frames is None or frames < args.max_frames:
+            ok, frame = capture.read()
+            if not ok or frame is None:
+                break
+            frames += 1
+            if (frames - 1) % args.every:
+                continue
+            h, w = frame.shape[:2]
+            if tracker is None:
+                tracker = TableTracker(w, h, config)
+            stamp = time.monotonic() - start if live else (frames - 1) / fps
+            result = track_frame(tracker, frame, models.detector, models.reader, stamp)
+            processed += 1
+            for event in result.events:
+                record = event.to_dict()
+                if events_file is not None:
+                    events_file.write(json.dumps(record) + "\n")
+                    events_file.flush()
+                line = json.dumps(record) if args.json else f"[{event.time_s:8.2f} s] {event.text}"
+                print(line, flush=True)
+            if args.annotate:
+                drawn = draw_tracked(annotate(frame, result.scene), result)
+                if writer is None:
+                    writer = _writer(args.annotate, fps / args.every, (w, h))
+                writer.write(drawn)
+            now = time.monotonic()
+            if not args.quiet and now - last_status >= 0.5:
+                last_status = now
+                rate = processed / max(now - start, 1e-6)
+                print(
+                    f"\rframe {frames}  {rate:5.1f} fps  {len(result.scene.tiles)} tiles  "
+                    f"{len(result.hidden)} hidden",
+                    end="",
+                    file=sys.stderr,
+                    flush=True,
+                )
+    finally:
+        if events_file is not None:
+            events_file.close()
+        if writer is not None:
+            writer.release()
+    if not args.quiet:
+        elapsed = max(time.monotonic() - start, 1e-6)
+        print(
+            f"\r{frames} frames read, {processed} processed, {processed / elapsed:.1f} fps",
+            file=sys.stderr,
+        )
+    return 0
+
+
+def _writer(path: str, fps: float, size: tuple[int, int]) -> Any:
+    import cv2
+
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    writer = cv2.VideoWriter(path, cv2.VideoWriter_fourcc(*"mp4v"), max(fps, 1.0), size)
+    if not writer.isOpened():
+        raise UserInputError(f"cannot write the annotated video {path}")
+    return writer
+
+
+def draw_tracked(image: Any, result: Any) -> Any:
+    """Tentative boxes in grey and hidden (held) tiles' outlines in yellow over `image`."""
+    import cv2
+    import numpy as np
+
+    for corners in result.tentative:
+        pts = np.round(corners).astype(np.int32).reshape(-1, 1, 2)
+        cv2.polylines(image, [pts], True, (160, 160, 160), 1, cv2.LINE_AA)
+    for sid in result.hidden:
+        pts = np.round(result.scene.tiles[sid].corners).astype(np.int32).reshape(-1, 1, 2)
+        cv2.polylines(image, [pts], True, (0, 220, 255), 2, cv2.LINE_AA)
+    ends = ", ".join(str(v) for v in result.scene.layout.open_ends) or "-"
+    cv2.putText(
+        image,
+        f"open ends: {ends}",
+        (10, image.shape[0] - 12),
+        cv2.FONT_HERSHEY_SIMPLEX,
+        0.6,
+        (255, 255, 255),
+        2,
+        cv2.LINE_AA,
+    )
+    return image
+
+
+def run_track_eval(args: argparse.Namespace) -> int:
+    """`dominocam track-eval`."""
+    import dataclasses
+
+    from vision.track_eval import NO_NOISE, DetectorNoise, format_table, parse_seeds, run
+
+    noise = {
+        "clean": NO_NOISE,
+        "detector": dataclasses.replace(DetectorNoise(), misread_p=0.0),
+        "full": DetectorNoise(),
+    }[args.noise]
+    summary, results = run(parse_seeds(args.seeds), noise=noise)
+    summary["noise_name"] = args.noise
+    print(format_table(summary, results))
+    if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps(summary, indent=1) + "\n")
+    return 0
