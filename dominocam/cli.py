@@ -24,6 +24,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "server.cli",
     "vision.cli",
     "vision.track_cli",
+    "dominocam.round",
 )
 
 EXIT_BAD_INPUT = 2

@@ -23,6 +23,7 @@ from flask import (
     stream_with_context,
 )
 
+from dominocam import scene_state
 from dominocam.errors import UserInputError
 from server import auth, engine, game, storage, uploads
 from server.auth import admin_required
@@ -411,7 +412,7 @@ def hand_photo(token: str) -> Any:
     image = uploads.decode_upload(_photo_bytes(), current_app.config["MAX_IMAGE_PIXELS"])
     name = uploads.store(_upload_folder(player["game_id"]), f"hand-{player['id']}", image)
     scene, why = _read(image, "hand", g["set_max"])
-    tiles = [t["pips"] for t in (scene or {}).get("tiles", []) if t.get("face") == "up"]
+    tiles = scene_state.hand_tiles(scene or {})
     if scene is not None:
         try:
             game.set_hand(conn, player, tiles, scene=scene, image_name=name)

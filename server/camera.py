@@ -281,7 +281,7 @@ def tracking_reader(
                 scene = Scene.from_dict(provider(pixels, "table", set_max))
                 result = tracker.update_scene(scene, clock())
             else:
-                models = engine._models()  # EngineUnavailable is shown in the status
+                models = engine.vision_models()  # EngineUnavailable is shown in the status
                 result = track_frame(tracker, pixels, models.detector, models.reader, clock())
             out = result.scene.to_dict()
             out["hidden"] = list(result.hidden)

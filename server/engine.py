@@ -113,7 +113,7 @@ _models_lock = threading.Lock()
 _models_cache: dict[str, Any] = {}
 
 
-def _models() -> Any:
+def vision_models() -> Any:
     """The vision models, loaded once per process (missing files -> EngineUnavailable)."""
     with _models_lock:
         if "models" not in _models_cache:
@@ -133,7 +133,7 @@ def vision_scene(pixels: np.ndarray, kind: str, set_max: int) -> dict[str, Any]:
     """The real vision runtime: `vision.pipeline.read_image` with the bundled models."""
     from vision import pipeline
 
-    models = _models()
+    models = vision_models()
     scene = pipeline.read_image(
         pixels, models.detector, models.reader, set_max=set_max, with_layout=kind == "table"
     )

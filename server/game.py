@@ -14,6 +14,7 @@ import secrets
 import sqlite3
 from typing import Any
 
+from dominocam import scene_state
 from dominocam.errors import UserInputError
 from rules.tiles import SUPPORTED_SETS, Tile, parse_tile
 from server import engine, storage
@@ -273,19 +274,9 @@ def set_boneyard(conn: sqlite3.Connection, game_id: int, boneyard: object) -> No
 
 
 def layout_from_scene(scene: dict[str, Any]) -> list[dict[str, Any]]:
-    """Rules-engine lines from a Scene's layout: one line per open end the photo shows."""
-    lines = []
-    layout = scene.get("layout") or {}
-    for i, line in enumerate(layout.get("lines") or []):
-        end = line.get("open_end")
-        value = end.get("value") if isinstance(end, dict) else end
-        if isinstance(value, int):
-            lines.append({"name": line.get("name") or f"line {i + 1}", "open_end": value})
-    if not lines:
-        for i, value in enumerate(layout.get("open_ends") or []):
-            if isinstance(value, int):
-                lines.append({"name": f"end {i + 1}", "open_end": value})
-    return lines
+    """Rules-engine lines from a Scene's layout: one line per open end the photo shows
+    (`dominocam.scene_state.layout_lines`, shared with `dominocam round`)."""
+    return scene_state.layout_lines(scene)
 
 
 def save_table_scene(

@@ -85,6 +85,9 @@ class LayoutConfig:
         radial_offset: largest distance from a double's centre to the axis of a tile whose
             end points at it (radial contacts: toes, trains).
         hub_gap: largest gap between the Mexican Train engine and a train's first tile.
+        toe_gap: largest gap between a Chicken Foot double and a toe pointing at its centre
+            (a diagonal toe touches the double with its corner only, and a tilted camera
+            widens what the picture shows between them).
         kind: the layout kind, one of KINDS (`layout_kind(variant)` maps rules variants).
         trains: Mexican Train: how many lines the engine offers (players + public train);
             None counts only the trains seen.
@@ -102,6 +105,7 @@ class LayoutConfig:
     max_skew_deg: float = 15.0
     radial_offset: float = 0.45
     hub_gap: float = 1.2
+    toe_gap: float = 0.8
     kind: str = "line"
     trains: int | None = None
     spinner_doubles: bool = False
@@ -109,7 +113,7 @@ class LayoutConfig:
     hub_value: int | None = None
 
     def __post_init__(self) -> None:
-        if min(self.max_gap, self.max_offset, self.radial_offset, self.hub_gap) <= 0:
+        if min(self.max_gap, self.max_offset, self.radial_offset, self.hub_gap, self.toe_gap) <= 0:
             raise ValueError("LayoutConfig tolerances must be positive")
         if not 0 < self.max_skew_deg < 45:
             raise ValueError("LayoutConfig.max_skew_deg must lie in (0, 45)")
@@ -297,16 +301,15 @@ def _contact(
         # The end's centre must lie in front of that face, not beyond its corner.
         beside = abs(float((point - g.centre) @ face_axis)) <= extent / 2
         if abs(gap) / scale <= config.max_gap and offset <= config.max_offset and beside:
-            return Contact(
-                tile.id, half, other.id, met_half, END if in_line else SIDE, gap / scale
-            )
+            return Contact(tile.id, half, other.id, met_half, END if in_line else SIDE, gap / scale)
     if other.is_double:
         # Oblique: this end touches a double at an angle (a Chicken Foot toe, turned or
         # not), or points at its centre from a little further (a Mexican Train train).
         a, b = _end_edge(tile, half)
         gap = _edge_to_polygon(a, b, g.polygon) / scale
         radial = across / scale <= config.radial_offset
-        if (config.kind == "chicken" and gap <= config.max_gap) or (
+        toe_reach = config.toe_gap if radial else config.max_gap
+        if (config.kind == "chicken" and gap <= toe_reach) or (
             config.kind == "mexican" and radial and gap <= config.hub_gap
         ):
             return Contact(tile.id, half, other.id, met_half, RADIAL, gap)
@@ -364,10 +367,10 @@ class _Link:
 
 def _links_and_warnings(
     tiles: dict[int, LayoutTile], contacts: list[Contact], config: LayoutConfig
-) -> tuple[list[_Link], list[tuple[int, int, str]]]:
+) -> tuple[list[_Link], list[tuple[tuple[int, int], tuple[int, int], str]]]:
     """Matching contacts become links (one per half of a plain tile, nearest first); the
-    others become (tile, other, message) warnings."""
-    warnings: list[tuple[int, int, str]] = []
+    others become ((tile, half), (other, other_half), message) warnings."""
+    warnings: list[tuple[tuple[int, int], tuple[int, int], str]] = []
     reported: set[frozenset[int]] = set()
     candidates: list[_Link] = []
     for c in contacts:
@@ -379,8 +382,8 @@ def _links_and_warnings(
                 reported.add(pair)
                 warnings.append(
                     (
-                        c.tile,
-                        c.other,
+                        (c.tile, c.half),
+                        (c.other, c.other_half),
                         f"tiles {c.tile} and {c.other} touch with halves {mine} and {theirs}: "
                         "a misread or a misplaced tile",
                     )
@@ -504,17 +507,25 @@ def _walk(
     order = [root]
     edges: list[tuple[int, int]] = []
     doubts: list[str] = []
+    loops: set[frozenset[int]] = set()
     for node in order:
         kids = []
         for link in sorted(by_tile.get(node, []), key=lambda k: (abs(k.gap), k.other(node))):
             other = link.other(node)
             if other in parent_link:
-                continue  # the link to its parent, or a cycle (ignored)
+                if parent_link[node] is not link and parent_link[other] is not link:
+                    loops.add(frozenset((node, other)))  # closes a loop: one link too many
+                continue
             parent_link[other] = link
             kids.append(other)
             order.append(other)
             edges.append((node, other))
         children[node] = kids
+    for a, b in sorted(tuple(sorted(pair)) for pair in loops):
+        doubts.append(
+            f"tiles {a} and {b} match and touch but close a loop in the layout: a line's end "
+            "lies against another part of it, so which one it was played on is a guess"
+        )
 
     lines: list[LayoutLine] = []
 
@@ -528,7 +539,7 @@ def _walk(
         places = _places(tile, is_root, config)
         if tile.is_double or (is_root and config.kind == "mexican"):
             missing = max(0, places - n_children)
-            if is_root and n_children > places and config.kind != "mexican" or (
+            if (is_root and n_children > places and config.kind != "mexican") or (
                 is_root and config.kind == "mexican" and config.trains and n_children > places
             ):
                 doubts.append(
@@ -538,15 +549,11 @@ def _walk(
             return [OpenEnd(node, tile.halves[0], _free_point(tile, None))] * missing
         if n_children >= places and not is_root:
             return []
-        return [
-            OpenEnd(node, tile.halves[h], _free_point(tile, h)) for h in free_halves(node)
-        ]
+        return [OpenEnd(node, tile.halves[h], _free_point(tile, h)) for h in free_halves(node)]
 
     def branching(node: int, is_root: bool) -> bool:
         tile = tiles[node]
-        return is_root or (
-            tile.is_double and (config.kind == "chicken" or config.spinner_doubles)
-        )
+        return is_root or (tile.is_double and (config.kind == "chicken" or config.spinner_doubles))
 
     def grow(path: list[int]) -> None:
         """Follow a line from `path[-1]` (already in path) until it ends or branches."""
@@ -581,14 +588,61 @@ def _walk(
     ends = open_ends_at(root, True, len(root_kids))
     if not root_tile.is_double and config.kind != "mexican":
         ends = [
-            OpenEnd(root, root_tile.halves[h], _free_point(root_tile, h))
-            for h in free_halves(root)
+            OpenEnd(root, root_tile.halves[h], _free_point(root_tile, h)) for h in free_halves(root)
         ]
     for end in ends:
         lines.append(LayoutLine([root], end))
     for kid in root_kids:
         grow([root, kid])
     return lines, edges, doubts
+
+
+def _free_half(tile: LayoutTile, end: OpenEnd) -> int:
+    """Which half of `tile` shows the open end `end` (the one nearer its point)."""
+    f = _frame(tile)
+    return 0 if float((np.asarray(end.point) - f.centre) @ f.axis) >= 0 else 1
+
+
+def _open_halves(lines: list[LayoutLine], tiles: dict[int, LayoutTile]) -> set[tuple[int, int]]:
+    """(tile, half) of every open end (both halves of a double with an open place)."""
+    out: set[tuple[int, int]] = set()
+    for line in lines:
+        end = line.open_end
+        if end is None:
+            continue
+        tile = tiles[end.tile]
+        if tile.is_double:
+            out.update({(tile.id, 0), (tile.id, 1)})
+        else:
+            out.add((tile.id, _free_half(tile, end)))
+    return out
+
+
+def _tile_beyond(
+    tile: LayoutTile, end: OpenEnd, frames: dict[int, _Frame], in_layout: set[int]
+) -> int | None:
+    """A tile outside the layout lying in line beyond an open end, about one tile length
+    away (where a missed detection would have been), else None. Plain tiles only."""
+    if tile.is_double:
+        return None
+    f = frames[tile.id]
+    outward = f.axis if _free_half(tile, end) == 0 else -f.axis
+    point = f.centre + outward * f.length / 2
+    for other, g in frames.items():
+        if other == tile.id or other in in_layout:
+            continue
+        rel = g.centre - point
+        ahead = float(rel @ outward)
+        aligned = max(abs(float(f.axis @ g.axis)), abs(float(f.across @ g.axis))) >= math.cos(
+            math.radians(15.0)
+        )
+        if (
+            aligned
+            and 0.5 * f.length < ahead <= 2.0 * f.length
+            and abs(float(rel @ f.normal)) <= f.width
+        ):
+            return other
+    return None
 
 
 def _lone_root(
@@ -643,8 +697,24 @@ def build_layout(
                 for t in g
                 if by_id[t].is_double
             ]
-            layout_group = max(hubs, key=lambda h: h[:4])[4] if hubs else max(groups, key=lambda g: (len(g), -g[0]))
+            largest = max(groups, key=lambda g: (len(g), -g[0]))
+            layout_group = max(hubs, key=lambda h: h[:4])[4] if hubs else largest
         root = _choose_root(layout_group, by_id, links, centre, config.hub_value)
+        if config.kind in ("spinner", "mexican"):
+            rivals = [
+                t
+                for t in layout_group
+                if t != root
+                and by_id[t].is_double
+                and _degree(t, links) == _degree(root, links)
+                and (config.hub_value is None or by_id[t].halves[0] == by_id[root].halves[0])
+            ]
+            if rivals:
+                doubts.append(
+                    f"which double is the {'engine' if config.kind == 'mexican' else 'spinner'}"
+                    f" is a guess: tile {root}, nearest the centre, rather than tile "
+                    f"{rivals[0]}"
+                )
     elif config.lone_root and tiles:
         lone = _lone_root(tiles, config, centre)
         if lone is not None:
@@ -655,10 +725,9 @@ def build_layout(
                     "layout's first tile"
                 )
     lines: list[LayoutLine] = []
-    edges: list[tuple[int, int]] = []
     if root is not None:
         in_layout = set(layout_group)
-        lines, edges, walk_doubts = _walk(
+        lines, _edges, walk_doubts = _walk(
             root, by_id, [k for k in links if k.a in in_layout], config
         )
         doubts.extend(walk_doubts)
@@ -668,18 +737,28 @@ def build_layout(
                     f"tiles {', '.join(map(str, group))} are played together apart from the "
                     "layout: loose tiles that match, or a line broken by a missed tile"
                 )
+        frames = {t.id: _frame(t) for t in tiles}
         for line in lines:
             end = line.open_end
-            if end is not None and by_id[end.tile].cut:
+            if end is None:
+                continue
+            beyond = _tile_beyond(by_id[end.tile], end, frames, in_layout)
+            if beyond is not None:
+                doubts.append(
+                    f"tile {beyond} lies about one tile beyond the open end on tile "
+                    f"{end.tile}: a tile may be missing between them"
+                )
+            if by_id[end.tile].cut:
                 doubts.append(
                     f"the open end on tile {end.tile} is cut by the image border: the line "
                     "may go on outside the picture"
                 )
-        for a, b, _ in mismatches:
-            if a in in_layout or b in in_layout:
+        open_halves = _open_halves(lines, by_id)
+        for (a, ha), (b, hb), _ in mismatches:
+            if (a, ha) in open_halves or (b, hb) in open_halves:
                 doubts.append(
-                    f"tiles {a} and {b} touch without matching at the layout: a misread, "
-                    "or a tile the picture lacks"
+                    f"tiles {a} and {b} touch without matching at an open end: a misread, "
+                    "or a misplaced tile"
                 )
     roots = (root,) if root is not None else ()
     in_layout = set(layout_group)
@@ -711,9 +790,7 @@ def _layout_tiles(scene: Scene, cut: set[int] | None = None) -> list[LayoutTile]
 def _cut_tiles(scene: Scene) -> set[int]:
     from vision.geometry import box_cut_by_border
 
-    return {
-        t.id for t in scene.tiles if box_cut_by_border(t.corners, scene.width, scene.height)
-    }
+    return {t.id for t in scene.tiles if box_cut_by_border(t.corners, scene.width, scene.height)}
 
 
 def layout_scene(scene: Scene, config: LayoutConfig = LayoutConfig()) -> Scene:
@@ -736,6 +813,41 @@ def layout_scene(scene: Scene, config: LayoutConfig = LayoutConfig()) -> Scene:
     warnings = [*scene.warnings, *found.warnings]
     warnings += [d for d in found.doubts if d not in warnings]
     return replace(scene, layout=layout, warnings=warnings)
+
+
+def safe_adjacency(
+    scene: Scene,
+    config: LayoutConfig = LayoutConfig(),
+    doubtful: float = 0.9,
+    support: float = 0.05,
+) -> list[AdjacencyConstraint]:
+    """The touching halves that joint decoding may force to agree: the safe subset of
+    `touching_halves` (the hook `vision.pipeline.read_image` uses by default).
+
+    A pair is kept only when (1) the reads differ now, (2) at least one of the two halves
+    is doubtful (its best value has probability < `doubtful`) and (3) some value is
+    plausible for both (probability >= `support` in each read) — so two confident reads that
+    differ (loose tiles set side by side, which real photos show) are never forced, and a
+    pair whose reads already agree needs nothing. Tiles without `half_probs` are skipped.
+    """
+    tiles = {t.id: t for t in scene.tiles}
+    out: list[AdjacencyConstraint] = []
+    for (a, ha), (b, hb) in touching_halves(scene, config):
+        ta, tb = tiles[a], tiles[b]
+        if ta.half_probs is None or tb.half_probs is None or ta.pips is None or tb.pips is None:
+            continue
+        if ta.pips[ha] == tb.pips[hb]:
+            continue
+        pa, pb = ta.half_probs[ha], tb.half_probs[hb]
+        width = min(len(pa), len(pb))
+        pa, pb = pa[:width], pb[:width]
+        if min(float(pa.max()), float(pb.max())) >= doubtful:
+            continue  # two sure reads that differ: tiles side by side, not played
+        joint = np.log(np.maximum(pa, 1e-12)) + np.log(np.maximum(pb, 1e-12))
+        best = int(np.argmax(joint))
+        if pa[best] >= support and pb[best] >= support:
+            out.append(((a, ha), (b, hb)))
+    return out
 
 
 def touching_halves(

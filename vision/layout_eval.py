@@ -17,7 +17,12 @@ isolates the reconstruction from the detector and the reader. Per layout kind it
   it grows from; the two lines of a `line` table are compared as one chain, since which tile
   was set first cannot be seen);
 * `no_false_link`: tables where every found link (two tiles played against each other) is a
-  true one; `false_links` counts them over all found links.
+  true one; `false_links` counts them over all found links;
+* `open_ends_unambiguous`: the gate without the tables whose layout is a single tile among
+  other face-up tiles (which one is the set tile cannot be seen in one picture);
+* `with_doubts`: tables where the reconstruction reported a doubt (`Reconstruction.doubts`);
+  `wrong_without_doubt`: tables whose open ends are wrong *and* no doubt was said - the
+  silent errors a ruling could not flag.
 
 Rates carry Wilson 95% intervals (`dominotrain.metrics`). Tables without a layout (loose
 tiles only) are reported as kind `scatter`: they must give no open end at all.
@@ -31,6 +36,7 @@ import sys
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +44,7 @@ from dominotrain.metrics import Rate
 from vision.layout import LayoutConfig, LayoutTile, Reconstruction, build_layout
 
 KINDS: tuple[str, ...] = ("line", "spinner", "mexican", "chicken", "scatter")
+DEFAULT_CONFIG = LayoutConfig()
 
 
 @dataclass
@@ -51,6 +58,10 @@ class KindResult:
     clean_tables: int = 0
     false_links: int = 0
     found_links: int = 0
+    doubtful: int = 0
+    silent: int = 0
+    lone: int = 0
+    lone_ok: int = 0
     failures: list[str] = field(default_factory=list)
 
     def rates(self) -> dict[str, Rate]:
@@ -59,6 +70,11 @@ class KindResult:
             "lines": Rate(self.lines_ok, self.lines),
             "no_false_link": Rate(self.clean_tables, self.tables),
             "false_links": Rate(self.false_links, self.found_links),
+            "with_doubts": Rate(self.doubtful, self.tables),
+            "wrong_without_doubt": Rate(self.silent, self.tables),
+            "open_ends_unambiguous": Rate(
+                self.open_ends_ok - self.lone_ok, self.tables - self.lone
+            ),
         }
 
 
@@ -71,7 +87,7 @@ def truth_tiles(truth: dict[str, Any]) -> list[LayoutTile]:
     ]
 
 
-def config_for(truth: dict[str, Any], base: LayoutConfig = LayoutConfig()) -> LayoutConfig:
+def config_for(truth: dict[str, Any], base: LayoutConfig = DEFAULT_CONFIG) -> LayoutConfig:
     """The layout configuration a game would give for this table (kind, number of trains)."""
     from dataclasses import replace
 
@@ -87,6 +103,14 @@ def config_for(truth: dict[str, Any], base: LayoutConfig = LayoutConfig()) -> La
     return replace(base, kind=variant, trains=trains, lone_root=lone_root, hub_value=hub_value)
 
 
+def _lone_among_loose(truth: dict[str, Any]) -> bool:
+    """The layout is one tile and other face-up tiles lie on the table: which one is the
+    set tile cannot be seen (an ambiguity of the picture, reported apart)."""
+    layout = {t for line in truth["lines"] for t in line["tiles"]}
+    up = [t for t in truth["tiles"] if t["face"] == "up"]
+    return len(layout) == 1 and len(up) > 1
+
+
 def _size(truth: dict[str, Any]) -> tuple[int, int]:
     return int(truth["image"]["width"]), int(truth["image"]["height"])
 
@@ -95,7 +119,7 @@ def _true_links(truth: dict[str, Any]) -> set[frozenset[int]]:
     links: set[frozenset[int]] = set()
     for line in truth["lines"]:
         ids = line["tiles"]
-        links.update(frozenset(p) for p in zip(ids, ids[1:], strict=False))
+        links.update(frozenset(p) for p in pairwise(ids))
     return links
 
 
@@ -114,9 +138,7 @@ def _line_keys(lines: Iterable[list[int]], chain: bool) -> Counter:
     return Counter(tuple(ids[1:]) for ids in lines)
 
 
-def score_table(
-    truth: dict[str, Any], found: Reconstruction
-) -> tuple[bool, int, int, int, int]:
+def score_table(truth: dict[str, Any], found: Reconstruction) -> tuple[bool, int, int, int, int]:
     """(open ends exact, lines found, truth lines, false links, found links) for one table."""
     want = Counter(truth["open_ends"])
     got = Counter(found.layout.open_ends)
@@ -134,6 +156,7 @@ def generated_truths(count: int, seed: int, size: tuple[int, int] = (1280, 720))
     """`count` synthetic table truths made in-process by dominosynth (placed and projected,
     not rendered: a few milliseconds each); yields (name, truth dict)."""
     import numpy as np
+
     from dominosynth import render
     from dominosynth.config import SynthConfig
     from dominosynth.generate import Job, truth_dict
@@ -161,7 +184,7 @@ def folder_truths(root: Path):
 def evaluate(
     root: Path | None = None,
     limit: int | None = None,
-    base: LayoutConfig = LayoutConfig(),
+    base: LayoutConfig = DEFAULT_CONFIG,
     truths: Iterable[tuple[str, dict[str, Any]]] | None = None,
 ) -> dict[str, KindResult]:
     """Run the reconstruction on every synthetic table of `truths` (default: those under
@@ -189,6 +212,11 @@ def evaluate(
         r.clean_tables += false == 0
         r.false_links += false
         r.found_links += links
+        r.doubtful += bool(found.doubts)
+        r.silent += not ends_ok and not found.doubts
+        if _lone_among_loose(truth):
+            r.lone += 1
+            r.lone_ok += ends_ok
         if not ends_ok:
             r.failures.append(name)
     return results
@@ -218,10 +246,24 @@ def draw_comparison(image: Any, truth: dict[str, Any], found: Reconstruction) ->
             for half, value in enumerate(t["halves"]):
                 end = (c[0] + c[1]) / 2 if half == 0 else (c[2] + c[3]) / 2
                 p = (mid + end) / 2
-                cv2.putText(out, str(value), (int(p[0]) - 5, int(p[1]) + 5),
-                            cv2.FONT_HERSHEY_PLAIN, 0.9, (255, 255, 0), 1)
-            cv2.putText(out, str(t["id"]), (int(mid[0]) + 4, int(mid[1]) - 4),
-                        cv2.FONT_HERSHEY_PLAIN, 0.7, (200, 200, 255), 1)
+                cv2.putText(
+                    out,
+                    str(value),
+                    (int(p[0]) - 5, int(p[1]) + 5),
+                    cv2.FONT_HERSHEY_PLAIN,
+                    0.9,
+                    (255, 255, 0),
+                    1,
+                )
+            cv2.putText(
+                out,
+                str(t["id"]),
+                (int(mid[0]) + 4, int(mid[1]) - 4),
+                cv2.FONT_HERSHEY_PLAIN,
+                0.7,
+                (200, 200, 255),
+                1,
+            )
     for a, b in _true_links(truth):
         cv2.line(out, centre(a), centre(b), (0, 200, 0), 4)
     for a, b in found.links:
@@ -263,24 +305,42 @@ def draw_failures(root: Path, names: Iterable[str], out_dir: Path) -> list[Path]
     return written
 
 
+COLUMNS = (
+    ("open_ends", "open ends exact"),
+    ("lines", "lines"),
+    ("no_false_link", "no false link"),
+    ("open_ends_unambiguous", "open ends, lone set tile apart"),
+    ("with_doubts", "tables with doubts"),
+    ("wrong_without_doubt", "open ends wrong, no doubt said"),
+)
+
+
 def format_results(results: dict[str, KindResult]) -> str:
-    rows = [f"{'kind':<9} {'tables':>6}  {'open ends exact':<34} {'lines':<34} no false link"]
+    rows = []
     total = KindResult()
     for kind, r in results.items():
         if not r.tables:
             continue
         rates = r.rates()
-        rows.append(
-            f"{kind:<9} {r.tables:>6}  {rates['open_ends']!s:<34} {rates['lines']!s:<34} "
-            f"{rates['no_false_link']!s}"
-        )
-        for name in ("tables", "open_ends_ok", "lines_ok", "lines", "clean_tables"):
+        rows.append(f"{kind} ({r.tables} tables, {r.lone} with a lone set tile among loose ones)")
+        rows += [f"  {label:<32} {rates[key]!s}" for key, label in COLUMNS]
+        for name in (
+            "tables",
+            "open_ends_ok",
+            "lines_ok",
+            "lines",
+            "clean_tables",
+            "false_links",
+            "found_links",
+            "doubtful",
+            "silent",
+            "lone",
+            "lone_ok",
+        ):
             setattr(total, name, getattr(total, name) + getattr(r, name))
-    t = total.rates()
-    rows.append(
-        f"{'all':<9} {total.tables:>6}  {t['open_ends']!s:<34} {t['lines']!s:<34} "
-        f"{t['no_false_link']!s}"
-    )
+    rates = total.rates()
+    rows.append(f"all ({total.tables} tables)")
+    rows += [f"  {label:<32} {rates[key]!s}" for key, label in COLUMNS]
     return "\n".join(rows)
 
 
@@ -288,9 +348,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m vision.layout_eval", description=__doc__.split("\n\n")[0]
     )
-    parser.add_argument(
-        "root", type=Path, nargs="?", help="a `dominocam synth` output folder"
-    )
+    parser.add_argument("root", type=Path, nargs="?", help="a `dominocam synth` output folder")
     parser.add_argument(
         "--generate",
         type=int,

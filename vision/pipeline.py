@@ -18,7 +18,7 @@ import numpy as np
 from vision import geometry
 from vision.decode import AdjacencyConstraint, joint_decode
 from vision.detector import Detector
-from vision.layout import layout_scene
+from vision.layout import LayoutConfig, layout_scene, safe_adjacency
 from vision.onnx_model import resolve_model_path
 from vision.reader import Reader
 from vision.scene import Scene, SceneTile
@@ -69,6 +69,7 @@ def read_image(
     adjacency: AdjacencyFn | None = None,
     timings: dict[str, float] | None = None,
     with_layout: bool = True,
+    layout_config: LayoutConfig | None = None,
 ) -> Scene:
     """Read one photo into a Scene.
 
@@ -77,11 +78,14 @@ def read_image(
         detector: the tile detector.
         reader: the pip reader; None leaves face-up tiles unread (with a warning).
         set_max: the set's highest value (6, 9, 12 or 15).
-        adjacency: optional layout hook, called with the decoded Scene; the touching halves
-            it returns are decoded again jointly (see `vision.decode.joint_decode`).
+        adjacency: layout hook, called with the decoded Scene; the touching halves it
+            returns are decoded again jointly (see `vision.decode.joint_decode`). By default
+            (None) a table photo uses `vision.layout.safe_adjacency`: only halves in contact
+            where one read is doubtful and a value fits both; a hand photo uses none.
         timings: when given, seconds per stage of `STAGES` are added to it.
         with_layout: rebuild lines and open ends (`vision.layout`); False for a hand photo,
             whose tiles lie side by side without being played.
+        layout_config: the layout kind and tolerances (`vision.layout.LayoutConfig`).
 
     Returns:
         The Scene; an image without tiles gives a Scene without tiles, not an error.
@@ -115,6 +119,12 @@ def read_image(
         warnings.append(f"{len(up)} face-up tiles were not read: no reader model")
     t1 = perf_counter()
     tiles, decode_warnings = joint_decode(tiles, set_max)
+    config = layout_config or LayoutConfig()
+    if adjacency is None and with_layout:
+
+        def adjacency(scene: Scene) -> Sequence[AdjacencyConstraint]:
+            return safe_adjacency(scene, config)
+
     if adjacency is not None:
         constraints = list(adjacency(Scene(width, height, tiles)))
         if constraints:
@@ -125,7 +135,7 @@ def read_image(
         timings["decode"] = timings.get("decode", 0.0) + (t2 - t1)
     scene = Scene(width=width, height=height, tiles=tiles, warnings=warnings + decode_warnings)
     if with_layout:
-        scene = layout_scene(scene)
+        scene = layout_scene(scene, config)
     if timings is not None:
         timings["layout"] = timings.get("layout", 0.0) + (perf_counter() - t2)
     return scene

@@ -1,0 +1,239 @@
+"""`dominocam round`: photos of the table and of each hand in, the referee's ruling out.
+
+    dominocam round --table T.jpg --hand Ana=ana.jpg --hand Ben=ben.jpg --variant block
+    dominocam round --table-json table.json --hand Ana=ana.json ... --variant mexican-train
+
+The table photo is read with its layout (`vision.layout`, as the variant's layout kind),
+each hand photo without; a `.json` file instead of a photo is taken as its Scene JSON
+(`dominocam read --json`), so the command works without models. Players are listed in
+clockwise seat order. The game state (DESIGN.md) is built by `dominocam.scene_state` (the
+conversion the dashboard uses too) and judged by `rules.check`.
+
+When the photos leave doubts (a line broken by a tile the detector missed, an open end cut
+by the border, touching halves that differ at an open end, an unread tile), a BLOCKED
+verdict is reported as "uncertain: ..." with the doubts and a confidence below 1: a missing
+tile must never silently give a wrong "blocked".
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from dominocam.errors import UserInputError
+
+SETS: tuple[int, ...] = (6, 9, 12, 15)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add `round` to the `dominocam` parser."""
+    parser = subparsers.add_parser(
+        "round",
+        help="rule on a round from photos (or Scene JSON) of the table and the hands",
+        description=(
+            "Read the table photo (with its lines and open ends) and each player's hand "
+            "photo, build the game state and rule on it: blocked or not, who can play, pip "
+            "totals, winner and points. A FILE ending in .json is read as Scene JSON instead "
+            "of a photo (no models needed)."
+        ),
+    )
+    table = parser.add_mutually_exclusive_group(required=True)
+    table.add_argument("--table", metavar="PHOTO", help="photo (or Scene .json) of the table")
+    table.add_argument("--table-json", metavar="SCENE", help="Scene JSON of the table")
+    parser.add_argument(
+        "--hand",
+        action="append",
+        default=[],
+        metavar="NAME=FILE",
+        required=True,
+        help="a player and the photo (or Scene .json) of their hand; repeat, clockwise",
+    )
+    parser.add_argument("--variant", required=True, help="rules variant (`dominocam rules`)")
+    parser.add_argument(
+        "--set", type=int, choices=SETS, default=None, help="double-n set (default: variant's)"
+    )
+    parser.add_argument(
+        "--boneyard",
+        type=int,
+        default=None,
+        metavar="N",
+        help="tiles in the boneyard (default: the face-down tiles of the table photo)",
+    )
+    parser.add_argument("--proposer", default=None, help="who proposed the block")
+    parser.add_argument(
+        "--engine",
+        type=int,
+        default=None,
+        metavar="N",
+        help="Mexican Train: the value of this round's engine double (helps find the hub)",
+    )
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.add_argument("--detector", metavar="PATH", help="detector ONNX file")
+    parser.add_argument("--reader", metavar="PATH", help="reader ONNX file")
+    parser.set_defaults(func=run)
+
+
+def _hand_spec(text: str) -> tuple[str, str]:
+    name, sep, path = text.partition("=")
+    if not sep or not name.strip() or not path.strip():
+        raise UserInputError(f"--hand must look like NAME=PHOTO, got {text!r}")
+    return name.strip(), path.strip()
+
+
+def _load_scene_json(path: str) -> Any:
+    from vision.scene import Scene
+
+    file = Path(path)
+    if not file.is_file():
+        raise UserInputError(f"no such file: {path}")
+    try:
+        return Scene.from_json(file.read_text())
+    except UnicodeDecodeError as error:
+        raise UserInputError(f"{path}: not a Scene JSON text file") from error
+
+
+class _Reader:
+    """Reads photos with the models, loaded on first use (Scene JSON needs none)."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        self.models: Any = None
+
+    def scene(
+        self, path: str, set_max: int, layout_config: Any | None, force_json: bool = False
+    ) -> Any:
+        from vision.layout import layout_scene
+
+        if force_json or path.lower().endswith(".json"):
+            scene = _load_scene_json(path)
+            # Scene JSON has corners and reads: the layout is rebuilt with this game's kind.
+            return layout_scene(scene, layout_config) if layout_config is not None else scene
+        from vision import pipeline
+        from vision.image_io import load_image
+
+        if self.models is None:
+            self.models = pipeline.load_models(self.args.detector, self.args.reader)
+        image = load_image(path)
+        return pipeline.read_image(
+            image,
+            self.models.detector,
+            self.models.reader,
+            set_max=set_max,
+            with_layout=layout_config is not None,
+            layout_config=layout_config,
+        )
+
+
+def judge(
+    table: Any,
+    hands: list[tuple[str, Any]],
+    variant: str,
+    set_max: int,
+    boneyard: int | None = None,
+    proposer: str | None = None,
+) -> dict[str, Any]:
+    """The round's result from a table Scene (with layout) and hand Scenes.
+
+    Returns a dict: `state` (the game state), `verdict` (its JSON), `status` (`blocked`,
+    `not blocked`, `uncertain`), `confidence`, `doubts`, `notes`, `warnings` per photo and
+    the ruling `text`.
+    """
+    import rules
+    from dominocam import scene_state
+
+    table_dict = table.to_dict()
+    hand_dicts = [(name, scene.to_dict()) for name, scene in hands]
+    state: dict[str, Any] = {
+        "variant": variant,
+        "set": set_max,
+        "players": [{"name": n, "hand": scene_state.hand_tiles(d)} for n, d in hand_dicts],
+        "layout": scene_state.state_layout(table_dict),
+        "boneyard": table.face_down if boneyard is None else boneyard,
+    }
+    if proposer is not None:
+        state["proposer"] = proposer
+    parsed = rules.parse_state(state)
+    verdict = rules.check(parsed)
+    doubts = scene_state.layout_doubts(table_dict, [d for _, d in hand_dicts])
+    confidence = float((table_dict.get("layout") or {}).get("confidence", 1.0))
+    extra = len(doubts) - len((table_dict.get("layout") or {}).get("doubts") or [])
+    confidence *= 0.7 ** max(0, extra)
+    notes = [n for n in [scene_state.ownership_note(table_dict)] if n]
+    if boneyard is None:
+        notes.append(f"boneyard taken as the {table.face_down} face-down tiles of the table photo")
+    if verdict.blocked and doubts:
+        status = "uncertain"
+    else:
+        status = "blocked" if verdict.blocked else "not blocked"
+    text = rules.ruling(verdict, parsed)
+    if status == "uncertain":
+        said = "Verdict: BLOCKED."
+        uncertain = (
+            f"Verdict: uncertain: BLOCKED for the tiles the photos show, but the photos left "
+            f"doubts (confidence {confidence:.2f}); check the table before ending the round:\n"
+            + "\n".join(f"  - {d}" for d in doubts)
+            + "\nIf the photos show everything:"
+        )
+        if said in text:
+            head, _, tail = text.partition(said)
+            text = head + uncertain + tail
+        else:
+            text += "\n\n" + uncertain
+    elif doubts:
+        text += f"\n\nDoubts about the photos (confidence {confidence:.2f}):\n"
+        text += "\n".join(f"  - {d}" for d in doubts)
+    if notes:
+        text += "\n\nNotes:\n" + "\n".join(f"  - {n}" for n in notes)
+    return {
+        "status": status,
+        "confidence": round(confidence, 4),
+        "doubts": doubts,
+        "notes": notes,
+        "verdict": verdict.to_json(),
+        "state": state,
+        "warnings": {
+            "table": list(table_dict.get("warnings") or []),
+            "hands": {name: list(d.get("warnings") or []) for name, d in hand_dicts},
+        },
+        "text": text,
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    import rules
+    from vision.layout import LayoutConfig, layout_kind
+
+    try:
+        variant = rules.get_variant(args.variant)
+    except ValueError as error:
+        raise UserInputError(str(error).splitlines()[0]) from None
+    set_max = args.set or variant.set
+    hands = [_hand_spec(h) for h in args.hand]
+    names = [n for n, _ in hands]
+    if len(set(names)) != len(names):
+        raise UserInputError("each --hand needs a different player name")
+    if args.boneyard is not None and args.boneyard < 0:
+        raise UserInputError("--boneyard must be >= 0")
+    kind = layout_kind(variant.name)
+    config = LayoutConfig(
+        kind=kind,
+        trains=len(hands) + 1 if kind == "mexican" else None,
+        hub_value=args.engine,
+        lone_root=True,
+    )
+    reader = _Reader(args)
+    table = reader.scene(
+        args.table or args.table_json, set_max, config, force_json=args.table_json is not None
+    )
+    hand_scenes = [(name, reader.scene(path, set_max, None)) for name, path in hands]
+    result = judge(table, hand_scenes, variant.name, set_max, args.boneyard, args.proposer)
+    if args.json:
+        out = {k: v for k, v in result.items() if k != "text"}
+        json.dump(out, sys.stdout)
+        sys.stdout.write("\n")
+    else:
+        print(result["text"])
+    return 0

@@ -1,0 +1,143 @@
+"""Scene JSON -> the rules engine's game state: the one conversion the dashboard
+(`server.game`) and `dominocam round` share.
+
+Pure Python on plain JSON values (Scene dicts as `vision.scene.Scene.to_dict` writes them),
+so the server needs neither numpy nor the models to use it.
+
+* A hand: the read face-up tiles of a hand photo (`hand_tiles`).
+* The table: the Scene's `layout` (rebuilt by `vision.layout`) as rules-engine lines:
+  - `layout_lines(scene)`: one line per open end, `{"name", "open_end"}` plus
+    `"open_double": true` when the end is a double other than the root (Mexican Train and
+    Chicken Foot must cover it). What the dashboard stores and lets people correct.
+  - `state_layout(scene)`: the full layout for `rules.parse_state`, with the hub. For the
+    spinner and chicken kinds the root double becomes `spinner` and its unplayed arms are
+    left to the rules engine (which counts them from the variant); a Chicken Foot double
+    that sprouted toes becomes a line `{"open_double": true}` and its toes lines with
+    `branch_of`, so the engine knows how many toes it still needs. Mexican Train trains are
+    given as public lines without the `engine`: a photo does not say whose train is whose,
+    so every train is taken as open to everyone (`ownership_note` says so).
+* Doubts (`layout_doubts`): the layout's own doubts plus warnings of any scene that say
+  the picture may hide a tile (cut by the border, not read).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+# Warnings of a scene that mean the picture may not show every tile.
+DOUBT_MARKERS = ("cut by the image border", "were not read", "not read")
+
+OWNERSHIP_NOTE = (
+    "train owners are not read from a photo: every train on the table is taken as open to "
+    "all players"
+)
+
+
+def hand_tiles(scene: Mapping[str, Any]) -> list[list[int]]:
+    """The read face-up tiles of a hand Scene, as `[a, b]` pairs."""
+    return [
+        list(t["pips"])
+        for t in scene.get("tiles") or []
+        if t.get("face") == "up" and t.get("pips") is not None
+    ]
+
+
+def _tiles_by_id(scene: Mapping[str, Any]) -> dict[int, Mapping[str, Any]]:
+    return {t.get("id"): t for t in scene.get("tiles") or []}
+
+
+def _is_double(tile: Mapping[str, Any] | None) -> bool:
+    pips = (tile or {}).get("pips")
+    return bool(pips) and pips[0] == pips[1]
+
+
+def _end_value(line: Mapping[str, Any]) -> int | None:
+    end = line.get("open_end")
+    value = end.get("value") if isinstance(end, Mapping) else end
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def layout_lines(scene: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Rules-engine lines from a Scene's layout: one line per open end the photo shows."""
+    layout = scene.get("layout") or {}
+    tiles = _tiles_by_id(scene)
+    root = layout.get("root")
+    lines: list[dict[str, Any]] = []
+    for i, line in enumerate(layout.get("lines") or []):
+        value = _end_value(line)
+        if value is None:
+            continue
+        entry: dict[str, Any] = {"name": line.get("name") or f"line {i + 1}", "open_end": value}
+        end_tile = line["open_end"].get("tile") if isinstance(line["open_end"], Mapping) else None
+        if end_tile is not None and end_tile != root and _is_double(tiles.get(end_tile)):
+            entry["open_double"] = True
+        lines.append(entry)
+    if not lines:
+        for i, value in enumerate(layout.get("open_ends") or []):
+            if isinstance(value, int):
+                lines.append({"name": f"end {i + 1}", "open_end": value})
+    return lines
+
+
+def state_layout(scene: Mapping[str, Any]) -> dict[str, Any]:
+    """The game state's `layout` (rules/state.py) for a table Scene (module docstring)."""
+    layout = scene.get("layout") or {}
+    kind = layout.get("kind")
+    root = layout.get("root")
+    tiles = _tiles_by_id(scene)
+    root_tile = tiles.get(root)
+    if kind not in ("spinner", "chicken") or not _is_double(root_tile):
+        return {"lines": layout_lines(scene)}
+    value = root_tile["pips"][0]
+    out: dict[str, Any] = {"lines": [], "spinner": [value, value]}
+    raw = list(layout.get("lines") or [])
+    names: dict[int, str] = {}  # a branching double's tile id -> its line's name
+    for i, line in enumerate(raw):
+        ids = line.get("tiles") or []
+        if len(ids) >= 2 and line.get("open_end") is None and _is_double(tiles.get(ids[-1])):
+            names[ids[-1]] = f"line {i + 1}"
+    for i, line in enumerate(raw):
+        ids = list(line.get("tiles") or [])
+        if len(ids) <= 1:
+            continue  # an unplayed place (arm or toe): the rules engine counts those
+        name = f"line {i + 1}"
+        value_end = _end_value(line)
+        last = tiles.get(ids[-1])
+        entry: dict[str, Any] = {"name": name}
+        if value_end is None:
+            if ids[-1] not in names or not _is_double(last):
+                continue  # closed for good
+            entry["open_end"] = last["pips"][0]
+            entry["open_double"] = True
+        else:
+            entry["open_end"] = value_end
+            if kind == "chicken" and _is_double(last):
+                entry["open_double"] = True
+        if ids[0] != root:
+            parent = names.get(ids[0])
+            if parent is None:
+                continue
+            entry["branch_of"] = parent
+        out["lines"].append(entry)
+    # A toe's parent must come before it is referenced; rules resolve by name, any order.
+    return out
+
+
+def ownership_note(scene: Mapping[str, Any]) -> str | None:
+    """The note on train owners for a Mexican Train table with trains, else None."""
+    layout = scene.get("layout") or {}
+    return OWNERSHIP_NOTE if layout.get("kind") == "mexican" and layout.get("lines") else None
+
+
+def layout_doubts(table: Mapping[str, Any], hands: Iterable[Mapping[str, Any]] = ()) -> list[str]:
+    """Why the photos may not show everything: the table layout's doubts, then warnings of
+    the table and the hands that say a tile may be hidden or unread."""
+    doubts = list((table.get("layout") or {}).get("doubts") or [])
+    for label, scene in [("table", table), *(("hand", h) for h in hands)]:
+        for warning in scene.get("warnings") or []:
+            if any(m in warning for m in DOUBT_MARKERS):
+                text = f"{label} photo: {warning}"
+                if text not in doubts and warning not in doubts:
+                    doubts.append(text)
+    return doubts

@@ -1,0 +1,236 @@
+"""`dominocam round` through the real console script, on Scene JSON made from hand-placed
+tiles (no detector model is needed for Scene JSON)."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+SCRIPT = Path(sys.executable).with_name("dominocam")
+W = 40.0  # tile width in px; tiles are 80 px long
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    assert SCRIPT.exists(), f"console script missing: {SCRIPT} (run make test)"
+    return subprocess.run(
+        [str(SCRIPT), *args], capture_output=True, text=True, timeout=120, cwd=REPO
+    )
+
+
+def tile(
+    tid: int, x: float, y: float, degrees: float, halves: tuple[int, int], face: str = "up"
+) -> dict[str, Any]:
+    """Scene JSON of a tile centred at (x, y) whose half 0 (showing halves[0]) points along
+    `degrees`; corners turned so that corners[0]-[1] is at the end of the smaller value."""
+    a = math.radians(degrees)
+    ax, ay = math.cos(a), math.sin(a)
+    nx, ny = -ay, ax
+    e0 = (x + ax * W, y + ay * W)
+    e1 = (x - ax * W, y - ay * W)
+    corners = [
+        [e0[0] + nx * W / 2, e0[1] + ny * W / 2],
+        [e0[0] - nx * W / 2, e0[1] - ny * W / 2],
+        [e1[0] - nx * W / 2, e1[1] - ny * W / 2],
+        [e1[0] + nx * W / 2, e1[1] + ny * W / 2],
+    ]
+    if face == "down":
+        return {"id": tid, "face": "down", "pips": None, "corners": corners, "confidence": 0.9}
+    if halves[0] > halves[1]:
+        corners = corners[2:] + corners[:2]
+        halves = (halves[1], halves[0])
+    return {
+        "id": tid,
+        "face": "up",
+        "pips": list(halves),
+        "corners": corners,
+        "confidence": 0.95,
+        "pip_confidence": [0.99, 0.99],
+    }
+
+
+def chain(values: list[int], gap: float = 4.0, y: float = 240.0, skip: int | None = None):
+    """Tiles left to right, each showing values[i] on its left and values[i+1] on its right
+    (tile `skip` left out, as if the detector missed it)."""
+    step = 2 * W + gap
+    tiles = []
+    for i in range(len(values) - 1):
+        if i == skip:
+            continue
+        tiles.append(tile(len(tiles), 100 + i * step, y, 180.0, (values[i], values[i + 1])))
+    return tiles
+
+
+def scene(tiles: list[dict[str, Any]], width: int = 800, height: int = 480) -> dict[str, Any]:
+    for i, t in enumerate(tiles):
+        t["id"] = i
+    return {"image": {"width": width, "height": height}, "tiles": tiles, "warnings": []}
+
+
+def hand(*tiles: tuple[int, int]) -> dict[str, Any]:
+    return scene([tile(i, 100 + 90 * i, 100, 90, t) for i, t in enumerate(tiles)])
+
+
+def write(tmp_path: Path, name: str, data: dict[str, Any]) -> str:
+    path = tmp_path / name
+    path.write_text(json.dumps(data))
+    return str(path)
+
+
+def round_json(tmp_path: Path, table: dict, hands: dict[str, dict], *extra: str) -> dict:
+    args = ["round", "--table-json", write(tmp_path, "table.json", table), "--json"]
+    for name, data in hands.items():
+        args += ["--hand", f"{name}={write(tmp_path, f'{name}.json', data)}"]
+    result = run(*args, *extra)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_a_blocked_line_game_from_scene_json(tmp_path: Path) -> None:
+    table = scene(chain([0, 1, 2, 3]))  # open ends 0 and 3
+    out = round_json(
+        tmp_path, table, {"Ana": hand((5, 6)), "Ben": hand((4, 4))}, "--variant", "block"
+    )
+    assert out["status"] == "blocked"
+    assert out["verdict"]["blocked"] is True
+    assert out["verdict"]["winner"] == "Ben"
+    assert out["confidence"] == 1.0 and out["doubts"] == []
+    assert sorted(line["open_end"] for line in out["state"]["layout"]["lines"]) == [0, 3]
+    assert [p["name"] for p in out["state"]["players"]] == ["Ana", "Ben"]
+
+
+def test_a_playable_tile_means_not_blocked(tmp_path: Path) -> None:
+    table = scene(chain([0, 1, 2, 3]))
+    out = round_json(
+        tmp_path, table, {"Ana": hand((3, 6)), "Ben": hand((4, 4))}, "--variant", "block"
+    )
+    assert out["status"] == "not blocked"
+    assert {"player": "Ana", "tile": [3, 6]}.items() <= out["verdict"]["playable"][0].items()
+
+
+def test_a_missed_tile_makes_a_blocked_verdict_uncertain(tmp_path: Path) -> None:
+    # 0-1 1-2 [2-3 missed] 3-4 4-5: the photo shows ends 0, 2, 3, 5.
+    table = scene(chain([0, 1, 2, 3, 4, 5], skip=2))
+    hands = {"Ana": hand((6, 6)), "Ben": hand((6, 1))}
+    out = round_json(tmp_path, table, hands, "--variant", "block")
+    assert out["verdict"]["blocked"] is True  # for the tiles it sees ...
+    assert out["status"] == "uncertain"  # ... but the photo left doubts
+    assert out["doubts"] and out["confidence"] < 1
+    args = ["round", "--table-json", str(tmp_path / "table.json"), "--variant", "block"]
+    args += ["--hand", f"Ana={tmp_path / 'Ana.json'}", "--hand", f"Ben={tmp_path / 'Ben.json'}"]
+    text = run(*args)
+    assert text.returncode == 0, text.stderr
+    assert "uncertain:" in text.stdout
+    assert "Verdict: BLOCKED." not in text.stdout  # never a bare BLOCKED
+
+
+def test_a_tile_cut_by_the_border_at_an_open_end_is_a_doubt(tmp_path: Path) -> None:
+    tiles = chain([0, 1, 2])
+    table = scene(tiles, width=220)  # the 1-2 ends at x 224: cut by the border
+    out = round_json(
+        tmp_path, table, {"Ana": hand((5, 6)), "Ben": hand((4, 4))}, "--variant", "block"
+    )
+    assert out["status"] == "uncertain"
+    assert any("border" in d for d in out["doubts"])
+
+
+def test_spinner_arms_not_played_are_left_to_the_rules(tmp_path: Path) -> None:
+    spinner = tile(0, 300, 240, 90, (6, 6))
+    arm = tile(1, 300 - 20 - 3 - 40, 240, 180, (1, 6))
+    table = scene([spinner, arm])
+    out = round_json(
+        tmp_path, table, {"Ana": hand((2, 3)), "Ben": hand((4, 5))}, "--variant", "all-fives"
+    )
+    layout = out["state"]["layout"]
+    assert layout["spinner"] == [6, 6]
+    assert [line["open_end"] for line in layout["lines"]] == [1]
+    assert out["status"] == "blocked"
+    values = sorted(end["value"] for end in out["verdict"]["open_ends"])
+    assert 1 in values and 6 in values
+
+
+def test_mexican_trains_are_public_and_noted(tmp_path: Path) -> None:
+    engine = tile(0, 300, 240, 90, (12, 12))
+    train = tile(1, 300 + 20 + 3 + 40, 240, 180, (12, 5))
+    table = scene([engine, train])
+    out = round_json(
+        tmp_path,
+        table,
+        {"Ana": hand((7, 8)), "Ben": hand((9, 10))},
+        "--variant",
+        "mexican-train",
+        "--engine",
+        "12",
+    )
+    ends = sorted(line["open_end"] for line in out["state"]["layout"]["lines"])
+    assert ends == [5, 12, 12]  # Ana's, Ben's and the public train: one started
+    assert any("train owners" in n for n in out["notes"])
+
+
+def test_boneyard_defaults_to_the_face_down_tiles_of_the_table(tmp_path: Path) -> None:
+    pile = [tile(9, 500 + 90 * i, 400, 90, (0, 0), face="down") for i in range(3)]
+    tiles = [*chain([0, 1, 2]), *pile]
+    out = round_json(
+        tmp_path, scene(tiles), {"Ana": hand((5, 6)), "Ben": hand((4, 4))}, "--variant", "draw"
+    )
+    assert out["state"]["boneyard"] == 3
+    assert out["status"] == "not blocked"  # tiles may still be drawn
+    assert any("face-down" in n for n in out["notes"])
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--hand", "Ana"], "NAME=PHOTO"),
+        (["--hand", "Ana=missing.json", "--hand", "Ben=missing.json"], "no such file"),
+        (["--variant", "no-such-game"], "variant"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, args: list[str], message: str) -> None:
+    table = write(tmp_path, "table.json", scene(chain([0, 1, 2])))
+    base = ["round", "--table-json", table]
+    if "--variant" not in args:
+        base += ["--variant", "block"]
+    if "--hand" not in args:
+        base += ["--hand", f"Ana={write(tmp_path, 'a.json', hand((1, 1)))}"]
+    result = run(*base, *args)
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], result.stderr
+
+
+def test_malformed_scene_json_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    bad = tmp_path / "table.json"
+    bad.write_text("{not json")
+    result = run("round", "--table-json", str(bad), "--variant", "block", "--hand", f"Ana={bad}")
+    assert result.returncode == 2
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_a_photo_without_a_detector_model_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    import cv2
+    import numpy as np
+
+    photo = tmp_path / "table.jpg"
+    cv2.imwrite(str(photo), np.zeros((64, 64, 3), np.uint8))
+    hand_file = write(tmp_path, "a.json", hand((1, 1)))
+    result = run(
+        "round",
+        "--table",
+        str(photo),
+        "--variant",
+        "block",
+        "--hand",
+        f"Ana={hand_file}",
+        "--detector",
+        str(tmp_path / "none.onnx"),
+    )
+    assert result.returncode == 2
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert "detector" in result.stderr

@@ -1,0 +1,85 @@
+"""`dominocam.scene_state`: table and hand Scenes as the rules engine's game state."""
+
+from __future__ import annotations
+
+from test_round_cli import chain, hand, scene, tile
+
+import rules
+from dominocam import scene_state
+from vision.layout import LayoutConfig, layout_scene
+from vision.scene import Scene
+
+
+def laid_out(tiles: list[dict], kind: str, **config) -> dict:
+    data = scene(tiles, width=900, height=600)
+    return layout_scene(Scene.from_dict(data), LayoutConfig(kind=kind, **config)).to_dict()
+
+
+def state_for(table: dict, variant: str) -> rules.GameState:
+    return rules.parse_state(
+        {
+            "variant": variant,
+            "players": [{"name": "Ana", "hand": []}, {"name": "Ben", "hand": [[0, 0]]}],
+            "layout": scene_state.state_layout(table),
+            "boneyard": 0,
+        }
+    )
+
+
+def test_hand_tiles_are_the_read_face_up_tiles() -> None:
+    data = hand((1, 2), (3, 3))
+    data["tiles"].append(tile(2, 500, 100, 0, (0, 0), face="down"))
+    assert scene_state.hand_tiles(data) == [[1, 2], [3, 3]]
+
+
+def test_layout_lines_one_per_open_end() -> None:
+    table = laid_out(chain([0, 1, 2, 3]), "line")
+    lines = scene_state.layout_lines(table)
+    assert sorted(line["open_end"] for line in lines) == [0, 3]
+    assert scene_state.state_layout(table) == {"lines": lines}
+
+
+def test_layout_lines_from_open_ends_when_a_scene_has_no_lines() -> None:
+    table = {"tiles": [], "layout": {"lines": [], "open_ends": [4, 6]}}
+    assert [line["open_end"] for line in scene_state.layout_lines(table)] == [4, 6]
+
+
+def test_chicken_foot_double_with_one_toe_needs_two_more() -> None:
+    # centre 6-6, an arm 6-5 to its right, a 5-5 crosswise and one toe 5-2 straight on.
+    tiles = [
+        tile(0, 100, 300, 90, (6, 6)),
+        tile(1, 100 + 20 + 3 + 40, 300, 0, (5, 6)),
+        tile(2, 100 + 20 + 3 + 80 + 3 + 20, 300, 90, (5, 5)),
+        tile(3, 226 + 20 + 3 + 40, 300, 0, (2, 5)),
+    ]
+    table = laid_out(tiles, "chicken", hub_value=6)
+    layout = scene_state.state_layout(table)
+    assert layout["spinner"] == [6, 6]
+    by_value = {line["open_end"]: line for line in layout["lines"]}
+    assert by_value[5]["open_double"] is True
+    assert by_value[2]["branch_of"] == by_value[5]["name"]
+    state = state_for(table, "chicken-foot")
+    ends = state.layout.open_ends(state.variant, ("Ana", "Ben"))
+    double_end = next(e for e in ends if e.value == 5)
+    assert double_end.needs == 2  # three toes, one played
+
+
+def test_mexican_train_ending_in_a_double_must_be_covered() -> None:
+    engine = tile(0, 300, 300, 90, (12, 12))
+    train = tile(1, 300 + 20 + 3 + 40, 300, 180, (12, 4))
+    double = tile(2, 300 + 20 + 3 + 80 + 3 + 20, 300, 90, (4, 4))
+    table = laid_out([engine, train, double], "mexican", trains=3, hub_value=12)
+    lines = scene_state.layout_lines(table)
+    assert sorted(line["open_end"] for line in lines) == [4, 12, 12]
+    assert [line.get("open_double", False) for line in lines if line["open_end"] == 4] == [True]
+    assert scene_state.ownership_note(table)
+
+
+def test_doubts_gather_layout_doubts_and_photo_warnings() -> None:
+    table = laid_out(chain([0, 1, 2, 3, 4, 5], skip=2), "line")
+    ana = hand((1, 1))
+    ana["warnings"] = ["tile 0 is cut by the image border", "tile 0 read 1-2 changed to 1-1"]
+    doubts = scene_state.layout_doubts(table, [ana])
+    assert any("apart from the layout" in d for d in doubts)
+    assert "hand photo: tile 0 is cut by the image border" in doubts
+    assert not any("changed" in d for d in doubts)
