@@ -166,6 +166,10 @@ def write_card(path: Path, summary: dict, evaluation: dict | None = None) -> Pat
     text += [
         "## Latency (bare onnxruntime forward pass, CPUExecutionProvider)",
         "",
+        "Measured by `dominocam export` on the machine that exported the model, with whatever",
+        "else ran there at the time (on a shared machine, an upper bound); `dominocam bench`",
+        "measures the whole pipeline.",
+        "",
         *latency_lines,
         "",
     ]

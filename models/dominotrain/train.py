@@ -201,6 +201,37 @@ def _log_to_file(log: Path) -> None:
     logging.getLogger("ultralytics").addHandler(handler)
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _claim(run_dir: Path) -> Path:
+    """Mark `run_dir` as being trained by this process (`train.pid`).
+
+    Raises:
+        UserInputError: another live process is training the same run (a crashed run leaves
+            a stale `train.pid`, which is taken over).
+    """
+    pid_file = run_dir / "train.pid"
+    if pid_file.is_file():
+        text = pid_file.read_text().strip()
+        other = int(text) if text.isdigit() else 0
+        if other and other != os.getpid() and _alive(other):
+            raise UserInputError(
+                f"{run_dir} is being trained right now by process {other}; wait for it, stop "
+                "it, or choose another --name"
+            )
+    run_dir.mkdir(parents=True, exist_ok=True)
+    pid_file.write_text(f"{os.getpid()}\n")
+    return pid_file
+
+
 def train(config: TrainConfig, argv: list[str] | None = None) -> Path:
     """Train (or resume) one model; return the run folder.
 
@@ -220,6 +251,8 @@ def train(config: TrainConfig, argv: list[str] | None = None) -> Path:
     else:
         data_source = resolve_reader_data(Path(config.data))
 
+    if (run_dir / "train.pid").is_file():
+        _claim(run_dir)  # fail early when another process trains this run
     ultralytics = offline.setup()
     state = checkpoint_state(last)
     if config.resume and state != "unfinished":
@@ -231,7 +264,15 @@ def train(config: TrainConfig, argv: list[str] | None = None) -> Path:
         raise UserInputError(
             f"{run_dir} holds a finished run; choose another --name (or delete the folder)"
         )
-    run_dir.mkdir(parents=True, exist_ok=True)
+    pid_file = _claim(run_dir)
+    try:
+        return _train(config, argv, ultralytics, state, run_dir, last, data_source)
+    finally:
+        pid_file.unlink(missing_ok=True)
+
+
+def _train(config, argv, ultralytics, state, run_dir, last, data_source) -> Path:
+    """The body of `train` once the run folder is claimed."""
     log = run_dir / "train.log"
     _log_to_file(log)
     stamp = _dt.datetime.now().astimezone().isoformat(timespec="seconds")

@@ -2,23 +2,11 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
-# tests/ is on sys.path (the root conftest), so tests/dominosynth would be found as a
-# namespace package before the editable install's finder runs; put the real one first.
-# (pyproject's `[tool.pytest.ini_options] pythonpath = ["datasets"]` would do the same.)
-_DATASETS = str(Path(__file__).resolve().parents[2] / "datasets")
-if _DATASETS not in sys.path:
-    sys.path.insert(0, _DATASETS)
-if "dominosynth" in sys.modules and getattr(sys.modules["dominosynth"], "__file__", None) is None:
-    del sys.modules["dominosynth"]
-
-from dominosynth.config import CONFIGS  # noqa: E402
-from dominosynth.generate import Job, make_sample  # noqa: E402
+from dominosynth.config import CONFIGS
+from dominosynth.generate import Job, make_sample
 
 
 def sample(

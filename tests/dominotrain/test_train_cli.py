@@ -73,3 +73,29 @@ def test_train_rejects_bad_numbers(run):
 def test_eval_unknown_set(run, tmp_path):
     code, _, err = run("eval", "--synthetic", str(tmp_path), "--sets", "nope")
     assert code == 2 and "unknown set" in err
+
+
+def test_a_run_being_trained_is_not_started_twice(run, tmp_path):
+    import os
+
+    from dominotrain.train import _claim
+
+    run_dir = tmp_path / "runs" / "reader" / "busy"
+    run_dir.mkdir(parents=True)
+    (run_dir / "train.pid").write_text(f"{os.getppid()}\n")  # a live process, not us
+    data = tmp_path / "data"
+    for split in ("train", "val"):
+        (data / "reader" / split / "0").mkdir(parents=True)
+    code, _, err = run(
+        "train",
+        "reader",
+        "--data",
+        str(data),
+        "--runs-dir",
+        str(tmp_path / "runs"),
+        "--name",
+        "busy",
+    )
+    assert code == 2 and "being trained right now" in err
+    (run_dir / "train.pid").write_text("999999999\n")  # a process that is gone: taken over
+    assert _claim(run_dir).read_text().strip() == str(os.getpid())
