@@ -70,6 +70,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="N",
         help="Mexican Train: the value of this round's engine double (helps find the hub)",
     )
+    parser.add_argument(
+        "--train",
+        action="append",
+        default=[],
+        metavar="NAME=TILE",
+        help=(
+            "Mexican Train: whose train starts with TILE, e.g. Ana=12-5 (NAME `public` for "
+            "the Mexican train); repeat. Trains without an owner are taken as public"
+        ),
+    )
+    parser.add_argument(
+        "--marked",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="Mexican Train: NAME's train carries a marker (open to everyone); repeat",
+    )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--detector", metavar="PATH", help="detector ONNX file")
     parser.add_argument("--reader", metavar="PATH", help="reader ONNX file")
@@ -81,6 +98,21 @@ def _hand_spec(text: str) -> tuple[str, str]:
     if not sep or not name.strip() or not path.strip():
         raise UserInputError(f"--hand must look like NAME=PHOTO, got {text!r}")
     return name.strip(), path.strip()
+
+
+def _train_spec(text: str, players: list[str]) -> tuple[tuple[int, int], str | None]:
+    """`Ana=12-5` -> ((5, 12), "Ana"); `public=12-3` -> ((3, 12), None)."""
+    name, sep, pips = text.partition("=")
+    name = name.strip()
+    parts = pips.replace(":", "-").split("-")
+    if not sep or not name or len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
+        raise UserInputError(f"--train must look like NAME=12-5, got {text!r}")
+    if name != "public" and name not in players:
+        raise UserInputError(
+            f"--train {text}: {name!r} is not a player (players: {', '.join(players)}; or `public`)"
+        )
+    a, b = (int(p) for p in parts)
+    return (min(a, b), max(a, b)), None if name == "public" else name
 
 
 def _load_scene_json(path: str) -> Any:
@@ -134,8 +166,11 @@ def judge(
     set_max: int,
     boneyard: int | None = None,
     proposer: str | None = None,
+    owners: dict[tuple[int, int], str | None] | None = None,
+    marked: tuple[str, ...] = (),
 ) -> dict[str, Any]:
-    """The round's result from a table Scene (with layout) and hand Scenes.
+    """The round's result from a table Scene (with layout) and hand Scenes; `owners` and
+    `marked` say whose Mexican Train train is whose (`scene_state.state_layout`).
 
     Returns a dict: `state` (the game state), `verdict` (its JSON), `status` (`blocked`,
     `not blocked`, `uncertain`), `confidence`, `doubts`, `notes`, `warnings` per photo and
@@ -150,7 +185,7 @@ def judge(
         "variant": variant,
         "set": set_max,
         "players": [{"name": n, "hand": scene_state.hand_tiles(d)} for n, d in hand_dicts],
-        "layout": scene_state.state_layout(table_dict),
+        "layout": scene_state.state_layout(table_dict, owners, marked),
         "boneyard": table.face_down if boneyard is None else boneyard,
     }
     if proposer is not None:
@@ -161,7 +196,7 @@ def judge(
     confidence = float((table_dict.get("layout") or {}).get("confidence", 1.0))
     extra = len(doubts) - len((table_dict.get("layout") or {}).get("doubts") or [])
     confidence *= 0.7 ** max(0, extra)
-    notes = [n for n in [scene_state.ownership_note(table_dict)] if n]
+    notes = [n for n in [scene_state.ownership_note(table_dict, owners)] if n]
     if boneyard is None:
         notes.append(f"boneyard taken as the {table.face_down} face-down tiles of the table photo")
     if verdict.blocked and doubts:
@@ -217,6 +252,12 @@ def run(args: argparse.Namespace) -> int:
         raise UserInputError("each --hand needs a different player name")
     if args.boneyard is not None and args.boneyard < 0:
         raise UserInputError("--boneyard must be >= 0")
+    owners = dict(_train_spec(t, names) for t in args.train)
+    if len(owners) != len(args.train):
+        raise UserInputError("two --train options name the same first tile")
+    unknown = [m for m in args.marked if m not in names]
+    if unknown:
+        raise UserInputError(f"--marked {unknown[0]!r} is not a player ({', '.join(names)})")
     kind = layout_kind(variant.name)
     config = LayoutConfig(
         kind=kind,
@@ -229,7 +270,16 @@ def run(args: argparse.Namespace) -> int:
         args.table or args.table_json, set_max, config, force_json=args.table_json is not None
     )
     hand_scenes = [(name, reader.scene(path, set_max, None)) for name, path in hands]
-    result = judge(table, hand_scenes, variant.name, set_max, args.boneyard, args.proposer)
+    result = judge(
+        table,
+        hand_scenes,
+        variant.name,
+        set_max,
+        args.boneyard,
+        args.proposer,
+        owners,
+        tuple(args.marked),
+    )
     if args.json:
         out = {k: v for k, v in result.items() if k != "text"}
         json.dump(out, sys.stdout)

@@ -13,17 +13,22 @@ so the server needs neither numpy nor the models to use it.
     spinner and chicken kinds the root double becomes `spinner` and its unplayed arms are
     left to the rules engine (which counts them from the variant); a Chicken Foot double
     that sprouted toes becomes a line `{"open_double": true}` and its toes lines with
-    `branch_of`, so the engine knows how many toes it still needs. Mexican Train trains are
-    given as public lines without the `engine`: a photo does not say whose train is whose,
-    so every train is taken as open to everyone (`ownership_note` says so).
+    `branch_of`, so the engine knows how many toes it still needs. Mexican Train trains: a
+    photo does not say whose train is whose, so without `owners` every train (and every
+    unplayed place at the engine) is a public line open to everyone (`ownership_note` says
+    so). With `owners` (a train's first tile -> its player, as people tell it: "Ana's train
+    starts with 12-5"), the layout gets the `engine` and owned, marked or public trains, and
+    the rules engine adds the trains not started yet.
 * Doubts (`layout_doubts`): the layout's own doubts plus warnings of any scene that say
   the picture may hide a tile (cut by the border, not read).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from typing import Any
+
+from dominocam.errors import UserInputError
 
 # Warnings of a scene that mean the picture may not show every tile.
 DOUBT_MARKERS = ("cut by the image border", "were not read", "not read")
@@ -80,13 +85,23 @@ def layout_lines(scene: Mapping[str, Any]) -> list[dict[str, Any]]:
     return lines
 
 
-def state_layout(scene: Mapping[str, Any]) -> dict[str, Any]:
-    """The game state's `layout` (rules/state.py) for a table Scene (module docstring)."""
+def state_layout(
+    scene: Mapping[str, Any],
+    owners: Mapping[tuple[int, int], str | None] | None = None,
+    marked: Collection[str] = (),
+) -> dict[str, Any]:
+    """The game state's `layout` (rules/state.py) for a table Scene (module docstring).
+
+    `owners` maps a Mexican Train train's first tile (sorted pips) to its player, or None
+    for the public train; `marked` names the players whose trains carry a marker.
+    """
     layout = scene.get("layout") or {}
     kind = layout.get("kind")
     root = layout.get("root")
     tiles = _tiles_by_id(scene)
     root_tile = tiles.get(root)
+    if kind == "mexican" and owners and _is_double(root_tile):
+        return _owned_trains(layout, tiles, root_tile["pips"][0], owners, set(marked))
     if kind not in ("spinner", "chicken") or not _is_double(root_tile):
         return {"lines": layout_lines(scene)}
     value = root_tile["pips"][0]
@@ -124,10 +139,67 @@ def state_layout(scene: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def ownership_note(scene: Mapping[str, Any]) -> str | None:
+def train_starts(scene: Mapping[str, Any]) -> list[tuple[int, int]]:
+    """The first tile (sorted pips) of every started train of a Mexican Train table."""
+    layout = scene.get("layout") or {}
+    tiles = _tiles_by_id(scene)
+    starts = []
+    for line in layout.get("lines") or []:
+        ids = line.get("tiles") or []
+        pips = (tiles.get(ids[1]) or {}).get("pips") if len(ids) >= 2 else None
+        if pips:
+            starts.append((min(pips), max(pips)))
+    return starts
+
+
+def _owned_trains(
+    layout: Mapping[str, Any],
+    tiles: Mapping[int, Mapping[str, Any]],
+    engine: int,
+    owners: Mapping[tuple[int, int], str | None],
+    marked: set[str],
+) -> dict[str, Any]:
+    starts = {
+        (min(p), max(p))
+        for line in layout.get("lines") or []
+        if len(line.get("tiles") or []) >= 2
+        and (p := (tiles.get(line["tiles"][1]) or {}).get("pips"))
+    }
+    unknown = [f"{a}-{b}" for a, b in owners if (a, b) not in starts]
+    if unknown:
+        shown = ", ".join(f"{a}-{b}" for a, b in sorted(starts)) or "none"
+        raise UserInputError(
+            f"no train on the table starts with {', '.join(unknown)}; trains start with {shown}"
+        )
+    out: dict[str, Any] = {"engine": [engine, engine], "lines": []}
+    for i, line in enumerate(layout.get("lines") or []):
+        ids = list(line.get("tiles") or [])
+        value = _end_value(line)
+        if len(ids) <= 1 or value is None:
+            continue  # an unplayed place: the rules engine adds every train not started
+        pips = tiles[ids[1]]["pips"]
+        owner = owners.get((min(pips), max(pips)))
+        entry: dict[str, Any] = {"name": f"{owner}'s train" if owner else f"train {i + 1}"}
+        entry.update(open_end=value, owner=owner, marked=owner in marked)
+        if _is_double(tiles.get(ids[-1])):
+            entry["open_double"] = True
+        out["lines"].append(entry)
+    return out
+
+
+def ownership_note(
+    scene: Mapping[str, Any], owners: Mapping[tuple[int, int], str | None] | None = None
+) -> str | None:
     """The note on train owners for a Mexican Train table with trains, else None."""
     layout = scene.get("layout") or {}
-    return OWNERSHIP_NOTE if layout.get("kind") == "mexican" and layout.get("lines") else None
+    if layout.get("kind") != "mexican" or not layout.get("lines"):
+        return None
+    if not owners:
+        return OWNERSHIP_NOTE
+    public = [f"{a}-{b}" for a, b in train_starts(scene) if (a, b) not in owners]
+    if public:
+        return f"no owner given for the train(s) starting with {', '.join(public)}: taken as public"
+    return None
 
 
 def layout_doubts(table: Mapping[str, Any], hands: Iterable[Mapping[str, Any]] = ()) -> list[str]:

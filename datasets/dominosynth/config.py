@@ -63,8 +63,8 @@ class SynthConfig:
     divider_width_ratio: Range = (0.015, 0.05)  # of the tile width
     pip_radius_ratio: Range = (0.075, 0.115)  # of the half side, for 0..9
     # Camera.
-    tile_px_log_table: Range = (22.0, 130.0)
-    tile_px_log_hand: Range = (80.0, 320.0)
+    tile_px_log_table: Range = (22.0, 220.0)
+    tile_px_log_hand: Range = (80.0, 460.0)
     tilt_deg: Range = (0.0, 35.0)
     flat_view_p: float = 0.35  # straight down (tilt < 3 degrees)
     yaw_deg: Range = (-180.0, 180.0)

@@ -88,7 +88,7 @@ class TileStyle:
     pip_radius: float  # of the half side, for 0..9
     grid_spread: float  # offset of the outer pips from the half's centre, of the side
     six_across: bool
-    dense_style: str  # A, B, C
+    dense_style: str  # A, B, C, R (R: 10 as a ring, as on many coloured-pip double-12 sets)
     divider_width: float
     divider_colour: tuple[float, float, float]
     divider_kind: str  # line, groove
@@ -154,7 +154,7 @@ def random_style(rng: np.random.Generator, cfg) -> TileStyle:
         pip_radius=float(rng.uniform(*cfg.pip_radius_ratio)),
         grid_spread=float(rng.uniform(0.24, 0.3)),
         six_across=bool(rng.random() < 0.35),
-        dense_style=str(rng.choice(["A", "B", "C"])),
+        dense_style=str(rng.choice(["A", "B", "C", "R"])),
         divider_width=float(rng.uniform(*cfg.divider_width_ratio)),
         divider_colour=div_col,
         divider_kind=str(rng.choice(["line", "groove"], p=[0.7, 0.3])),
@@ -212,7 +212,9 @@ def _dense(value: int, kind: str) -> list[tuple[float, float]]:
         full = col(0.2, 5, 0.14, 0.86) + col(0.5, 5, 0.14, 0.86) + col(0.8, 5, 0.14, 0.86)
         drop = {13: [6, 8], 14: [7], 15: []}[min(value, 15)]
         return [p for k, p in enumerate(full) if k not in drop]
-    if kind == "A":
+    if kind == "R" and value == 10:  # the rim of a 3x4 grid: columns of 4, one pip top and bottom
+        return col(0.2, 4) + col(0.8, 4) + [(0.5, 0.16), (0.5, 0.84)]
+    if kind in ("A", "R"):
         mid = {10: col(0.5, 2, 0.39, 0.61), 11: col(0.5, 3, 0.27, 0.73), 12: col(0.5, 4)}[value]
         return col(0.2, 4) + col(0.8, 4) + mid
     if kind == "B":

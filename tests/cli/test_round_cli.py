@@ -173,6 +173,55 @@ def test_mexican_trains_are_public_and_noted(tmp_path: Path) -> None:
     assert any("train owners" in n for n in out["notes"])
 
 
+def mexican_table() -> dict:
+    engine = tile(0, 300, 240, 90, (12, 12))
+    train = tile(1, 300 + 20 + 3 + 40, 240, 180, (12, 5))
+    return scene([engine, train])
+
+
+@pytest.mark.parametrize(
+    ("owners", "status"),
+    [
+        ([], "not blocked"),  # taken as public: Ben may play 5-6 on it
+        (["--train", "Ana=12-5"], "blocked"),  # Ana's own train: Ben may not
+        (["--train", "Ana=5-12", "--marked", "Ana"], "not blocked"),  # marked: open to all
+        (["--train", "public=12-5"], "not blocked"),
+    ],
+)
+def test_train_owners_decide_who_may_play_on_a_train(
+    tmp_path: Path, owners: list[str], status: str
+) -> None:
+    hands = {"Ana": hand((7, 8)), "Ben": hand((5, 6))}
+    out = round_json(
+        tmp_path, mexican_table(), hands, "--variant", "mexican-train", "--engine", "12", *owners
+    )
+    assert out["status"] == status
+    if owners:
+        assert out["state"]["layout"]["engine"] == [12, 12]
+        assert not any("train owners are not read" in n for n in out["notes"])
+
+
+def test_an_owner_for_a_train_not_on_the_table_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    table = write(tmp_path, "table.json", mexican_table())
+    result = run(
+        "round",
+        "--table-json",
+        table,
+        "--variant",
+        "mexican-train",
+        "--engine",
+        "12",
+        "--hand",
+        f"Ana={write(tmp_path, 'a.json', hand((1, 1)))}",
+        "--train",
+        "Ana=12-7",
+    )
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "no train on the table starts with 7-12" in lines[0]
+    assert "trains start with 5-12" in lines[0]
+
+
 def test_boneyard_defaults_to_the_face_down_tiles_of_the_table(tmp_path: Path) -> None:
     pile = [tile(9, 500 + 90 * i, 400, 90, (0, 0), face="down") for i in range(3)]
     tiles = [*chain([0, 1, 2]), *pile]
@@ -190,6 +239,9 @@ def test_boneyard_defaults_to_the_face_down_tiles_of_the_table(tmp_path: Path) -
         (["--hand", "Ana"], "NAME=PHOTO"),
         (["--hand", "Ana=missing.json", "--hand", "Ben=missing.json"], "no such file"),
         (["--variant", "no-such-game"], "variant"),
+        (["--train", "Zed=1-2"], "not a player"),
+        (["--train", "Ana=12"], "NAME=12-5"),
+        (["--marked", "Zed"], "not a player"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, args: list[str], message: str) -> None:

@@ -34,7 +34,9 @@ def test_corners_and_edges_lie_on_the_rendered_tile(table_samples, mask_has) -> 
             e1, e2 = c[1] - c[0], c[3] - c[0]
             area = abs(e1[0] * e2[1] - e1[1] * e2[0])
             drawn = int((ids == value).sum())
-            assert 0.9 * area <= drawn <= 1.02 * area + 4
+            # the id mask may hold the pixels the outline crosses: half a pixel all round
+            half_pixel_rim = 0.5 * 2 * (np.linalg.norm(e1) + np.linalg.norm(e2))
+            assert 0.9 * area <= drawn <= 1.02 * area + half_pixel_rim
             checked += 1
     assert checked > 30
 
