@@ -206,3 +206,23 @@ def test_documented_ruling_is_the_real_output(doc: str) -> None:
         pytest.skip(f"{doc} has no worked example of rules check")
     documented = path.read_text(encoding="utf-8").split(marker, 1)[1].split("```", 1)[0]
     assert documented.rstrip() == run("rules", "check", str(DESIGN_FILE)).stdout.rstrip()
+
+
+def test_a_closed_output_pipe_ends_quietly() -> None:
+    # `dominocam read *.jpg | head`: the reader goes away while we still print.
+    code = (
+        "import argparse, sys\n"
+        "from dominocam import cli\n"
+        "args = argparse.Namespace(func=lambda a: [print('x' * 100) for _ in range(100000)])\n"
+        "cli.build_parser = lambda: type('P', (), {'parse_args': lambda s, a: args})()\n"
+        "sys.exit(cli.main([]))\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.read(1000)
+    proc.stdout.close()
+    stderr = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 141
+    assert "Traceback" not in stderr and "BrokenPipe" not in stderr
