@@ -3,11 +3,12 @@
     .venv/bin/python benchmarks/bench_pipeline.py [--runs 20] [--threads 2] [--json]
 
 The stand-in detector is a constant graph emitting the raw OBB output a good detector would
-give for the synthetic bench table (each tile as ~20 jittered candidates over 8400 anchors at
-640 px, so NMS does real work); the stand-in reader is a one-layer classifier on 64 px half
-crops. Their forward passes cost almost nothing, so the figures measure what the pipeline
-adds to the networks (letterbox, decode, NMS, rectification, batching, joint decoding), not
-the networks. With the real models use `dominocam bench` instead. Needs `onnx` (dev extra).
+give for the bench table (`vision.bench.bench_table`, rendered by dominosynth): each tile as
+~20 jittered candidates over 8400 anchors at 640 px, so NMS does real work; the stand-in reader
+is a one-layer classifier on 64 px half crops. Their forward passes cost almost nothing, so
+the figures measure what the pipeline adds to the networks (letterbox, decode, NMS,
+rectification, batching, joint decoding, layout), not the networks. With the real models use
+`dominocam bench` instead. Needs `onnx` (dev extra).
 """
 
 from __future__ import annotations
@@ -27,31 +28,30 @@ sys.path.insert(0, str(REPO / "tests" / "vision"))
 from onnx_doubles import raw_from_boxes, write_detector, write_reader  # noqa: E402
 
 from vision import geometry  # noqa: E402
-from vision.bench import bench_size, format_table  # noqa: E402
+from vision.bench import BenchTable, bench_size, bench_table, format_table  # noqa: E402
 from vision.detector import Detector  # noqa: E402
 from vision.pipeline import Models  # noqa: E402
 from vision.reader import Reader  # noqa: E402
-from vision.synthetic_table import draw_table  # noqa: E402
 
 
 def standin_models(
     folder: Path, width: int, height: int, tiles: int, threads: int | None, imgsz: int = 640
-) -> tuple[Models, np.ndarray]:
-    image, truth = draw_table(width, height, tiles, seed=0)
-    _, transform = geometry.letterbox(image, imgsz)
+) -> tuple[Models, BenchTable]:
+    table = bench_table(width, height, tiles)
+    _, transform = geometry.letterbox(table.image, imgsz)
     rng = np.random.default_rng(1)
     boxes, classes, scores = [], [], []
-    for tile in truth:
-        box = geometry.corners_to_xywhr(transform.to_input(tile.corners))
+    for corners, face_up in zip(table.corners, table.face_up, strict=True):
+        box = geometry.corners_to_xywhr(transform.to_input(corners))
         for k in range(20):
             jitter = box + rng.normal(0, [1.0, 1.0, 1.0, 1.0, 0.02]) * (k > 0)
             boxes.append(jitter)
-            classes.append(0 if tile.halves else 1)
+            classes.append(0 if face_up else 1)
             scores.append(0.95 - 0.02 * k)
     raw = raw_from_boxes(np.array(boxes), np.array(classes), np.array(scores), anchors=8400)
     det = write_detector(folder / f"detector_{width}.onnx", raw, imgsz=imgsz)
     rdr = write_reader(folder / "reader.onnx", side=64)
-    return Models(Detector(det, threads=threads), Reader(rdr, threads=threads)), image
+    return Models(Detector(det, threads=threads), Reader(rdr, threads=threads)), table
 
 
 def main() -> int:
@@ -65,11 +65,13 @@ def main() -> int:
     results = []
     with tempfile.TemporaryDirectory() as tmp:
         for width, height in ((1280, 720), (1920, 1080)):
-            models, image = standin_models(Path(tmp), width, height, args.tiles, args.threads)
+            models, table = standin_models(Path(tmp), width, height, args.tiles, args.threads)
             results.append(
-                bench_size(models, width, height, runs=args.runs, warmup=args.warmup, image=image)
+                bench_size(
+                    models, width, height, runs=args.runs, warmup=args.warmup, image=table.image
+                )
             )
-            results[-1]["tiles_drawn"] = args.tiles
+            results[-1]["tiles_drawn"] = len(table.face_up)
     if args.json:
         print(json.dumps({"standin_models": True, "results": results}))
     else:

@@ -81,8 +81,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="time each stage of reading a photo",
         description=(
             "Time decode image, detect (preprocess / forward / postprocess), read, joint "
-            "decode and the total on synthetic tables, as median and p90 over repeated runs, "
-            "and the total as a ratio to the detector's bare ONNX forward pass."
+            "decode, layout and the total on a synthetic table rendered by dominosynth (fixed "
+            "seed), as median and p90 over repeated runs, and the total as a ratio to the "
+            "detector's bare ONNX forward pass."
         ),
     )
     bench.add_argument(
@@ -93,7 +94,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="WxH",
         help="table image sizes (default 1280x720 1920x1080)",
     )
-    bench.add_argument("--tiles", type=int, default=36, help="tiles drawn per table (default 36)")
+    bench.add_argument("--tiles", type=int, default=36, help="tiles on the table (default 36)")
     bench.add_argument("--runs", type=int, default=20, help="timed runs per size (default 20)")
     bench.add_argument("--warmup", type=int, default=3, help="untimed runs first (default 3)")
     bench.add_argument(

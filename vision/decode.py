@@ -33,13 +33,17 @@ def set_tiles(set_max: int) -> list[tuple[int, int]]:
     return [(a, b) for a in range(set_max + 1) for b in range(a, set_max + 1)]
 
 
-def _restrict(half_probs: np.ndarray, set_max: int) -> np.ndarray:
-    """(2, V) probabilities -> (2, set_max+1), renormalised over the values the set has."""
-    probs = np.zeros((2, set_max + 1), dtype=np.float64)
-    width = min(half_probs.shape[1], set_max + 1)
-    probs[:, :width] = np.clip(half_probs[:, :width], 0.0, None)
-    sums = probs.sum(axis=1, keepdims=True)
-    return np.where(sums > 0, probs / np.where(sums > 0, sums, 1.0), 1.0 / (set_max + 1))
+def _restrict(half_probs: Sequence[np.ndarray], set_max: int) -> np.ndarray:
+    """n (2, V) probabilities -> (n, 2, set_max+1), renormalised over the values the set has
+    (a half with no mass there gets the uniform distribution)."""
+    values = set_max + 1
+    probs = np.zeros((len(half_probs), 2, values), dtype=np.float64)
+    for row, p in enumerate(half_probs):
+        width = min(p.shape[1], values)
+        probs[row, :, :width] = p[:, :width]
+    probs = np.clip(probs, 0.0, None)
+    sums = probs.sum(axis=2, keepdims=True)
+    return np.where(sums > 0, probs / np.where(sums > 0, sums, 1.0), 1.0 / values)
 
 
 def _tile_scores(logp: np.ndarray, tiles: list[tuple[int, int]]) -> np.ndarray:
@@ -107,7 +111,8 @@ def joint_decode(
     candidates = set_tiles(set_max)
     warnings: list[str] = []
 
-    probs = {i: _restrict(out[i].half_probs, set_max) for i in index}
+    # Row r of every array below is the read tile out[index[r]].
+    probs = _restrict([out[i].half_probs for i in index], set_max)  # (n, 2, set_max+1)
     for i in index:
         above = [
             h
@@ -120,20 +125,20 @@ def joint_decode(
                 f"tile {out[i].id}: a half read as {int(np.argmax(out[i].half_probs[h]))} pips, "
                 f"more than a double-{set_max} set has; read as its best value <= {set_max}"
             )
-    logp = {i: np.log(np.maximum(probs[i], _FLOOR)) for i in index}
+    logp = np.log(np.maximum(probs, _FLOOR))
 
     # Halves that touch must agree: each half of a group takes the group's pooled evidence.
-    fused = {i: logp[i].copy() for i in index}
-    id_to_pos = {out[i].id: i for i in index}
-    groups = _union_groups(adjacency_constraints, set(id_to_pos)) if adjacency_constraints else []
+    fused = logp.copy()
+    row_of_id = {out[i].id: row for row, i in enumerate(index)}
+    groups = _union_groups(adjacency_constraints, set(row_of_id)) if adjacency_constraints else []
     for group in groups:
-        pooled = sum(logp[id_to_pos[t]][h] for t, h in group)
+        pooled = sum(logp[row_of_id[t], h] for t, h in group)
         pooled = pooled - np.logaddexp.reduce(pooled)
         for t, h in group:
-            fused[id_to_pos[t]][h] = pooled
+            fused[row_of_id[t], h] = pooled
 
-    alone = _tile_scores(np.stack([logp[i] for i in index]), candidates)  # (n, T)
-    joint = _tile_scores(np.stack([fused[i] for i in index]), candidates)
+    alone = _tile_scores(logp, candidates)  # (n, T)
+    joint = _tile_scores(fused, candidates)
     best_alone = alone.argmax(axis=1)
     best_joint = joint.argmax(axis=1)
 
@@ -152,30 +157,38 @@ def joint_decode(
         choice = np.empty(len(index), dtype=np.int64)
         choice[rows] = cols
 
+    holders: dict[int, list[int]] = {}  # set tile -> the rows given it, in order
+    for row, k in enumerate(choice.tolist()):
+        holders.setdefault(k, []).append(row)
     for row, i in enumerate(index):
         tile = out[i]
         chosen = candidates[int(choice[row])]
         a, b = chosen
-        lp = fused[i]
+        lp = fused[row]
         # Orientation: which end shows which value (half 0 gets the smaller after the turn).
         flip = lp[0, b] + lp[1, a] > lp[0, a] + lp[1, b]
         corners, half_probs = tile.corners, tile.half_probs
-        p = probs[i]
+        p = probs[row]
         conf0, conf1 = (p[0, a], p[1, b]) if not flip else (p[1, a], p[0, b])
+        confidence = (float(conf0), float(conf1))
         if flip:
             corners = np.roll(corners, -2, axis=0)
             half_probs = half_probs[::-1].copy()
-        out[i] = replace(
-            tile,
-            corners=corners,
-            half_probs=half_probs,
-            pips=(a, b),
-            pip_confidence=(float(conf0), float(conf1)),
-        )
+        # Decoding again (with adjacency) mostly confirms the first decoding: such a tile is
+        # kept as it is rather than copied and validated again.
+        if flip or tile.pips != (a, b) or tile.pip_confidence != confidence:
+            out[i] = replace(
+                tile,
+                corners=corners,
+                half_probs=half_probs,
+                pips=(a, b),
+                pip_confidence=confidence,
+            )
         first = candidates[int(best_alone[row])]
         if first == chosen:
             continue
-        why = _reason(row, first, index, out, candidates, choice)
+        holder = [out[index[r]].id for r in holders.get(int(best_alone[row]), []) if r != row]
+        why = _reason(first, holder[0] if holder else None)
         if best_joint[row] != best_alone[row] and candidates[int(best_joint[row])] == chosen:
             mine = [g for g in groups if (tile.id, 0) in g or (tile.id, 1) in g]
             partners = sorted({t for g in mine for t, _ in g} - {tile.id})
@@ -188,23 +201,11 @@ def joint_decode(
     return out, warnings
 
 
-def _reason(
-    row: int,
-    first: tuple[int, int],
-    index: list[int],
-    out: list[SceneTile],
-    candidates: list[tuple[int, int]],
-    choice: np.ndarray,
-) -> str:
+def _reason(first: tuple[int, int], holder: int | None) -> str:
     """Why a read yielded: name the tile that now holds its first reading."""
-    holder = [
-        out[index[r]].id
-        for r in range(len(index))
-        if r != row and candidates[int(choice[r])] == first
-    ]
-    if holder:
+    if holder is not None:
         return (
-            f"{_fmt(first)} went to tile {holder[0]} in the most likely reading of all tiles "
+            f"{_fmt(first)} went to tile {holder} in the most likely reading of all tiles "
             "together, and a set holds each tile once"
         )
     return f"{_fmt(first)} collided with another read, and a set holds each tile once"

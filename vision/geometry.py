@@ -43,10 +43,18 @@ def split_halves(tile: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
     Half 0 is the top square as it is; half 1 is the bottom square turned 180 degrees.
     """
-    side = tile.shape[1]
-    top = tile[:side]
-    bottom = tile[side : 2 * side]
-    return top, np.ascontiguousarray(bottom[::-1, ::-1])
+    halves = split_halves_many(tile[None])
+    return halves[0, 0], halves[0, 1]
+
+
+def split_halves_many(tiles: np.ndarray) -> np.ndarray:
+    """`split_halves` of N upright tile crops at once: (N, 2*S, S[, C]) -> (N, 2, S, S[, C]),
+    C-contiguous, half 0 then half 1 of each tile."""
+    side = tiles.shape[2]
+    halves = np.empty((len(tiles), 2, side, side, *tiles.shape[3:]), dtype=tiles.dtype)
+    halves[:, 0] = tiles[:, :side]
+    halves[:, 1] = tiles[:, side : 2 * side][:, ::-1, ::-1]
+    return halves
 
 
 # --------------------------------------------------------------------------------------------

@@ -132,6 +132,26 @@ def layout_kind(variant: str) -> str:
     )
 
 
+def game_layout_config(
+    variant: str, players: int | None = None, engine: int | None = None
+) -> LayoutConfig:
+    """How to rebuild the layout of a table photo taken during a game.
+
+    Args:
+        variant: the rules variant's name (or a layout kind), see `layout_kind`.
+        players: players at the table; a Mexican Train engine then offers one train each plus
+            the public train (a photo cannot count empty trains by itself).
+        engine: the round's engine double when the game knows it (the hub to prefer as root).
+    """
+    kind = layout_kind(variant)
+    return LayoutConfig(
+        kind=kind,
+        trains=players + 1 if kind == "mexican" and players else None,
+        hub_value=engine if kind != "line" else None,
+        lone_root=True,
+    )
+
+
 @dataclass(frozen=True)
 class LayoutTile:
     """A face-up tile as the layout sees it.
@@ -205,7 +225,10 @@ class Reconstruction:
         return round(DOUBT_FACTOR ** len(self.doubts), 4)
 
 
-# --- geometry of one tile -------------------------------------------------------------
+# --- geometry of the tiles --------------------------------------------------------------
+#
+# Contacts are computed for every pair of tiles at once with numpy: a table of 60 tiles has
+# 7,200 (end, tile) pairs, which one Python call per pair made the slowest stage of a read.
 
 
 @dataclass(frozen=True)
@@ -221,19 +244,61 @@ class _Frame:
     across: np.ndarray  # unit direction of the short edges as the picture shows them
 
 
-def _frame(tile: LayoutTile) -> _Frame:
-    c = tile.corners
-    end0 = (c[0] + c[1]) / 2
-    end1 = (c[2] + c[3]) / 2
-    length = float(np.linalg.norm(end0 - end1))
-    width = float((np.linalg.norm(c[0] - c[1]) + np.linalg.norm(c[2] - c[3])) / 2)
-    axis = (end0 - end1) / max(length, 1e-9)
-    normal = np.array([-axis[1], axis[0]])
+@dataclass(frozen=True)
+class _Frames:
+    """The `_Frame`s of n tiles as arrays, row i for tile i.
+
+    Attributes:
+        centre, axis, normal, across: (n, 2) pixels / unit vectors.
+        length, width: (n,) pixels.
+        polygon: (n, 4, 2) the corners.
+    """
+
+    centre: np.ndarray
+    axis: np.ndarray
+    normal: np.ndarray
+    length: np.ndarray
+    width: np.ndarray
+    polygon: np.ndarray
+    across: np.ndarray
+
+    def at(self, i: int) -> _Frame:
+        return _Frame(
+            self.centre[i],
+            self.axis[i],
+            self.normal[i],
+            float(self.length[i]),
+            float(self.width[i]),
+            self.polygon[i],
+            self.across[i],
+        )
+
+
+def _dot(u: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Dot products over the last axis of 2-D vectors (broadcast)."""
+    return u[..., 0] * v[..., 0] + u[..., 1] * v[..., 1]
+
+
+def _frames(corners: np.ndarray) -> _Frames:
+    """The frames of (n, 4, 2) tile corners."""
+    c = np.asarray(corners, dtype=np.float64).reshape(-1, 4, 2)
+    end0 = (c[:, 0] + c[:, 1]) / 2
+    end1 = (c[:, 2] + c[:, 3]) / 2
+    length = np.linalg.norm(end0 - end1, axis=1)
+    width = (
+        np.linalg.norm(c[:, 0] - c[:, 1], axis=1) + np.linalg.norm(c[:, 2] - c[:, 3], axis=1)
+    ) / 2
+    axis = (end0 - end1) / np.maximum(length, 1e-9)[:, None]
+    normal = np.stack([-axis[:, 1], axis[:, 0]], axis=1)
     # Under a tilted camera the short edges are not perpendicular to the axis in the
     # picture; a tile lying crosswise to this one is parallel to its short edges.
-    edges = (c[1] - c[0]) + (c[2] - c[3])
-    across = edges / max(float(np.linalg.norm(edges)), 1e-9)
-    return _Frame(c.mean(axis=0), axis, normal, length, width, c, across)
+    edges = (c[:, 1] - c[:, 0]) + (c[:, 2] - c[:, 3])
+    across = edges / np.maximum(np.linalg.norm(edges, axis=1), 1e-9)[:, None]
+    return _Frames(c.mean(axis=1), axis, normal, length, width, c, across)
+
+
+def _frame(tile: LayoutTile) -> _Frame:
+    return _frames(tile.corners).at(0)
 
 
 def _end_edge(tile: LayoutTile, half: int) -> tuple[np.ndarray, np.ndarray]:
@@ -241,79 +306,110 @@ def _end_edge(tile: LayoutTile, half: int) -> tuple[np.ndarray, np.ndarray]:
     return (c[0], c[1]) if half == 0 else (c[2], c[3])
 
 
-def _segment_distance(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
+def _segment_distances(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Distances from points p to segments a-b, all (..., 2) and broadcast."""
     ab = b - a
-    t = float(np.clip((p - a) @ ab / max(float(ab @ ab), 1e-12), 0.0, 1.0))
-    return float(np.linalg.norm(p - (a + t * ab)))
+    t = np.clip(_dot(p - a, ab) / np.maximum(_dot(ab, ab), 1e-12), 0.0, 1.0)
+    return np.linalg.norm(p - (a + t[..., None] * ab), axis=-1)
 
 
-def _inside(point: np.ndarray, polygon: np.ndarray) -> bool:
-    edges = np.roll(polygon, -1, axis=0) - polygon
-    rel = point - polygon
-    cross = edges[:, 0] * rel[:, 1] - edges[:, 1] * rel[:, 0]
-    return bool((cross >= 0).all() or (cross <= 0).all())
+def _inside(points: np.ndarray, polygons: np.ndarray) -> np.ndarray:
+    """(m, 2) points inside (or on) their (m, 4, 2) convex polygons -> (m,) bool."""
+    edges = np.roll(polygons, -1, axis=1) - polygons
+    rel = points[:, None, :] - polygons
+    cross = edges[..., 0] * rel[..., 1] - edges[..., 1] * rel[..., 0]
+    return (cross >= 0).all(axis=1) | (cross <= 0).all(axis=1)
 
 
-def _edge_to_polygon(a: np.ndarray, b: np.ndarray, polygon: np.ndarray) -> float:
-    """Distance from segment a-b to a convex polygon (negative depth is reported as 0)."""
-    if _inside(a, polygon) or _inside(b, polygon) or _inside((a + b) / 2, polygon):
-        return 0.0
-    best = math.inf
-    for k in range(4):
-        p, q = polygon[k], polygon[(k + 1) % 4]
-        best = min(
-            best,
-            _segment_distance(a, p, q),
-            _segment_distance(b, p, q),
-            _segment_distance(p, a, b),
-            _segment_distance(q, a, b),
-        )
-    return best
+def _edges_to_polygons(a: np.ndarray, b: np.ndarray, polygons: np.ndarray) -> np.ndarray:
+    """Distances from (m, 2) segments a-b to their (m, 4, 2) convex polygons, 0 where they
+    overlap (a depth is not measured)."""
+    p, q = polygons, np.roll(polygons, -1, axis=1)  # the polygons' edges p -> q
+    ends_a, ends_b = a[:, None, :], b[:, None, :]
+    distance = np.minimum.reduce(
+        [
+            _segment_distances(ends_a, p, q),
+            _segment_distances(ends_b, p, q),
+            _segment_distances(p, ends_a, ends_b),
+            _segment_distances(q, ends_a, ends_b),
+        ]
+    ).min(axis=1)
+    overlap = _inside(a, polygons) | _inside(b, polygons) | _inside((a + b) / 2, polygons)
+    return np.where(overlap, 0.0, distance)
 
 
-def _contact(
-    tile: LayoutTile, f: _Frame, half: int, other: LayoutTile, g: _Frame, config: LayoutConfig
-) -> Contact | None:
-    """The contact of `tile`'s end `half` with `other`, or None (module docstring)."""
+# Contact kinds as codes in the arrays of `_end_contacts`: an index into this tuple.
+_KIND_CODES: tuple[str | None, ...] = (None, END, SIDE, RADIAL)
+_NO_CONTACT, _END_CODE, _SIDE_CODE, _RADIAL_CODE = range(len(_KIND_CODES))
+
+
+def _end_contacts(
+    fr: _Frames, half: int, is_double: np.ndarray, candidates: np.ndarray, config: LayoutConfig
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every tile's end `half` against every other tile (module docstring).
+
+    Row i is tile i's end, column j the other tile; only the (n, n) bool `candidates` count.
+
+    Returns:
+        (n, n) kind codes (index into `_KIND_CODES`), gaps in tile widths (negative when
+        the tiles overlap), and which half of the other tile is met (0 or 1).
+    """
     sign = 1.0 if half == 0 else -1.0
-    outward = sign * f.axis
-    point = f.centre + outward * f.length / 2
-    rel = g.centre - point
-    if float(rel @ outward) <= 0:
-        return None  # the other tile is behind this end
-    scale = min(f.width, g.width)
-    cos = abs(float(f.axis @ g.axis))
+    outward = sign * fr.axis
+    point = fr.centre + outward * fr.length[:, None] / 2  # centre of each end edge
+    rel = fr.centre[None, :, :] - point[:, None, :]  # from the end to the other's centre
+    ahead = _dot(rel, outward[:, None, :])
+    front = candidates & (ahead > 0)  # the other tile is not behind this end
+    scale = np.minimum(fr.width[:, None], fr.width[None, :])
+    cos = np.abs(_dot(fr.axis[:, None, :], fr.axis[None, :, :]))
     parallel = math.cos(math.radians(config.max_skew_deg))
     # Perpendicular on the table: either tile lies along the other's short edges.
-    crosswise = max(abs(float(f.axis @ g.across)), abs(float(g.axis @ f.across)))
-    across = abs(float(rel @ f.normal))  # sideways offset of the other's centre
-    met_half = 0 if float((point - g.centre) @ g.axis) >= 0 else 1
-    if cos >= parallel or crosswise >= parallel:
-        # How much of this end edge lies against the face it meets (END: the other's end,
-        # whose extent is its width; SIDE: its long side, whose extent is its length).
-        in_line = cos >= parallel
-        face_axis, extent = (g.normal, g.width) if in_line else (g.axis, g.length)
-        a, b = _end_edge(tile, half)
-        lo, hi = sorted((float((a - g.centre) @ face_axis), float((b - g.centre) @ face_axis)))
-        overlap = max(0.0, min(hi, extent / 2) - max(lo, -extent / 2))
-        offset = 1.0 - overlap / max(min(f.width, extent), 1e-9)
-        gap = float(rel @ outward) - (g.length if in_line else g.width) / 2
-        # The end's centre must lie in front of that face, not beyond its corner.
-        beside = abs(float((point - g.centre) @ face_axis)) <= extent / 2
-        if abs(gap) / scale <= config.max_gap and offset <= config.max_offset and beside:
-            return Contact(tile.id, half, other.id, met_half, END if in_line else SIDE, gap / scale)
-    if other.is_double:
+    crosswise = np.maximum(
+        np.abs(_dot(fr.axis[:, None, :], fr.across[None, :, :])),
+        np.abs(_dot(fr.axis[None, :, :], fr.across[:, None, :])),
+    )
+    met_half = np.where(_dot(-rel, fr.axis[None, :, :]) >= 0, 0, 1)
+
+    # How much of this end edge lies against the face it meets (END: the other's end,
+    # whose extent is its width; SIDE: its long side, whose extent is its length).
+    in_line = cos >= parallel
+    face_axis = np.where(in_line[..., None], fr.normal[None, :, :], fr.axis[None, :, :])
+    extent = np.where(in_line, fr.width[None, :], fr.length[None, :])
+    first, second = (0, 1) if half == 0 else (2, 3)  # the end edge's corners
+    a, b = fr.polygon[:, first], fr.polygon[:, second]
+    along_a = _dot(a[:, None, :] - fr.centre[None, :, :], face_axis)
+    along_b = _dot(b[:, None, :] - fr.centre[None, :, :], face_axis)
+    lo, hi = np.minimum(along_a, along_b), np.maximum(along_a, along_b)
+    overlap = np.maximum(0.0, np.minimum(hi, extent / 2) - np.maximum(lo, -extent / 2))
+    offset = 1.0 - overlap / np.maximum(np.minimum(fr.width[:, None], extent), 1e-9)
+    gap = ahead - np.where(in_line, fr.length[None, :], fr.width[None, :]) / 2
+    # The end's centre must lie in front of that face, not beyond its corner.
+    beside = np.abs(_dot(-rel, face_axis)) <= extent / 2
+    flush = (
+        front
+        & (in_line | (crosswise >= parallel))
+        & (np.abs(gap) / scale <= config.max_gap)
+        & (offset <= config.max_offset)
+        & beside
+    )
+    kinds = np.where(flush, np.where(in_line, _END_CODE, _SIDE_CODE), _NO_CONTACT)
+    gaps = np.where(flush, gap / scale, np.inf)
+
+    if config.kind in ("chicken", "mexican"):
         # Oblique: this end touches a double at an angle (a Chicken Foot toe, turned or
         # not), or points at its centre from a little further (a Mexican Train train).
-        a, b = _end_edge(tile, half)
-        gap = _edge_to_polygon(a, b, g.polygon) / scale
-        radial = across / scale <= config.radial_offset
-        toe_reach = config.toe_gap if radial else config.max_gap
-        if (config.kind == "chicken" and gap <= toe_reach) or (
-            config.kind == "mexican" and radial and gap <= config.hub_gap
-        ):
-            return Contact(tile.id, half, other.id, met_half, RADIAL, gap)
-    return None
+        rows, cols = np.nonzero(front & ~flush & is_double[None, :])
+        pair_scale = scale[rows, cols]
+        edge_gap = _edges_to_polygons(a[rows], b[rows], fr.polygon[cols]) / pair_scale
+        sideways = np.abs(_dot(rel[rows, cols], fr.normal[rows]))  # the other's centre
+        radial = sideways / pair_scale <= config.radial_offset
+        if config.kind == "chicken":
+            ok = edge_gap <= np.where(radial, config.toe_gap, config.max_gap)
+        else:
+            ok = radial & (edge_gap <= config.hub_gap)
+        kinds[rows[ok], cols[ok]] = _RADIAL_CODE
+        gaps[rows[ok], cols[ok]] = edge_gap[ok]
+    return kinds, gaps, met_half
 
 
 def find_contacts(
@@ -321,30 +417,42 @@ def find_contacts(
 ) -> list[Contact]:
     """Every end of every tile that lies against another tile, nearest first per end.
 
-    Each end keeps its nearest contact of kind END or SIDE, else its nearest RADIAL one.
+    Each end keeps its nearest contact of kind END or SIDE, else its nearest RADIAL one
+    (ties: the earlier tile in `tiles`).
     """
-    frames = {t.id: _frame(t) for t in tiles}
-    centres = np.array([frames[t.id].centre for t in tiles]) if tiles else np.zeros((0, 2))
-    contacts: list[Contact] = []
-    for i, tile in enumerate(tiles):
-        f = frames[tile.id]
-        reach = f.length * 2 + f.width * (config.hub_gap + 1)
-        near = np.flatnonzero(np.linalg.norm(centres - f.centre, axis=1) <= reach)
-        for half in (0, 1):
-            best: Contact | None = None
-            for j in near:
-                if j == i:
-                    continue
-                other = tiles[j]
-                found = _contact(tile, f, half, other, frames[other.id], config)
-                if found is None:
-                    continue
-                rank = (found.kind == RADIAL, abs(found.gap))
-                if best is None or rank < (best.kind == RADIAL, abs(best.gap)):
-                    best = found
-            if best is not None:
-                contacts.append(best)
-    return contacts
+    if not tiles:
+        return []
+    fr = _frames(np.array([t.corners for t in tiles]))
+    is_double = np.array([t.is_double for t in tiles])
+    reach = fr.length * 2 + fr.width * (config.hub_gap + 1)
+    distance = np.linalg.norm(fr.centre[None, :, :] - fr.centre[:, None, :], axis=-1)
+    candidates = distance <= reach[:, None]
+    np.fill_diagonal(candidates, False)
+    best: list[list[Contact | None]] = []
+    for half in (0, 1):
+        kinds, gaps, met_half = _end_contacts(fr, half, is_double, candidates, config)
+        flush_gap = np.where((kinds == _END_CODE) | (kinds == _SIDE_CODE), np.abs(gaps), np.inf)
+        radial_gap = np.where(kinds == _RADIAL_CODE, np.abs(gaps), np.inf)
+        column: list[Contact | None] = []
+        for i, (j_flush, j_radial) in enumerate(
+            zip(flush_gap.argmin(axis=1), radial_gap.argmin(axis=1), strict=True)
+        ):
+            j = j_flush if np.isfinite(flush_gap[i, j_flush]) else j_radial
+            if kinds[i, j] == _NO_CONTACT:
+                column.append(None)
+                continue
+            column.append(
+                Contact(
+                    tiles[i].id,
+                    half,
+                    tiles[j].id,
+                    int(met_half[i, j]),
+                    _KIND_CODES[kinds[i, j]],
+                    float(gaps[i, j]),
+                )
+            )
+        best.append(column)
+    return [c for pair in zip(*best, strict=True) for c in pair if c is not None]
 
 
 # --- from contacts to links -------------------------------------------------------------
@@ -619,30 +727,30 @@ def _open_halves(lines: list[LayoutLine], tiles: dict[int, LayoutTile]) -> set[t
 
 
 def _tile_beyond(
-    tile: LayoutTile, end: OpenEnd, frames: dict[int, _Frame], in_layout: set[int]
+    tile: LayoutTile, end: OpenEnd, frames: _Frames, ids: np.ndarray, in_layout: set[int]
 ) -> int | None:
     """A tile outside the layout lying in line beyond an open end, about one tile length
-    away (where a missed detection would have been), else None. Plain tiles only."""
+    away (where a missed detection would have been), else None; the first in `ids` order
+    (the tiles' ids, row by row of `frames`). Plain tiles only."""
     if tile.is_double:
         return None
-    f = frames[tile.id]
+    f = frames.at(int(np.flatnonzero(ids == tile.id)[0]))
     outward = f.axis if _free_half(tile, end) == 0 else -f.axis
     point = f.centre + outward * f.length / 2
-    for other, g in frames.items():
-        if other == tile.id or other in in_layout:
-            continue
-        rel = g.centre - point
-        ahead = float(rel @ outward)
-        aligned = max(abs(float(f.axis @ g.axis)), abs(float(f.across @ g.axis))) >= math.cos(
-            math.radians(15.0)
-        )
-        if (
-            aligned
-            and 0.5 * f.length < ahead <= 2.0 * f.length
-            and abs(float(rel @ f.normal)) <= f.width
-        ):
-            return other
-    return None
+    rel = frames.centre - point
+    ahead = _dot(rel, outward)
+    aligned = np.maximum(
+        np.abs(_dot(frames.axis, f.axis)), np.abs(_dot(frames.axis, f.across))
+    ) >= math.cos(math.radians(15.0))
+    beyond = (
+        aligned
+        & (0.5 * f.length < ahead)
+        & (ahead <= 2.0 * f.length)
+        & (np.abs(_dot(rel, f.normal)) <= f.width)
+        & ~np.isin(ids, [tile.id, *in_layout])
+    )
+    hits = np.flatnonzero(beyond)
+    return int(ids[hits[0]]) if hits.size else None
 
 
 def _lone_root(
@@ -737,12 +845,13 @@ def build_layout(
                     f"tiles {', '.join(map(str, group))} are played together apart from the "
                     "layout: loose tiles that match, or a line broken by a missed tile"
                 )
-        frames = {t.id: _frame(t) for t in tiles}
+        frames = _frames(np.array([t.corners for t in tiles]))
+        ids = np.array([t.id for t in tiles])
         for line in lines:
             end = line.open_end
             if end is None:
                 continue
-            beyond = _tile_beyond(by_id[end.tile], end, frames, in_layout)
+            beyond = _tile_beyond(by_id[end.tile], end, frames, ids, in_layout)
             if beyond is not None:
                 doubts.append(
                     f"tile {beyond} lies about one tile beyond the open end on tile "

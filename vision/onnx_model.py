@@ -54,6 +54,10 @@ def open_session(path: Path, threads: int | None = None) -> Any:
     options.intra_op_num_threads = int(threads) if threads else (os.cpu_count() or 1)
     options.inter_op_num_threads = 1
     options.log_severity_level = 3
+    # Idle worker threads sleep instead of spinning: between and after the two networks the
+    # numpy stages, the camera loop and the web server need the few cores. On the 2-core dev
+    # machine under load this nearly halved a whole read (docs/vision.md, Benchmark).
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     try:
         return ort.InferenceSession(

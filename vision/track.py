@@ -568,8 +568,8 @@ class TableTracker:
         ends = ", ".join(str(v) for v in scene.layout.open_ends) or "none"
         if kind == "added":
             text = f"{name} played" if track.face == "up" else f"{name} appeared"
-            if line is not None:
-                text += f" on line {line}"
+            if line is not None:  # people count lines from 1, as the dashboard names them
+                text += f" on line {line + 1}"
             if open_end is not None:
                 text += f", open end now {open_end}"
         elif kind == "removed":

@@ -27,8 +27,10 @@ Sets and how each figure is defined (every figure is k of n with a Wilson 95% in
   turn are both classified and their probabilities averaged (a pip count does not change
   when turned; the reader was trained with the divider at the bottom).
 
-The set of a photo (double-6, double-12) is the user's setting in `dominocam read --set`; here
-it comes from each label (`set` of a scene, the source of a tile crop).
+The two reader-only sets open only the reader model (`SET_MODELS`): they run before any
+detector exists. The set of a photo (double-6, double-12) is the user's setting in
+`dominocam read --set`; here it comes from each label (`set` of a scene, the source of a tile
+crop).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -52,7 +55,27 @@ from dominotrain.metrics import (
     tile_key,
 )
 
+if TYPE_CHECKING:
+    from vision.detector import Detector
+    from vision.reader import Reader
+
 SETS = ("synthetic", "synthetic_halves", "realval_scenes", "realval_tiles", "realval_halves")
+# The folder flag each set reads, and the models it runs: the reader-only sets never open the
+# detector file, so they can be measured before any detector exists.
+SET_FOLDER: dict[str, str] = {
+    "synthetic": "synthetic",
+    "synthetic_halves": "synthetic",
+    "realval_scenes": "realval",
+    "realval_tiles": "realval",
+    "realval_halves": "realval",
+}
+SET_MODELS: dict[str, tuple[str, ...]] = {
+    "synthetic": ("detector", "reader"),
+    "synthetic_halves": ("reader",),
+    "realval_scenes": ("detector", "reader"),
+    "realval_tiles": ("detector", "reader"),
+    "realval_halves": ("reader",),
+}
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp"}
 
 
@@ -480,6 +503,45 @@ def eval_synthetic_halves(models, root: Path, limit: int | None, quiet: bool) ->
     return result
 
 
+@dataclass
+class EvalModels:
+    """The models the chosen sets run; one that no chosen set runs is None (never opened)."""
+
+    detector: Detector | None = None
+    reader: Reader | None = None
+
+
+def sets_to_run(wanted: Iterable[str], synthetic: Path | None, realval: Path | None) -> list[str]:
+    """The wanted sets whose folder was given, in `SETS` order."""
+    given = {"synthetic": synthetic is not None, "realval": realval is not None}
+    wanted = set(wanted)
+    return [s for s in SETS if s in wanted and given[SET_FOLDER[s]]]
+
+
+def load_eval_models(
+    sets: Iterable[str],
+    detector: str | None = None,
+    reader: str | None = None,
+    threads: int | None = None,
+) -> EvalModels:
+    """Open only the models that `sets` run (`SET_MODELS`), with `dominocam read`'s defaults.
+
+    Raises:
+        UserInputError: a needed model file is missing or unreadable.
+    """
+    from vision.detector import Detector
+    from vision.onnx_model import resolve_model_path
+    from vision.reader import Reader
+
+    kinds = {kind for s in sets for kind in SET_MODELS[s]}
+    models = EvalModels()
+    if "detector" in kinds:
+        models.detector = Detector(resolve_model_path("detector", detector), threads=threads)
+    if "reader" in kinds:
+        models.reader = Reader(resolve_model_path("reader", reader), threads=threads)
+    return models
+
+
 def run_eval(
     synthetic: Path | None,
     realval: Path | None,
@@ -490,9 +552,8 @@ def run_eval(
     threads: int | None = None,
     quiet: bool = False,
 ) -> dict[str, SetResult]:
-    """Evaluate the runtime on the chosen sets; returns the results by set name."""
-    from vision.pipeline import load_models
-
+    """Evaluate the runtime on the chosen sets; returns the results by set name, and the
+    `EvalModels` under "_models"."""
     wanted = set(sets or SETS)
     unknown = wanted - set(SETS)
     if unknown:
@@ -501,32 +562,37 @@ def run_eval(
         raise UserInputError("nothing to evaluate: give --synthetic DIR and/or --realval DIR")
     if realval is not None and not (Path(realval) / "scenes" / "labels.json").is_file():
         raise UserInputError(f"--realval {realval}: no scenes/labels.json there")
-    models = load_models(detector, reader, threads=threads)
+    running = sets_to_run(wanted, synthetic, realval)
+    if not running:
+        flags = " and ".join(sorted({f"--{SET_FOLDER[s]} DIR" for s in wanted}))
+        raise UserInputError(
+            f"nothing to evaluate: set(s) {', '.join(sorted(wanted))} need {flags}"
+        )
+    models = load_eval_models(running, detector, reader, threads)
+    evaluators = {
+        "synthetic": (eval_synthetic, synthetic),
+        "synthetic_halves": (eval_synthetic_halves, synthetic),
+        "realval_scenes": (eval_realval_scenes, realval),
+        "realval_tiles": (eval_realval_tiles, realval),
+        "realval_halves": (eval_realval_halves, realval),
+    }
     results: dict[str, SetResult] = {}
-    if synthetic is not None and "synthetic" in wanted:
-        results["synthetic"] = eval_synthetic(models, Path(synthetic), limit, quiet)
-    if synthetic is not None and "synthetic_halves" in wanted:
-        results["synthetic_halves"] = eval_synthetic_halves(models, Path(synthetic), limit, quiet)
-    if realval is not None:
-        root = Path(realval)
-        for name, fn in (
-            ("realval_scenes", eval_realval_scenes),
-            ("realval_tiles", eval_realval_tiles),
-            ("realval_halves", eval_realval_halves),
-        ):
-            if name in wanted:
-                results[name] = fn(models, root, limit, quiet)
+    for name in running:
+        fn, root = evaluators[name]
+        results[name] = fn(models, Path(root), limit, quiet)
     results["_models"] = models  # type: ignore[assignment]
     return results
 
 
-def describe_models(models) -> dict:
-    """Paths, hashes and metadata of the evaluated models, for the JSON."""
+def describe_models(models: EvalModels) -> dict:
+    """Paths, hashes and metadata of the evaluated models (those opened), for the JSON."""
     from dominotrain.export import sha256
 
     out = {}
     for kind in ("detector", "reader"):
         model = getattr(models, kind)
+        if model is None:
+            continue
         path = Path(model.path)
         out[kind] = {"path": str(path), "sha256": sha256(path), "bytes": path.stat().st_size}
     return out

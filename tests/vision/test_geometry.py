@@ -149,6 +149,19 @@ def test_order_corners_batched_and_rectify_is_unmirrored():
     assert top[:10, :10].max() == 255  # the dot stays top-left: no mirror
 
 
+@pytest.mark.parametrize("channels", [(3,), ()])
+def test_split_halves_many_is_split_halves_of_each_tile(channels):
+    rng = np.random.default_rng(0)
+    tiles = rng.integers(0, 256, (4, 2 * 16, 16, *channels), dtype=np.uint8)
+    halves = geometry.split_halves_many(tiles)
+    assert halves.shape == (4, 2, 16, 16, *channels) and halves.flags.c_contiguous
+    for tile, (top, bottom) in zip(tiles, halves, strict=True):
+        one_top, one_bottom = geometry.split_halves(tile)
+        assert np.array_equal(top, one_top) and np.array_equal(bottom, one_bottom)
+        assert np.array_equal(bottom, tile[16:][::-1, ::-1])  # turned 180 degrees
+        assert one_bottom.flags.c_contiguous
+
+
 def test_order_corners_rejects_bad_shape():
     with pytest.raises(ValueError):
         geometry.order_corners(np.zeros((3, 2)))

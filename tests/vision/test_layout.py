@@ -12,6 +12,7 @@ from vision.layout import (
     LayoutTile,
     build_layout,
     find_contacts,
+    game_layout_config,
     layout_scene,
     safe_adjacency,
     touching_halves,
@@ -480,3 +481,19 @@ def test_a_line_that_comes_back_to_touch_itself_is_a_doubt() -> None:
     ]
     found = build_layout(tiles)
     assert any("close a loop" in d for d in found.doubts)
+
+
+@pytest.mark.parametrize(
+    ("variant", "players", "engine", "kind", "trains", "hub"),
+    [
+        ("block", 4, None, "line", None, None),
+        ("all-fives", 4, None, "spinner", None, None),
+        ("mexican-train", 4, 12, "mexican", 5, 12),
+        ("chicken-foot", 3, 9, "chicken", None, 9),
+        ("mexican-train", None, None, "mexican", None, None),
+    ],
+)
+def test_a_games_variant_picks_the_layout_kind(variant, players, engine, kind, trains, hub) -> None:
+    config = game_layout_config(variant, players, engine)
+    assert (config.kind, config.trains, config.hub_value) == (kind, trains, hub)
+    assert config.lone_root  # a game's table holds a layout

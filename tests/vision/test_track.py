@@ -156,6 +156,7 @@ def test_events_name_the_line_and_its_open_end() -> None:
     assert [e.pips for e in events] == [(6, 6), (4, 6)]
     assert events[1].open_end == 4 and events[1].line is not None
     assert "open end now 4" in events[1].text
+    assert f"on line {events[1].line + 1}," in events[1].text  # counted from 1 for people
     assert 4 in events[1].open_ends
     assert json.loads(json.dumps(events[1].to_dict()))["open_end"] == 4
 
