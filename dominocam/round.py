@@ -239,7 +239,7 @@ def judge(
 
 def run(args: argparse.Namespace) -> int:
     import rules
-    from vision.layout import LayoutConfig, layout_kind
+    from vision.layout import game_layout_config
 
     try:
         variant = rules.get_variant(args.variant)
@@ -258,13 +258,7 @@ def run(args: argparse.Namespace) -> int:
     unknown = [m for m in args.marked if m not in names]
     if unknown:
         raise UserInputError(f"--marked {unknown[0]!r} is not a player ({', '.join(names)})")
-    kind = layout_kind(variant.name)
-    config = LayoutConfig(
-        kind=kind,
-        trains=len(hands) + 1 if kind == "mexican" else None,
-        hub_value=args.engine,
-        lone_root=True,
-    )
+    config = game_layout_config(variant.name, len(hands), args.engine)
     reader = _Reader(args)
     table = reader.scene(
         args.table or args.table_json, set_max, config, force_json=args.table_json is not None

@@ -54,7 +54,7 @@ def _game_id(value: str | int | None = None) -> int:
 
 
 def _upload_folder(game_id: int) -> Path:
-    return Path(current_app.config["UPLOAD_FOLDER"]) / f"game-{game_id}"
+    return uploads.game_folder(current_app.config["UPLOAD_FOLDER"], game_id)
 
 
 def _photo_bytes() -> bytes:
@@ -69,10 +69,12 @@ def _photo_bytes() -> bytes:
     )
 
 
-def _read(image: uploads.DecodedImage, kind: str, set_max: int) -> tuple[dict | None, str | None]:
+def _read(
+    image: uploads.DecodedImage, kind: str, set_max: int, table: engine.TableGame | None = None
+) -> tuple[dict | None, str | None]:
     """The Scene of a photo, or (None, why) when no reader is installed."""
     try:
-        return engine.read_scene(image.pixels, kind, set_max), None
+        return engine.read_scene(image.pixels, kind, set_max, table), None
     except engine.EngineUnavailable as error:
         return None, str(error)
 
@@ -177,6 +179,17 @@ def events() -> Response:
         mimetype="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )
+
+
+@bp.get("/games/<int:game_id>/rounds/current/table/events")
+@bp.get("/games/<int:game_id>/rounds/<int:number>/table/events")
+def table_events(game_id: int, number: int | None = None) -> Any:
+    """The live camera's confirmed changes of a round's table, oldest first (`?since=ID`
+    for those after an event id, `?limit=N`). Public: tile values on the table are."""
+    game.get_game(get_db(), game_id)
+    since = request.args.get("since", default=0, type=int)
+    limit = request.args.get("limit", default=100, type=int)
+    return jsonify(game.table_events(get_db(), game_id, number, since, limit))
 
 
 @bp.get("/games/<int:game_id>/rounds/<int:number>/table/image")
@@ -320,7 +333,7 @@ def upload_table(game_id: int) -> Any:
 def _store_table(game_id: int, set_max: int, image: uploads.DecodedImage) -> Any:
     conn = get_db()
     name = uploads.store(_upload_folder(game_id), "table", image)
-    scene, why = _read(image, "table", set_max)
+    scene, why = _read(image, "table", set_max, game.table_game(conn, game_id))
     game.save_table_scene(conn, game_id, scene, name)
     state = game.public_state(conn, game_id)
     if scene is None:

@@ -4,8 +4,8 @@
 background thread. Every viewer (the MJPEG stream, the frame endpoint, a snapshot into the
 round) reads the latest encoded frame and Scene from it, so ten viewers cost one capture and
 one inference per interval, not ten. When reading fails the loop says so (`state:
-"reconnecting"`, with the reason), releases the device and reopens it with back-off; a file
-source loops from its start.
+"reconnecting"`, with the reason; `status_text` is what the pages show), releases the device and
+reopens it with back-off; a file source loops from its start.
 
 Momentary occlusion: a tile hidden for a frame or two (a player's arm) must not vanish from
 the live state. The dashboard's loop (`start_camera`) reads frames through the vision
@@ -14,11 +14,17 @@ while hidden, removed only when gone, and each tile is read once instead of once
 A `CameraLoop` given a plain `reader` (no tracker, `tracked=False`) falls back to
 `hold_occluded`: the last Scene with at least as many face-up tiles is kept for `hold_s`
 seconds when a newer one suddenly shows fewer.
+
+Into the game: the changes the tracker confirms (`vision.track.TableEvent`, "6-4 played on
+line 2, open end now 4") are stored with the frame and its Scene in the current game's open
+round (`server.game.record_camera_update`, people's corrections standing), and the SSE streams
+are woken, so the dashboard and the overlay show them at once.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -74,6 +80,7 @@ class CameraLoop:
         self._state = "starting"
         self._message = ""
         self._reconnects = 0
+        self._last_drop: dict[str, Any] | None = None
         self._inferences = 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="dominocam-camera", daemon=True)
@@ -100,15 +107,18 @@ class CameraLoop:
 
     def status(self) -> dict[str, Any]:
         with self._cond:
-            return {
+            status = {
                 "state": self._state,
                 "message": self._message,
                 "source": str(self.source) if isinstance(self.source, int) else "configured",
                 "frames": self._frame_no,
                 "inferences": self._inferences,
                 "reconnects": self._reconnects,
+                "last_drop": self._last_drop,
                 "scene": self._scene,
             }
+        status["text"] = status_text(status)
+        return status
 
     def wait_frame(self, after: int, timeout: float) -> int:
         """Block until a frame newer than `after` (or timeout); the newest frame number."""
@@ -183,8 +193,10 @@ class CameraLoop:
                     if is_file:
                         time.sleep(1 / 15)
             except Exception as error:  # any failure: report, back off, reopen
-                self._reconnects += 1
-                self._set("reconnecting", f"{error}; retrying in {backoff:.0f} s")
+                with self._cond:
+                    self._reconnects += 1
+                    self._last_drop = {"message": str(error), "time": time.time()}
+                self._set("reconnecting", f"{error}; retrying in {backoff:g} s")
                 self._stop.wait(backoff)
                 backoff = min(backoff * 2, self.max_backoff_s)
             finally:
@@ -210,6 +222,21 @@ class CameraLoop:
             self._scene, self._scene_time = hold_occluded(
                 self._scene, self._scene_time, scene, now, self.hold_s
             )
+
+
+def status_text(status: dict[str, Any]) -> str:
+    """The camera's status in words for the pages: live, dropped and reconnecting, back."""
+    state, message = status.get("state"), status.get("message") or ""
+    drops = int(status.get("reconnects") or 0)
+    if state == "reconnecting":
+        return f"camera dropped ({message}); reconnecting" if message else "reconnecting"
+    if state == "live":
+        notes = [message] if message else []
+        if drops:
+            last = (status.get("last_drop") or {}).get("message") or "unknown reason"
+            notes.append(f"reconnected after {drops} drop{'s' if drops > 1 else ''}; last: {last}")
+        return f"live ({'; '.join(notes)})" if notes else "live"
+    return {"starting": "starting", "stopped": "stopped"}.get(str(state), "off")
 
 
 def _face_up(scene: dict[str, Any] | None) -> int:
@@ -244,38 +271,42 @@ def tracking_reader(
     """A camera reader that tracks the table: `(pixels) -> stable Scene dict`.
 
     One `vision.track.TableTracker` serves the loop (its thread is the only caller); it is
-    made again when the frame size, the set or the game's layout kind changes. Its thresholds
-    follow the inference interval (`TrackerConfig.at_rate`). With the
-    vision runtime, only new or moved tiles are read; with an injected `SCENE_PROVIDER` the
-    provider's Scenes are tracked as they are. The Scene dict carries `hidden` (ids of tiles
-    held while not seen) and `events` (the changes confirmed at this frame).
+    made again when the frame size or the set changes, and told the game's layout (variant,
+    players, engine double: `server.engine.layout_config`) when that changes. Its thresholds
+    follow the inference interval (`TrackerConfig.at_rate`). With the vision runtime, only new
+    or moved tiles are read; with an injected `SCENE_PROVIDER` the provider's Scenes are
+    tracked as they are. The Scene dict carries `track` on each tile (the tracker's id of it),
+    `hidden` (ids of tiles held while not seen) and `events` (the changes confirmed at this
+    frame), and the events are stored in the current game (`store_camera_events`).
     """
     from server import engine
 
-    state: dict[str, Any] = {"key": None, "tracker": None}
+    state: dict[str, Any] = {"key": None, "tracker": None, "pending": []}
 
     def reader(pixels: np.ndarray) -> dict[str, Any]:
         from server import game
         from server.db import get_db
-        from vision.layout import LayoutConfig, layout_kind
         from vision.scene import Scene
         from vision.track import TableTracker, TrackerConfig, track_frame
 
         with app.app_context():
-            gid = game.current_game_id(get_db())
-            row = game.get_game(get_db(), gid) if gid is not None else None
+            conn = get_db()
+            gid = game.current_game_id(conn)
+            row = game.get_game(conn, gid) if gid is not None else None
             set_max = int(row["set_max"]) if row is not None else 12
-            kind = layout_kind(str(row["variant"])) if row is not None else "line"
+            layout = engine.layout_config(game.table_game(conn, gid) if gid is not None else None)
             height, width = pixels.shape[:2]
-            key = (width, height, set_max, kind)
+            key = (width, height, set_max)
             if state["key"] != key:
                 config = TrackerConfig.at_rate(
-                    1.0 / max(interval_s, 1e-3),
-                    set_max=set_max,
-                    layout=LayoutConfig(kind=kind, lone_root=True),
+                    1.0 / max(interval_s, 1e-3), set_max=set_max, layout=layout
                 )
                 state["key"], state["tracker"] = key, TableTracker(width, height, config)
             tracker = state["tracker"]
+            if tracker.config.layout != layout:
+                # A new round (engine double) or game (variant): the tiles are still on the
+                # table, only how they are laid out changes, so the tracker keeps them.
+                tracker.config = dataclasses.replace(tracker.config, layout=layout)
             provider = app.config.get("SCENE_PROVIDER")
             if provider is not None:
                 scene = Scene.from_dict(provider(pixels, "table", set_max))
@@ -284,21 +315,69 @@ def tracking_reader(
                 models = engine.vision_models()  # EngineUnavailable is shown in the status
                 result = track_frame(tracker, pixels, models.detector, models.reader, clock())
             out = result.scene.to_dict()
+            for tile, track in zip(out["tiles"], result.tracks, strict=True):
+                tile["track"] = track
             out["hidden"] = list(result.hidden)
             out["events"] = [event.to_dict() for event in result.events]
+            # Events wait here until stored: a failed write (the database busy) is retried
+            # with the next frame instead of losing a tile played.
+            state["pending"] = (state["pending"] + out["events"])[-MAX_PENDING_EVENTS:]
+            if state["pending"] and gid is not None:
+                store_camera_events(app, conn, gid, pixels, out, state["pending"])
+            state["pending"] = []
             return out
 
     return reader
 
 
-def start_camera(app: Any) -> CameraLoop:
-    """Start the app's camera loop (config CAMERA), tracking the table (`tracking_reader`)."""
+# Camera events kept for a retry while the database cannot take them (about a minute's worth).
+MAX_PENDING_EVENTS = 200
+
+
+def store_camera_events(
+    app: Any,
+    conn: Any,
+    game_id: int,
+    pixels: np.ndarray,
+    scene: dict[str, Any],
+    events: list[dict[str, Any]],
+) -> list[dict[str, Any]]:
+    """Keep the frame as the round's table picture, store the events with the Scene
+    (`server.game.record_camera_update`) and wake the SSE streams; returns the stored events.
+
+    The frame is kept because the Scene's outlines are drawn over it: a table photo uploaded
+    earlier shows other coordinates. One file per round, replaced at each change.
+    """
+    import cv2
+
+    from server import game, uploads
+
+    rnd = game.get_round(conn, game_id)
+    if rnd["status"] != "open":
+        return []
+    name = None
+    ok, jpeg = cv2.imencode(".jpg", pixels, [cv2.IMWRITE_JPEG_QUALITY, 85])
+    if ok:
+        folder = uploads.game_folder(app.config["UPLOAD_FOLDER"], game_id)
+        name = uploads.store_bytes(folder, f"camera-round-{rnd['number']}.jpg", jpeg.tobytes())
+    table = {k: v for k, v in scene.items() if k != "events"}
+    stored = game.record_camera_update(conn, game_id, table, events, name)
+    if stored:
+        app.extensions["dominocam.broker"].notify()
+    return stored
+
+
+def start_camera(app: Any, opener: Callable[[Any], Any] | None = None) -> CameraLoop:
+    """Start the app's camera loop (config CAMERA), tracking the table (`tracking_reader`).
+
+    `opener` replaces `cv2.VideoCapture` (a device stand-in for tests)."""
     interval = float(app.config["CAMERA_INFER_INTERVAL_S"])
     loop = CameraLoop(
         app.config["CAMERA"],
         reader=tracking_reader(app, interval),
         infer_interval_s=interval,
         tracked=True,
+        opener=opener,
     ).start()
     app.extensions["dominocam.camera"] = loop
     return loop

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, redirect, render_template, request, session, url_for
+from flask import Blueprint, current_app, redirect, render_template, request, session, url_for
 
 from server import auth, engine, game
 from server.db import get_db
@@ -34,8 +34,13 @@ def index() -> Any:
 @bp.get("/games/<int:game_id>")
 def table(game_id: int) -> Any:
     game.get_game(get_db(), game_id)
+    camera = current_app.extensions.get("dominocam.camera")
     return render_template(
-        "table.html", game_id=game_id, admin=_is_admin(), models=engine.models_status()
+        "table.html",
+        game_id=game_id,
+        admin=_is_admin(),
+        models=engine.models_status(),
+        camera=camera.status() if camera else None,
     )
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -92,13 +93,101 @@ def score_domino(state: dict[str, Any], winner: str) -> dict[str, Any]:
     return plain(rules.score_domino(rules.parse_state(state), winner))
 
 
+def game_progress(
+    variant: str,
+    overrides: dict[str, Any],
+    set_max: int,
+    seats: list[tuple[str, str | None]],
+    rounds: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """Where a game stands by its variant's end rule (`rules.Game`: `game_end`, `target`).
+
+    Args:
+        variant, overrides: the variant's name and the game's settings.
+        set_max: n of the set (descending doubles: one round per double, n-n down to 0-0).
+        seats: (player, team) in seat order; teams score when the variant scores teams.
+        rounds: the ended rounds in order, `{"points": {name: n}, "winner", "blocked", "void"}`.
+
+    Returns:
+        `{"end", "planned_rounds", "target", "lower_wins", "rounds_played", "over",
+        "winners", "standings": [[name, total], ...] (best first)}`; `target` is None and
+        `planned_rounds` a number for descending doubles, the other way round for a target.
+
+    Raises:
+        UserInputError: the rounds do not fit the variant (more rounds than it plays).
+    """
+    chosen = rules.get_variant(variant, overrides)
+    teams = [team for _, team in seats if team]
+    if chosen.team_scoring and len(teams) == len(seats):
+        names = list(dict.fromkeys(teams))
+    else:
+        names = [name for name, _ in seats]
+    for result in rounds:
+        names += [name for name in result["points"] if name not in names]
+    played = tuple(
+        rules.RoundResult(
+            points=dict(r["points"]),
+            winner=r.get("winner"),
+            blocked=bool(r.get("blocked", True)),
+            void=bool(r.get("void")),
+        )
+        for r in rounds
+    )
+    game = rules.Game(chosen, tuple(names), set_max, played)
+    return {
+        "end": chosen.game_end,
+        "planned_rounds": game.planned_rounds,
+        "target": chosen.target if chosen.game_end == "target" else None,
+        "lower_wins": game.lower_wins,
+        "rounds_played": len(played),
+        "over": game.is_over,
+        "winners": list(game.winners()),
+        "standings": [[name, total] for name, total in game.standings()],
+    }
+
+
 # --- vision -----------------------------------------------------------------------------------
 
 SceneProvider = Callable[[np.ndarray, str, int], dict[str, Any]]
 
 
-def read_scene(pixels: np.ndarray, kind: str, set_max: int) -> dict[str, Any]:
+@dataclass(frozen=True)
+class TableGame:
+    """What rebuilding the layout of a game's table picture needs to know of the game.
+
+    Attributes:
+        variant: the rules variant's name; it picks the layout kind (line, spinner for All
+            Fives, mexican, chicken: `vision.layout.layout_kind`).
+        players: players at the table (a Mexican Train engine offers one train each plus the
+            public train).
+        engine: the round's engine double (Mexican Train, Chicken Foot), else None.
+    """
+
+    variant: str
+    players: int
+    engine: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.players < 1:
+            raise ValueError(f"a table has at least one player, got {self.players}")
+
+
+def layout_config(table: TableGame | None) -> Any:
+    """The `vision.layout.LayoutConfig` for a game's table (None: a plain line game)."""
+    from vision.layout import LayoutConfig, game_layout_config
+
+    if table is None:
+        return LayoutConfig(lone_root=True)
+    return game_layout_config(table.variant, table.players, table.engine)
+
+
+def read_scene(
+    pixels: np.ndarray, kind: str, set_max: int, table: TableGame | None = None
+) -> dict[str, Any]:
     """Scene JSON for a decoded photo of the table (`kind="table"`) or a hand (`"hand"`).
+
+    `table` says which game the table photo is of, so its layout is rebuilt as the variant
+    lays it out (an injected `SCENE_PROVIDER` stands in for all of vision and ignores it).
 
     Raises:
         EngineUnavailable: the vision runtime or its trained models are not installed.
@@ -106,7 +195,7 @@ def read_scene(pixels: np.ndarray, kind: str, set_max: int) -> dict[str, Any]:
     provider: SceneProvider | None = current_app.config.get("SCENE_PROVIDER")
     if provider is not None:
         return provider(pixels, kind, set_max)
-    return vision_scene(pixels, kind, set_max)
+    return vision_scene(pixels, kind, set_max, table)
 
 
 _models_lock = threading.Lock()
@@ -129,13 +218,21 @@ def vision_models() -> Any:
         return _models_cache["models"]
 
 
-def vision_scene(pixels: np.ndarray, kind: str, set_max: int) -> dict[str, Any]:
-    """The real vision runtime: `vision.pipeline.read_image` with the bundled models."""
+def vision_scene(
+    pixels: np.ndarray, kind: str, set_max: int, table: TableGame | None = None
+) -> dict[str, Any]:
+    """The real vision runtime: `vision.pipeline.read_image` with the bundled models; a table
+    photo's layout is rebuilt for the game's variant (`layout_config`)."""
     from vision import pipeline
 
     models = vision_models()
     scene = pipeline.read_image(
-        pixels, models.detector, models.reader, set_max=set_max, with_layout=kind == "table"
+        pixels,
+        models.detector,
+        models.reader,
+        set_max=set_max,
+        with_layout=kind == "table",
+        layout_config=layout_config(table) if kind == "table" else None,
     )
     return plain(scene)
 

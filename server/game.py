@@ -6,6 +6,11 @@ SSE stream and the polling endpoint forward to the pages.
 
 Hands are secret: `public_state` never contains another player's tiles (only counts) until the
 round has ended; a player's own view adds their hand (`player_view`).
+
+The live camera's confirmed changes are stored per round (`record_camera_update`, people's
+corrections standing: `server.table_scene`). A game ends by itself when its variant says so
+(`rules.Game` through `engine.game_progress`): after the last round of a descending-doubles
+game, or when a total reaches the target; then no round can start (`start_round`: 409).
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from typing import Any
 from dominocam import scene_state
 from dominocam.errors import UserInputError
 from rules.tiles import SUPPORTED_SETS, Tile, parse_tile
-from server import engine, storage
+from server import engine, storage, table_scene
 from server.storage import dumps, loads, now, transaction
 
 MAX_PLAYERS = 10
@@ -189,10 +194,16 @@ def _insert_round(
 
 
 def start_round(conn: sqlite3.Connection, game_id: int) -> int:
-    """The next round (the current one must have ended); returns its number."""
+    """The next round (the current one must have ended, the game must not be over); returns
+    its number."""
+    if get_game(conn, game_id)["status"] == "active":
+        # A game whose last round ended before games ended by themselves is over too.
+        with transaction(conn):
+            _finish_if_over(conn, game_id)
     game = get_game(conn, game_id)
     if game["status"] != "active":
-        raise Conflict("this game is finished")
+        final = scoreboard(conn, game_id)["final"]
+        raise Conflict(f"the game is over: {final['text']} Start a new game at /setup.")
     with transaction(conn):
         last = get_round(conn, game_id)
         if last["status"] == "open":
@@ -204,10 +215,22 @@ def start_round(conn: sqlite3.Connection, game_id: int) -> int:
 
 
 def finish_game(conn: sqlite3.Connection, game_id: int) -> None:
+    """The table ends the game now (before its variant would)."""
     get_game(conn, game_id)
     with transaction(conn):
         conn.execute("UPDATE games SET status = 'finished' WHERE id = ?", (game_id,))
-        storage.add_event(conn, game_id, "game", {"action": "finished"})
+        storage.add_event(conn, game_id, "game", {"action": "finished", "by": "table"})
+
+
+def _finish_if_over(conn: sqlite3.Connection, game_id: int) -> None:
+    """Mark the game finished when its variant says it is over (inside a transaction)."""
+    progress = game_progress(conn, game_id)
+    if progress is None or not progress["over"]:
+        return
+    conn.execute("UPDATE games SET status = 'finished' WHERE id = ?", (game_id,))
+    storage.add_event(
+        conn, game_id, "game", {"action": "finished", "by": "rules", "winners": progress["winners"]}
+    )
 
 
 def update_settings(conn: sqlite3.Connection, game_id: int, rules_overrides: object) -> None:
@@ -254,7 +277,11 @@ def set_layout(
     parsed = [_parse_line(raw, i, game["set_max"], names) for i, raw in enumerate(lines)]
     with transaction(conn):
         rnd = open_round(conn, game_id)
-        conn.execute("UPDATE rounds SET layout = ? WHERE id = ?", (dumps(parsed), rnd["id"]))
+        # Lines entered by hand: the camera updates the tiles, not these lines (table_scene).
+        conn.execute(
+            "UPDATE rounds SET layout = ?, lines_by_hand = 1 WHERE id = ?",
+            (dumps(parsed), rnd["id"]),
+        )
         if boneyard is not None:
             _set_boneyard(conn, rnd["id"], boneyard)
         storage.add_event(conn, game_id, "table", {"action": "layout"})
@@ -294,6 +321,7 @@ def save_table_scene(
         updates["table_scene"] = None if scene is None else dumps(scene)
         if scene is not None:
             updates["layout"] = dumps(layout_from_scene(scene))
+            updates["lines_by_hand"] = 0
         sets = ", ".join(f"{k} = ?" for k in updates)
         conn.execute(f"UPDATE rounds SET {sets} WHERE id = ?", (*updates.values(), rnd["id"]))
         storage.add_event(conn, game_id, "table", {"action": "photo", "read": scene is not None})
@@ -313,20 +341,25 @@ def correct_table_tile(
         index = next((i for i, t in enumerate(tiles) if t.get("id") == tile_id), None)
         if index is None:
             raise NotFound(f"the table has no tile {tile_id}")
+        correction: dict[str, Any] = {
+            "tile": tile_id,
+            "action": "delete" if delete else "set",
+            "pips": pips,
+        }
         if delete:
-            tiles.pop(index)
-            for line in (scene.get("layout") or {}).get("lines") or []:
-                line["tiles"] = [t for t in line.get("tiles") or [] if t != tile_id]
+            # Where the tile was (or the camera's track of it): the camera must not bring it
+            # back while it is still there (server.table_scene).
+            gone = tiles.pop(index)
+            correction.update({k: gone[k] for k in ("track", "corners") if k in gone})
+            table_scene.drop_from_lines(scene, {tile_id})
         else:
             tile = parse_tile(pips, game["set_max"])
             tiles[index].update(face="up", pips=tile.as_list(), corrected=True)
-            _refresh_open_ends(scene)
-        _refresh_totals(scene)
-        scene.setdefault("corrections", []).append(
-            {"tile": tile_id, "action": "delete" if delete else "set", "pips": pips}
-        )
+            table_scene.refresh_open_ends(scene)
+        table_scene.refresh_totals(scene)
+        scene.setdefault("corrections", []).append(correction)
         conn.execute(
-            "UPDATE rounds SET table_scene = ?, layout = ? WHERE id = ?",
+            "UPDATE rounds SET table_scene = ?, layout = ?, lines_by_hand = 0 WHERE id = ?",
             (dumps(scene), dumps(layout_from_scene(scene)), rnd["id"]),
         )
         storage.add_event(conn, game_id, "table", {"action": "correction", "tile": tile_id})
@@ -345,7 +378,7 @@ def add_table_tile(
         new_id = (
             max(
                 [t.get("id", -1) for t in tiles]
-                + [c["tile"] for c in scene.get("corrections", [])],
+                + [c.get("tile", -1) for c in scene.get("corrections", [])],
                 default=-1,
             )
             + 1
@@ -354,7 +387,7 @@ def add_table_tile(
         if isinstance(corners, list) and len(corners) == 4:
             entry["corners"] = [[float(x), float(y)] for x, y in corners]
         tiles.append(entry)
-        _refresh_totals(scene)
+        table_scene.refresh_totals(scene)
         conn.execute("UPDATE rounds SET table_scene = ? WHERE id = ?", (dumps(scene), rnd["id"]))
         storage.add_event(conn, game_id, "table", {"action": "added", "tile": new_id})
     return new_id
@@ -371,39 +404,111 @@ def _empty_scene() -> dict[str, Any]:
     }
 
 
-def _refresh_totals(scene: dict[str, Any]) -> None:
-    tiles = scene.get("tiles") or []
-    scene["face_down"] = sum(1 for t in tiles if t.get("face") == "down")
-    scene["pip_total"] = sum(sum(t["pips"]) for t in tiles if t.get("face") == "up" and t["pips"])
+def table_game(conn: sqlite3.Connection, game_id: int) -> engine.TableGame:
+    """What reading a table picture of this game needs to know: variant, players, engine."""
+    row = get_game(conn, game_id)
+    rnd = get_round(conn, game_id)
+    return engine.TableGame(str(row["variant"]), len(players(conn, game_id)), rnd["engine"])
 
 
-def _refresh_open_ends(scene: dict[str, Any]) -> None:
-    """Recompute each line's open-end value from its (corrected) last two tiles."""
-    by_id = {t.get("id"): t for t in scene.get("tiles") or []}
-    layout = scene.get("layout") or {}
-    ends = []
-    for line in layout.get("lines") or []:
-        ids = line.get("tiles") or []
-        end = line.get("open_end")
-        if not ids or not isinstance(end, dict):
-            continue
-        last = by_id.get(ids[-1])
-        if not last or not last.get("pips"):
-            continue
-        low, high = last["pips"]
-        value = end.get("value")
-        if len(ids) >= 2 and by_id.get(ids[-2], {}).get("pips"):
-            prev = by_id[ids[-2]]["pips"]
-            if low in prev and high not in prev:
-                value = high
-            elif (high in prev and low not in prev) or low == high:
-                value = low
-        elif value not in (low, high):
-            value = high
-        end["value"] = value
-        ends.append(value)
-    if ends:
-        layout["open_ends"] = ends
+# --- the live camera's events ----------------------------------------------------------------
+
+# How many camera events the public state carries (the dashboard and the overlay show them).
+LATEST_TABLE_EVENTS = 8
+
+
+def record_camera_update(
+    conn: sqlite3.Connection,
+    game_id: int,
+    scene: dict[str, Any],
+    events: list[dict[str, Any]],
+    image_name: str | None,
+) -> list[dict[str, Any]]:
+    """Store the camera's confirmed changes and its table (a frame and its Scene) in the round.
+
+    The camera's table replaces the round's table Scene as an uploaded photo does, except
+    that people's corrections stand (`server.table_scene`) and lines entered by hand are kept.
+
+    Args:
+        scene: the tracker's Scene dict; each tile carries its `track`.
+        events: `vision.track.TableEvent.to_dict()` of the changes confirmed since the last call.
+        image_name: the frame the Scene was read from, under the game's upload folder.
+
+    Returns:
+        The events as stored (with `id`, `round` and `time`), or [] when the game has no open
+        round (between rounds the table is being cleared: there is nothing to tie them to).
+    """
+    with transaction(conn):
+        if get_game(conn, game_id)["status"] != "active":
+            return []
+        rnd = get_round(conn, game_id)
+        if rnd["status"] != "open":
+            return []
+        merged = table_scene.merge_camera_scene(loads(rnd["table_scene"]), scene)
+        stored = []
+        for raw in events:
+            event = dict(raw)
+            kept = merged.kept.get(int(event["track"]))
+            if kept is not None and event["kind"] != "removed":
+                event["kept"] = kept
+                event["text"] += f"; a person's correction stands: {kept}"
+            created = now()
+            cur = conn.execute(
+                "INSERT INTO table_events (round_id, kind, track, text, event, created_at) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (
+                    rnd["id"],
+                    event["kind"],
+                    int(event["track"]),
+                    event["text"],
+                    dumps(event),
+                    created,
+                ),
+            )
+            stored.append(
+                dict(event, id=int(cur.lastrowid or 0), round=rnd["number"], time=created)
+            )
+        updates: dict[str, Any] = {"table_scene": dumps(merged.scene), "table_image": image_name}
+        if not rnd["lines_by_hand"]:
+            updates["layout"] = dumps(layout_from_scene(merged.scene))
+        sets = ", ".join(f"{k} = ?" for k in updates)
+        conn.execute(f"UPDATE rounds SET {sets} WHERE id = ?", (*updates.values(), rnd["id"]))
+        storage.add_event(
+            conn,
+            game_id,
+            "camera",
+            {"events": [{"id": e["id"], "kind": e["kind"], "text": e["text"]} for e in stored]},
+        )
+    return stored
+
+
+def _table_event(row: sqlite3.Row, number: int) -> dict[str, Any]:
+    return dict(loads(row["event"], {}), id=row["id"], round=number, time=row["created_at"])
+
+
+def table_events(
+    conn: sqlite3.Connection,
+    game_id: int,
+    number: int | None = None,
+    since: int = 0,
+    limit: int = 100,
+) -> dict[str, Any]:
+    """The camera's events of a round (the latest round by default) after event id `since`,
+    oldest first. Tile values on the table are public; nothing here touches a hand."""
+    rnd = get_round(conn, game_id, number)
+    rows = conn.execute(
+        "SELECT * FROM table_events WHERE round_id = ? AND id > ? ORDER BY id LIMIT ?",
+        (rnd["id"], since, max(1, min(limit, 500))),
+    ).fetchall()
+    return {"round": rnd["number"], "events": [_table_event(r, rnd["number"]) for r in rows]}
+
+
+def _latest_table_events(conn: sqlite3.Connection, rnd: sqlite3.Row) -> list[dict[str, Any]]:
+    rows = conn.execute(
+        "SELECT * FROM table_events WHERE round_id = ? ORDER BY id DESC LIMIT ?",
+        (rnd["id"], LATEST_TABLE_EVENTS),
+    ).fetchall()
+    return [_table_event(r, rnd["number"]) for r in rows]
 
 
 # --- hands ------------------------------------------------------------------------------------
@@ -674,44 +779,129 @@ def _end_round(
         "round",
         {"action": "ended", "round": rnd["number"], "by": ended_by, "winner": result.get("winner")},
     )
+    _finish_if_over(conn, game_id)
 
 
 # --- what the pages show ---------------------------------------------------------------------
 
 
-def scoreboard(conn: sqlite3.Connection, game_id: int) -> dict[str, Any]:
-    """Points per round and cumulative totals, keyed by player (or team) name."""
-    rows = conn.execute(
-        "SELECT r.number, s.name, s.points FROM scores s JOIN rounds r ON r.id = s.round_id "
-        "WHERE r.game_id = ? ORDER BY r.number",
+def _ended_rounds(conn: sqlite3.Connection, game_id: int) -> list[dict[str, Any]]:
+    """The ended rounds in order: number, ended_by, winner, void and points per name."""
+    points: dict[int, dict[str, int]] = {}
+    for row in conn.execute(
+        "SELECT s.round_id, s.name, s.points FROM scores s JOIN rounds r ON r.id = s.round_id "
+        "WHERE r.game_id = ?",
         (game_id,),
-    ).fetchall()
-    columns = [p["name"] for p in players(conn, game_id)]
-    for row in rows:
-        if row["name"] not in columns:
-            columns.append(row["name"])
-    rounds: dict[int, dict[str, int]] = {}
-    totals = dict.fromkeys(columns, 0)
-    for row in rows:
-        rounds.setdefault(row["number"], {})[row["name"]] = row["points"]
-        totals[row["name"]] += row["points"]
+    ):
+        points.setdefault(row["round_id"], {})[row["name"]] = row["points"]
     ended = conn.execute(
-        "SELECT number, ended_by, result FROM rounds WHERE game_id = ? AND status = 'ended' "
+        "SELECT id, number, ended_by, result FROM rounds WHERE game_id = ? AND status = 'ended' "
         "ORDER BY number",
         (game_id,),
     ).fetchall()
-    return {
-        "columns": columns,
-        "rounds": [
+    out = []
+    for r in ended:
+        result = loads(r["result"], {}) or {}
+        out.append(
             {
                 "number": r["number"],
                 "ended_by": r["ended_by"],
-                "winner": (loads(r["result"], {}) or {}).get("winner"),
-                "points": rounds.get(r["number"], {}),
+                "winner": result.get("winner"),
+                "void": bool(result.get("void")),
+                "points": points.get(r["id"], {}),
             }
-            for r in ended
-        ],
+        )
+    return out
+
+
+def game_progress(conn: sqlite3.Connection, game_id: int) -> dict[str, Any] | None:
+    """Where the game stands by its variant's end rule (`engine.game_progress`); None when its
+    rounds do not fit the rule (a game that went on before games ended by themselves)."""
+    game = get_game(conn, game_id)
+    seats = [(p["name"], p["team"]) for p in players(conn, game_id)]
+    rounds = [
+        {
+            "points": r["points"],
+            "winner": r["winner"],
+            "blocked": r["ended_by"] == "block",
+            "void": r["void"],
+        }
+        for r in _ended_rounds(conn, game_id)
+    ]
+    try:
+        return engine.game_progress(
+            game["variant"], loads(game["rules"], {}), game["set_max"], seats, rounds
+        )
+    except ValueError:  # UserInputError and the like: never let it stop a round from ending
+        return None
+
+
+def _names(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def final_result(
+    progress: dict[str, Any] | None, set_max: int, status: str
+) -> dict[str, Any] | None:
+    """The game's final result once it is finished (None while it is played): the winners,
+    whether the variant (`by: "rules"`) or the table (`"table"`) ended it, and a sentence."""
+    if status == "active":
+        return None
+    if progress is None:
+        return {"winners": [], "by": "table", "text": "The game is finished."}
+    lower = progress["lower_wins"]
+    standings = progress["standings"]
+    played = progress["rounds_played"]
+    which = "lowest" if lower else "highest"
+    if progress["over"]:
+        winners, by = progress["winners"], "rules"
+        if progress["end"] == "descending-doubles":
+            why = (
+                f"all {progress['planned_rounds']} rounds are played (one per double, "
+                f"{set_max}-{set_max} down to 0-0)"
+            )
+        else:
+            why = f"the target of {progress['target']} points is reached"
+    else:
+        best = standings[0][1] if standings and played else None
+        winners = [name for name, total in standings if total == best] if played else []
+        by = "table"
+        why = f"the table ended it after {played} round{'s' if played != 1 else ''}"
+    total = dict(standings).get(winners[0]) if winners else None
+    if not winners:
+        text = f"Finished: {why}, before any round was scored."
+    elif len(winners) == 1:
+        text = f"Finished: {why}. {winners[0]} wins with the {which} total, {total}."
+    else:
+        text = f"Finished: {why}. {_names(winners)} tie for the {which} total, {total}."
+    return {"winners": winners, "by": by, "text": text}
+
+
+def scoreboard(conn: sqlite3.Connection, game_id: int) -> dict[str, Any]:
+    """Points per round and cumulative totals, keyed by player (or team) name, with how the
+    game ends (`end`: the variant's rule, rounds played) and, once finished, `final`."""
+    game = get_game(conn, game_id)
+    ended = _ended_rounds(conn, game_id)
+    columns = [p["name"] for p in players(conn, game_id)]
+    for r in ended:
+        columns += [name for name in r["points"] if name not in columns]
+    totals = dict.fromkeys(columns, 0)
+    for r in ended:
+        for name, points in r["points"].items():
+            totals[name] += points
+    progress = game_progress(conn, game_id)
+    end = None
+    if progress is not None:
+        end = {
+            k: progress[k]
+            for k in ("end", "planned_rounds", "target", "lower_wins", "rounds_played", "over")
+        }
+    return {
+        "columns": columns,
+        "rounds": [{k: r[k] for k in ("number", "ended_by", "winner", "points")} for r in ended],
         "totals": totals,
+        "end": end,
+        "final": final_result(progress, game["set_max"], game["status"]),
     }
 
 
@@ -779,7 +969,10 @@ def public_state(conn: sqlite3.Connection, game_id: int) -> dict[str, Any]:
                 ),
                 "scene": scene,
                 "face_down": (scene or {}).get("face_down", 0),
+                # The live camera's latest confirmed changes, newest first.
+                "events": _latest_table_events(conn, rnd),
             },
+            "lines_by_hand": bool(rnd["lines_by_hand"]),
             "block_checks": [
                 dict(loads(c["outcome"], {}), id=c["id"], time=c["created_at"]) for c in checks
             ],

@@ -2,7 +2,8 @@
 
 `/overlay?show=ends,scores,tiles&corner=br&game=ID`: `show` picks the panels (ends: the
 layout's open ends; tiles: each player's tile count; scores: pip totals after the round and
-the scoreboard), `corner` places them (tl, tr, bl, br). Updates come by SSE, with polling of
+the scoreboard, final scores once the game is over; events: the live camera's latest change),
+`corner` places them (tl, tr, bl, br). Updates come by SSE, with polling of
 `/api/state?since=` as the fallback.
 """
 
@@ -14,7 +15,7 @@ from flask import Blueprint, render_template, request
 
 bp = Blueprint("overlay", __name__)
 
-PANELS = ("ends", "tiles", "scores")
+PANELS = ("ends", "tiles", "scores", "events")
 CORNERS = ("tl", "tr", "bl", "br")
 
 

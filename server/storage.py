@@ -95,6 +95,21 @@ MIGRATIONS: tuple[str, ...] = (
         created_at REAL NOT NULL
     );
     """,
+    # 2: the live camera's confirmed changes of the table (vision.track), kept per round, and
+    # whether the round's lines were entered by hand (the camera then leaves them alone).
+    """
+    CREATE TABLE table_events (
+        id         INTEGER PRIMARY KEY AUTOINCREMENT,
+        round_id   INTEGER NOT NULL REFERENCES rounds(id) ON DELETE CASCADE,
+        kind       TEXT NOT NULL,                    -- added | removed | changed
+        track      INTEGER NOT NULL,                 -- the tracker's id of the tile
+        text       TEXT NOT NULL,                    -- one sentence for people
+        event      TEXT NOT NULL,                    -- JSON: TableEvent.to_dict() + kept
+        created_at REAL NOT NULL
+    );
+    CREATE INDEX table_events_by_round ON table_events (round_id, id);
+    ALTER TABLE rounds ADD COLUMN lines_by_hand INTEGER NOT NULL DEFAULT 0;
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

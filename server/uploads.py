@@ -176,12 +176,24 @@ def decode_upload(data: bytes, max_pixels: int) -> DecodedImage:
     return DecodedImage(data=data, format=fmt, width=width, height=height, pixels=pixels)
 
 
+def game_folder(upload_root: str | Path, game_id: int) -> Path:
+    """Where a game's photos (and camera frames) are kept."""
+    return Path(upload_root) / f"game-{game_id}"
+
+
 def store(folder: Path, prefix: str, image: DecodedImage) -> str:
     """Write the original bytes under `folder`; return the file name (no directories)."""
+    return store_bytes(
+        folder, f"{prefix}-{secrets.token_hex(8)}{FORMATS[image.format]}", image.data
+    )
+
+
+def store_bytes(folder: Path, name: str, data: bytes) -> str:
+    """Write `data` as `folder/name`, replacing a file of that name whole (never half
+    written: readers see the old file or the new one); returns `name`."""
     folder.mkdir(parents=True, exist_ok=True)
-    name = f"{prefix}-{secrets.token_hex(8)}{FORMATS[image.format]}"
     tmp = folder / (name + ".part")
-    tmp.write_bytes(image.data)
+    tmp.write_bytes(data)
     tmp.replace(folder / name)
     return name
 

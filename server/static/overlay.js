@@ -17,17 +17,26 @@
     var scores = DC.$("scores");
     if (scores) {
       DC.clear(scores);
-      DC.setText("scores-label", "Round " + r.number + (ended ? " · over" : "") + " · scoreboard");
-      DC.setText("round-result", ended ? (res.winner ? "Winner: " + res.winner : "No winner") + ((res.tied || []).length > 1 ? " (tie: " + res.tied.join(", ") + ")" : "") : "");
+      var fin = s.scoreboard.final, winners = fin ? fin.winners : [];
+      DC.setText("scores-label", fin ? "Final scores" : "Round " + r.number + (ended ? " · over" : "") + " · scoreboard");
+      if (fin) DC.setText("round-result", winners.length ? "Game over · " + (winners.length > 1 ? "tie: " + winners.join(", ") : "winner: " + winners[0]) : "Game over");
+      else DC.setText("round-result", ended ? (res.winner ? "Winner: " + res.winner : "No winner") + ((res.tied || []).length > 1 ? " (tie: " + res.tied.join(", ") + ")" : "") : "");
       scores.appendChild(DC.el("tr", {}, [DC.el("th", { text: "" }), DC.el("th", { text: ended ? "Pips" : "Tiles" }), DC.el("th", { text: "Round" }), DC.el("th", { text: "Total" })]));
       var sb = s.scoreboard;
       sb.columns.forEach(function (name) {
         var p = s.players.filter(function (x) { return x.name === name; })[0];
         var middle = p ? (ended ? (p.pip_total === null || p.pip_total === undefined ? "" : String(p.pip_total)) : (p.tiles === null ? "–" : String(p.tiles))) : "";
         var pts = ended && res.points && res.points[name] !== undefined ? String(res.points[name]) : "";
-        scores.appendChild(DC.el("tr", { class: ended && res.winner === name ? "winner" : "" }, [DC.el("td", { text: name }), DC.el("td", { class: "num", text: middle }),
+        var won = fin ? winners.indexOf(name) >= 0 : ended && res.winner === name;
+        scores.appendChild(DC.el("tr", { class: won ? "winner" : "" }, [DC.el("td", { text: name }), DC.el("td", { class: "num", text: middle }),
           DC.el("td", { class: "num", text: pts }), DC.el("td", { class: "num", text: String(sb.totals[name]) })]));
       });
+    }
+    var last = DC.$("last-event");
+    if (last) {
+      var latest = (r.table.events || [])[0];
+      DC.$("events-panel").hidden = !latest;
+      last.textContent = latest ? latest.text : "";
     }
     document.body.setAttribute("data-version", String(s.version));
   }

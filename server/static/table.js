@@ -24,6 +24,8 @@
       lines.appendChild(DC.el("li", { text: l.name + ": open end " + l.open_end + (l.owner ? " (train of " + l.owner + (l.marked ? ", marked" : "") + ")" : "") }));
     });
     DC.setText("warnings", ((r.table.scene || {}).warnings || []).join("; "));
+    DC.$("lines-note").hidden = !r.lines_by_hand;
+    renderTableEvents(r.table.events || []);
     var body = DC.clear(DC.$("players"));
     s.players.forEach(function (p) {
       var status = p.hand_submitted ? "hand in" : "waiting for hand";
@@ -63,7 +65,28 @@
       if (!s.players.some(function (p) { return p.name === name; })) rows.appendChild(DC.el("tr", {}, [DC.el("td", { text: name }), DC.el("td"), DC.el("td"), DC.el("td", { class: "points", text: String(res.points[name]) })]));
     });
   }
+  /* The live camera's latest confirmed changes (newest first), as the tracker words them. */
+  function renderTableEvents(events) {
+    DC.$("table-events-box").hidden = !events.length;
+    var list = DC.clear(DC.$("table-events"));
+    events.forEach(function (e) {
+      var when = new Date(e.time * 1000).toLocaleTimeString();
+      list.appendChild(DC.el("li", { "data-event": e.id, class: "event-" + e.kind, text: when + " · " + e.text }));
+    });
+  }
+  function renderGameEnd(sb) {
+    var end = sb.end, finalNode = DC.$("final");
+    var text = "";
+    if (end && end.end === "descending-doubles") text = "Round " + Math.min(end.rounds_played + 1, end.planned_rounds) + " of " + end.planned_rounds + " · lowest total wins";
+    else if (end && end.end === "target") text = "Played to " + end.target + " points · " + (end.lower_wins ? "lowest" : "highest") + " total wins";
+    DC.setText("game-end", text);
+    finalNode.hidden = !sb.final;
+    finalNode.textContent = sb.final ? sb.final.text : "";
+    var next = DC.$("new-round");
+    if (next) next.hidden = !!sb.final;
+  }
   function renderScoreboard(sb) {
+    renderGameEnd(sb);
     var box = DC.clear(DC.$("scoreboard"));
     var table = DC.el("table", { id: "scoreboard-table" });
     var head = DC.el("tr", {}, [DC.el("th", { text: "Round" })]);
@@ -75,7 +98,8 @@
       table.appendChild(tr);
     });
     var total = DC.el("tr", { class: "total" }, [DC.el("th", { text: "Total" })]);
-    sb.columns.forEach(function (c) { total.appendChild(DC.el("th", { "data-total": c, text: String(sb.totals[c]) })); });
+    var winners = (sb.final || {}).winners || [];
+    sb.columns.forEach(function (c) { total.appendChild(DC.el("th", { "data-total": c, class: winners.indexOf(c) >= 0 ? "winner" : "", text: String(sb.totals[c]) })); });
     table.appendChild(total);
     box.appendChild(table);
   }
@@ -89,7 +113,7 @@
     var snap = DC.$("camera-snapshot"); if (snap) snap.hidden = false;
     setInterval(function () {
       fetch("/api/camera").then(function (r) { return r.json(); }).then(function (c) {
-        DC.setText("camera-state", c.state === "live" ? "(live)" : "(" + c.state + ": " + c.message + ")");
+        DC.setText("camera-state", "(" + c.text + ")");
       });
     }, 3000);
   });

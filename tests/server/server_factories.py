@@ -1,7 +1,10 @@
-"""Helpers for the dashboard tests: the admin token, a stand-in photo reader, test photos."""
+"""Helpers for the dashboard tests: the admin token, stand-in photo readers, test photos,
+photos rendered by dominosynth and what the real vision runtime reads in them."""
 
 from __future__ import annotations
 
+import functools
+import json
 import struct
 import zlib
 from typing import Any
@@ -193,3 +196,110 @@ class ThreadedServer:
     def close(self) -> None:
         self.server.shutdown()
         self.thread.join(10)
+
+
+# A tile on the table of `TableScript`: 80 x 40 px, lying left to right.
+TILE_LENGTH, TILE_WIDTH = 80.0, 40.0
+
+
+def row_box(x: float, y: float = 100.0) -> list[list[float]]:
+    """Corners of a tile lying left to right at (x, y) (top-left), half 0 at the left end
+    (vision.geometry's order: the short edge of half 0 first, clockwise on screen)."""
+    right = x + TILE_LENGTH
+    return [[x, y + TILE_WIDTH], [x, y], [right, y], [right, y + TILE_WIDTH]]
+
+
+class TableScript:
+    """A stand-in reader for camera frames (never used by product code): each frame shows the
+    tiles the test has put in `tiles`, read with certainty.
+
+    `tiles` maps a name to ((a, b), x): a tile lying at x in one row, showing a on its left
+    half and b on its right, so (0, 3) at 40 and (3, 5) at 124 make a line 0-3|3-5. The
+    tracker that follows the frames (`vision.track`) and the layout it rebuilds are the real
+    ones; only the pixels-to-tiles step is scripted.
+    """
+
+    def __init__(self) -> None:
+        self.tiles: dict[str, tuple[tuple[int, int], float]] = {}
+
+    def __call__(self, pixels: np.ndarray, kind: str, set_max: int) -> dict[str, Any]:
+        h, w = pixels.shape[:2]
+        tiles = [
+            {
+                "id": i,
+                "face": "up",
+                "pips": list(pips),
+                "corners": row_box(x),
+                "confidence": 0.95,
+                "pip_confidence": [0.99, 0.99],
+            }
+            for i, (pips, x) in enumerate(self.tiles.values())
+        ]
+        return {
+            "image": {"width": w, "height": h},
+            "tiles": tiles,
+            "layout": {"lines": [], "open_ends": []},
+            "warnings": [],
+        }
+
+
+# --- real photos, read by the real runtime ---------------------------------------------------
+
+# The seed of the photos the end-to-end tests render (any seed works: the tests read the
+# photos with the real runtime instead of assuming what the models see).
+PHOTO_SEED = 6
+
+
+def rendered_photo(kind: str, index: int, seed: int = PHOTO_SEED, set_max: int = 6) -> bytes:
+    """A 1280x720 JPEG photo rendered by dominosynth from (seed, index), as a phone sends it.
+
+    dominosynth's `clean` configuration (no clutter, no camera effects), narrowed to what a
+    block game shows: a table photo (`kind="table"`) holds one played line of 6 to 10 tiles
+    (plus loose tiles), a hand photo (`kind="hand"`) 3 to 6 tiles.
+    """
+    import dataclasses
+
+    from dominosynth.config import CONFIGS
+    from dominosynth.generate import Job, make_sample
+
+    config = dataclasses.replace(
+        CONFIGS["clean"],
+        name="server-tests",
+        variant_weights=(1.0, 0.0, 0.0, 0.0, 0.0),  # line, spinner, mexican, chicken, scatter
+        layout_tiles=(6, 10),
+        hand_tiles=(3, 6),
+    )
+    job = Job("/nonexistent", index, seed, 1280, 720, kind, set_max, "val", config)
+    return make_sample(job)[0]
+
+
+@functools.lru_cache(maxsize=1)
+def _bundled_models() -> Any:
+    from vision import pipeline
+
+    return pipeline.load_models()
+
+
+def runtime_scene(
+    photo: bytes, kind: str, set_max: int, variant: str = "block", players: int = 2
+) -> dict[str, Any]:
+    """Scene JSON of a photo as the real vision runtime reads it with the bundled models
+    (`vision.pipeline.read_image`), independently of the server: what its pages must show.
+
+    A table photo's layout is rebuilt for the game (`vision.layout.game_layout_config` of
+    the variant and the number of players); a hand photo gets no layout.
+    """
+    from vision import image_io, pipeline
+    from vision.layout import game_layout_config
+
+    models = _bundled_models()
+    table = kind == "table"
+    scene = pipeline.read_image(
+        image_io.decode_image(photo),
+        models.detector,
+        models.reader,
+        set_max=set_max,
+        with_layout=table,
+        layout_config=game_layout_config(variant, players) if table else None,
+    )
+    return json.loads(scene.to_json())

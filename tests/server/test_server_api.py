@@ -7,7 +7,7 @@ import json
 import pytest
 from server_factories import ADMIN, jpeg_bytes
 
-from server import engine
+from server import engine, storage
 
 
 def _gid(game) -> int:
@@ -31,7 +31,7 @@ def _hand(client, token, tiles):
 
 
 def test_public_endpoints(client, game) -> None:
-    assert client.get("/api/health").json["schema_version"] == 1
+    assert client.get("/api/health").json["schema_version"] == storage.SCHEMA_VERSION
     variants = client.get("/api/variants").json
     assert "block" in variants["variants"] and "mexican-train" in variants["variants"]
     assert variants["schema"]["tie"]["kind"] == "choice"
@@ -370,3 +370,27 @@ def test_camera_endpoints_without_camera(client, game) -> None:
     assert client.get("/api/camera/frame.jpg").status_code == 503
     r = client.post(f"/api/games/{_gid(game)}/rounds/current/table/camera", headers=ADMIN)
     assert r.status_code == 503 and "camera" in r.json["error"]
+
+
+@pytest.mark.parametrize(
+    ("variant", "kind"),
+    [
+        ("block", "line"),
+        ("all-fives", "spinner"),
+        ("mexican-train", "mexican"),
+        ("chicken-foot", "chicken"),
+    ],
+)
+def test_a_table_photo_is_laid_out_as_the_games_variant(make_app, variant, kind) -> None:
+    # The bundled models read the photo; the game's variant picks the layout kind.
+    client = make_app(SCENE_PROVIDER=None).test_client()
+    body = {"variant": variant, "set": 12, "players": ["A", "B", "C"]}
+    gid = client.post("/api/games", json=body, headers=ADMIN).json["game"]["id"]
+    r = client.post(
+        f"/api/games/{gid}/rounds/current/table",
+        data=jpeg_bytes(),
+        content_type="image/jpeg",
+        headers=ADMIN,
+    )
+    assert r.status_code == 201, r.json
+    assert r.json["scene"]["layout"]["kind"] == kind

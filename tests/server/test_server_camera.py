@@ -1,13 +1,18 @@
-"""The live camera loop: one capture and inference for many readers, reconnects, occlusion."""
+"""The live camera loop: one capture and inference for many readers, reconnects, occlusion,
+and a synthetic game video played into the dashboard through the bundled models."""
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import threading
 import time
 
 import numpy as np
+from server_factories import ADMIN
 
-from server.camera import CameraLoop, hold_occluded
+from dominosynth.video import VIDEO_CONFIG, VideoSpec, write_video
+from server.camera import CameraLoop, hold_occluded, start_camera, status_text
 
 
 class FlakyCapture:
@@ -103,3 +108,113 @@ def test_a_momentarily_hidden_tile_does_not_vanish() -> None:
     scene, t = hold_occluded(scene, t, one, 12.0, 2.0)
     scene, t = hold_occluded(scene, t, one, 14.0, 2.0)  # gone for longer: really removed
     assert scene is one
+
+
+class Device:
+    """A stand-in camera device: the first opening sends `frames` frames, then the stream stops
+    (the camera dropped) and it stays unplugged until `plugged` is set; then it streams on."""
+
+    def __init__(self, frames: int) -> None:
+        self.frames = frames
+        self.plugged = threading.Event()
+        self.plugged.set()
+        self.opened = 0
+
+    def open(self, _source: object) -> FlakyCapture:
+        if not self.plugged.is_set():
+
+            class Unplugged(FlakyCapture):
+                def isOpened(self) -> bool:
+                    return False
+
+            return Unplugged(0)
+        self.opened += 1
+        if self.opened == 1:
+            self.plugged.clear()
+            return FlakyCapture(self.frames)
+        return FlakyCapture(10**9)
+
+
+def test_the_page_says_the_camera_dropped_and_that_it_reconnected(app, client, game) -> None:
+    device = Device(frames=5)
+    app.config["CAMERA"] = "0"
+    loop = start_camera(app, opener=device.open)
+    page = f"/games/{game['game']['id']}"
+    try:
+        assert _wait(lambda: loop.status()["state"] == "reconnecting")
+        status = client.get("/api/camera").json
+        assert status["text"].startswith("camera dropped (")
+        assert status["last_drop"]["message"] in (
+            "the camera stopped sending frames",
+            "cannot open the camera",
+        )
+        assert "camera dropped" in client.get(page).get_data(as_text=True)
+        device.plugged.set()
+        assert _wait(lambda: loop.status()["state"] == "live" and device.opened == 2, 10.0)
+        text = client.get("/api/camera").json["text"]
+        assert text.startswith("live (reconnected after ")
+        assert "reconnected after" in client.get(page).get_data(as_text=True)
+        assert client.get("/api/health").json["camera"]["reconnects"] >= 1
+    finally:
+        loop.stop()
+    assert status_text(loop.status()) == "stopped"
+
+
+# A two-tile game at 320x180, 9 frames: small enough for the bundled models in a few seconds.
+TINY_GAME = VideoSpec(
+    width=320,
+    height=180,
+    lead_in=0,
+    move_gap=(1, 1),
+    reach=(1, 1),
+    withdraw=(1, 1),
+    tail=5,
+    pass_p=0.0,
+    config=dataclasses.replace(VIDEO_CONFIG, layout_tiles=(2.0, 2.0), distractors=(0.0, 0.0)),
+)
+TINY_GAME_SEED = 5  # a Mexican Train table whose two tiles the bundled models read
+VARIANT_OF_KIND = {
+    "line": "block",
+    "spinner": "all-fives",
+    "mexican": "mexican-train",
+    "chicken": "chicken-foot",
+}
+
+
+def test_a_game_video_through_the_camera_loop_reaches_the_store_and_the_stream(
+    make_app, tmp_path
+) -> None:
+    card = write_video(tmp_path / "video", TINY_GAME_SEED, TINY_GAME)
+    assert card["variant"] == "mexican" and card["tiles"] == 2
+    # The bundled models read the frames (no SCENE_PROVIDER); every frame is inferred.
+    app = make_app(SCENE_PROVIDER=None, CAMERA_INFER_INTERVAL_S=0.1)
+    client = app.test_client()
+    body = {"variant": VARIANT_OF_KIND[card["variant"]], "set": 12, "players": ["A", "B"]}
+    gid = client.post("/api/games", json=body, headers=ADMIN).json["game"]["id"]
+    stream = client.get(f"/api/events?game={gid}&max_s=30", buffered=False)
+    chunks = iter(stream.response)
+    assert next(chunks).startswith(b"retry:")
+    app.config["CAMERA"] = str(tmp_path / "video" / "video.mp4")
+    loop = start_camera(app)
+    pushed: list[dict] = []
+    try:
+        # Pushed over SSE as the camera confirms them (the stream wakes on each write).
+        for chunk in chunks:
+            text = chunk.decode()
+            if text.startswith("id:"):
+                state = json.loads(text.split("data: ", 1)[1])
+                pushed = state["round"]["table"]["events"]
+                if pushed:
+                    break
+        assert loop.status()["state"] == "live", loop.status()
+    finally:
+        loop.stop()
+        stream.close()
+    assert pushed and all(e["kind"] == "added" for e in pushed)
+    stored = client.get(f"/api/games/{gid}/rounds/current/table/events").json["events"]
+    assert {e["id"] for e in pushed} <= {e["id"] for e in stored}
+    assert all("played" in e["text"] for e in stored)
+    rnd = client.get(f"/api/games/{gid}/state").json["round"]
+    # The game's variant reached the camera's layout; the frame is the table picture.
+    assert rnd["table"]["scene"]["layout"]["kind"] == "mexican"
+    assert client.get(rnd["table"]["image"]).mimetype == "image/jpeg"

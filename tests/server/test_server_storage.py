@@ -44,3 +44,36 @@ def test_database_path() -> None:
     assert storage.database_path("plain.db") == "plain.db"
     with pytest.raises(UserInputError, match="unsupported"):
         storage.database_path("postgres://host/db")
+
+
+def test_a_first_schema_database_opens_and_upgrades(tmp_path) -> None:
+    """A database written before camera events (schema 1) keeps its games and gains them."""
+    from server import create_app
+
+    path = tmp_path / "old.sqlite3"
+    conn = storage.connect(str(path))
+    storage.migrate(conn, storage.MIGRATIONS[:1])
+    conn.execute(
+        "INSERT INTO games (name, variant, rules, set_max, created_at) "
+        "VALUES ('Old night', 'block', '{}', 6, 0)"
+    )
+    for seat, name in enumerate(("Ana", "Ben")):
+        conn.execute(
+            "INSERT INTO players (game_id, seat, name, salt) VALUES (1, ?, ?, 'salt')",
+            (seat, name),
+        )
+    conn.execute(
+        "INSERT INTO rounds (game_id, number, layout, started_at) VALUES (1, 1, ?, 0)",
+        ('[{"name": "main", "open_end": 3}]',),
+    )
+    conn.close()
+
+    app = create_app(
+        {"TESTING": True, "DATABASE": str(path), "ADMIN_TOKEN": "t", "SECRET_KEY": "k"}
+    )
+    client = app.test_client()
+    assert client.get("/api/health").json["schema_version"] == storage.SCHEMA_VERSION == 2
+    rnd = client.get("/api/games/1/state").json["round"]
+    assert rnd["lines"] == [{"name": "main", "open_end": 3}] and not rnd["lines_by_hand"]
+    assert rnd["table"]["events"] == []
+    assert client.get("/api/games/1/rounds/current/table/events").json["events"] == []
