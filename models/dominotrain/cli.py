@@ -25,6 +25,16 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _fraction(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"must lie between 0 and 1, got {value}")
+    return value
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the training-side subcommands."""
     train = subparsers.add_parser(
@@ -120,6 +130,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     evaluate.add_argument("--limit", type=_positive_int, help="at most this many images per set")
     evaluate.add_argument("--out", help="folder for eval.json and the PNGs (default runs/eval)")
     evaluate.add_argument("--threads", type=_positive_int, help="onnxruntime threads")
+    evaluate.add_argument(
+        "--conf", type=_fraction, help="detector confidence threshold (default: `read`'s)"
+    )
+    evaluate.add_argument(
+        "--iou", type=_fraction, help="detector rotated-NMS IoU threshold (default: `read`'s)"
+    )
     evaluate.add_argument("--json", action="store_true", help="print the JSON instead of a table")
     evaluate.set_defaults(func=cmd_eval)
 
@@ -261,6 +277,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         limit=args.limit,
         threads=args.threads,
         quiet=args.json,
+        conf=args.conf,
+        iou=args.iou,
     )
     models = results.pop("_models")
     out = Path(args.out) if args.out else PROJECT_ROOT / "runs" / "eval"

@@ -18,7 +18,9 @@ Sets and how each figure is defined (every figure is k of n with a Wilson 95% in
   the same photo reads as two hits. Reading is scored by pairing the read face-up tiles with
   the labelled ones (an assignment maximising exact tiles, then correct halves): per-half and
   exact-tile accuracy over the pairs (upper bounds too), exact tiles of all labelled end to
-  end, exact pip total and face-down count per photo.
+  end, exact pip total and face-down count per photo. `open_ends`: of the photos whose labels
+  hold played lines, those whose rebuilt layout (`vision.layout`, as `read` rebuilds it) has
+  exactly the labelled open ends (as a multiset), whatever the detector missed on the way.
 * `realval_tiles` (`realval/tiles`): one tile per crop; the pipeline runs on the whole crop.
   Found = at least one face-up detection; the most confident one is read. Precision counts
   extra boxes as false. Half and tile accuracy over crops where the tile was found.
@@ -211,9 +213,14 @@ def score_boxed_image(
 
 
 def score_scene_photo(
-    result: SetResult, path: str, label: dict, predictions: list[Prediction]
+    result: SetResult,
+    path: str,
+    label: dict,
+    predictions: list[Prediction],
+    open_ends: Iterable[int] = (),
 ) -> None:
-    """Score one real scene photo against its identity labels (no boxes; module docstring)."""
+    """Score one real scene photo against its identity labels (no boxes; module docstring);
+    `open_ends` are those of the layout rebuilt from the photo."""
     truth_up = [tile_key(p) for p in label.get("face_up", [])]
     truth_down = int(label.get("face_down", 0))
     excluded = len(label.get("excluded", []) or [])
@@ -258,6 +265,12 @@ def score_scene_photo(
         problems.append(f"face down {read_down} (true {truth_down})")
     if found != labelled:
         problems.append(f"{found} boxes for {labelled} tiles")
+    true_ends = sorted(v for line in label.get("lines") or [] for v in line["open_ends"])
+    if true_ends:
+        read_ends = sorted(open_ends)
+        result.add("open_ends", read_ends == true_ends, 1)
+        if read_ends != true_ends:
+            problems.append(f"open ends {read_ends} (true {true_ends})")
     if problems or true_total != read_total:
         problems.insert(0, f"pip total {read_total} (true {true_total})")
         severity = len(problems) - 1 + (true_total != read_total)
@@ -413,7 +426,7 @@ def eval_realval_scenes(models, root: Path, limit: int | None, quiet: bool) -> S
     for label in _progress(labels, "real scenes", quiet):
         path = root / "scenes" / label["image"]
         scene = read_image(load_image(path), models.detector, models.reader, _set_max(label["set"]))
-        score_scene_photo(result, str(path), label, _predictions(scene))
+        score_scene_photo(result, str(path), label, _predictions(scene), scene.layout.open_ends)
     result.seconds = time.perf_counter() - start
     return result
 
@@ -523,8 +536,11 @@ def load_eval_models(
     detector: str | None = None,
     reader: str | None = None,
     threads: int | None = None,
+    conf: float | None = None,
+    iou: float | None = None,
 ) -> EvalModels:
-    """Open only the models that `sets` run (`SET_MODELS`), with `dominocam read`'s defaults.
+    """Open only the models that `sets` run (`SET_MODELS`), with `dominocam read`'s defaults
+    unless `conf` / `iou` (the detector's thresholds) are given.
 
     Raises:
         UserInputError: a needed model file is missing or unreadable.
@@ -536,7 +552,10 @@ def load_eval_models(
     kinds = {kind for s in sets for kind in SET_MODELS[s]}
     models = EvalModels()
     if "detector" in kinds:
-        models.detector = Detector(resolve_model_path("detector", detector), threads=threads)
+        thresholds = {k: v for k, v in (("conf", conf), ("iou", iou)) if v is not None}
+        models.detector = Detector(
+            resolve_model_path("detector", detector), threads=threads, **thresholds
+        )
     if "reader" in kinds:
         models.reader = Reader(resolve_model_path("reader", reader), threads=threads)
     return models
@@ -551,6 +570,8 @@ def run_eval(
     limit: int | None = None,
     threads: int | None = None,
     quiet: bool = False,
+    conf: float | None = None,
+    iou: float | None = None,
 ) -> dict[str, SetResult]:
     """Evaluate the runtime on the chosen sets; returns the results by set name, and the
     `EvalModels` under "_models"."""
@@ -568,7 +589,7 @@ def run_eval(
         raise UserInputError(
             f"nothing to evaluate: set(s) {', '.join(sorted(wanted))} need {flags}"
         )
-    models = load_eval_models(running, detector, reader, threads)
+    models = load_eval_models(running, detector, reader, threads, conf, iou)
     evaluators = {
         "synthetic": (eval_synthetic, synthetic),
         "synthetic_halves": (eval_synthetic_halves, synthetic),
@@ -595,6 +616,8 @@ def describe_models(models: EvalModels) -> dict:
             continue
         path = Path(model.path)
         out[kind] = {"path": str(path), "sha256": sha256(path), "bytes": path.stat().st_size}
+        if kind == "detector":  # the thresholds change every detection figure
+            out[kind].update(conf=model.conf, iou=model.iou)
     return out
 
 

@@ -110,3 +110,19 @@ def test_eval_command_on_reader_sets_reports_only_the_reader(
     report = json.loads((out / "eval.json").read_text())
     assert list(report["models"]) == ["reader"]
     assert list(report["sets"]) == ["realval_halves"]
+
+
+def test_detector_thresholds_reach_the_detector_and_the_report() -> None:
+    from dominotrain.evaluate import describe_models, load_eval_models
+
+    models = load_eval_models(["realval_scenes"], conf=0.4, iou=0.3)
+    assert (models.detector.conf, models.detector.iou) == (0.4, 0.3)
+    assert describe_models(models)["detector"]["iou"] == 0.3
+
+
+@pytest.mark.parametrize("flag", ["--conf", "--iou"])
+def test_a_threshold_outside_0_1_is_refused(flag, realval, capsys) -> None:
+    with pytest.raises(SystemExit) as stop:
+        dominocam.cli.main(["eval", "--realval", str(realval), flag, "1.5"])
+    assert stop.value.code == 2
+    assert "between 0 and 1" in capsys.readouterr().err

@@ -132,6 +132,23 @@ def test_scene_photo_missing_tiles():
     assert c["tile_accuracy_end_to_end"] == (1, 2)
 
 
+def test_scene_photo_open_ends_only_where_lines_are_labelled():
+    lines = [
+        {"tiles": [[2, 3], [3, 5]], "open_ends": [2, 5]},
+        {"tiles": [[1, 1]], "open_ends": [1, 1]},
+    ]
+    label = {"face_up": [[2, 3], [3, 5], [1, 1]], "face_down": 0, "lines": lines}
+    preds = [up((2, 3)), up((3, 5)), up((1, 1))]
+    right, wrong, none = (SetResult("realval_scenes") for _ in range(3))
+    score_scene_photo(right, "s.jpg", label, preds, [5, 1, 2, 1])  # a multiset, any order
+    score_scene_photo(wrong, "s.jpg", label, preds, [2, 5])
+    score_scene_photo(none, "s.jpg", {**label, "lines": []}, preds, [2, 5])
+    assert counts(right)["open_ends"] == (1, 1)
+    assert counts(wrong)["open_ends"] == (0, 1)
+    assert any("open ends [2, 5] (true [1, 1, 2, 5])" in x for x in wrong.failures[0].lines)
+    assert "open_ends" not in counts(none)
+
+
 def test_tile_crop_cases():
     result = SetResult("realval_tiles")
     score_tile_crop(result, "t1.jpg", (2, 5), [up((5, 2), conf=0.8), up((1, 1), 100, conf=0.3)])

@@ -1,5 +1,12 @@
-"""End to end in Debian's chromium (headless, driven by playwright): set up a game, upload a
-table photo and two hand photos, correct them, propose a block, read winner and points.
+"""End to end in Debian's chromium (headless, driven by playwright), with the real vision
+runtime and the bundled models: set up a game, upload a rendered table photo and two rendered
+hand photos, correct them, propose a block, read winner and points.
+
+The photos are rendered by dominosynth at a fixed seed. The models are not perfect, so the
+test never assumes what they see: it reads the same photos with `vision.pipeline` itself to
+know what the pages must show, drives the corrections to a known state through the pages, and
+judges that state with the rules engine to know the verdict, winner and points the pages must
+show.
 
 Screenshots are kept in $DOMINOCAM_ARTIFACTS (default: this test's tmp dir); with
 DOMINOCAM_UPDATE_SCREENSHOTS=1 they also replace docs/screenshots/. Install the browser with
@@ -11,9 +18,15 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
-from server_factories import ADMIN_TOKEN, ThreadedServer, fake_scene, jpeg_bytes
+from server_factories import ADMIN_TOKEN, ThreadedServer, rendered_photo, runtime_scene
+
+import rules
+from dominocam.scene_state import hand_tiles, layout_lines
+from server import game as server_game
+from server.db import get_db
 
 CHROMIUM = os.environ.get("DOMINOCAM_CHROMIUM", "/usr/bin/chromium")
 ARGS = [
@@ -26,6 +39,8 @@ ARGS = [
     "--disable-sync",
 ]
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+SET_MAX = 6
+TIMEOUT_MS = 15000
 
 
 @pytest.fixture
@@ -39,42 +54,135 @@ def browser():
         browser.close()
 
 
+def _tile_text(pips: list[int]) -> str:
+    return f"{pips[0]}-{pips[1]}"
+
+
+def _ends_text(ends: list[int]) -> str:
+    """How the table page writes open ends."""
+    return ", ".join(map(str, ends)) if ends else "none"
+
+
+def _table_correction(scene: dict[str, Any]) -> tuple[int, int, list[int]]:
+    """The correction the test makes on the runtime's table: (tile, k, open ends after it).
+
+    The end tile of the longest line is set to the double k-k (a double nobody read on the
+    table), so that line's open end becomes k; the other lines keep theirs.
+    """
+    lines = [
+        line
+        for line in scene["layout"]["lines"]
+        if isinstance((line.get("open_end") or {}).get("value"), int)
+    ]
+    assert lines, "the bundled models read no line on the rendered table photo"
+    longest = max(lines, key=lambda line: len(line["tiles"]))
+    tile = longest["open_end"]["tile"]
+    doubles = {t["pips"][0] for t in scene["tiles"] if t["pips"] and t["pips"][0] == t["pips"][1]}
+    k = next((v for v in range(SET_MAX, -1, -1) if v not in doubles), SET_MAX)
+    ends = [k if line["open_end"]["tile"] == tile else line["open_end"]["value"] for line in lines]
+    return tile, k, ends
+
+
+# A point of a tile's outline that no other outline covers, in viewport pixels: the models may
+# find boxes that overlap, and a person clicks the part of the tile they can reach.
+VISIBLE_POINT_JS = """id => {
+  const poly = document.querySelector(`#scene-wrap polygon[data-tile='${id}']`);
+  poly.scrollIntoView({block: "center"});
+  const ctm = poly.getScreenCTM(), corners = Array.from(poly.points);
+  const cx = corners.reduce((s, p) => s + p.x, 0) / 4;
+  const cy = corners.reduce((s, p) => s + p.y, 0) / 4;
+  for (const t of [0, 0.3, 0.5, 0.7, 0.85]) {
+    for (const c of corners) {
+      const pt = new DOMPoint(cx + t * (c.x - cx), cy + t * (c.y - cy)).matrixTransform(ctm);
+      if (document.elementFromPoint(pt.x, pt.y) === poly) return [pt.x, pt.y];
+    }
+  }
+  return null;
+}"""
+
+
+def _click_tile(page, tile: int) -> None:
+    point = page.evaluate(VISIBLE_POINT_JS, tile)
+    assert point, f"tile {tile} is covered by other outlines: it cannot be clicked"
+    page.mouse.click(*point)
+
+
+def _hand_page_tiles(hand) -> list[list[int]]:
+    values = hand.locator("li.hand-tile input").evaluate_all("els => els.map(e => e.value)")
+    return [[int(a), int(b)] for a, b in zip(values[::2], values[1::2], strict=True)]
+
+
+def _svg_labels(page) -> list[str]:
+    return sorted(page.locator("#scene-wrap svg text").all_text_contents())
+
+
 @pytest.mark.slow
 def test_game_night_in_a_browser(browser, make_app, tmp_path) -> None:
+    from playwright.sync_api import expect
+
     shots = Path(os.environ.get("DOMINOCAM_ARTIFACTS") or tmp_path / "screenshots")
     shots.mkdir(parents=True, exist_ok=True)
-    photo = tmp_path / "photo.jpg"
-    photo.write_bytes(jpeg_bytes(1280, 720))
-    server = ThreadedServer(make_app(SCENE_PROVIDER=fake_scene, SSE_MAX_S=30.0))
+
+    # The photos, and what the real runtime reads in them.
+    photos = {"table": rendered_photo("table", 0)}
+    photos.update(Ana=rendered_photo("hand", 1), Ben=rendered_photo("hand", 2))
+    for name, data in photos.items():
+        (tmp_path / f"{name}.jpg").write_bytes(data)
+    table = runtime_scene(photos["table"], "table", SET_MAX, "block", players=2)
+    read_hands = {
+        name: hand_tiles(runtime_scene(photos[name], "hand", SET_MAX)) for name in ("Ana", "Ben")
+    }
+    read_ends = [line["open_end"] for line in layout_lines(table)]
+    tile, k, ends = _table_correction(table)
+
+    # The hands the players correct their photos to: nothing fits an open end, so the block
+    # holds; the rules engine says who wins and how much.
+    free = [v for v in range(SET_MAX + 1) if v not in ends]
+    assert len(free) >= 3, f"open ends {ends} leave too few values for blocked hands"
+    f0, f1, f2 = free[:3]
+    targets = {"Ana": [[f0, f1], [f2, f2]], "Ben": [[f0, f2], [f1, f1]]}
+
+    app = make_app(SSE_MAX_S=30.0)  # no SCENE_PROVIDER: the bundled models read the photos
+    server = ThreadedServer(app)
     url = server.url
     try:
         desk = browser.new_context(viewport={"width": 1366, "height": 900})
         page = desk.new_page()
-        page.set_default_timeout(15000)
+        page.set_default_timeout(TIMEOUT_MS)
+        expect.set_options(timeout=TIMEOUT_MS)
         page.goto(f"{url}/login?next=/setup")
         page.fill("input[name=token]", ADMIN_TOKEN)
         page.click("button[type=submit]")
         page.wait_for_selector("#variant option[value=block]", state="attached")
         page.select_option("#variant", "block")
-        page.select_option("#set", "6")
+        page.select_option("#set", str(SET_MAX))
         page.fill("#players", "Ana\nBen")
         page.click("#create-game")
         page.wait_for_url("**/games/*")
         game_url = page.url
+        game_id = int(game_url.rstrip("/").rsplit("/", 1)[1])
 
-        # The table photo: read, every tile outlined.
-        page.set_input_files("#table-file", str(photo))
-        page.wait_for_selector("#upload-msg.ok")
-        page.wait_for_selector("svg polygon[data-tile='2']", state="attached")
-        assert page.text_content("#open-ends") == "0, 5"
+        # The table photo: every tile the runtime found outlined and labelled, its open ends.
+        page.set_input_files("#table-file", str(tmp_path / "table.jpg"))
+        expect(page.locator("#upload-msg.ok")).to_have_text(f"Read {len(table['tiles'])} tiles.")
+        expect(page.locator("#scene-wrap svg polygon")).to_have_count(len(table["tiles"]))
+        expect(page.locator("#open-ends")).to_have_text(_ends_text(read_ends))
+        expect(page.locator("#face-down")).to_have_text(str(table["face_down"]))
+        up = [t for t in table["tiles"] if t["face"] == "up" and t["pips"]]
+        assert _svg_labels(page) == sorted(_tile_text(t["pips"]) for t in up)
 
-        # Correct tile 0 (read 0-3, really 3-3): the open ends follow.
+        # Correct the end tile of the longest line to k-k: that open end becomes k.
         page.goto(game_url + "/correct")
-        page.click("polygon[data-tile='0']")
-        page.fill("#tile-a", "3")
-        page.fill("#tile-b", "3")
+        page.wait_for_selector(f"polygon[data-tile='{tile}']")
+        _click_tile(page, tile)
+        expect(page.locator("#tile-label")).to_have_text(f"Tile {tile}")
+        page.fill("#tile-a", str(k))
+        page.fill("#tile-b", str(k))
         page.click("#tile-form button[type=submit]")
-        page.wait_for_selector("#msg.ok")
+        expect(page.locator("#msg.ok")).to_have_text(f"Tile {tile} is now {k}-{k}.")
+        page.goto(game_url)
+        expect(page.locator("#open-ends")).to_have_text(_ends_text(ends))
+        expect(page.locator(f"polygon[data-tile='{tile}'].corrected")).to_have_count(1)
 
         # Player links with QR codes.
         page.goto(game_url + "/players")
@@ -87,61 +195,84 @@ def test_game_night_in_a_browser(browser, make_app, tmp_path) -> None:
         }
         page.screenshot(path=str(shots / "players.png"), full_page=True)
 
-        # Two phones: photo, check, correct, save.
+        # Two phones: photo, check what was read, correct to the target hand, save.
         phone = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
-        for name, keep_photo_tiles, extra in (("Ana", True, ""), ("Ben", False, "4-4 2-6")):
+        for name in ("Ana", "Ben"):
+            read, target = read_hands[name], targets[name]
             hand = phone.new_page()
-            hand.set_default_timeout(15000)
+            hand.set_default_timeout(TIMEOUT_MS)
             hand.goto(hrefs[name])
-            hand.set_input_files("#hand-file", str(photo))
-            hand.wait_for_selector("#upload-msg.ok")
-            assert hand.locator("li.hand-tile").count() == 2
-            if not keep_photo_tiles:
-                hand.click("li.hand-tile button")
-                hand.click("li.hand-tile button")
-                hand.fill("#add-tile", extra)
-                hand.click("#add-form button")
+            hand.set_input_files("#hand-file", str(tmp_path / f"{name}.jpg"))
+            expect(hand.locator("#upload-msg.ok")).to_contain_text(f"Found {len(read)} tiles.")
+            expect(hand.locator("li.hand-tile")).to_have_count(len(read))
+            assert _hand_page_tiles(hand) == read
+            pips = sum(a + b for a, b in read)
+            expect(hand.locator("#total")).to_have_text(f"{pips} pips · {len(read)} tiles")
+            # Fix the first tile's halves, remove the others, add what the photo missed.
+            rest = target
+            if read:
+                hand.locator("li.hand-tile").first.locator("input").nth(0).fill(str(target[0][0]))
+                hand.locator("li.hand-tile").first.locator("input").nth(1).fill(str(target[0][1]))
+                rest = target[1:]
+            while hand.locator("li.hand-tile").count() > len(target) - len(rest):
+                hand.locator("li.hand-tile button").last.click()
+            hand.fill("#add-tile", " ".join(map(_tile_text, rest)))
+            hand.click("#add-form button")
+            assert _hand_page_tiles(hand) == target
             hand.click("#save")
-            hand.wait_for_selector("#save-msg.ok")
+            pips = sum(a + b for a, b in target)
+            expect(hand.locator("#save-msg.ok")).to_have_text(
+                f"Saved: {len(target)} tiles, {pips} pips."
+            )
             if name == "Ana":
-                assert "3 pips" in hand.text_content("#total")
                 hand.screenshot(path=str(shots / "phone.png"), full_page=True)
 
-        # Propose the block at the table and read the result.
+        # The state the server judges is the known one; the rules engine gives the verdict.
+        with app.app_context():
+            state = server_game.game_state_for_rules(get_db(), game_id)
+        assert [line["open_end"] for line in state["layout"]["lines"]] == ends
+        assert {p["name"]: p["hand"] for p in state["players"]} == targets
+        assert state["boneyard"] == 0
+        verdict = rules.check(rules.parse_state(dict(state, proposer="Ben"))).to_json()
+        assert verdict["blocked"] and verdict["winner"], verdict
+        winner = verdict["winner"]
+
+        # Propose the block at the table and read the result off the page.
         page.goto(game_url)
         page.wait_for_selector("#proposer option[value=Ben]", state="attached")
         page.select_option("#proposer", "Ben")
         page.click("#propose-block")
-        page.wait_for_function("document.querySelectorAll('#steps li').length === 2")
+        steps = [f"{s['player']} confirms: cannot play" for s in verdict["verification"]]
+        expect(page.locator("#steps li")).to_have_text(steps)
         page.wait_for_selector("#block-result.ok")  # shown after the last confirmation
         page.wait_for_selector("#result-card:not([hidden])")
-        assert page.text_content("#winner").startswith("Winner: Ana")
-        points = page.text_content("#result-rows tr[data-player=Ana] td.points")
-        assert points == "16"
-        assert page.text_content("#scoreboard-table [data-total=Ana]") == "16"
-        assert [li.text_content() for li in page.query_selector_all("#steps li")] == [
-            "Ben confirms: cannot play",
-            "Ana confirms: cannot play",
-        ]
+        assert page.text_content("#winner").startswith(f"Winner: {winner}")
+        for name in ("Ana", "Ben"):
+            row = page.locator(f"#result-rows tr[data-player={name}]")
+            expect(row.locator("td").nth(1)).to_have_text(" ".join(map(_tile_text, targets[name])))
+            expect(row.locator("td.pips")).to_have_text(str(verdict["pip_totals"][name]))
+            points = verdict["points"].get(name)
+            expect(row.locator("td.points")).to_have_text("" if points is None else str(points))
+            total = page.locator(f"#scoreboard-table [data-total={name}]")
+            expect(total).to_have_text(str(points or 0))
         page.screenshot(path=str(shots / "dashboard.png"), full_page=True)
 
         # Ana's phone now shows the revealed hands.
         hand.goto(hrefs["Ana"])
         hand.wait_for_selector("#result:not([hidden])")
-        assert "Winner: Ana" in hand.text_content("#winner")
+        assert f"Winner: {winner}" in hand.text_content("#winner")
 
         # The overlay: transparent 1920x1080.
         obs = browser.new_context(viewport={"width": 1920, "height": 1080})
         overlay = obs.new_page()
         overlay.goto(f"{url}/overlay?show=ends,tiles,scores&corner=br")
-        overlay.wait_for_selector(".end")
-        assert overlay.text_content(".end").startswith("3")
-        overlay.wait_for_function("document.querySelector('#round-result').textContent.length")
-        assert "Ana" in overlay.text_content("#round-result")
+        expect(overlay.locator(".end").first).to_contain_text(str(ends[0]))
+        assert overlay.text_content(".end").startswith(str(ends[0]))
+        expect(overlay.locator("#round-result")).to_contain_text(winner)
         overlay.screenshot(path=str(shots / "overlay.png"), omit_background=True)
         # The polling fallback gives the same picture without EventSource.
         overlay.goto(f"{url}/overlay?show=ends&poll=1")
-        overlay.wait_for_selector(".end")
+        expect(overlay.locator(".end")).to_have_count(len(ends))
     finally:
         server.close()
     if os.environ.get("DOMINOCAM_UPDATE_SCREENSHOTS") == "1":
