@@ -15,6 +15,7 @@
     DC.setText("tile-label", "Tile " + tile.id + (tile.face === "down" ? " (face down)" : ""));
     DC.$("tile-a").value = tile.pips ? tile.pips[0] : "";
     DC.$("tile-b").value = tile.pips ? tile.pips[1] : "";
+    DC.$("tile-pick").value = String(tile.id);
     drawTable();
   }
   function lineRow(line) {
@@ -36,10 +37,28 @@
     state.round.lines.forEach(function (l) { body.appendChild(lineRow(l)); });
     DC.$("boneyard").value = state.round.boneyard;
   }
+  function tiles() { return (state.round.table.scene || {}).tiles || []; }
+  function renderPicker() {
+    // Outlines can overlap (or be too small to tap): the list reaches every tile.
+    var pick = DC.clear(DC.$("tile-pick"));
+    pick.appendChild(DC.el("option", { value: "", text: "(choose a tile)" }));
+    tiles().forEach(function (t) {
+      var text = "Tile " + t.id + ": " + (t.face === "down" ? "face down" : (t.pips ? DC.tileText(t.pips) : "unread"));
+      var o = DC.el("option", { value: String(t.id), text: text });
+      if (selected && selected.id === t.id) o.selected = true;
+      pick.appendChild(o);
+    });
+  }
+  DC.$("tile-pick").addEventListener("change", function (ev) {
+    var id = ev.target.value;
+    var tile = tiles().filter(function (t) { return String(t.id) === id; })[0];
+    if (tile) select(tile);
+  });
   function render(s) {
     state = s;
-    if (selected) selected = ((s.round.table.scene || {}).tiles || []).filter(function (t) { return t.id === selected.id; })[0] || null;
+    if (selected) selected = tiles().filter(function (t) { return t.id === selected.id; })[0] || null;
     if (!selected) DC.$("tile-form").hidden = true;
+    renderPicker();
     drawTable();
     if (!editingLines) renderLines();
   }
