@@ -55,6 +55,11 @@ class Detection:
         return FACE_OF_CLASS.get(self.name)
 
 
+# The covered share of a box that drops it after NMS (`Detector`'s `cover`), chosen on the
+# synthetic validation set (docs/vision.md).
+COVER_THRESHOLD = 0.85
+
+
 def decode_obb_output(
     raw: np.ndarray,
     num_classes: int,
@@ -123,6 +128,8 @@ class Detector:
         threads: onnxruntime intra-op threads; None for all cores.
         agnostic: class-agnostic NMS (default; see `decode_obb_output`).
         max_det: keep at most this many boxes.
+        cover: after NMS, drop a box when this share of it lies inside other boxes (a box
+            straddling two touching tiles; `geometry.suppress_covered`); None keeps them.
     """
 
     def __init__(
@@ -134,9 +141,11 @@ class Detector:
         threads: int | None = None,
         agnostic: bool = True,
         max_det: int = 300,
+        cover: float | None = COVER_THRESHOLD,
     ) -> None:
         self.path = Path(path)
         self.conf, self.iou, self.agnostic, self.max_det = conf, iou, agnostic, max_det
+        self.cover = cover
         self.session = open_session(self.path, threads)
         meta = metadata(self.session)
         self.names = parse_names(meta, self.path)
@@ -192,6 +201,9 @@ class Detector:
             return []
         corners = transform.to_source(geometry.xywhr_to_corners(xywhr))
         corners = geometry.order_corners(corners)
+        if self.cover is not None:
+            kept = geometry.suppress_covered(corners, scores, self.cover)
+            corners, scores, classes = corners[kept], scores[kept], classes[kept]
         return [
             Detection(corners=c, score=s, class_id=k, name=self.names.get(int(k), str(k)))
             for c, s, k in zip(corners, scores, classes, strict=True)

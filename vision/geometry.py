@@ -351,6 +351,57 @@ def nms_rotated(
     return order[np.array(keep, dtype=np.int64)]
 
 
+def box_sample_points(corners: np.ndarray, per_side: int = 10) -> np.ndarray:
+    """A per_side x per_side grid of points at cell centres inside each box: (N, P, 2)."""
+    c = np.asarray(corners, dtype=np.float64).reshape(-1, 4, 2)
+    t = (np.arange(per_side) + 0.5) / per_side
+    u, v = (g.reshape(-1) for g in np.meshgrid(t, t, indexing="ij"))
+    e1, e3 = c[:, 1] - c[:, 0], c[:, 3] - c[:, 0]
+    return c[:, None, 0] + u[None, :, None] * e1[:, None] + v[None, :, None] * e3[:, None]
+
+
+def points_inside_boxes(points: np.ndarray, corners: np.ndarray) -> np.ndarray:
+    """inside[i, j, p]: point p of set i lies in box j. points (N, P, 2), corners (M, 4, 2)
+    in corner order (a parallelogram spanned by corner 1 - 0 and corner 3 - 0)."""
+    c = np.asarray(corners, dtype=np.float64).reshape(-1, 4, 2)
+    e1, e3 = c[:, 1] - c[:, 0], c[:, 3] - c[:, 0]
+    d = points[:, None, :, :] - c[None, :, None, 0]  # (N, M, P, 2)
+    a = np.einsum("nmpk,mk->nmp", d, e1) / np.einsum("mk,mk->m", e1, e1)[None, :, None]
+    b = np.einsum("nmpk,mk->nmp", d, e3) / np.einsum("mk,mk->m", e3, e3)[None, :, None]
+    return (a >= 0) & (a <= 1) & (b >= 0) & (b <= 1)
+
+
+def suppress_covered(
+    corners: np.ndarray, scores: np.ndarray, threshold: float = 0.85, per_side: int = 10
+) -> np.ndarray:
+    """Drop boxes that other boxes cover: indices of the boxes kept, in their given order.
+
+    Tiles lie side by side, so a box that straddles two touching tiles (half of each) has a
+    small IoU with either and survives NMS, yet together the two tiles' boxes cover it. While
+    some box has at least `threshold` of its area inside the union of the other kept boxes,
+    the least confident such box goes (one at a time, so of two boxes that cover each other
+    the better one stays). Stacked tiles, which overlap partly, are not covered that much.
+
+    Args:
+        corners: (N, 4, 2) boxes in corner order. scores: (N,) confidences.
+        threshold: the covered share of a box's area (sampled on a grid) that drops it.
+        per_side: grid points per side of each box.
+    """
+    n = len(scores)
+    if n < 2:
+        return np.arange(n)
+    inside = points_inside_boxes(box_sample_points(corners, per_side), corners)
+    inside[np.arange(n), np.arange(n)] = False
+    alive = np.ones(n, dtype=bool)
+    scores = np.asarray(scores, dtype=np.float64)
+    while True:
+        covered = (inside & alive[None, :, None]).any(axis=1).mean(axis=1)
+        candidates = np.flatnonzero(alive & (covered >= threshold))
+        if candidates.size == 0:
+            return np.flatnonzero(alive)
+        alive[candidates[np.argmin(scores[candidates])]] = False
+
+
 def box_fully_inside(
     corners: np.ndarray, width: int, height: int, margin: float = 0.0
 ) -> np.ndarray | bool:

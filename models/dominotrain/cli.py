@@ -136,6 +136,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     evaluate.add_argument(
         "--iou", type=_fraction, help="detector rotated-NMS IoU threshold (default: `read`'s)"
     )
+    evaluate.add_argument(
+        "--cover", type=_fraction, help="drop a box this much covered by others (default: read's)"
+    )
+    evaluate.add_argument(
+        "--keep-covered", action="store_true", help="do not drop covered boxes at all"
+    )
     evaluate.add_argument("--json", action="store_true", help="print the JSON instead of a table")
     evaluate.set_defaults(func=cmd_eval)
 
@@ -262,6 +268,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from dominotrain import plots
     from dominotrain.evaluate import describe_models, format_table, run_eval
     from dominotrain.offline import PROJECT_ROOT
+    from vision.detector import COVER_THRESHOLD
 
     for flag in ("synthetic", "realval"):
         value = getattr(args, flag)
@@ -279,6 +286,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         quiet=args.json,
         conf=args.conf,
         iou=args.iou,
+        cover=None if args.keep_covered else (args.cover or COVER_THRESHOLD),
     )
     models = results.pop("_models")
     out = Path(args.out) if args.out else PROJECT_ROOT / "runs" / "eval"

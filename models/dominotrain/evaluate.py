@@ -56,6 +56,7 @@ from dominotrain.metrics import (
     paired_halves,
     tile_key,
 )
+from vision.detector import COVER_THRESHOLD
 
 if TYPE_CHECKING:
     from vision.detector import Detector
@@ -538,9 +539,11 @@ def load_eval_models(
     threads: int | None = None,
     conf: float | None = None,
     iou: float | None = None,
+    cover: float | None = COVER_THRESHOLD,
 ) -> EvalModels:
     """Open only the models that `sets` run (`SET_MODELS`), with `dominocam read`'s defaults
-    unless `conf` / `iou` (the detector's thresholds) are given.
+    unless `conf` / `iou` (the detector's thresholds) are given; `cover` is the detector's
+    covered-box threshold (None keeps covered boxes).
 
     Raises:
         UserInputError: a needed model file is missing or unreadable.
@@ -554,7 +557,7 @@ def load_eval_models(
     if "detector" in kinds:
         thresholds = {k: v for k, v in (("conf", conf), ("iou", iou)) if v is not None}
         models.detector = Detector(
-            resolve_model_path("detector", detector), threads=threads, **thresholds
+            resolve_model_path("detector", detector), threads=threads, cover=cover, **thresholds
         )
     if "reader" in kinds:
         models.reader = Reader(resolve_model_path("reader", reader), threads=threads)
@@ -572,6 +575,7 @@ def run_eval(
     quiet: bool = False,
     conf: float | None = None,
     iou: float | None = None,
+    cover: float | None = COVER_THRESHOLD,
 ) -> dict[str, SetResult]:
     """Evaluate the runtime on the chosen sets; returns the results by set name, and the
     `EvalModels` under "_models"."""
@@ -589,7 +593,7 @@ def run_eval(
         raise UserInputError(
             f"nothing to evaluate: set(s) {', '.join(sorted(wanted))} need {flags}"
         )
-    models = load_eval_models(running, detector, reader, threads, conf, iou)
+    models = load_eval_models(running, detector, reader, threads, conf, iou, cover)
     evaluators = {
         "synthetic": (eval_synthetic, synthetic),
         "synthetic_halves": (eval_synthetic_halves, synthetic),
@@ -617,7 +621,7 @@ def describe_models(models: EvalModels) -> dict:
         path = Path(model.path)
         out[kind] = {"path": str(path), "sha256": sha256(path), "bytes": path.stat().st_size}
         if kind == "detector":  # the thresholds change every detection figure
-            out[kind].update(conf=model.conf, iou=model.iou)
+            out[kind].update(conf=model.conf, iou=model.iou, cover=model.cover)
     return out
 
 
