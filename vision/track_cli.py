@@ -66,7 +66,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="measure the tracker on synthetic game videos",
         description=(
             "Plan synthetic game videos (dominosynth.video), feed the tracker detections made "
-            "from their exact truth through a simulated faulty detector and reader, and "
+            "from their exact truth through a simulated faulty detector and reader (or, with "
+            "--noise models, the real models on the rendered frames), and "
             "report events found (recall), precision, false events, delay in frames and "
             "open-end accuracy, with Wilson 95%% intervals."
         ),
@@ -75,9 +76,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     ev.add_argument(
         "--noise",
         default="full",
-        choices=["clean", "detector", "full"],
+        choices=["clean", "detector", "full", "models"],
         help="clean: perfect detector and reader; detector: detector faults only; "
-        "full: detector and reader faults (default)",
+        "full: detector and reader faults (default); models: render every frame and run the "
+        "bundled detector and reader on it (the whole live path; slower)",
     )
     ev.add_argument("--json", metavar="PATH", help="also write the summary as JSON to PATH")
     ev.set_defaults(func=run_track_eval)
@@ -222,6 +224,12 @@ def draw_tracked(image: Any, result: Any) -> Any:
     return image
 
 
+def _bar(seeds: list[int]) -> Any:
+    from tqdm import tqdm
+
+    return tqdm(seeds, desc="videos", unit="video")
+
+
 def run_track_eval(args: argparse.Namespace) -> int:
     """`dominocam track-eval`."""
     import dataclasses
@@ -232,8 +240,14 @@ def run_track_eval(args: argparse.Namespace) -> int:
         "clean": NO_NOISE,
         "detector": dataclasses.replace(DetectorNoise(), misread_p=0.0),
         "full": DetectorNoise(),
+        "models": NO_NOISE,
     }[args.noise]
-    summary, results = run(parse_seeds(args.seeds), noise=noise)
+    models = None
+    if args.noise == "models":
+        from vision.pipeline import load_models
+
+        models = load_models()
+    summary, results = run(parse_seeds(args.seeds), noise=noise, models=models, progress=_bar)
     summary["noise_name"] = args.noise
     print(format_table(summary, results))
     if args.json:

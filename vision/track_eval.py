@@ -84,7 +84,7 @@ class SimulatedFrames:
     """Detections and a reader made from a video's per-frame truth, with `DetectorNoise`.
 
     A class because the false boxes live over several frames. `frame(f)` returns the boxes of
-    frame f and a `read` function bound to that frame; `reads` counts the halves read.
+    frame f and a `read` function bound to that frame; `reads` counts the boxes read.
     """
 
     def __init__(
@@ -217,32 +217,51 @@ def match_events(truth_events: Sequence[dict], events: Sequence[Any]) -> dict[st
     }
 
 
+def _game_config(config: TrackerConfig, variant: str | None) -> TrackerConfig:
+    """The tracker told the game's layout kind (the dashboard knows it from the game setup)."""
+    from vision.layout import KINDS
+
+    if variant in KINDS and config.layout.kind != variant:
+        return dataclasses.replace(config, layout=dataclasses.replace(config.layout, kind=variant))
+    return config
+
+
 def evaluate_seed(
     seed: int,
     config: TrackerConfig | None = None,
     noise: DetectorNoise = DetectorNoise(),
     spec: Any = None,
+    models: Any = None,
 ) -> VideoResult:
-    """Plan one synthetic video (no pixels), track it through the simulated detector, match.
+    """Plan one synthetic video, track it and match its events to the truth.
 
-    The tracker is told the game's layout kind (the dashboard knows it from the game setup).
+    Without `models` no pixels are drawn: detections come from the truth through the
+    simulated detector (`noise`). With `models` (`vision.pipeline.Models`) every frame is
+    rendered and goes through the real detector and reader (`vision.track.track_frame`), so
+    the figures are those of the whole live path; `reads` then counts the tiles read.
     """
-    config = config or TrackerConfig()
     from dominosynth.video import VideoSpec, plan_video
-    from vision.layout import KINDS
 
     spec = spec or VideoSpec()
     video = plan_video(seed, spec)
-    sim = SimulatedFrames(video.frames, noise, seed, spec.max_pip)
-    if video.variant in KINDS and config.layout.kind != video.variant:
-        # The game's variant is known to the tracker (the dashboard's game setup says it).
-        layout = dataclasses.replace(config.layout, kind=video.variant)
-        config = dataclasses.replace(config, layout=layout)
+    config = _game_config(config or TrackerConfig(), video.variant)
     tracker = TableTracker(spec.width, spec.height, config)
     events = []
-    for f in range(video.frame_count):
-        boxes, read = sim.frame(f)
-        events.extend(tracker.update(boxes, read, f / spec.fps).events)
+    if models is None:
+        sim = SimulatedFrames(video.frames, noise, seed, spec.max_pip)
+        for f in range(video.frame_count):
+            boxes, read = sim.frame(f)
+            events.extend(tracker.update(boxes, read, f / spec.fps).events)
+        reads = sim.reads
+    else:
+        from dominosynth.video import render_frames
+        from vision.track import track_frame
+
+        counting = _CountingReader(models.reader)
+        for f, frame in enumerate(render_frames(video)):
+            result = track_frame(tracker, frame, models.detector, counting, f / spec.fps)
+            events.extend(result.events)
+        reads = counting.tiles
     m = match_events(video.events, events)
     observable = sum(1 for e in video.events if e["visible_frame"] is not None)
     return VideoResult(
@@ -258,9 +277,20 @@ def evaluate_seed(
         tuple(m["delays_placed"]),
         m["open_end_checked"],
         m["open_end_right"],
-        sim.reads,
+        reads,
         len(video.events),
     )
+
+
+class _CountingReader:
+    """The real reader, counting the tiles it is asked to read."""
+
+    def __init__(self, reader: Any) -> None:
+        self.reader, self.tiles = reader, 0
+
+    def read(self, image: np.ndarray, corners: list[np.ndarray]) -> np.ndarray:
+        self.tiles += len(corners)
+        return self.reader.read(image, corners)
 
 
 def summarise(results: Sequence[VideoResult]) -> dict[str, Any]:
@@ -374,10 +404,13 @@ def run(
     seeds: Sequence[int],
     config: TrackerConfig | None = None,
     noise: DetectorNoise = DetectorNoise(),
+    models: Any = None,
+    progress: Callable[[Sequence[int]], Any] = lambda seeds: seeds,
 ) -> tuple[dict[str, Any], list[VideoResult]]:
-    """Evaluate every seed; (summary with the settings, per-video results)."""
+    """Evaluate every seed (with `models`: on rendered frames through the real models);
+    (summary with the settings, per-video results)."""
     config = config or TrackerConfig()
-    results = [evaluate_seed(s, config, noise) for s in seeds]
+    results = [evaluate_seed(s, config, noise, models=models) for s in progress(seeds)]
     summary = summarise(results)
     summary["tracker_config"] = asdict(config)
     summary["noise"] = asdict(noise)

@@ -203,6 +203,31 @@ def test_events_of_synthetic_videos_match_the_truth() -> None:
         assert result.reads == result.tiles  # a perfect reader: once per tile
 
 
+def test_track_eval_runs_the_bundled_models_on_rendered_frames() -> None:
+    import dataclasses
+
+    from dominosynth.video import VIDEO_CONFIG, VideoSpec, plan_video
+    from vision.pipeline import load_models
+    from vision.track_eval import evaluate_seed
+
+    spec = VideoSpec(
+        width=320,
+        height=180,
+        lead_in=0,
+        move_gap=(1, 1),
+        reach=(1, 1),
+        withdraw=(1, 1),
+        tail=5,
+        pass_p=0.0,
+        config=dataclasses.replace(VIDEO_CONFIG, layout_tiles=(2.0, 2.0), distractors=(0.0, 0.0)),
+    )
+    result = evaluate_seed(5, spec=spec, models=load_models())
+    assert result.frames == plan_video(5, spec).frame_count
+    assert result.reads >= 1  # the real reader was asked, and counted
+    assert 0 <= result.found <= result.true_events
+    assert result.tracker_events == result.found + result.false_events
+
+
 def test_a_noisy_detector_still_gives_the_moves() -> None:
     from vision.track_eval import DetectorNoise, evaluate_seed, summarise
 
