@@ -2,62 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
-import cv2
 import numpy as np
 import pytest
-
-from vision import geometry
-
-DETECTOR_SIZE = 160
-READER_SIDE = 32
-
-
-@dataclass
-class PaintedTable:
-    """A 320x240 BGR image with tiles whose halves are painted in the reader double's code."""
-
-    image: np.ndarray
-    boxes: np.ndarray  # (N, 5) xywhr in image pixels
-    halves: list[tuple[int, int] | None]  # values in corner order (order_corners), None = down
-    scores: np.ndarray
-
-    @property
-    def corners(self) -> np.ndarray:
-        return geometry.order_corners(geometry.xywhr_to_corners(self.boxes))
-
-
-def paint_table(
-    boxes: np.ndarray, halves: list[tuple[int, int] | None], size: tuple[int, int] = (320, 240)
-) -> np.ndarray:
-    """Paint tiles: each half a solid colour whose red level encodes its value."""
-    from onnx_doubles import value_level
-
-    width, height = size
-    image = np.full((height, width, 3), (40, 90, 30), np.uint8)
-    for box, values in zip(boxes, halves, strict=True):
-        c = geometry.order_corners(geometry.xywhr_to_corners(np.asarray(box, dtype=float)))
-        if values is None:
-            cv2.fillConvexPoly(image, np.round(c).astype(np.int32), (30, 30, 30))
-            continue
-        m12, m30 = (c[1] + c[2]) / 2, (c[3] + c[0]) / 2
-        for poly, v in (
-            (np.array([c[0], c[1], m12, m30]), values[0]),
-            (np.array([m30, m12, c[2], c[3]]), values[1]),
-        ):
-            cv2.fillConvexPoly(image, np.round(poly).astype(np.int32), (60, 60, value_level(v)))
-    return image
-
-
-def to_input_boxes(boxes: np.ndarray, image_shape: tuple[int, int], size: int) -> np.ndarray:
-    """Boxes in image pixels -> boxes in the letterboxed network input."""
-    _, transform = geometry.letterbox(np.zeros((*image_shape, 3), np.uint8), size)
-    out = np.array(boxes, dtype=float, copy=True)
-    out[:, :2] = transform.to_input(out[:, :2])
-    out[:, 2:4] *= transform.scale_x
-    return out
+from vision_factories import DETECTOR_SIZE, READER_SIDE, PaintedTable, paint_table, to_input_boxes
 
 
 @pytest.fixture(scope="session")

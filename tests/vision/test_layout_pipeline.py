@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import DETECTOR_SIZE, to_input_boxes
+from vision_factories import DETECTOR_SIZE, to_input_boxes
 
 from vision.pipeline import load_models, read_image
 

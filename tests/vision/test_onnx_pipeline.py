@@ -68,8 +68,8 @@ def test_read_image_without_tiles_is_an_empty_scene(double_models, tmp_path: Pat
 
 
 def test_read_image_warns_about_cut_tiles_and_missing_reader(double_models):
-    from conftest import paint_table, to_input_boxes
     from onnx_doubles import raw_from_boxes, write_detector
+    from vision_factories import paint_table, to_input_boxes
 
     boxes = np.array([[20, 60, 80, 40, 0.0], [150, 60, 60, 30, 0.4]])  # first crosses x = 0
     image = paint_table(boxes, [(2, 3), (4, 4)])
