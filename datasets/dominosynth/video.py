@@ -159,6 +159,21 @@ class GameVideo:
         return len(self.arms)
 
 
+# A two-tile game at 320x180 in about 9 frames: small enough to run the real models on every
+# frame in a few seconds (tests, a quick check of the live path).
+TINY_GAME = VideoSpec(
+    width=320,
+    height=180,
+    lead_in=0,
+    move_gap=(1, 1),
+    reach=(1, 1),
+    withdraw=(1, 1),
+    tail=5,
+    pass_p=0.0,
+    config=dataclasses.replace(VIDEO_CONFIG, layout_tiles=(2.0, 2.0), distractors=(0.0, 0.0)),
+)
+
+
 # --- geometry helpers ------------------------------------------------------------------------
 
 

@@ -3,7 +3,6 @@ and a synthetic game video played into the dashboard through the bundled models.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import threading
 import time
@@ -11,7 +10,7 @@ import time
 import numpy as np
 from server_factories import ADMIN
 
-from dominosynth.video import VIDEO_CONFIG, VideoSpec, write_video
+from dominosynth.video import TINY_GAME, write_video
 from server.camera import CameraLoop, hold_occluded, start_camera, status_text
 
 
@@ -160,18 +159,6 @@ def test_the_page_says_the_camera_dropped_and_that_it_reconnected(app, client, g
     assert status_text(loop.status()) == "stopped"
 
 
-# A two-tile game at 320x180, 9 frames: small enough for the bundled models in a few seconds.
-TINY_GAME = VideoSpec(
-    width=320,
-    height=180,
-    lead_in=0,
-    move_gap=(1, 1),
-    reach=(1, 1),
-    withdraw=(1, 1),
-    tail=5,
-    pass_p=0.0,
-    config=dataclasses.replace(VIDEO_CONFIG, layout_tiles=(2.0, 2.0), distractors=(0.0, 0.0)),
-)
 TINY_GAME_SEED = 5  # a Mexican Train table whose two tiles the bundled models read
 VARIANT_OF_KIND = {
     "line": "block",

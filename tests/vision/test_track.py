@@ -204,23 +204,11 @@ def test_events_of_synthetic_videos_match_the_truth() -> None:
 
 
 def test_track_eval_runs_the_bundled_models_on_rendered_frames() -> None:
-    import dataclasses
-
-    from dominosynth.video import VIDEO_CONFIG, VideoSpec, plan_video
+    from dominosynth.video import TINY_GAME, plan_video
     from vision.pipeline import load_models
     from vision.track_eval import evaluate_seed
 
-    spec = VideoSpec(
-        width=320,
-        height=180,
-        lead_in=0,
-        move_gap=(1, 1),
-        reach=(1, 1),
-        withdraw=(1, 1),
-        tail=5,
-        pass_p=0.0,
-        config=dataclasses.replace(VIDEO_CONFIG, layout_tiles=(2.0, 2.0), distractors=(0.0, 0.0)),
-    )
+    spec = TINY_GAME
     result = evaluate_seed(5, spec=spec, models=load_models())
     assert result.frames == plan_video(5, spec).frame_count
     assert result.reads >= 1  # the real reader was asked, and counted
