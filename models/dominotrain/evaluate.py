@@ -525,6 +525,14 @@ class EvalModels:
     reader: Reader | None = None
 
 
+# The labels file of each real set, inside the --realval folder.
+REALVAL_LABELS = {
+    "realval_scenes": "scenes/labels.json",
+    "realval_tiles": "tiles/labels.json",
+    "realval_halves": "halves/labels.json",
+}
+
+
 def sets_to_run(wanted: Iterable[str], synthetic: Path | None, realval: Path | None) -> list[str]:
     """The wanted sets whose folder was given, in `SETS` order."""
     given = {"synthetic": synthetic is not None, "realval": realval is not None}
@@ -585,9 +593,11 @@ def run_eval(
         raise UserInputError(f"unknown set(s) {sorted(unknown)}; valid: {list(SETS)}")
     if synthetic is None and realval is None:
         raise UserInputError("nothing to evaluate: give --synthetic DIR and/or --realval DIR")
-    if realval is not None and not (Path(realval) / "scenes" / "labels.json").is_file():
-        raise UserInputError(f"--realval {realval}: no scenes/labels.json there")
     running = sets_to_run(wanted, synthetic, realval)
+    for name in running:  # each real set reads its own labels
+        labels = REALVAL_LABELS.get(name)
+        if labels and not (Path(realval) / labels).is_file():  # type: ignore[arg-type]
+            raise UserInputError(f"--realval {realval}: no {labels} there")
     if not running:
         flags = " and ".join(sorted({f"--{SET_FOLDER[s]} DIR" for s in wanted}))
         raise UserInputError(

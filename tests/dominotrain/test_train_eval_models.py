@@ -39,11 +39,9 @@ def reader_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture
 def realval(tmp_path: Path) -> Path:
-    """A realval folder with half crops only (scenes/ has no photos)."""
+    """A realval folder with half crops only (no scenes/, no tiles/)."""
     root = tmp_path / "realval"
-    (root / "scenes").mkdir(parents=True)
-    (root / "scenes" / "labels.json").write_text("[]")
-    (root / "halves").mkdir()
+    (root / "halves").mkdir(parents=True)
     labels = []
     for value in HALF_VALUES:
         name = f"half_{value}.png"
@@ -89,6 +87,8 @@ def test_reader_sets_need_no_detector(reader_only, realval, synthetic) -> None:
 
 
 def test_a_set_that_detects_still_demands_the_detector(reader_only, realval) -> None:
+    (realval / "scenes").mkdir()
+    (realval / "scenes" / "labels.json").write_text("[]")
     with pytest.raises(UserInputError, match="detector model not found"):
         run_eval(None, realval, sets=["realval_halves", "realval_scenes"], quiet=True)
 
@@ -126,3 +126,8 @@ def test_a_threshold_outside_0_1_is_refused(flag, realval, capsys) -> None:
         dominocam.cli.main(["eval", "--realval", str(realval), flag, "1.5"])
     assert stop.value.code == 2
     assert "between 0 and 1" in capsys.readouterr().err
+
+
+def test_a_real_set_without_its_labels_is_a_clear_error(reader_only, realval) -> None:
+    with pytest.raises(UserInputError, match=r"no tiles/labels\.json there"):
+        run_eval(None, realval, sets=["realval_tiles"], quiet=True)
