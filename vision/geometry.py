@@ -363,11 +363,19 @@ def box_sample_points(corners: np.ndarray, per_side: int = 10) -> np.ndarray:
 def points_inside_boxes(points: np.ndarray, corners: np.ndarray) -> np.ndarray:
     """inside[i, j, p]: point p of set i lies in box j. points (N, P, 2), corners (M, 4, 2)
     in corner order (a parallelogram spanned by corner 1 - 0 and corner 3 - 0)."""
+    pts = np.asarray(points, dtype=np.float64)
     c = np.asarray(corners, dtype=np.float64).reshape(-1, 4, 2)
-    e1, e3 = c[:, 1] - c[:, 0], c[:, 3] - c[:, 0]
-    d = points[:, None, :, :] - c[None, :, None, 0]  # (N, M, P, 2)
-    a = np.einsum("nmpk,mk->nmp", d, e1) / np.einsum("mk,mk->m", e1, e1)[None, :, None]
-    b = np.einsum("nmpk,mk->nmp", d, e3) / np.einsum("mk,mk->m", e3, e3)[None, :, None]
+    return points_inside_paired_boxes(pts[:, None], np.broadcast_to(c, (len(pts), *c.shape)))
+
+
+def points_inside_paired_boxes(points: np.ndarray, corners: np.ndarray) -> np.ndarray:
+    """inside[..., p]: point p of points[...] lies in box corners[...]. points (..., P, 2),
+    corners (..., 4, 2) in corner order."""
+    c = np.asarray(corners, dtype=np.float64)
+    e1, e3 = c[..., 1, :] - c[..., 0, :], c[..., 3, :] - c[..., 0, :]
+    d = np.asarray(points, dtype=np.float64) - c[..., None, 0, :]
+    a = (d * e1[..., None, :]).sum(axis=-1) / (e1**2).sum(axis=-1)[..., None]
+    b = (d * e3[..., None, :]).sum(axis=-1) / (e3**2).sum(axis=-1)[..., None]
     return (a >= 0) & (a <= 1) & (b >= 0) & (b <= 1)
 
 
@@ -387,19 +395,35 @@ def suppress_covered(
         threshold: the covered share of a box's area (sampled on a grid) that drops it.
         per_side: grid points per side of each box.
     """
-    n = len(scores)
-    if n < 2:
+    c = np.asarray(corners, dtype=np.float64).reshape(-1, 4, 2)
+    n = len(c)
+    centre = c.mean(axis=1)
+    radius = np.linalg.norm(c - centre[:, None], axis=2).max(axis=1)
+    near = np.linalg.norm(centre[:, None] - centre[None], axis=2) < radius[:, None] + radius
+    np.fill_diagonal(near, False)
+    owner, other = np.nonzero(near)  # only boxes whose circles meet can cover each other
+    if owner.size == 0:
         return np.arange(n)
-    inside = points_inside_boxes(box_sample_points(corners, per_side), corners)
-    inside[np.arange(n), np.arange(n)] = False
+    samples = box_sample_points(c, per_side)
+    inside = points_inside_paired_boxes(samples[owner], c[other])  # (pairs, P)
     alive = np.ones(n, dtype=bool)
     scores = np.asarray(scores, dtype=np.float64)
-    while True:
-        covered = (inside & alive[None, :, None]).any(axis=1).mean(axis=1)
-        candidates = np.flatnonzero(alive & (covered >= threshold))
-        if candidates.size == 0:
-            return np.flatnonzero(alive)
-        alive[candidates[np.argmin(scores[candidates])]] = False
+
+    def covered(box: int) -> float:
+        rows = (owner == box) & alive[other]
+        return float(inside[rows].any(axis=0).mean()) if rows.any() else 0.0
+
+    # Dropping a box only uncovers others: the boxes covered enough at the start are the only
+    # ones that can ever go (usually none or a few), so only those are looked at again.
+    candidates = [int(b) for b in np.unique(owner) if covered(int(b)) >= threshold]
+    while candidates:
+        candidates = [b for b in candidates if covered(b) >= threshold]
+        if not candidates:
+            break
+        worst = min(candidates, key=lambda b: scores[b])
+        alive[worst] = False
+        candidates.remove(worst)
+    return np.flatnonzero(alive)
 
 
 def box_fully_inside(
