@@ -59,6 +59,12 @@ class Detection:
 # synthetic validation set (docs/vision.md).
 COVER_THRESHOLD = 0.85
 
+# How many times a small picture may be enlarged to fill the network input. Tiles in the
+# training pictures are 22..460 px long and sharp; a 100 px crop blown up 6.4x to 640 makes
+# a 20..60 px tile a blurred 130..380 px giant that the detector never saw. At 3x it stays
+# sharp enough and lands inside the trained sizes (docs/vision.md has the measurements).
+MAX_UPSCALE: float | None = 3.0
+
 
 def decode_obb_output(
     raw: np.ndarray,
@@ -130,6 +136,8 @@ class Detector:
         max_det: keep at most this many boxes.
         cover: after NMS, drop a box when this share of it lies inside other boxes (a box
             straddling two touching tiles; `geometry.suppress_covered`); None keeps them.
+        max_upscale: enlarge a picture smaller than the network input at most this many
+            times (`MAX_UPSCALE`); None enlarges it to fill the input.
     """
 
     def __init__(
@@ -142,10 +150,11 @@ class Detector:
         agnostic: bool = True,
         max_det: int = 300,
         cover: float | None = COVER_THRESHOLD,
+        max_upscale: float | None = MAX_UPSCALE,
     ) -> None:
         self.path = Path(path)
         self.conf, self.iou, self.agnostic, self.max_det = conf, iou, agnostic, max_det
-        self.cover = cover
+        self.cover, self.max_upscale = cover, max_upscale
         self.session = open_session(self.path, threads)
         meta = metadata(self.session)
         self.names = parse_names(meta, self.path)
@@ -174,7 +183,7 @@ class Detector:
         """BGR uint8 HxWx3 image -> (1, 3, S, S) float32 RGB 0..1 letterboxed, and its transform."""
         import cv2
 
-        padded, transform = geometry.letterbox(image, self.imgsz)
+        padded, transform = geometry.letterbox(image, self.imgsz, max_upscale=self.max_upscale)
         if hasattr(cv2, "dnn"):  # one C++ pass: BGR->RGB, HWC->CHW, uint8->float32 / 255
             return cv2.dnn.blobFromImage(padded, 1.0 / 255.0, swapRB=True), transform
         tensor = padded[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32)

@@ -107,7 +107,7 @@ def letterbox(
     new_shape: tuple[int, int] | int,
     *,
     pad_value: int = LETTERBOX_PAD_VALUE,
-    scaleup: bool = True,
+    max_upscale: float | None = None,
 ) -> tuple[np.ndarray, LetterboxTransform]:
     """Resize keeping the aspect ratio and pad to `new_shape`, centred, like ultralytics.
 
@@ -115,7 +115,8 @@ def letterbox(
         image: HxW or HxWxC image (uint8 usually).
         new_shape: (height, width) of the network input, or one int for a square.
         pad_value: grey level of the padding (ultralytics uses 114).
-        scaleup: allow enlarging a small image (ultralytics' default for inference is True).
+        max_upscale: enlarge a small image at most this many times (None: without limit,
+            ultralytics' default for inference; 1.0: never enlarge).
 
     Returns:
         The padded image of exactly `new_shape`, and the transform to map points both ways.
@@ -127,8 +128,8 @@ def letterbox(
     if src_h <= 0 or src_w <= 0:
         raise ValueError(f"cannot letterbox an empty image of shape {image.shape}")
     ratio = min(out_h / src_h, out_w / src_w)
-    if not scaleup:
-        ratio = min(ratio, 1.0)
+    if max_upscale is not None:
+        ratio = min(ratio, float(max_upscale))
     new_w, new_h = round(src_w * ratio), round(src_h * ratio)
     new_w, new_h = max(1, min(new_w, out_w)), max(1, min(new_h, out_h))
     dw, dh = (out_w - new_w) / 2, (out_h - new_h) / 2

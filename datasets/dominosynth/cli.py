@@ -34,9 +34,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--set",
         dest="max_pip",
-        default=12,
-        type=int,
-        help="double-n set: 6, 9, 12 or 15 (default 12)",
+        default="12",
+        help="double-n set: 6, 9, 12 or 15 (default 12); several, comma-separated "
+        "(e.g. 6,12), share the pictures out evenly",
     )
     p.add_argument(
         "--backgrounds",
@@ -111,6 +111,19 @@ def run_video(args: argparse.Namespace) -> int:
     return 0
 
 
+def parse_sets(text: str, supported) -> tuple[int, ...]:
+    """`--set 12` or `--set 6,12` -> (12,) or (6, 12); an unknown set is a UserInputError."""
+    valid = ", ".join(str(n) for n in supported)
+    try:
+        sets = tuple(dict.fromkeys(int(part) for part in str(text).split(",")))
+    except ValueError:
+        raise UserInputError(f"--set {text}: expected numbers like 12 or 6,12") from None
+    unknown = [n for n in sets if n not in supported]
+    if unknown:
+        raise UserInputError(f"unknown set double-{unknown[0]}; valid sets: {valid}")
+    return sets
+
+
 def run(args: argparse.Namespace) -> int:
     from dominosynth.config import load_config
     from dominosynth.generate import generate, parse_size
@@ -122,9 +135,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserInputError(f"--workers must be at least 1, got {args.workers}")
     if not 0.0 <= args.val_fraction < 1.0:
         raise UserInputError(f"--val-fraction must be in [0, 1), got {args.val_fraction}")
-    if args.max_pip not in SUPPORTED_SETS:
-        valid = ", ".join(str(n) for n in SUPPORTED_SETS)
-        raise UserInputError(f"unknown set double-{args.max_pip}; valid sets: {valid}")
+    sets = parse_sets(args.max_pip, SUPPORTED_SETS)
     if args.backgrounds and not Path(args.backgrounds).is_dir():
         raise UserInputError(f"--backgrounds {args.backgrounds} is not a folder")
     width, height = parse_size(args.size)
@@ -146,7 +157,7 @@ def run(args: argparse.Namespace) -> int:
         width,
         height,
         args.kind,
-        args.max_pip,
+        sets,
         config,
         workers=args.workers,
         val_fraction=args.val_fraction,

@@ -40,6 +40,14 @@ def image_name(index: int) -> str:
     return f"{index:06d}"
 
 
+def picture_sets(count: int, seed: int, sets: tuple[int, ...]) -> list[int]:
+    """The double-n set each picture shows: the given sets in turns, shuffled by the seed,
+    so a mixed data set holds each in equal shares (users own double-6 and double-12 sets,
+    and a double-6 set shows blanks and low values twice as often)."""
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 0x5E75]))
+    return [int(sets[k % len(sets)]) for k in rng.permutation(count)]
+
+
 def val_indices(count: int, seed: int, fraction: float) -> set[int]:
     """Which images go to the validation split: exactly round(count * fraction) of them."""
     n_val = round(count * fraction)
@@ -288,7 +296,7 @@ def generate(
     width: int,
     height: int,
     kind: str,
-    max_pip: int,
+    max_pip: int | tuple[int, ...],
     config: SynthConfig,
     workers: int = 1,
     val_fraction: float = 0.1,
@@ -296,18 +304,22 @@ def generate(
     command: str | None = None,
     progress: bool = True,
 ) -> dict:
-    """Write a whole data set under `out` and return its data card (also card.json)."""
+    """Write a whole data set under `out` and return its data card (also card.json).
+
+    `max_pip` is the double-n set of every picture, or several sets shared out evenly
+    among the pictures (`picture_sets`)."""
     from tqdm import tqdm
 
     from dominosynth.backgrounds import list_photos
 
     out = Path(out).resolve()
-    max_pip_full = max_pip
+    sets = (max_pip,) if isinstance(max_pip, int) else tuple(max_pip)
+    set_of_picture = picture_sets(count, seed, sets)
     val = val_indices(count, seed, val_fraction)
     for split in ("train", "val"):
         (out / "detector" / "images" / split).mkdir(parents=True, exist_ok=True)
         (out / "detector" / "labels" / split).mkdir(parents=True, exist_ok=True)
-        for v in range(max_pip_full + 1):
+        for v in range(max(sets) + 1):
             (out / "reader" / split / str(v)).mkdir(parents=True, exist_ok=True)
     (out / "truth").mkdir(parents=True, exist_ok=True)
     photos = tuple(str(p) for p in list_photos(backgrounds_dir))
@@ -319,7 +331,7 @@ def generate(
             width,
             height,
             kind,
-            max_pip,
+            set_of_picture[i],
             "val" if i in val else "train",
             config,
             photos,
@@ -356,7 +368,7 @@ def generate(
         width,
         height,
         kind,
-        max_pip,
+        sets[0] if len(sets) == 1 else list(sets),
         config,
         val_fraction,
         backgrounds_dir,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -33,6 +34,26 @@ def _fraction(text: str) -> float:
     if not 0.0 < value < 1.0:
         raise argparse.ArgumentTypeError(f"must lie between 0 and 1, got {value}")
     return value
+
+
+def _upscale(text: str) -> float:
+    """A `--max-upscale` value: a factor of at least 1, or 'none' for no limit (infinity)."""
+    if text.strip().lower() == "none":
+        return math.inf
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number or 'none', got {text!r}") from None
+    if not value >= 1.0:
+        raise argparse.ArgumentTypeError(f"must be at least 1 (1 never enlarges), got {value}")
+    return value
+
+
+def _chosen_upscale(given: float | None, default: float | None) -> float | None:
+    """The detector's `max_upscale` from the flag: the default when absent, None for 'none'."""
+    if given is None:
+        return default
+    return None if math.isinf(given) else given
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -141,6 +162,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     evaluate.add_argument(
         "--keep-covered", action="store_true", help="do not drop covered boxes at all"
+    )
+    evaluate.add_argument(
+        "--max-upscale",
+        type=_upscale,
+        help="enlarge a small picture at most this many times to fill the detector's input; "
+        "'none' fills it whatever the size (default: read's)",
     )
     evaluate.add_argument("--json", action="store_true", help="print the JSON instead of a table")
     evaluate.set_defaults(func=cmd_eval)
@@ -268,7 +295,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from dominotrain import plots
     from dominotrain.evaluate import describe_models, format_table, run_eval
     from dominotrain.offline import PROJECT_ROOT
-    from vision.detector import COVER_THRESHOLD
+    from vision.detector import COVER_THRESHOLD, MAX_UPSCALE
 
     for flag in ("synthetic", "realval"):
         value = getattr(args, flag)
@@ -287,6 +314,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         conf=args.conf,
         iou=args.iou,
         cover=None if args.keep_covered else (args.cover or COVER_THRESHOLD),
+        max_upscale=_chosen_upscale(args.max_upscale, MAX_UPSCALE),
     )
     models = results.pop("_models")
     out = Path(args.out) if args.out else PROJECT_ROOT / "runs" / "eval"

@@ -56,7 +56,7 @@ from dominotrain.metrics import (
     paired_halves,
     tile_key,
 )
-from vision.detector import COVER_THRESHOLD
+from vision.detector import COVER_THRESHOLD, MAX_UPSCALE
 
 if TYPE_CHECKING:
     from vision.detector import Detector
@@ -548,10 +548,12 @@ def load_eval_models(
     conf: float | None = None,
     iou: float | None = None,
     cover: float | None = COVER_THRESHOLD,
+    max_upscale: float | None = MAX_UPSCALE,
 ) -> EvalModels:
     """Open only the models that `sets` run (`SET_MODELS`), with `dominocam read`'s defaults
     unless `conf` / `iou` (the detector's thresholds) are given; `cover` is the detector's
-    covered-box threshold (None keeps covered boxes).
+    covered-box threshold (None keeps covered boxes), `max_upscale` how far it enlarges a
+    small picture (None: to fill its input).
 
     Raises:
         UserInputError: a needed model file is missing or unreadable.
@@ -565,7 +567,11 @@ def load_eval_models(
     if "detector" in kinds:
         thresholds = {k: v for k, v in (("conf", conf), ("iou", iou)) if v is not None}
         models.detector = Detector(
-            resolve_model_path("detector", detector), threads=threads, cover=cover, **thresholds
+            resolve_model_path("detector", detector),
+            threads=threads,
+            cover=cover,
+            max_upscale=max_upscale,
+            **thresholds,
         )
     if "reader" in kinds:
         models.reader = Reader(resolve_model_path("reader", reader), threads=threads)
@@ -584,6 +590,7 @@ def run_eval(
     conf: float | None = None,
     iou: float | None = None,
     cover: float | None = COVER_THRESHOLD,
+    max_upscale: float | None = MAX_UPSCALE,
 ) -> dict[str, SetResult]:
     """Evaluate the runtime on the chosen sets; returns the results by set name, and the
     `EvalModels` under "_models"."""
@@ -603,7 +610,7 @@ def run_eval(
         raise UserInputError(
             f"nothing to evaluate: set(s) {', '.join(sorted(wanted))} need {flags}"
         )
-    models = load_eval_models(running, detector, reader, threads, conf, iou, cover)
+    models = load_eval_models(running, detector, reader, threads, conf, iou, cover, max_upscale)
     evaluators = {
         "synthetic": (eval_synthetic, synthetic),
         "synthetic_halves": (eval_synthetic_halves, synthetic),
@@ -631,7 +638,9 @@ def describe_models(models: EvalModels) -> dict:
         path = Path(model.path)
         out[kind] = {"path": str(path), "sha256": sha256(path), "bytes": path.stat().st_size}
         if kind == "detector":  # the thresholds change every detection figure
-            out[kind].update(conf=model.conf, iou=model.iou, cover=model.cover)
+            out[kind].update(
+                conf=model.conf, iou=model.iou, cover=model.cover, max_upscale=model.max_upscale
+            )
     return out
 
 

@@ -163,6 +163,8 @@ def test_cli_tiny_run(tmp_path: Path, capsys) -> None:
     [
         ["--size", "big"],
         ["--set", "7"],
+        ["--set", "6,7"],
+        ["--set", "six"],
         ["--count", "0"],
         ["--workers", "0"],
         ["--config", "nope"],
@@ -175,6 +177,44 @@ def test_cli_bad_arguments(tmp_path: Path, capsys, extra: list[str]) -> None:
     assert rc == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("dominocam: error:") and "\n" not in err
+
+
+def test_mixed_sets_share_the_pictures_evenly(tmp_path: Path) -> None:
+    out = tmp_path / "mixed"
+    args = [
+        "--count",
+        "6",
+        "--seed",
+        "3",
+        "--size",
+        "256x192",
+        "--quiet",
+        "--set",
+        "6,12",
+        "--kind",
+        "table",
+    ]
+    rc = _main(["synth", "--out", str(out), *args])
+    assert rc == 0
+    shown = [json.loads(p.read_text())["set"] for p in sorted((out / "truth").glob("*.json"))]
+    assert sorted(shown) == [6, 6, 6, 12, 12, 12]
+    for truth in (out / "truth").glob("*.json"):  # no tile beyond its picture's set
+        data = json.loads(truth.read_text())
+        assert all(max(t["pips"]) <= data["set"] for t in data["tiles"] if t.get("pips"))
+    card = json.loads((out / "card.json").read_text())
+    assert card["set"] == [6, 12]
+    assert sorted(p.name for p in (out / "reader" / "train").iterdir()) == sorted(
+        str(v) for v in range(13)
+    )
+
+
+def test_picture_sets_are_seeded_and_even() -> None:
+    from dominosynth.generate import picture_sets
+
+    first = picture_sets(9, 5, (6, 9, 12))
+    assert first == picture_sets(9, 5, (6, 9, 12))
+    assert sorted(first) == [6] * 3 + [9] * 3 + [12] * 3
+    assert picture_sets(4, 5, (12,)) == [12] * 4
 
 
 def test_cli_refuses_non_empty_out(tmp_path: Path, capsys) -> None:

@@ -40,6 +40,24 @@ def test_letterbox_shapes_and_padding(shape, size, resized, pads):
     assert (out[t.pad_y : t.pad_y + resized[0], t.pad_x : t.pad_x + resized[1]] == 200).all()
 
 
+@pytest.mark.parametrize("max_upscale, scale", [(None, 6.4), (3.0, 3.0), (1.0, 1.0), (10.0, 6.4)])
+def test_letterbox_caps_enlarging_a_small_picture(max_upscale, scale):
+    image = np.full((100, 100, 3), 200, np.uint8)
+    out, t = geometry.letterbox(image, 640, max_upscale=max_upscale)
+    assert out.shape == (640, 640, 3)
+    assert t.scale_x == pytest.approx(scale) and t.scale_y == pytest.approx(scale)
+    side = round(100 * scale)
+    assert (t.pad_x, t.pad_y) == ((640 - side) // 2, (640 - side) // 2)
+    assert np.allclose(t.to_source(t.to_input(np.array([[10.0, 90.0]]))), [[10.0, 90.0]])
+
+
+def test_letterbox_cap_leaves_large_pictures_alone():
+    big = np.zeros((720, 1280, 3), np.uint8)
+    _, capped = geometry.letterbox(big, 640, max_upscale=1.0)
+    _, free = geometry.letterbox(big, 640)
+    assert capped == free
+
+
 def test_letterbox_grayscale_and_int_size():
     out, t = geometry.letterbox(np.zeros((50, 100), np.uint8), 64)
     assert out.shape == (64, 64) and t.input_shape == (64, 64) and t.source_shape == (50, 100)
