@@ -61,9 +61,10 @@ COVER_THRESHOLD = 0.85
 
 # How many times a small picture may be enlarged to fill the network input. Tiles in the
 # training pictures are 22..460 px long and sharp; a 100 px crop blown up 6.4x to 640 makes
-# a 20..60 px tile a blurred 130..380 px giant that the detector never saw. At 3x it stays
-# sharp enough and lands inside the trained sizes (docs/vision.md has the measurements).
-MAX_UPSCALE: float | None = 3.0
+# a 20..60 px tile a blurred 130..380 px giant that the detector never saw. 2x was chosen on
+# synthetic tiles cut out and shrunk (`dominocam eval --sets synthetic_tiles`), not on the
+# real crops; docs/vision.md has both.
+MAX_UPSCALE: float | None = 2.0
 
 
 def decode_obb_output(

@@ -26,6 +26,7 @@ METRIC_LABELS = {
 SET_LABELS = {
     "synthetic": "synthetic val",
     "synthetic_halves": "synthetic val half crops",
+    "synthetic_tiles": "synthetic val tiles cut out",
     "realval_scenes": "real scenes",
     "realval_tiles": "real tiles",
     "realval_halves": "real halves",

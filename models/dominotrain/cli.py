@@ -145,8 +145,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     evaluate.add_argument("--reader", help="reader .onnx (default models/reader.onnx)")
     evaluate.add_argument(
         "--sets",
-        help="comma-separated subset of synthetic,synthetic_halves,realval_scenes,"
-        "realval_tiles,realval_halves",
+        help="comma-separated subset of synthetic,synthetic_halves,synthetic_tiles,"
+        "realval_scenes,realval_tiles,realval_halves",
     )
     evaluate.add_argument("--limit", type=_positive_int, help="at most this many images per set")
     evaluate.add_argument("--out", help="folder for eval.json and the PNGs (default runs/eval)")

@@ -12,6 +12,11 @@ Sets and how each figure is defined (every figure is k of n with a Wilson 95% in
   found as face down counts as wrongly read. Pip total and face-down count exact per photo.
 * `synthetic_halves` (`--synthetic DIR`, its `reader/val/` crops): the reader alone on the half
   crops the generator wrote, as they are; its own accuracy, apart from detection.
+* `synthetic_tiles` (`--synthetic DIR`): single-tile crops cut from the val pictures the way
+  `realval/tiles` was made: a square around one fully visible face-up tile with no other
+  tile reaching into it, 1.7..5 tile lengths wide, shrunk to 100x100 px (so the tile is
+  20..60 px long). Scored like `realval_tiles`. It asks what the real crops ask (is a small
+  low-resolution picture read?) on pictures nobody tunes on.
 * `realval_scenes` (`realval/scenes`): labels list tile identities, not boxes. Detection is
   scored by counts per photo: hits = min(found, labelled); recall = sum hits / sum labelled,
   precision = sum hits / sum found. That is an upper bound: a missed tile plus a false box in
@@ -62,12 +67,20 @@ if TYPE_CHECKING:
     from vision.detector import Detector
     from vision.reader import Reader
 
-SETS = ("synthetic", "synthetic_halves", "realval_scenes", "realval_tiles", "realval_halves")
+SETS = (
+    "synthetic",
+    "synthetic_halves",
+    "synthetic_tiles",
+    "realval_scenes",
+    "realval_tiles",
+    "realval_halves",
+)
 # The folder flag each set reads, and the models it runs: the reader-only sets never open the
 # detector file, so they can be measured before any detector exists.
 SET_FOLDER: dict[str, str] = {
     "synthetic": "synthetic",
     "synthetic_halves": "synthetic",
+    "synthetic_tiles": "synthetic",
     "realval_scenes": "realval",
     "realval_tiles": "realval",
     "realval_halves": "realval",
@@ -75,6 +88,7 @@ SET_FOLDER: dict[str, str] = {
 SET_MODELS: dict[str, tuple[str, ...]] = {
     "synthetic": ("detector", "reader"),
     "synthetic_halves": ("reader",),
+    "synthetic_tiles": ("detector", "reader"),
     "realval_scenes": ("detector", "reader"),
     "realval_tiles": ("detector", "reader"),
     "realval_halves": ("reader",),
@@ -411,6 +425,95 @@ def eval_synthetic(models, root: Path, limit: int | None, quiet: bool) -> SetRes
     return result
 
 
+# The side of a `synthetic_tiles` crop and how many tile lengths it spans: those of the
+# single-tile crops of realval/tiles (100 px, tiles 20..60 px long).
+TILE_CROP_PX = 100
+TILE_CROP_SPAN = (1.7, 5.0)
+
+
+def tile_crop_window(
+    corners: np.ndarray, others: list[np.ndarray], image_shape: tuple[int, int], span: float
+) -> tuple[int, int, int] | None:
+    """The square (x0, y0, side) around the tile `corners` that spans `span` tile lengths,
+    or None when it leaves the image, is smaller than a crop (a crop is only ever shrunk),
+    or another tile (`others`, corner arrays) reaches into it."""
+    length = float(np.linalg.norm(corners - np.roll(corners, 1, axis=0), axis=1).max())
+    side = round(length * span)
+    cx, cy = corners.mean(axis=0)
+    x0, y0 = round(cx - side / 2), round(cy - side / 2)
+    height, width = image_shape
+    if side < TILE_CROP_PX or x0 < 0 or y0 < 0 or x0 + side > width or y0 + side > height:
+        return None
+    for other in others:
+        inside_x = (other[:, 0] > x0) & (other[:, 0] < x0 + side)
+        inside_y = (other[:, 1] > y0) & (other[:, 1] < y0 + side)
+        if (inside_x & inside_y).any():
+            return None
+    return x0, y0, side
+
+
+def synthetic_tile_crops(root: Path, limit: int | None):
+    """Yield (crop file, 100x100 crop, true tile, set top value) for `synthetic_tiles`.
+
+    The crops are also written to `root/tile_crops/` (the same every time: the span of each
+    is seeded by its picture) so that failure galleries can show them.
+    """
+    import cv2
+
+    from vision.image_io import load_image
+
+    images_dir, truth_dir = root / "detector" / "images" / "val", root / "truth"
+    if not images_dir.is_dir() or not truth_dir.is_dir():
+        raise UserInputError(f"--synthetic {root}: expected detector/images/val/ and truth/")
+    crops_dir = root / "tile_crops"
+    crops_dir.mkdir(exist_ok=True)
+    made = 0
+    for path in sorted(p for p in images_dir.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES):
+        data = json.loads((truth_dir / f"{path.stem}.json").read_text())
+        shape = (int(data["image"]["height"]), int(data["image"]["width"]))
+        shown = [t for t in data.get("tiles", []) if float(t.get("visible_fraction", 1)) > 0.02]
+        rng = np.random.default_rng(int(data["generator"]["index"]))
+        image = None
+        for tile in shown:
+            whole = float(tile.get("visible_fraction", 1)) >= 0.97
+            if tile.get("face") != "up" or tile.get("pips") is None or not whole:
+                continue
+            corners = np.asarray(tile["corners"], dtype=float)
+            others = [np.asarray(t["corners"], dtype=float) for t in shown if t is not tile]
+            span = float(np.exp(rng.uniform(*np.log(TILE_CROP_SPAN))))
+            window = tile_crop_window(corners, others, shape, span)
+            if window is None:
+                continue
+            x0, y0, side = window
+            image = load_image(path) if image is None else image
+            crop = cv2.resize(
+                image[y0 : y0 + side, x0 : x0 + side],
+                (TILE_CROP_PX, TILE_CROP_PX),
+                interpolation=cv2.INTER_AREA,
+            )
+            crop_path = crops_dir / f"{path.stem}_tile{tile['id']}.png"
+            if not crop_path.is_file():
+                cv2.imwrite(str(crop_path), crop)
+            yield crop_path, crop, tile_key(tile["pips"]), _set_max(data.get("set"))
+            made += 1
+            if limit and made >= limit:
+                return
+
+
+def eval_synthetic_tiles(models, root: Path, limit: int | None, quiet: bool) -> SetResult:
+    """The pipeline on single-tile crops cut from the synthetic val pictures (module doc)."""
+    from vision.pipeline import read_image
+
+    result = SetResult("synthetic_tiles", note=f"{root} val tiles cut out, shrunk to 100 px")
+    start = time.perf_counter()
+    crops = synthetic_tile_crops(root, limit)
+    for path, crop, pips, set_max in _progress(crops, "synthetic tiles", quiet):
+        scene = read_image(crop, models.detector, models.reader, set_max)
+        score_tile_crop(result, str(path), pips, _predictions(scene))
+    result.seconds = time.perf_counter() - start
+    return result
+
+
 def _set_max(text: str | None, default: int = 12) -> int:
     digits = "".join(ch for ch in str(text or "") if ch.isdigit())
     return int(digits) if digits else default
@@ -614,6 +717,7 @@ def run_eval(
     evaluators = {
         "synthetic": (eval_synthetic, synthetic),
         "synthetic_halves": (eval_synthetic_halves, synthetic),
+        "synthetic_tiles": (eval_synthetic_tiles, synthetic),
         "realval_scenes": (eval_realval_scenes, realval),
         "realval_tiles": (eval_realval_tiles, realval),
         "realval_halves": (eval_realval_halves, realval),

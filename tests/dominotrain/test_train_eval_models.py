@@ -131,3 +131,91 @@ def test_a_threshold_outside_0_1_is_refused(flag, realval, capsys) -> None:
 def test_a_real_set_without_its_labels_is_a_clear_error(reader_only, realval) -> None:
     with pytest.raises(UserInputError, match=r"no tiles/labels\.json there"):
         run_eval(None, realval, sets=["realval_tiles"], quiet=True)
+
+
+def test_max_upscale_reaches_the_detector_and_the_report() -> None:
+    from dominotrain.evaluate import describe_models, load_eval_models
+    from vision.detector import MAX_UPSCALE
+
+    assert load_eval_models(["realval_scenes"]).detector.max_upscale == MAX_UPSCALE
+    models = load_eval_models(["realval_scenes"], max_upscale=None)
+    assert models.detector.max_upscale is None
+    assert describe_models(models)["detector"]["max_upscale"] is None
+
+
+@pytest.mark.parametrize(
+    "given, chosen", [(None, 2.0), ("none", None), ("NONE", None), ("1", 1.0), ("3.5", 3.5)]
+)
+def test_max_upscale_flag(given, chosen) -> None:
+    from dominotrain.cli import _chosen_upscale, _upscale
+
+    assert _chosen_upscale(None if given is None else _upscale(given), 2.0) == chosen
+
+
+@pytest.mark.parametrize("value", ["0.5", "big"])
+def test_a_max_upscale_below_1_is_refused(value, realval, capsys) -> None:
+    with pytest.raises(SystemExit) as stop:
+        dominocam.cli.main(["eval", "--realval", str(realval), "--max-upscale", value])
+    assert stop.value.code == 2
+    assert "--max-upscale" in capsys.readouterr().err
+
+
+# ----------------------------------------------------------------- synthetic tile crops
+
+
+def _square(cx: float, cy: float, half_w: float, half_h: float) -> np.ndarray:
+    return np.array(
+        [
+            [cx - half_w, cy - half_h],
+            [cx + half_w, cy - half_h],
+            [cx + half_w, cy + half_h],
+            [cx - half_w, cy + half_h],
+        ],
+        dtype=float,
+    )
+
+
+def test_tile_crop_window_spans_tile_lengths_and_refuses_what_real_crops_lack() -> None:
+    from dominotrain.evaluate import tile_crop_window
+
+    tile = _square(300, 200, 15, 30)  # 60 px long
+    assert tile_crop_window(tile, [], (400, 600), 2.0) == (240, 140, 120)
+    # Smaller than a crop: it would have to be enlarged.
+    assert tile_crop_window(tile, [], (400, 600), 1.5) is None
+    # Leaves the image.
+    assert tile_crop_window(_square(40, 200, 15, 30), [], (400, 600), 2.0) is None
+    # Another tile reaches into it; one outside does not matter.
+    assert tile_crop_window(tile, [_square(350, 200, 15, 30)], (400, 600), 2.0) is None
+    assert tile_crop_window(tile, [_square(500, 200, 15, 30)], (400, 600), 2.0) is not None
+
+
+def test_synthetic_tile_crops_cut_whole_lone_face_up_tiles(tmp_path: Path) -> None:
+    from dominotrain.evaluate import TILE_CROP_PX, synthetic_tile_crops
+
+    root = tmp_path / "synth"
+    (root / "detector" / "images" / "val").mkdir(parents=True)
+    (root / "truth").mkdir()
+    cv2.imwrite(str(root / "detector" / "images" / "val" / "000001.jpg"), np.zeros((720, 1280, 3)))
+
+    def tile(id_, cx, face="up", visible=1.0):
+        return {
+            "id": id_,
+            "face": face,
+            "pips": [2, 5] if face == "up" else None,
+            "corners": _square(cx, 360, 30, 60).tolist(),
+            "visible_fraction": visible,
+        }
+
+    truth = {
+        "image": {"width": 1280, "height": 720},
+        "set": "double-6",
+        "generator": {"index": 1},
+        "tiles": [tile(0, 200), tile(1, 640, face="down"), tile(2, 1000, visible=0.6)],
+    }
+    (root / "truth" / "000001.json").write_text(json.dumps(truth))
+    crops = list(synthetic_tile_crops(root, None))
+    assert len(crops) == 1  # the face-down and the half-hidden tile are not cut out
+    path, crop, pips, set_max = crops[0]
+    assert crop.shape == (TILE_CROP_PX, TILE_CROP_PX, 3)
+    assert (pips, set_max) == ((2, 5), 6)
+    assert path.is_file() and path.parent == root / "tile_crops"

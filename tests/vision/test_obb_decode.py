@@ -120,3 +120,12 @@ def test_detector_unreadable_file_is_a_user_error(tmp_path: Path):
     bad.write_bytes(b"not a model")
     with pytest.raises(UserInputError, match="cannot load ONNX model"):
         Detector(bad)
+
+
+@pytest.mark.parametrize("max_upscale, scale", [(None, 4.0), (2.0, 2.0), (1.0, 1.0)])
+def test_detector_enlarges_a_small_picture_at_most_max_upscale(double_models, max_upscale, scale):
+    detector = Detector(double_models / "detector.onnx", threads=1, max_upscale=max_upscale)
+    tensor, transform = detector.preprocess(np.full((40, 40, 3), 200, np.uint8))
+    assert tensor.shape == (1, 3, 160, 160)
+    assert transform.scale_x == pytest.approx(scale)
+    assert transform.pad_x == (160 - round(40 * scale)) // 2
