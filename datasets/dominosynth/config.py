@@ -175,6 +175,24 @@ CONFIGS: dict[str, SynthConfig] = {
         dark_background_p=0.7,
         dim_p=0.3,
     ),
+    # Small low-resolution pictures holding a few tiles 20..60 px long, like a crop of a
+    # photo or a distant phone shot (use with a small --size such as 192x160). The detector
+    # sees them enlarged, as the runtime enlarges a small picture (vision.detector.MAX_UPSCALE).
+    "small": SynthConfig(
+        name="small",
+        kind_weights=(0.85, 0.15),
+        variant_weights=(0.5, 0.1, 0.1, 0.1, 0.2),
+        layout_tiles=(1, 3),
+        loose_tiles=(0, 2),
+        boneyard_tiles=(0, 1),
+        hand_tiles=(1, 3),
+        tile_px_log_table=(20.0, 64.0),
+        tile_px_log_hand=(24.0, 64.0),
+        distractors=(0, 1),
+        arm_p=0.0,
+        blur_p=0.6,
+        jpeg_quality=(40.0, 90.0),
+    ),
     # No clutter and no camera effects: for tests and for looking at label geometry.
     "clean": SynthConfig(
         name="clean",

@@ -75,6 +75,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "detector/ data.yaml / reader/ folder)",
     )
     train.add_argument(
+        "--also",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="another data set whose train split is added (repeatable): a second synthetic "
+        "set, or your labelled photos next to synthetic data; validation stays on --data",
+    )
+    train.add_argument(
         "--model", help="architecture YAML (default yolov8n-obb.yaml / yolov8n-cls.yaml)"
     )
     train.add_argument("--epochs", type=_positive_int, help="default 30")
@@ -201,6 +209,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     config = TrainConfig(
         kind=args.kind,
         data=args.data,
+        also=tuple(args.also),
         model=args.model,
         epochs=args.epochs,
         imgsz=args.imgsz,
@@ -247,6 +256,8 @@ def _parse_overrides(items: list[str]) -> dict:
 def _rebuild_argv(args: argparse.Namespace) -> list[str]:
     """The train command's arguments, every option spelt out (recorded in the model card)."""
     argv = ["train", args.kind, "--data", str(args.data)]
+    for other in args.also:
+        argv += ["--also", str(other)]
     for flag in (
         "model",
         "epochs",

@@ -59,6 +59,11 @@ def build_data_card(record: dict, checkpoint_args: dict) -> dict:
     """The `data_card` metadata: the set's card.json plus how the model was trained."""
     card = dict(record.get("data_card") or {})
     card["training_command"] = record.get("command")
+    if record.get("also"):  # train splits added to this set's (`dominocam train --also`)
+        card["also_trained_on"] = [
+            {"data": other.get("data"), "command": (other.get("data_card") or {}).get("command")}
+            for other in record["also"]
+        ]
     card["training"] = {
         "model": checkpoint_args.get("model"),
         "data": record.get("data") or checkpoint_args.get("data"),

@@ -19,6 +19,7 @@ import datetime as _dt
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 from dataclasses import asdict, dataclass, field
@@ -53,6 +54,7 @@ class TrainConfig:
 
     kind: str
     data: str
+    also: tuple[str, ...] = ()  # more sets whose train splits are added; val stays `data`'s
     model: str | None = None
     epochs: int | None = None
     imgsz: int | None = None
@@ -134,8 +136,8 @@ def resolve_reader_data(data: Path) -> Path:
     )
 
 
-def absolute_data_yaml(source: Path, target: Path) -> Path:
-    """Copy a YOLO data YAML to `target` with `path` made absolute (relative to the YAML)."""
+def absolute_data_spec(source: Path) -> dict:
+    """A YOLO data YAML's contents with `path` made absolute (relative to the YAML)."""
     try:
         spec = yaml.safe_load(Path(source).read_text()) or {}
     except yaml.YAMLError as error:
@@ -146,8 +148,48 @@ def absolute_data_yaml(source: Path, target: Path) -> Path:
     if not root.is_absolute():
         root = (Path(source).parent / root).resolve()
     spec["path"] = str(root)
+    return spec
+
+
+def absolute_data_yaml(source: Path, target: Path, also: tuple[Path, ...] = ()) -> Path:
+    """Copy a YOLO data YAML to `target` with `path` made absolute (relative to the YAML).
+
+    With `also` (more data YAMLs), their train splits are added to `train`, which becomes a
+    list of absolute folders; validation stays on `source`'s val split.
+    """
+    spec = absolute_data_spec(source)
+    if also:
+        train = _absolute_split(spec, "train")
+        for other in also:
+            other_spec = absolute_data_spec(other)
+            if other_spec["names"] != spec["names"]:
+                raise UserInputError(
+                    f"{other}: classes {other_spec['names']} differ from {source}'s {spec['names']}"
+                )
+            train += _absolute_split(other_spec, "train")
+        spec["train"], spec["val"] = train, _absolute_split(spec, "val")
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(yaml.safe_dump(spec, sort_keys=False))
+    return target
+
+
+def _absolute_split(spec: dict, split: str) -> list[str]:
+    """A YOLO `train` / `val` entry (one folder or a list) as absolute folders."""
+    entries = spec[split] if isinstance(spec[split], list) else [spec[split]]
+    return [str(Path(spec["path"]) / entry) for entry in entries]
+
+
+def combined_reader_folder(source: Path, also: tuple[Path, ...], target: Path) -> Path:
+    """A classification folder at `target` whose train/<class>/ links the images of `source`
+    and of every `also` set, and whose val/ links `source`'s val split only."""
+    if target.exists():
+        shutil.rmtree(target)
+    for split, sets in (("train", [source, *also]), ("val", [source])):
+        for number, folder in enumerate(sets):
+            for image in sorted((folder / split).glob("*/*")):
+                link = target / split / image.parent.name / f"s{number}_{image.name}"
+                link.parent.mkdir(parents=True, exist_ok=True)
+                link.symlink_to(image.resolve())
     return target
 
 
@@ -246,10 +288,9 @@ def train(config: TrainConfig, argv: list[str] | None = None) -> Path:
     check_model_name(config.model)
     if config.weights and not Path(config.weights).is_file():
         raise UserInputError(f"--weights {config.weights}: no such file")
-    if config.kind == "detector":
-        data_source = resolve_detector_data(Path(config.data))
-    else:
-        data_source = resolve_reader_data(Path(config.data))
+    resolve = resolve_detector_data if config.kind == "detector" else resolve_reader_data
+    data_source = resolve(Path(config.data))
+    also = tuple(resolve(Path(other)) for other in config.also)
 
     if (run_dir / "train.pid").is_file():
         _claim(run_dir)  # fail early when another process trains this run
@@ -266,12 +307,12 @@ def train(config: TrainConfig, argv: list[str] | None = None) -> Path:
         )
     pid_file = _claim(run_dir)
     try:
-        return _train(config, argv, ultralytics, state, run_dir, last, data_source)
+        return _train(config, argv, ultralytics, state, run_dir, last, data_source, also)
     finally:
         pid_file.unlink(missing_ok=True)
 
 
-def _train(config, argv, ultralytics, state, run_dir, last, data_source) -> Path:
+def _train(config, argv, ultralytics, state, run_dir, last, data_source, also) -> Path:
     """The body of `train` once the run folder is claimed."""
     log = run_dir / "train.log"
     _log_to_file(log)
@@ -287,7 +328,9 @@ def _train(config, argv, ultralytics, state, run_dir, last, data_source) -> Path
         return run_dir
 
     if config.kind == "detector":
-        data = absolute_data_yaml(data_source, run_dir / "data.yaml")
+        data = absolute_data_yaml(data_source, run_dir / "data.yaml", also)
+    elif also:
+        data = combined_reader_folder(data_source, also, run_dir / "reader-data")
     else:
         data = data_source
     record = {
@@ -297,6 +340,7 @@ def _train(config, argv, ultralytics, state, run_dir, last, data_source) -> Path
         "config": asdict(config),
         "data": str(data_source),
         "data_card": find_card(data_source),
+        "also": [{"data": str(other), "data_card": find_card(other)} for other in also],
     }
     (run_dir / "dominotrain.json").write_text(json.dumps(record, indent=2))
     arguments = {
