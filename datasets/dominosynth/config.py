@@ -175,9 +175,10 @@ CONFIGS: dict[str, SynthConfig] = {
         dark_background_p=0.7,
         dim_p=0.3,
     ),
-    # Small low-resolution pictures holding a few tiles 20..60 px long, like a crop of a
-    # photo or a distant phone shot (use with a small --size such as 192x160). The detector
-    # sees them enlarged, as the runtime enlarges a small picture (vision.detector.MAX_UPSCALE).
+    # Small low-resolution pictures holding a few tiles 20..64 px long, like a crop of a
+    # photo. Use with --size 320x256: training enlarges a picture to the network's 640 px,
+    # so the detector sees these tiles blown up 2x and blurred, as the runtime enlarges a
+    # small picture (at most 2x, vision.detector.MAX_UPSCALE).
     "small": SynthConfig(
         name="small",
         kind_weights=(0.85, 0.15),
