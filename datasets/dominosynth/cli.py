@@ -53,7 +53,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--config",
         default="default",
-        help="configuration name (default, robot, clean) or a YAML file",
+        help="configuration name (default, robot, small, closeup, clean) or a YAML file",
     )
     p.add_argument("--force", action="store_true", help="write into a folder that is not empty")
     p.add_argument("--quiet", action="store_true", help="no progress bar")

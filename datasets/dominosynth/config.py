@@ -29,6 +29,9 @@ class SynthConfig:
         variant_weights: relative weight of the layout variants of a table picture.
         tile_px_log_table / tile_px_log_hand: tile length in output pixels (log-uniform).
         tilt_deg: camera tilt from straight down, degrees. yaw_deg: camera turn, degrees.
+        closeup_p: share of hand pictures that are one tile photographed close, filling the
+            frame (closeup_fill: tile length / the picture side it lies along).
+        grayscale_p: share of pictures from a monochrome camera or scanner.
         layout_tiles: how many tiles the played layout tries to reach.
         gap_mm: gap between touching tiles of a line (0 = touching), mm (tile is 48 mm).
         skew_deg: per-tile angular jitter, degrees.
@@ -47,6 +50,8 @@ class SynthConfig:
     boneyard_stack_p: float = 0.3
     hand_tiles: Range = (3, 15)
     hand_arrangement_weights: tuple[float, float, float] = (0.4, 0.3, 0.3)  # row, cluster, rack
+    closeup_p: float = 0.0
+    closeup_fill: Range = (0.75, 1.02)
     gap_mm: Range = (0.0, 3.0)
     touching_p: float = 0.5
     skew_deg: Range = (0.0, 4.0)
@@ -91,6 +96,7 @@ class SynthConfig:
     motion_blur_p: float = 0.1
     motion_blur_px: Range = (2.0, 7.0)
     jpeg_quality: Range = (55.0, 95.0)
+    grayscale_p: float = 0.0
     # Distractors.
     distractors: Range = (0, 4)
     arm_p: float = 0.12
@@ -193,6 +199,22 @@ CONFIGS: dict[str, SynthConfig] = {
         arm_p=0.0,
         blur_p=0.6,
         jpeg_quality=(40.0, 90.0),
+    ),
+    # One tile filling the frame (a crop around one tile, a scanner shot, a phone held close),
+    # or a few big hand tiles. Use with --size 640x352, about a tile's 2:1 shape. Without it
+    # no training picture has a tile longer than about a third of the picture, and the
+    # detector boxes the pips of a close-up as tiles.
+    "closeup": SynthConfig(
+        name="closeup",
+        kind_weights=(0.0, 1.0),
+        closeup_p=0.7,
+        hand_tiles=(1, 3),
+        tile_px_log_hand=(120.0, 360.0),
+        tilt_deg=(0.0, 8.0),  # a close camera tilted further shows the near end far bigger
+        closeup_fill=(0.7, 1.0),
+        distractors=(0, 1),
+        arm_p=0.0,
+        grayscale_p=0.25,
     ),
     # No clutter and no camera effects: for tests and for looking at label geometry.
     "clean": SynthConfig(

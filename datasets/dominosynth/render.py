@@ -21,6 +21,7 @@ from dominosynth.play import VARIANTS, Layout, simulate
 from rules.tiles import Tile, full_set
 
 ID_SIDE = 100000  # id-map offset for the sides of a box (not its face)
+CLOSEUP = 3  # the hand arrangement after row, cluster, rack: one tile filling the frame
 
 
 @dataclass(frozen=True)
@@ -180,11 +181,26 @@ def build_scene(
     )
     tilt = 0.0 if rng.random() < cfg.flat_view_p else float(rng.uniform(*cfg.tilt_deg))
     arrangement = _weighted(rng, cfg.hand_arrangement_weights) if kind == "hand" else -1
+    # (p > 0 is tested first so that configs without close-ups draw the same numbers as before)
+    closeup = kind == "hand" and cfg.closeup_p > 0 and rng.random() < cfg.closeup_p
+    if closeup:
+        arrangement = CLOSEUP
+        along_long_side = rng.random() < 0.8
+        tile_px = float(rng.uniform(*cfg.closeup_fill)) * (
+            max(width, height) if along_long_side else min(width, height)
+        )
+        horizontal = along_long_side == (width >= height)
     if arrangement == 2:
         tilt = max(tilt, 18.0)
     yaw = float(rng.uniform(*cfg.yaw_deg)) if arrangement != 2 else float(rng.uniform(-12, 12))
     focal = width * float(rng.uniform(0.8, 1.5))
-    cam = make_camera(width, height, np.zeros(2), tile_px / L, focal, tilt, yaw)
+    px_per_mm = tile_px / L
+    if closeup:
+        # A camera a few tile lengths away: a longer lens, and the scale set on the tile's top
+        # face, which at that distance is noticeably nearer than the table.
+        focal = width * float(rng.uniform(1.5, 3.5))
+        px_per_mm = focal / (focal / px_per_mm + T)
+    cam = make_camera(width, height, np.zeros(2), px_per_mm, focal, tilt, yaw)
     deck = full_set(max_pip)
     deck = [deck[i] for i in rng.permutation(len(deck))]
     boxes: list[Box] = []
@@ -305,6 +321,10 @@ def build_scene(
                 deck.append(t)
                 break
             flat_tile(pose, SceneTile("down", t, (t.low, t.high), "boneyard"))
+    elif closeup:
+        pose, st = _closeup_tile(rng, deck, L, math.radians(-yaw), horizontal)
+        occ.add(pose.corners(L))
+        flat_tile(pose, st)
     else:
         n = int(rng.integers(int(cfg.hand_tiles[0]), int(cfg.hand_tiles[1]) + 1))
         hand = [deck.pop() for _ in range(min(n, len(deck)))]
@@ -363,6 +383,23 @@ def build_scene(
         arm=bool(rng.random() < cfg.arm_p),
         extras={"style": style, "tile_px": tile_px, "tilt": tilt},
     )
+
+
+def _closeup_tile(
+    rng: np.random.Generator, deck: list, L: float, rot: float, horizontal: bool
+) -> tuple[Pose, SceneTile]:
+    """One tile near the picture centre, its long side along the picture's width (or height).
+
+    `rot` is the table angle that appears horizontal in the image (minus the camera yaw).
+    Mostly face up: a close-up is taken to read a tile.
+    """
+    t = deck.pop()
+    ang = rot + (0.0 if horizontal else math.pi / 2) + math.radians(float(rng.normal(0, 3)))
+    ang += float(rng.integers(2)) * math.pi
+    centre = rng.normal(0, 0.04 * L, 2)
+    face = "up" if rng.random() < 0.85 else "down"
+    h = (t.low, t.high) if rng.random() < 0.5 else (t.high, t.low)
+    return Pose(float(centre[0]), float(centre[1]), ang), SceneTile(face, t, h, "hand")
 
 
 def _rack(rng, cam, hand, L, W, T, style, sc, boxes, tiles) -> None:
@@ -787,4 +824,7 @@ def camera_effects(
         color = rng.standard_normal((h // 2, w // 2, 3), dtype=np.float32)
         noise = noise * 0.7 + cv2.resize(color, (w, h)) * 0.5
         img = img + noise * (sigma * 0.5) + noise * (sigma / 16.0) * np.sqrt(np.clip(img, 0, 255))
-    return np.clip(img + 0.5, 0, 255).astype(np.uint8)
+    out = np.clip(img + 0.5, 0, 255).astype(np.uint8)
+    if cfg.grayscale_p > 0 and rng.random() < cfg.grayscale_p:
+        out = cv2.cvtColor(cv2.cvtColor(out, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+    return out

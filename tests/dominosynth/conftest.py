@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dominosynth.config import CONFIGS
+from dominosynth.config import CONFIGS, SynthConfig
 from dominosynth.generate import Job, make_sample
 
 
@@ -13,15 +13,14 @@ def sample(
     index: int,
     *,
     seed: int = 7,
-    config: str = "default",
+    config: str | SynthConfig = "default",
     kind: str = "table",
     size: tuple[int, int] = (640, 360),
     max_pip: int = 12,
 ):
     """(jpeg, decoded image, truth, id map, scene, rng) of one rendered picture."""
-    job = Job(
-        "/nonexistent", index, seed, size[0], size[1], kind, max_pip, "train", CONFIGS[config]
-    )
+    cfg = CONFIGS[config] if isinstance(config, str) else config
+    job = Job("/nonexistent", index, seed, size[0], size[1], kind, max_pip, "train", cfg)
     return make_sample(job)
 
 

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
-from dominosynth.generate import reader_crops
+from dominosynth.config import CONFIGS
+from dominosynth.generate import reader_crops, yolo_lines
 from dominosynth.render import ID_SIDE
 
 
@@ -117,3 +120,29 @@ def test_visibility_and_sides_are_separate(table_samples) -> None:
     assert ids.max() < 2 * ID_SIDE
     for t in truth["tiles"]:
         assert 0.0 <= t["visible_fraction"] <= 1.0
+
+
+def test_a_closeup_is_one_tile_filling_the_frame(render_sample) -> None:
+    cfg = dataclasses.replace(CONFIGS["closeup"], closeup_p=1.0)
+    width, height = 640, 352
+    for index in range(8):
+        _jpg, _img, truth, _ids, _scene, _rng = render_sample(
+            index, seed=3, config=cfg, kind="hand", size=(width, height)
+        )
+        assert len(truth["tiles"]) == 1
+        c = np.asarray(truth["tiles"][0]["corners"])
+        edges = [c[(k + 1) % 4] - c[k] for k in range(4)]
+        long_edge = max(edges, key=np.linalg.norm)
+        side = width if abs(long_edge[0]) > abs(long_edge[1]) else height
+        # closeup_fill (0.7, 1.0) of the side it lies along; perspective adds a little
+        assert 0.6 * side <= np.linalg.norm(long_edge) <= 1.15 * side, index
+        assert len(yolo_lines(truth, cfg)) == 1
+
+
+def test_grayscale_pictures_have_equal_channels(render_sample) -> None:
+    cfg = dataclasses.replace(CONFIGS["default"], grayscale_p=1.0)
+    _jpg, img, *_ = render_sample(0, config=cfg, size=(320, 240))
+    spread = img.astype(int).max(axis=2) - img.astype(int).min(axis=2)
+    assert spread.max() <= 2  # JPEG rounding only
+    _jpg, colour, *_ = render_sample(0, size=(320, 240))
+    assert (colour.astype(int).max(axis=2) - colour.astype(int).min(axis=2)).max() > 20
