@@ -49,6 +49,17 @@ def _upscale(text: str) -> float:
     return value
 
 
+def _border(text: str) -> float:
+    """A `--border` value: a fraction of the crop's longer side, 0 to 2."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 0.0 <= value <= 2.0:
+        raise argparse.ArgumentTypeError(f"must lie between 0 and 2, got {value}")
+    return value
+
+
 def _chosen_upscale(given: float | None, default: float | None) -> float | None:
     """The detector's `max_upscale` from the flag: the default when absent, None for 'none'."""
     if given is None:
@@ -176,6 +187,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         type=_upscale,
         help="enlarge a small picture at most this many times to fill the detector's input; "
         "'none' fills it whatever the size (default: read's)",
+    )
+    evaluate.add_argument(
+        "--border",
+        type=_border,
+        default=0.0,
+        help="frame every tile crop (synthetic_tiles, realval_tiles) with a grey border this "
+        "fraction of its longer side wide, to see how the tile's size in the picture matters "
+        "(default 0: none)",
     )
     evaluate.add_argument("--json", action="store_true", help="print the JSON instead of a table")
     evaluate.set_defaults(func=cmd_eval)
@@ -326,6 +345,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         iou=args.iou,
         cover=None if args.keep_covered else (args.cover or COVER_THRESHOLD),
         max_upscale=_chosen_upscale(args.max_upscale, MAX_UPSCALE),
+        border=args.border,
     )
     models = results.pop("_models")
     out = Path(args.out) if args.out else PROJECT_ROOT / "runs" / "eval"

@@ -46,6 +46,7 @@ import json
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -500,15 +501,39 @@ def synthetic_tile_crops(root: Path, limit: int | None):
                 return
 
 
-def eval_synthetic_tiles(models, root: Path, limit: int | None, quiet: bool) -> SetResult:
+def add_border(image: np.ndarray, fraction: float) -> np.ndarray:
+    """`image` framed by a grey border `fraction` of its longer side wide on every side.
+
+    A probe of scale, not a fix: a close-up whose tile fills the frame becomes a tile on a
+    plain table, as long in the detector's input as `1 / (1 + 2 * fraction)` of the input.
+    """
+    import cv2
+
+    from vision.geometry import LETTERBOX_PAD_VALUE
+
+    if fraction <= 0:
+        return image
+    pad = round(fraction * max(image.shape[:2]))
+    grey = (LETTERBOX_PAD_VALUE,) * (image.shape[2] if image.ndim == 3 else 1)
+    return cv2.copyMakeBorder(image, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=grey)
+
+
+def _border_note(border: float) -> str:
+    return f", framed by a grey border {border:g} of the longer side" if border > 0 else ""
+
+
+def eval_synthetic_tiles(
+    models, root: Path, limit: int | None, quiet: bool, border: float = 0.0
+) -> SetResult:
     """The pipeline on single-tile crops cut from the synthetic val pictures (module doc)."""
     from vision.pipeline import read_image
 
-    result = SetResult("synthetic_tiles", note=f"{root} val tiles cut out, shrunk to 100 px")
+    note = f"{root} val tiles cut out, shrunk to 100 px{_border_note(border)}"
+    result = SetResult("synthetic_tiles", note=note)
     start = time.perf_counter()
     crops = synthetic_tile_crops(root, limit)
     for path, crop, pips, set_max in _progress(crops, "synthetic tiles", quiet):
-        scene = read_image(crop, models.detector, models.reader, set_max)
+        scene = read_image(add_border(crop, border), models.detector, models.reader, set_max)
         score_tile_crop(result, str(path), pips, _predictions(scene))
     result.seconds = time.perf_counter() - start
     return result
@@ -535,18 +560,21 @@ def eval_realval_scenes(models, root: Path, limit: int | None, quiet: bool) -> S
     return result
 
 
-def eval_realval_tiles(models, root: Path, limit: int | None, quiet: bool) -> SetResult:
+def eval_realval_tiles(
+    models, root: Path, limit: int | None, quiet: bool, border: float = 0.0
+) -> SetResult:
     from vision.image_io import load_image
     from vision.pipeline import read_image
 
     labels = json.loads((root / "tiles" / "labels.json").read_text())
     labels = labels[:limit] if limit else labels
-    result = SetResult("realval_tiles", note="pipeline on each whole crop")
+    result = SetResult("realval_tiles", note=f"pipeline on each whole crop{_border_note(border)}")
     start = time.perf_counter()
     for label in _progress(labels, "real tiles", quiet):
         path = root / "tiles" / label["image"]
         set_max = 12 if "12" in str(label.get("note", "")) else 6
-        scene = read_image(load_image(path), models.detector, models.reader, set_max)
+        image = add_border(load_image(path), border)
+        scene = read_image(image, models.detector, models.reader, set_max)
         score_tile_crop(result, str(path), tile_key(label["pips"]), _predictions(scene))
     result.seconds = time.perf_counter() - start
     return result
@@ -694,9 +722,10 @@ def run_eval(
     iou: float | None = None,
     cover: float | None = COVER_THRESHOLD,
     max_upscale: float | None = MAX_UPSCALE,
+    border: float = 0.0,
 ) -> dict[str, SetResult]:
     """Evaluate the runtime on the chosen sets; returns the results by set name, and the
-    `EvalModels` under "_models"."""
+    `EvalModels` under "_models". `border` frames every tile crop (`add_border`)."""
     wanted = set(sets or SETS)
     unknown = wanted - set(SETS)
     if unknown:
@@ -717,9 +746,9 @@ def run_eval(
     evaluators = {
         "synthetic": (eval_synthetic, synthetic),
         "synthetic_halves": (eval_synthetic_halves, synthetic),
-        "synthetic_tiles": (eval_synthetic_tiles, synthetic),
+        "synthetic_tiles": (partial(eval_synthetic_tiles, border=border), synthetic),
         "realval_scenes": (eval_realval_scenes, realval),
-        "realval_tiles": (eval_realval_tiles, realval),
+        "realval_tiles": (partial(eval_realval_tiles, border=border), realval),
         "realval_halves": (eval_realval_halves, realval),
     }
     results: dict[str, SetResult] = {}

@@ -160,6 +160,45 @@ def test_a_max_upscale_below_1_is_refused(value, realval, capsys) -> None:
     assert "--max-upscale" in capsys.readouterr().err
 
 
+def test_add_border_frames_the_picture_in_grey() -> None:
+    from dominotrain.evaluate import add_border
+
+    image = np.full((60, 100, 3), 200, np.uint8)
+    framed = add_border(image, 0.5)  # 50 px: half the longer side
+    assert framed.shape == (160, 200, 3)
+    assert (framed[50:110, 50:150] == 200).all()
+    assert (framed[:50] == 114).all() and (framed[:, :50] == 114).all()
+    assert add_border(image, 0.0) is image
+    assert add_border(np.zeros((10, 20), np.uint8), 0.25).shape == (20, 30)
+
+
+def test_border_frames_every_real_tile_crop(tmp_path: Path, monkeypatch) -> None:
+    from vision.scene import Scene
+
+    root = tmp_path / "realval"
+    (root / "tiles").mkdir(parents=True)
+    cv2.imwrite(str(root / "tiles" / "a.png"), np.full((60, 100, 3), 200, np.uint8))
+    (root / "tiles" / "labels.json").write_text(json.dumps([{"image": "a.png", "pips": [1, 2]}]))
+    seen = []
+
+    def fake_read(image, *args, **kwargs):
+        seen.append(image.shape)
+        return Scene(image.shape[1], image.shape[0])
+
+    monkeypatch.setattr("vision.pipeline.read_image", fake_read)
+    results = run_eval(None, root, sets=["realval_tiles"], quiet=True, border=0.5)
+    assert seen == [(160, 200, 3)]
+    assert "grey border 0.5" in results["realval_tiles"].note
+
+
+@pytest.mark.parametrize("value", ["-0.1", "3", "wide"])
+def test_a_border_outside_0_2_is_refused(value, realval, capsys) -> None:
+    with pytest.raises(SystemExit) as stop:
+        dominocam.cli.main(["eval", "--realval", str(realval), "--border", value])
+    assert stop.value.code == 2
+    assert "--border" in capsys.readouterr().err
+
+
 # ----------------------------------------------------------------- synthetic tile crops
 
 
