@@ -63,6 +63,7 @@ from dominotrain.metrics import (
     tile_key,
 )
 from vision.detector import COVER_THRESHOLD, MAX_UPSCALE
+from vision.geometry import LETTERBOX_PAD_VALUE
 
 if TYPE_CHECKING:
     from vision.detector import Detector
@@ -508,8 +509,6 @@ def add_border(image: np.ndarray, fraction: float) -> np.ndarray:
     plain table, as long in the detector's input as `1 / (1 + 2 * fraction)` of the input.
     """
     import cv2
-
-    from vision.geometry import LETTERBOX_PAD_VALUE
 
     if fraction <= 0:
         return image
