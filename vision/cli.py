@@ -47,6 +47,12 @@ def _model_flags(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="onnxruntime threads (default: all cores)",
     )
+    parser.add_argument(
+        "--no-closeups",
+        action="store_true",
+        help="skip the second look at a picture with few boxes, framed by grey, that finds a "
+        "tile filling the frame (a close-up); faster on such pictures",
+    )
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -153,7 +159,9 @@ def run_read(args: argparse.Namespace) -> int:
             failed += 1
             tqdm.write(f"dominocam: error: {error}", file=sys.stderr)
             continue
-        scene = read_image(image, models.detector, models.reader, args.set)
+        scene = read_image(
+            image, models.detector, models.reader, args.set, closeups=not args.no_closeups
+        )
         if args.json:
             print(json.dumps({"path": name, **scene.to_dict()}), flush=True)
         else:

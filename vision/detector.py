@@ -66,6 +66,60 @@ COVER_THRESHOLD = 0.85
 # real crops; docs/vision.md has both.
 MAX_UPSCALE: float | None = 2.0
 
+# Close-ups. A tile longer than about 3/4 of the network input is beyond the detector (it
+# boxes the halves; docs/vision.md, "Close-ups"), so a picture with few boxes is looked at
+# a second time framed by grey, CLOSEUP_BORDER of its longer side on each side (a full-frame
+# tile then spans half the input). From that pass only boxes at least CLOSEUP_MIN_LENGTH of
+# the picture's longer side are kept: tiles that big cannot be boxed by the first pass.
+# Chosen with `dominocam eval --border` on the real tile crops (0.5 read 13 of 14 close-ups).
+CLOSEUP_BORDER = 0.5
+CLOSEUP_MIN_LENGTH = 0.5
+# A picture in which a tile is half as long as the picture holds only a few tiles; with more
+# boxes than this the second pass is skipped (a table photo pays nothing).
+CLOSEUP_MAX_BOXES = 8
+
+
+def frame_for_closeups(image: np.ndarray) -> tuple[np.ndarray, int]:
+    """`image` framed by grey `CLOSEUP_BORDER` of its longer side, and the border in pixels."""
+    return geometry.frame_in_grey(image, CLOSEUP_BORDER)
+
+
+def merge_closeups(
+    first: list[Detection], framed: list[Detection], pad: int, shape: tuple[int, int]
+) -> list[Detection]:
+    """The first pass's boxes with the big tiles of the framed pass put in.
+
+    Args:
+        first: boxes found in the picture itself.
+        framed: boxes found in the picture framed by `pad` pixels (`frame_for_closeups`).
+        pad: the frame's width in pixels.
+        shape: (height, width) of the picture.
+
+    Returns:
+        Boxes of the framed pass at least `CLOSEUP_MIN_LENGTH` of the picture's longer side
+        (moved back into picture pixels), and the first pass's boxes whose centre lies in none
+        of them (a big tile's halves and pips), best score first.
+    """
+    min_length = CLOSEUP_MIN_LENGTH * max(shape)
+    big = [
+        Detection(d.corners - pad, d.score, d.class_id, d.name)
+        for d in framed
+        if _box_length(d.corners) >= min_length
+    ]
+    if not big:
+        return first
+    centres = np.array([d.corners.mean(axis=0) for d in first]).reshape(-1, 1, 2)
+    inside = geometry.points_inside_boxes(centres, np.array([d.corners for d in big]))
+    kept = [d for d, hit in zip(first, inside.any(axis=(1, 2)), strict=True) if not hit]
+    return sorted(kept + big, key=lambda d: -d.score)
+
+
+def _box_length(corners: np.ndarray) -> float:
+    """The longer side of a box."""
+    return float(
+        max(np.linalg.norm(corners[1] - corners[0]), np.linalg.norm(corners[2] - corners[1]))
+    )
+
 
 def decode_obb_output(
     raw: np.ndarray,

@@ -157,6 +157,17 @@ def letterbox(
     return padded, transform
 
 
+def frame_in_grey(image: np.ndarray, fraction: float) -> tuple[np.ndarray, int]:
+    """`image` framed on every side by letterbox grey `fraction` of its longer side wide,
+    and that width in pixels (a source point (x, y) lies at (x + pad, y + pad) in the frame)."""
+    pad = round(fraction * max(image.shape[:2]))
+    grey = (LETTERBOX_PAD_VALUE,) * (image.shape[2] if image.ndim == 3 else 1)
+    framed = cv2.copyMakeBorder(image, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=grey)
+    if image.ndim == 3 and framed.ndim == 2:  # OpenCV drops a single channel axis
+        framed = framed[:, :, None]
+    return framed, pad
+
+
 # --------------------------------------------------------------------------------------------
 # Oriented boxes: (cx, cy, w, h, angle in radians) <-> corners, ordering, probabilistic IoU.
 # --------------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ import numpy as np
 
 from vision import geometry
 from vision.decode import AdjacencyConstraint, joint_decode
-from vision.detector import Detector
+from vision.detector import CLOSEUP_MAX_BOXES, Detector, frame_for_closeups, merge_closeups
 from vision.layout import LayoutConfig, layout_scene, safe_adjacency
 from vision.onnx_model import resolve_model_path
 from vision.reader import Reader
@@ -70,6 +70,7 @@ def read_image(
     timings: dict[str, float] | None = None,
     with_layout: bool = True,
     layout_config: LayoutConfig | None = None,
+    closeups: bool = True,
 ) -> Scene:
     """Read one photo into a Scene.
 
@@ -86,6 +87,9 @@ def read_image(
         with_layout: rebuild lines and open ends (`vision.layout`); False for a hand photo,
             whose tiles lie side by side without being played.
         layout_config: the layout kind and tolerances (`vision.layout.LayoutConfig`).
+        closeups: when the first detection finds few boxes, detect again in the picture
+            framed by grey, for a tile too big for the detector's input
+            (`vision.detector.merge_closeups`); False skips that second pass.
 
     Returns:
         The Scene; an image without tiles gives a Scene without tiles, not an error.
@@ -94,6 +98,11 @@ def read_image(
         raise ValueError(f"expected a BGR uint8 HxWx3 image, got {image.dtype} {image.shape}")
     height, width = image.shape[:2]
     detections = detector.detect(image, timings)
+    if closeups and len(detections) <= CLOSEUP_MAX_BOXES:
+        framed, pad = frame_for_closeups(image)
+        detections = merge_closeups(
+            detections, detector.detect(framed, timings), pad, (height, width)
+        )
     detections = [d for d in detections if d.face is not None]
     # Reading order: top to bottom, then left to right (ids are stable for a still table).
     detections.sort(

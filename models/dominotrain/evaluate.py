@@ -63,7 +63,7 @@ from dominotrain.metrics import (
     tile_key,
 )
 from vision.detector import COVER_THRESHOLD, MAX_UPSCALE
-from vision.geometry import LETTERBOX_PAD_VALUE
+from vision.geometry import frame_in_grey
 
 if TYPE_CHECKING:
     from vision.detector import Detector
@@ -505,16 +505,11 @@ def synthetic_tile_crops(root: Path, limit: int | None):
 def add_border(image: np.ndarray, fraction: float) -> np.ndarray:
     """`image` framed by a grey border `fraction` of its longer side wide on every side.
 
-    A probe of scale, not a fix: a close-up whose tile fills the frame becomes a tile on a
-    plain table, as long in the detector's input as `1 / (1 + 2 * fraction)` of the input.
+    A probe of scale: a close-up whose tile fills the frame becomes a tile on a plain table,
+    as long in the detector's input as `1 / (1 + 2 * fraction)` of the input. (The runtime's
+    close-up pass frames a picture with few boxes the same way, `vision.detector`.)
     """
-    import cv2
-
-    if fraction <= 0:
-        return image
-    pad = round(fraction * max(image.shape[:2]))
-    grey = (LETTERBOX_PAD_VALUE,) * (image.shape[2] if image.ndim == 3 else 1)
-    return cv2.copyMakeBorder(image, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=grey)
+    return frame_in_grey(image, fraction)[0] if fraction > 0 else image
 
 
 def _border_note(border: float) -> str:

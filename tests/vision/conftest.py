@@ -28,7 +28,12 @@ def painted_table() -> PaintedTable:
 
 @pytest.fixture(scope="session")
 def double_models(painted_table: PaintedTable, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A models folder with detector.onnx and reader.onnx doubles for `painted_table`."""
+    """A models folder with detector.onnx and reader.onnx doubles for `painted_table`.
+
+    The detector double emits the same input-pixel boxes for any picture, so the close-up
+    pass of `read_image` (the picture framed by grey) would map them back twice as large;
+    tests of the painted table read it with `closeups=False` / `--no-closeups`.
+    """
     from onnx_doubles import raw_from_boxes, write_detector, write_reader
 
     folder = tmp_path_factory.mktemp("models")

@@ -60,9 +60,9 @@ def pips(scene) -> list[tuple[int, int]]:
 
 def test_a_doubtful_half_that_fits_its_neighbour_is_corrected_on_a_table(models) -> None:
     image = paint(level_between(1, 2, 0.55))  # reads 2 (p ~ 0.77), 1 is the runner-up
-    hand = read_image(image, models.detector, models.reader, 12, with_layout=False)
+    hand = read_image(image, models.detector, models.reader, 12, with_layout=False, closeups=False)
     assert pips(hand) == [(1, 3), (2, 5)]  # a hand: each tile read on its own
-    table = read_image(image, models.detector, models.reader, 12)
+    table = read_image(image, models.detector, models.reader, 12, closeups=False)
     assert pips(table) == [(1, 3), (1, 5)]
     assert any("touching half" in w for w in table.warnings)
     assert sorted(table.layout.open_ends) == [3, 5]
@@ -72,7 +72,7 @@ def test_a_sure_read_is_never_forced_to_match(models) -> None:
     from onnx_doubles import value_level
 
     image = paint(value_level(2))  # B's half is a sure 2 against A's sure 1
-    table = read_image(image, models.detector, models.reader, 12)
+    table = read_image(image, models.detector, models.reader, 12, closeups=False)
     assert pips(table) == [(1, 3), (2, 5)]
     assert table.layout.open_ends == []  # two loose tiles side by side, not a line
     assert any("touch with halves" in w for w in table.warnings)

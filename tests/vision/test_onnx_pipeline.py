@@ -41,7 +41,9 @@ def test_reader_with_fixed_batch_and_shuffled_classes(painted_table, tmp_path: P
 def test_read_image_end_to_end(painted_table, double_models):
     models = load_models(double_models / "detector.onnx", double_models / "reader.onnx", threads=1)
     timings: dict[str, float] = {}
-    scene = read_image(painted_table.image, models.detector, models.reader, 12, timings=timings)
+    scene = read_image(
+        painted_table.image, models.detector, models.reader, 12, timings=timings, closeups=False
+    )
     assert set(timings) == set(STAGES)
     assert (scene.width, scene.height) == (320, 240)
     expected = sorted(tuple(sorted(h)) for h in painted_table.halves if h)
@@ -94,7 +96,9 @@ def test_read_image_adjacency_hook_is_called(painted_table, double_models):
         seen.append(len(scene.tiles))
         return []
 
-    read_image(painted_table.image, models.detector, models.reader, 12, adjacency=hook)
+    read_image(
+        painted_table.image, models.detector, models.reader, 12, adjacency=hook, closeups=False
+    )
     assert seen == [5]
 
 

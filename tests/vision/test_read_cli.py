@@ -14,6 +14,10 @@ import pytest
 SCRIPT = Path(sys.executable).with_name("dominocam")
 
 
+# The detector double emits fixed boxes (conftest.double_models): no close-up pass.
+NO_CLOSEUPS = ("--no-closeups",)
+
+
 def run(
     *args: str, models: Path | None = None, cwd: Path | None = None
 ) -> subprocess.CompletedProcess:
@@ -34,7 +38,7 @@ def table_file(painted_table, tmp_path_factory) -> Path:
 
 
 def test_read_json_one_image(table_file, double_models, painted_table):
-    result = run("read", str(table_file), "--json", models=double_models)
+    result = run("read", str(table_file), "--json", *NO_CLOSEUPS, models=double_models)
     assert result.returncode == 0, result.stderr
     lines = result.stdout.strip().splitlines()
     assert len(lines) == 1
@@ -61,7 +65,7 @@ def test_read_several_images_one_line_each_and_annotate(table_file, double_model
 
 
 def test_read_human_summary(table_file, double_models):
-    result = run("read", str(table_file), models=double_models)
+    result = run("read", str(table_file), *NO_CLOSEUPS, models=double_models)
     assert result.returncode == 0, result.stderr
     assert "5 tiles (4 face up, 1 face down), pip total" in result.stdout
 

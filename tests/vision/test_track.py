@@ -278,7 +278,7 @@ def test_watch_runs_a_video_end_to_end(double_models, painted_table, tmp_path, c
     ok, frame = capture.read()
     capture.release()
     assert ok
-    still = read_image(frame, models.detector, models.reader, 12, with_layout=False)
+    still = read_image(frame, models.detector, models.reader, 12, with_layout=False, closeups=False)
     up = sorted(tuple(e["pips"]) for e in lines if e["face"] == "up")
     assert up == sorted(t.pips for t in still.tiles if t.pips is not None)
     assert out.stat().st_size > 0
