@@ -196,6 +196,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "fraction of its longer side wide, to see how the tile's size in the picture matters "
         "(default 0: none)",
     )
+    evaluate.add_argument(
+        "--no-closeups",
+        action="store_true",
+        help="no second look at pictures with few boxes (as `dominocam read --no-closeups`)",
+    )
     evaluate.add_argument("--json", action="store_true", help="print the JSON instead of a table")
     evaluate.set_defaults(func=cmd_eval)
 
@@ -346,6 +351,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         cover=None if args.keep_covered else (args.cover or COVER_THRESHOLD),
         max_upscale=_chosen_upscale(args.max_upscale, MAX_UPSCALE),
         border=args.border,
+        closeups=not args.no_closeups,
     )
     models = results.pop("_models")
     out = Path(args.out) if args.out else PROJECT_ROOT / "runs" / "eval"

@@ -421,7 +421,9 @@ def eval_synthetic(models, root: Path, limit: int | None, quiet: bool) -> SetRes
         if not truth_file.is_file():
             raise UserInputError(f"no truth file {truth_file} for {path}")
         truth, ignore, set_max, photo = synthetic_truth(truth_file, min_visible, min_readable)
-        scene = read_image(load_image(path), models.detector, models.reader, set_max)
+        scene = read_image(
+            load_image(path), models.detector, models.reader, set_max, closeups=models.closeups
+        )
         score_boxed_image(result, str(path), truth, _predictions(scene), ignore, photo)
     result.seconds = time.perf_counter() - start
     return result
@@ -527,7 +529,8 @@ def eval_synthetic_tiles(
     start = time.perf_counter()
     crops = synthetic_tile_crops(root, limit)
     for path, crop, pips, set_max in _progress(crops, "synthetic tiles", quiet):
-        scene = read_image(add_border(crop, border), models.detector, models.reader, set_max)
+        image = add_border(crop, border)
+        scene = read_image(image, models.detector, models.reader, set_max, closeups=models.closeups)
         score_tile_crop(result, str(path), pips, _predictions(scene))
     result.seconds = time.perf_counter() - start
     return result
@@ -548,7 +551,10 @@ def eval_realval_scenes(models, root: Path, limit: int | None, quiet: bool) -> S
     start = time.perf_counter()
     for label in _progress(labels, "real scenes", quiet):
         path = root / "scenes" / label["image"]
-        scene = read_image(load_image(path), models.detector, models.reader, _set_max(label["set"]))
+        set_max = _set_max(label["set"])
+        scene = read_image(
+            load_image(path), models.detector, models.reader, set_max, closeups=models.closeups
+        )
         score_scene_photo(result, str(path), label, _predictions(scene), scene.layout.open_ends)
     result.seconds = time.perf_counter() - start
     return result
@@ -568,7 +574,7 @@ def eval_realval_tiles(
         path = root / "tiles" / label["image"]
         set_max = 12 if "12" in str(label.get("note", "")) else 6
         image = add_border(load_image(path), border)
-        scene = read_image(image, models.detector, models.reader, set_max)
+        scene = read_image(image, models.detector, models.reader, set_max, closeups=models.closeups)
         score_tile_crop(result, str(path), tile_key(label["pips"]), _predictions(scene))
     result.seconds = time.perf_counter() - start
     return result
@@ -644,10 +650,12 @@ def eval_synthetic_halves(models, root: Path, limit: int | None, quiet: bool) ->
 
 @dataclass
 class EvalModels:
-    """The models the chosen sets run; one that no chosen set runs is None (never opened)."""
+    """The models the chosen sets run; one that no chosen set runs is None (never opened).
+    `closeups`: whether `read_image` takes its second look at pictures with few boxes."""
 
     detector: Detector | None = None
     reader: Reader | None = None
+    closeups: bool = True
 
 
 # The labels file of each real set, inside the --realval folder.
@@ -717,6 +725,7 @@ def run_eval(
     cover: float | None = COVER_THRESHOLD,
     max_upscale: float | None = MAX_UPSCALE,
     border: float = 0.0,
+    closeups: bool = True,
 ) -> dict[str, SetResult]:
     """Evaluate the runtime on the chosen sets; returns the results by set name, and the
     `EvalModels` under "_models". `border` frames every tile crop (`add_border`)."""
@@ -737,6 +746,7 @@ def run_eval(
             f"nothing to evaluate: set(s) {', '.join(sorted(wanted))} need {flags}"
         )
     models = load_eval_models(running, detector, reader, threads, conf, iou, cover, max_upscale)
+    models.closeups = closeups
     evaluators = {
         "synthetic": (eval_synthetic, synthetic),
         "synthetic_halves": (eval_synthetic_halves, synthetic),
@@ -766,7 +776,11 @@ def describe_models(models: EvalModels) -> dict:
         out[kind] = {"path": str(path), "sha256": sha256(path), "bytes": path.stat().st_size}
         if kind == "detector":  # the thresholds change every detection figure
             out[kind].update(
-                conf=model.conf, iou=model.iou, cover=model.cover, max_upscale=model.max_upscale
+                conf=model.conf,
+                iou=model.iou,
+                cover=model.cover,
+                max_upscale=model.max_upscale,
+                closeups=models.closeups,
             )
     return out
 

@@ -172,7 +172,8 @@ def test_add_border_frames_the_picture_in_grey() -> None:
     assert add_border(np.zeros((10, 20), np.uint8), 0.25).shape == (20, 30)
 
 
-def test_border_frames_every_real_tile_crop(tmp_path: Path, monkeypatch) -> None:
+def test_border_and_closeups_reach_every_real_tile_crop(tmp_path: Path, monkeypatch) -> None:
+    from dominotrain.evaluate import describe_models
     from vision.scene import Scene
 
     root = tmp_path / "realval"
@@ -181,14 +182,18 @@ def test_border_frames_every_real_tile_crop(tmp_path: Path, monkeypatch) -> None
     (root / "tiles" / "labels.json").write_text(json.dumps([{"image": "a.png", "pips": [1, 2]}]))
     seen = []
 
-    def fake_read(image, *args, **kwargs):
-        seen.append(image.shape)
+    def fake_read(image, *args, closeups=True, **kwargs):
+        seen.append((image.shape, closeups))
         return Scene(image.shape[1], image.shape[0])
 
     monkeypatch.setattr("vision.pipeline.read_image", fake_read)
     results = run_eval(None, root, sets=["realval_tiles"], quiet=True, border=0.5)
-    assert seen == [(160, 200, 3)]
+    assert seen == [((160, 200, 3), True)]
     assert "grey border 0.5" in results["realval_tiles"].note
+    # --no-closeups: one pass per picture, as `dominocam read --no-closeups`, and reported
+    results = run_eval(None, root, sets=["realval_tiles"], quiet=True, closeups=False)
+    assert seen[-1] == ((60, 100, 3), False)
+    assert describe_models(results["_models"])["detector"]["closeups"] is False
 
 
 @pytest.mark.parametrize("value", ["-0.1", "3", "wide"])
