@@ -104,7 +104,7 @@ def merge_closeups(
     big = [
         Detection(d.corners - pad, d.score, d.class_id, d.name)
         for d in framed
-        if _box_length(d.corners) >= min_length
+        if geometry.box_length(d.corners) >= min_length
     ]
     if not big:
         return first
@@ -112,13 +112,6 @@ def merge_closeups(
     inside = geometry.points_inside_boxes(centres, np.array([d.corners for d in big]))
     kept = [d for d, hit in zip(first, inside.any(axis=(1, 2)), strict=True) if not hit]
     return sorted(kept + big, key=lambda d: -d.score)
-
-
-def _box_length(corners: np.ndarray) -> float:
-    """The longer side of a box."""
-    return float(
-        max(np.linalg.norm(corners[1] - corners[0]), np.linalg.norm(corners[2] - corners[1]))
-    )
 
 
 def decode_obb_output(

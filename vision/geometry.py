@@ -270,6 +270,14 @@ def order_corners(corners: np.ndarray) -> np.ndarray:
     return out[0] if single else out
 
 
+def box_length(corners: np.ndarray) -> float:
+    """The longer side of one oriented box given by its four corners in order."""
+    corners = np.asarray(corners, dtype=float)
+    return float(
+        max(np.linalg.norm(corners[1] - corners[0]), np.linalg.norm(corners[2] - corners[1]))
+    )
+
+
 def polygon_area(corners: np.ndarray) -> np.ndarray:
     """Signed shoelace area of polygons (..., K, 2); positive when clockwise on screen."""
     pts = np.asarray(corners, dtype=np.float64)
@@ -401,6 +409,8 @@ def suppress_covered(
     some box has at least `threshold` of its area inside the union of the other kept boxes,
     the least confident such box goes (one at a time, so of two boxes that cover each other
     the better one stays). Stacked tiles, which overlap partly, are not covered that much.
+    Before that, a box that holds two boxes more confident than itself goes: it spans several
+    tiles, and would otherwise cover them away.
 
     Args:
         corners: (N, 4, 2) boxes in corner order. scores: (N,) confidences.
@@ -420,6 +430,11 @@ def suppress_covered(
     inside = points_inside_paired_boxes(samples[owner], c[other])  # (pairs, P)
     alive = np.ones(n, dtype=bool)
     scores = np.asarray(scores, dtype=np.float64)
+    # A box that holds two boxes more confident than itself, each `threshold` inside it, spans
+    # several tiles (no tile holds another): it goes before it can cover them.
+    held = (inside.mean(axis=1) >= threshold) & (scores[owner] > scores[other])
+    for box in np.unique(other[held]):
+        alive[box] = np.unique(owner[held & (other == box)]).size < 2
 
     def covered(box: int) -> float:
         rows = (owner == box) & alive[other]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from dominotrain.metrics import Rate
+from dominotrain.metrics import LENGTH_METRICS, Rate
 
 METRIC_LABELS = {
     "detection_recall": "detection recall",
@@ -79,6 +79,26 @@ def accuracy_table(evaluation: dict) -> str:
         if evaluation["sets"][s].get("note")
     ]
     return "\n".join([*lines, "", f"Counts: {counts}.", "", *notes, ""])
+
+
+def length_table(evaluation: dict) -> str:
+    """Markdown tables of the figures by tile length, one per set that has them ('' if none)."""
+    blocks = []
+    for s in SET_LABELS:
+        groups = evaluation.get("sets", {}).get(s, {}).get("by_tile_length")
+        if not groups:
+            continue
+        lines = [
+            f"{SET_LABELS[s]}, by the tile's long side in the photo (px):",
+            "",
+            "| tile length | " + " | ".join(METRIC_LABELS[m] for m in LENGTH_METRICS) + " |",
+            "|---" * (len(LENGTH_METRICS) + 1) + "|",
+        ]
+        for group, rates in groups.items():
+            cells = [rate_cell(rates.get(m)) for m in LENGTH_METRICS]
+            lines.append(f"| {group} | " + " | ".join(cells) + " |")
+        blocks.append("\n".join([*lines, ""]))
+    return "\n".join(blocks)
 
 
 def write_card(path: Path, summary: dict, evaluation: dict | None = None) -> Path:
@@ -161,6 +181,7 @@ def write_card(path: Path, summary: dict, evaluation: dict | None = None) -> Pat
                 else []
             ),
             accuracy_table(evaluation),
+            length_table(evaluation),
         ]
     else:
         text += ["_Not measured yet: run `dominocam eval --json` and export with `--eval`._", ""]

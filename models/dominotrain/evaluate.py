@@ -54,16 +54,19 @@ import numpy as np
 
 from dominocam.errors import UserInputError
 from dominotrain.metrics import (
+    LENGTH_METRICS,
     Rate,
     assign_reads,
     confusion_matrix,
     halves_correct,
+    length_group,
+    length_groups,
     match_boxes,
     paired_halves,
     tile_key,
 )
 from vision.detector import COVER_THRESHOLD, MAX_UPSCALE
-from vision.geometry import frame_in_grey
+from vision.geometry import box_length, frame_in_grey
 
 if TYPE_CHECKING:
     from vision.detector import Detector
@@ -135,14 +138,30 @@ class SetResult:
     misreads: list[tuple[str, np.ndarray, str]] = field(default_factory=list)  # path, box, text
     failures: list[Failure] = field(default_factory=list)
     seconds: float = 0.0
+    # tile length group (`metrics.length_group`) -> metric -> [k, n]; boxed sets only
+    by_length: dict[str, dict[str, list[int]]] = field(default_factory=dict)
 
     def add(self, metric: str, k: int, n: int) -> None:
         entry = self.counts.setdefault(metric, [0, 0])
         entry[0] += int(k)
         entry[1] += int(n)
 
+    def add_by_length(self, length: float, metric: str, k: int, n: int) -> None:
+        """Count k of n for `metric` in the group of a tile `length` px long."""
+        entry = self.by_length.setdefault(length_group(length), {}).setdefault(metric, [0, 0])
+        entry[0] += int(k)
+        entry[1] += int(n)
+
     def metrics(self) -> dict[str, Rate]:
         return {m: Rate(k, n) for m, (k, n) in self.counts.items()}
+
+    def length_metrics(self) -> dict[str, dict[str, Rate]]:
+        """The by-length figures, shortest tiles first; groups with no tile are left out."""
+        return {
+            group: {m: Rate(k, n) for m, (k, n) in self.by_length[group].items()}
+            for group in length_groups()
+            if group in self.by_length
+        }
 
     def to_dict(self) -> dict:
         return {
@@ -150,6 +169,16 @@ class SetResult:
             "note": self.note,
             "seconds": round(self.seconds, 2),
             "metrics": {m: r.to_dict() for m, r in self.metrics().items()},
+            **(
+                {
+                    "by_tile_length": {
+                        group: {m: r.to_dict() for m, r in rates.items()}
+                        for group, rates in self.length_metrics().items()
+                    }
+                }
+                if self.by_length
+                else {}
+            ),
             "confusion": confusion_matrix(self.halves).tolist(),
             "failures": [f.to_dict() for f in sorted(self.failures, key=lambda f: -f.severity)],
         }
@@ -183,6 +212,7 @@ def score_boxed_image(
         "detection_precision", len(matching.pairs), len(matching.pairs) + len(matching.extra)
     )
     problems: list[str] = []
+    _count_by_length(result, labels, predictions, matching)
     face_right = halves_ok = tiles_ok = up_found = 0
     for i, j, _ in matching.pairs:
         label, read = truth[i], predictions[j]
@@ -193,6 +223,7 @@ def score_boxed_image(
             continue
         up_found += 1
         got = halves_correct(label["pips"], read.pips)
+        result.add_by_length(box_length(labels[i]), "half_accuracy", got, 2)
         halves_ok += got
         tiles_ok += got == 2
         if read.pips is not None:
@@ -227,6 +258,17 @@ def score_boxed_image(
         problems.insert(0, f"pip total {read_total} (true {true_total})")
         severity = len(problems) - 1 + (true_total != read_total)
         result.failures.append(Failure(result.name, path, severity, problems, predictions, missed))
+
+
+def _count_by_length(result: SetResult, labels, predictions, matching) -> None:
+    """Detection recall by the labelled tile's length and precision by the found box's."""
+    found = {i for i, _, _ in matching.pairs}
+    for i, corners in enumerate(labels):
+        result.add_by_length(box_length(corners), "detection_recall", i in found, 1)
+    for _, j, _ in matching.pairs:
+        result.add_by_length(box_length(predictions[j].corners), "detection_precision", 1, 1)
+    for j in matching.extra:
+        result.add_by_length(box_length(predictions[j].corners), "detection_precision", 0, 1)
 
 
 def score_scene_photo(
@@ -792,4 +834,14 @@ def format_table(results: dict[str, SetResult]) -> str:
         lines.append(f"{name}: {result.images} images, {result.seconds:.1f} s ({result.note})")
         for metric, rate in result.metrics().items():
             lines.append(f"  {metric:<26} {rate}")
+        if result.by_length:
+            lines.append(f"  by tile length (px): {', '.join(LENGTH_METRICS)}")
+            for group, rates in result.length_metrics().items():
+                cells = [_short_rate(rates.get(m)) for m in LENGTH_METRICS]
+                lines.append(f"    {group:<8} " + "  ".join(f"{c:<17}" for c in cells))
     return "\n".join(lines)
+
+
+def _short_rate(rate: Rate | None) -> str:
+    """'0.9660 (197/204)' or '-'."""
+    return f"{rate.value:.4f} ({rate.k}/{rate.n})" if rate and rate.n else "-"

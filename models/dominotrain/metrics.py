@@ -17,6 +17,7 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 import numpy as np
 
@@ -226,6 +227,28 @@ def match_boxes(
 
 
 # ----------------------------------------------------------------------------- tiles
+
+# Upper edges (px, a tile's long side in the photo) of the groups the synthetic figures are
+# broken down by; the last group is open. The issue puts the smallest tile a 1280x720 table
+# camera sees at about 40 px, and the generator draws tiles down to about 20 px.
+TILE_LENGTH_EDGES_PX = (30, 40, 60, 80, 120)
+# The figures broken down by tile length, in table and plot order.
+LENGTH_METRICS = ("detection_recall", "detection_precision", "half_accuracy")
+
+
+def length_group(length: float, edges: Sequence[int] = TILE_LENGTH_EDGES_PX) -> str:
+    """The name of the group a tile length falls in: '<30', '30-40', ..., '>=120'."""
+    if length < edges[0]:
+        return f"<{edges[0]}"
+    for low, high in pairwise(edges):
+        if length < high:
+            return f"{low}-{high}"
+    return f">={edges[-1]}"
+
+
+def length_groups(edges: Sequence[int] = TILE_LENGTH_EDGES_PX) -> list[str]:
+    """Every group name, shortest tiles first."""
+    return [f"<{edges[0]}", *(f"{a}-{b}" for a, b in pairwise(edges)), f">={edges[-1]}"]
 
 
 def halves_correct(label: Sequence[int] | None, read: Sequence[int] | None) -> int:

@@ -1,5 +1,6 @@
 """PNG plots of `dominocam eval`, drawn with OpenCV (no matplotlib, so eval runs in the runtime
-environment): a confusion matrix of half values and a gallery of the worst failures."""
+environment): a confusion matrix of half values, a gallery of the worst failures, and the
+figures of a boxed set by tile length."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+
+from dominotrain.metrics import LENGTH_METRICS, confusion_matrix
 
 FONT = cv2.FONT_HERSHEY_SIMPLEX
 GREEN = (60, 200, 60)
@@ -78,6 +81,76 @@ def draw_confusion(matrix: np.ndarray, title: str, cell: int = 44) -> np.ndarray
         1,
         cv2.LINE_AA,
     )
+    return canvas
+
+
+# Legend and bar colour (BGR) of each by-length figure (`metrics.LENGTH_METRICS`).
+LENGTH_BARS = {
+    "detection_recall": ("recall", (200, 120, 40)),
+    "detection_precision": ("precision", ORANGE),
+    "half_accuracy": ("per-half", GREEN),
+}
+
+
+def draw_by_length(
+    rates: dict[str, dict], title: str, floor: float = 0.5, group_px: int = 150, plot_px: int = 320
+) -> np.ndarray:
+    """A BGR bar chart: for each tile length group (x), recall, precision and per-half
+    accuracy (bars) with their Wilson 95% intervals (whiskers), y from `floor` to 1.
+
+    Args:
+        rates: group name -> metric -> `metrics.Rate`, shortest tiles first.
+        floor: the value at the bottom of the axis; a bar below it is drawn to the bottom
+            and its value written in red.
+    """
+    margin_left, margin_top, margin_bottom = 50, 70, 60
+    width = margin_left + group_px * max(1, len(rates)) + 20
+    height = margin_top + plot_px + margin_bottom
+    canvas = np.full((height, width, 3), 255, np.uint8)
+    black = (0, 0, 0)
+    cv2.putText(canvas, title, (10, 25), FONT, 0.6, black, 1, cv2.LINE_AA)
+
+    def y_of(value: float) -> int:
+        share = (max(value, floor) - floor) / (1.0 - floor)
+        return round(margin_top + plot_px * (1.0 - share))
+
+    for step in np.arange(floor, 1.0001, 0.1):
+        y = y_of(step)
+        cv2.line(canvas, (margin_left, y), (width - 20, y), (220, 220, 220), 1)
+        cv2.putText(canvas, f"{step:.1f}", (8, y + 5), FONT, 0.4, black, 1, cv2.LINE_AA)
+    legend_x = margin_left
+    for metric in LENGTH_METRICS:
+        label, colour = LENGTH_BARS[metric]
+        cv2.rectangle(canvas, (legend_x, 40), (legend_x + 14, 54), colour, -1)
+        cv2.putText(canvas, label, (legend_x + 20, 52), FONT, 0.45, black, 1, cv2.LINE_AA)
+        legend_x += 130
+    bar = (group_px - 30) // len(LENGTH_BARS)
+    for g, (group, metrics) in enumerate(rates.items()):
+        x0 = margin_left + g * group_px + 15
+        for b, metric in enumerate(LENGTH_METRICS):
+            colour = LENGTH_BARS[metric][1]
+            rate = metrics.get(metric)
+            if rate is None or not rate.n:
+                continue
+            x = x0 + b * bar
+            cv2.rectangle(canvas, (x, y_of(rate.value)), (x + bar - 4, y_of(floor)), colour, -1)
+            low, high = rate.interval
+            mid = x + (bar - 4) // 2
+            cv2.line(canvas, (mid, y_of(low)), (mid, y_of(high)), black, 1)
+            if rate.value < floor:
+                cv2.putText(canvas, f"{rate.value:.2f}", (x, y_of(floor) - 4), FONT, 0.35, RED, 1)
+        tiles = metrics.get("detection_recall")
+        cv2.putText(canvas, f"{group} px", (x0, height - 38), FONT, 0.45, black, 1, cv2.LINE_AA)
+        cv2.putText(
+            canvas,
+            f"{tiles.n if tiles else 0} tiles",
+            (x0, height - 18),
+            FONT,
+            0.4,
+            (90, 90, 90),
+            1,
+            cv2.LINE_AA,
+        )
     return canvas
 
 
@@ -188,9 +261,8 @@ def draw_misreads(misreads, title: str, count: int = 48, columns: int = 12) -> n
 
 
 def write_plots(results: dict, out: Path, gallery_count: int = 24) -> list[Path]:
-    """Write confusion_<set>.png and failures_<set>.png for each set; return the paths."""
-    from dominotrain.metrics import confusion_matrix
-
+    """Write confusion_<set>.png, failures_<set>.png, misreads_<set>.png and (boxed sets)
+    by_length_<set>.png for each set; return the paths."""
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for name, result in results.items():
@@ -205,6 +277,11 @@ def write_plots(results: dict, out: Path, gallery_count: int = 24) -> list[Path]
         if gallery is not None:
             path = out / f"failures_{name}.png"
             cv2.imwrite(str(path), gallery)
+            written.append(path)
+        if result.by_length:
+            path = out / f"by_length_{name}.png"
+            title = f"{name}: by tile length (long side in the photo), 95% intervals"
+            cv2.imwrite(str(path), draw_by_length(result.length_metrics(), title))
             written.append(path)
         misread = draw_misreads(
             result.misreads, f"{name}: {len(result.misreads)} tiles read wrong (first 48)"

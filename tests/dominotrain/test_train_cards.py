@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dominotrain.cards import accuracy_table, rate_cell, write_card
+from dominotrain.cards import accuracy_table, length_table, rate_cell, write_card
 
 SUMMARY = {
     "kind": "reader",
@@ -65,3 +65,25 @@ def test_card_says_what_was_measured_on_which_file(tmp_path):
     assert "Measured on another file" in text
     text = write_card(tmp_path / "reader.md", SUMMARY, None).read_text()
     assert "Not measured yet" in text
+
+
+def test_length_table_lists_the_groups_of_each_boxed_set():
+    evaluation = {
+        "sets": {
+            "synthetic": {
+                "by_tile_length": {
+                    "<30": {"detection_recall": {"k": 3, "n": 4}},
+                    ">=120": {
+                        "detection_recall": {"k": 9, "n": 9},
+                        "half_accuracy": {"k": 18, "n": 18},
+                    },
+                }
+            },
+            "realval_halves": {"metrics": {}},
+        }
+    }
+    table = length_table(evaluation)
+    rows = [line for line in table.splitlines() if line.startswith(("| <30", "| >=120"))]
+    assert len(rows) == 2 and "(3/4)" in rows[0] and "(18/18)" in rows[1]
+    assert rows[0].endswith("| - | - |")
+    assert length_table(EVAL) == ""

@@ -14,6 +14,8 @@ from dominotrain.export import build_data_card
 from dominotrain.train import (
     absolute_data_yaml,
     combined_reader_folder,
+    count_classes,
+    cpu_optimizer,
     resolve_detector_data,
     resolve_reader_data,
 )
@@ -103,3 +105,22 @@ def test_also_is_spelt_out_in_the_recorded_command() -> None:
     args = parser.parse_args(["train", "detector", "--data", "a", "--also", "b", "--also", "c"])
     argv = _rebuild_argv(args)
     assert argv[:8] == ["train", "detector", "--data", "a", "--also", "b", "--also", "c"]
+
+
+def test_classes_are_counted_from_the_prepared_data(two_sets, tmp_path: Path) -> None:
+    first, _ = two_sets
+    detector = absolute_data_yaml(resolve_detector_data(first), tmp_path / "d.yaml")
+    assert count_classes("detector", detector) == 2
+    assert count_classes("reader", resolve_reader_data(first)) == 13  # pip counts 0..12
+
+
+def test_a_cpu_run_takes_adamw_at_the_auto_rate_whatever_its_length() -> None:
+    # the rates ultralytics' `auto` gave the committed models (their train.log)
+    assert cpu_optimizer("cpu", 13) == {
+        "optimizer": "AdamW",
+        "lr0": 0.000588,
+        "momentum": 0.9,
+        "warmup_bias_lr": 0.0,
+    }
+    assert cpu_optimizer("cpu", 2)["lr0"] == 0.001667
+    assert cpu_optimizer("0", 2) == {}

@@ -13,6 +13,8 @@ from dominotrain.metrics import (
     boxes_match,
     confusion_matrix,
     halves_correct,
+    length_group,
+    length_groups,
     linear_assignment,
     match_boxes,
     multiset_hits,
@@ -174,3 +176,17 @@ def test_confusion_matrix_counts_and_ignores_out_of_range():
     m = confusion_matrix([(1, 1), (1, 2), (12, 12), (13, 0)])
     assert m.shape == (13, 13)
     assert m[1, 1] == 1 and m[1, 2] == 1 and m[12, 12] == 1 and m.sum() == 3
+
+
+@pytest.mark.parametrize(
+    "length, group",
+    [(0, "<30"), (29.9, "<30"), (30, "30-40"), (59.5, "40-60"), (119.9, "80-120"), (500, ">=120")],
+)
+def test_length_group_edges(length, group):
+    assert length_group(length) == group
+    assert group in length_groups()
+
+
+def test_length_groups_run_from_short_to_long():
+    assert length_groups((10, 20)) == ["<10", "10-20", ">=20"]
+    assert length_group(15, (10, 20)) == "10-20"

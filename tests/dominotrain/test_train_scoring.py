@@ -7,6 +7,7 @@ import numpy as np
 from dominotrain.evaluate import (
     Prediction,
     SetResult,
+    format_table,
     score_boxed_image,
     score_scene_photo,
     score_tile_crop,
@@ -73,6 +74,41 @@ def test_boxed_image_misread_missed_and_extra():
     assert c["face_down_count"] == (0, 1)
     (failure,) = result.failures
     assert failure.severity >= 4 and len(failure.missed) == 1
+
+
+def test_boxed_image_breaks_figures_down_by_tile_length():
+    truth = [
+        {"face": "up", "pips": (5, 10), "corners": box(0, 0, w=25, h=12)},
+        {"face": "up", "pips": (1, 1), "corners": box(100, 0, w=25, h=12)},
+        {"face": "up", "pips": (2, 3), "corners": box(300, 0, w=130, h=65)},
+    ]
+    preds = [
+        Prediction("up", (5, 9), box(0, 0, w=26, h=12), 0.9),
+        Prediction("up", (2, 3), box(300, 0, w=128, h=64), 0.9),
+        up((4, 4), 600),  # an extra 40x20 box: precision in 40-60
+    ]
+    result = SetResult("synthetic")
+    score_boxed_image(result, "d.jpg", truth, preds)
+    by = {
+        group: {m: (r.k, r.n) for m, r in rates.items()}
+        for group, rates in result.length_metrics().items()
+    }
+    assert list(by) == ["<30", "40-60", ">=120"]
+    assert by["<30"] == {
+        "detection_recall": (1, 2),
+        "detection_precision": (1, 1),
+        "half_accuracy": (1, 2),
+    }
+    assert by["40-60"] == {"detection_precision": (0, 1)}
+    assert by[">=120"]["half_accuracy"] == (2, 2)
+    # the groups add up to the whole
+    for metric in ("detection_recall", "detection_precision", "half_accuracy"):
+        k = sum(rates[metric][0] for rates in by.values() if metric in rates)
+        n = sum(rates[metric][1] for rates in by.values() if metric in rates)
+        assert (k, n) == counts(result)[metric]
+    groups = result.to_dict()["by_tile_length"]
+    assert groups["<30"]["detection_recall"]["k"] == 1
+    assert "<30" in format_table({"synthetic": result})
 
 
 def test_boxed_image_ignores_cut_tiles_and_skips_photo_totals():

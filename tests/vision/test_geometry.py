@@ -129,6 +129,13 @@ def _check_convention(ordered: np.ndarray) -> None:
 
 
 @pytest.mark.parametrize("angle", ANGLES)
+def test_box_length_is_the_long_side_at_any_angle(angle):
+    corners = geometry.xywhr_to_corners(np.array([50.0, 40.0, 30.0, 15.0, angle]))
+    assert geometry.box_length(corners) == pytest.approx(30.0)
+    assert geometry.box_length(corners[[1, 2, 3, 0]]) == pytest.approx(30.0)
+
+
+@pytest.mark.parametrize("angle", ANGLES)
 @pytest.mark.parametrize("perm", list(itertools.permutations(range(4))))
 def test_order_corners_any_input_order(angle, perm):
     corners = geometry.xywhr_to_corners(np.array([50.0, 40.0, 30.0, 15.0, angle]))
@@ -307,6 +314,24 @@ def test_a_true_tile_covered_by_two_straddlers_stays_when_they_go_first():
     boxes = np.stack([_tile(x, 100) for x in (20, 100, 180, 60, 140)])
     kept = geometry.suppress_covered(boxes, np.array([0.9, 0.85, 0.9, 0.5, 0.4]))
     assert kept.tolist() == [0, 1, 2]
+
+
+def test_a_weak_box_around_several_tiles_goes_and_the_tiles_stay():
+    # Four tiles found with confidence, and one weak box drawn around all of them (a real
+    # photo of six loose tiles gave this): the big box would cover each tile away.
+    tiles = [_tile(x, y) for x in (100, 200) for y in (100, 160)]
+    around = _tile(150, 130, length=260)
+    boxes = np.stack([*tiles, around])
+    kept = geometry.suppress_covered(boxes, np.array([0.95, 0.93, 0.97, 0.96, 0.27]))
+    assert kept.tolist() == [0, 1, 2, 3]
+
+
+def test_a_box_holding_one_better_box_still_covers_by_the_old_rule():
+    # A tile and, inside it, one of its halves found more confidently: not several tiles,
+    # so the half (covered by the tile) goes as before.
+    half = geometry.order_corners(geometry.xywhr_to_corners(np.array([80, 100, 40, 40, 0.0])))
+    boxes = np.stack([_tile(100, 100), half])
+    assert geometry.suppress_covered(boxes, np.array([0.6, 0.9])).tolist() == [0]
 
 
 def test_points_inside_boxes_of_a_turned_box():
