@@ -71,6 +71,7 @@ def read_image(
     with_layout: bool = True,
     layout_config: LayoutConfig | None = None,
     closeups: bool = True,
+    far_tiles: bool = True,
 ) -> Scene:
     """Read one photo into a Scene.
 
@@ -90,6 +91,9 @@ def read_image(
         closeups: when the first detection finds few boxes, detect again in the picture
             framed by grey, for a tile too big for the detector's input
             (`vision.detector.merge_closeups`); False skips that second pass.
+        far_tiles: when the first detection's tiles are small at the network input, detect
+            again in overlapping windows of the photo (`Detector.detect_far_tiles`); False
+            skips that.
 
     Returns:
         The Scene; an image without tiles gives a Scene without tiles, not an error.
@@ -103,6 +107,10 @@ def read_image(
         detections = merge_closeups(
             detections, detector.detect(framed, timings), pad, (height, width)
         )
+    # After the close-up pass: the halves and pips of a tile filling the frame are small
+    # boxes, which would otherwise ask for a look in windows.
+    if far_tiles:
+        detections = detector.detect_far_tiles(image, detections, timings)
     detections = [d for d in detections if d.face is not None]
     # Reading order: top to bottom, then left to right (ids are stable for a still table).
     detections.sort(

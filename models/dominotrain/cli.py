@@ -201,6 +201,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="no second look at pictures with few boxes (as `dominocam read --no-closeups`)",
     )
+    evaluate.add_argument(
+        "--no-far-tiles",
+        action="store_true",
+        help="no second look in windows at photos whose tiles are small (as `dominocam read "
+        "--no-far-tiles`)",
+    )
     evaluate.add_argument("--json", action="store_true", help="print the JSON instead of a table")
     evaluate.set_defaults(func=cmd_eval)
 
@@ -352,6 +358,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         max_upscale=_chosen_upscale(args.max_upscale, MAX_UPSCALE),
         border=args.border,
         closeups=not args.no_closeups,
+        far_tiles=not args.no_far_tiles,
     )
     models = results.pop("_models")
     out = Path(args.out) if args.out else PROJECT_ROOT / "runs" / "eval"

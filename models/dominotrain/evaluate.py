@@ -464,7 +464,7 @@ def eval_synthetic(models, root: Path, limit: int | None, quiet: bool) -> SetRes
             raise UserInputError(f"no truth file {truth_file} for {path}")
         truth, ignore, set_max, photo = synthetic_truth(truth_file, min_visible, min_readable)
         scene = read_image(
-            load_image(path), models.detector, models.reader, set_max, closeups=models.closeups
+            load_image(path), models.detector, models.reader, set_max, **models.passes
         )
         score_boxed_image(result, str(path), truth, _predictions(scene), ignore, photo)
     result.seconds = time.perf_counter() - start
@@ -572,7 +572,7 @@ def eval_synthetic_tiles(
     crops = synthetic_tile_crops(root, limit)
     for path, crop, pips, set_max in _progress(crops, "synthetic tiles", quiet):
         image = add_border(crop, border)
-        scene = read_image(image, models.detector, models.reader, set_max, closeups=models.closeups)
+        scene = read_image(image, models.detector, models.reader, set_max, **models.passes)
         score_tile_crop(result, str(path), pips, _predictions(scene))
     result.seconds = time.perf_counter() - start
     return result
@@ -595,7 +595,7 @@ def eval_realval_scenes(models, root: Path, limit: int | None, quiet: bool) -> S
         path = root / "scenes" / label["image"]
         set_max = _set_max(label["set"])
         scene = read_image(
-            load_image(path), models.detector, models.reader, set_max, closeups=models.closeups
+            load_image(path), models.detector, models.reader, set_max, **models.passes
         )
         score_scene_photo(result, str(path), label, _predictions(scene), scene.layout.open_ends)
     result.seconds = time.perf_counter() - start
@@ -616,7 +616,7 @@ def eval_realval_tiles(
         path = root / "tiles" / label["image"]
         set_max = 12 if "12" in str(label.get("note", "")) else 6
         image = add_border(load_image(path), border)
-        scene = read_image(image, models.detector, models.reader, set_max, closeups=models.closeups)
+        scene = read_image(image, models.detector, models.reader, set_max, **models.passes)
         score_tile_crop(result, str(path), tile_key(label["pips"]), _predictions(scene))
     result.seconds = time.perf_counter() - start
     return result
@@ -693,11 +693,18 @@ def eval_synthetic_halves(models, root: Path, limit: int | None, quiet: bool) ->
 @dataclass
 class EvalModels:
     """The models the chosen sets run; one that no chosen set runs is None (never opened).
-    `closeups`: whether `read_image` takes its second look at pictures with few boxes."""
+    `closeups` and `far_tiles`: whether `read_image` takes its second looks (at pictures
+    with few boxes, and at photos whose tiles are small at the network input)."""
 
     detector: Detector | None = None
     reader: Reader | None = None
     closeups: bool = True
+    far_tiles: bool = True
+
+    @property
+    def passes(self) -> dict[str, bool]:
+        """The second looks, as `read_image` keywords."""
+        return {"closeups": self.closeups, "far_tiles": self.far_tiles}
 
 
 # The labels file of each real set, inside the --realval folder.
@@ -768,6 +775,7 @@ def run_eval(
     max_upscale: float | None = MAX_UPSCALE,
     border: float = 0.0,
     closeups: bool = True,
+    far_tiles: bool = True,
 ) -> dict[str, SetResult]:
     """Evaluate the runtime on the chosen sets; returns the results by set name, and the
     `EvalModels` under "_models". `border` frames every tile crop (`add_border`)."""
@@ -788,7 +796,7 @@ def run_eval(
             f"nothing to evaluate: set(s) {', '.join(sorted(wanted))} need {flags}"
         )
     models = load_eval_models(running, detector, reader, threads, conf, iou, cover, max_upscale)
-    models.closeups = closeups
+    models.closeups, models.far_tiles = closeups, far_tiles
     evaluators = {
         "synthetic": (eval_synthetic, synthetic),
         "synthetic_halves": (eval_synthetic_halves, synthetic),
@@ -822,7 +830,7 @@ def describe_models(models: EvalModels) -> dict:
                 iou=model.iou,
                 cover=model.cover,
                 max_upscale=model.max_upscale,
-                closeups=models.closeups,
+                **models.passes,
             )
     return out
 

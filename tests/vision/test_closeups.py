@@ -62,14 +62,14 @@ class _CountingDetector:
 def test_read_image_looks_again_only_at_pictures_with_few_boxes() -> None:
     image = np.full((300, 600, 3), 200, np.uint8)
     few = _CountingDetector([_box(150, 150, 200, 0.6)])
-    scene = read_image(image, few, None, with_layout=False)
+    scene = read_image(image, few, None, with_layout=False, far_tiles=False)
     assert len(few.shapes) == 2
     assert len(scene.tiles) == 1 and geometry.polygon_area(scene.tiles[0].corners) > 500 * 250
 
     many = _CountingDetector([_box(30 + 60 * i, 150, 50) for i in range(CLOSEUP_MAX_BOXES + 1)])
-    read_image(image, many, None, with_layout=False)
+    read_image(image, many, None, with_layout=False, far_tiles=False)
     assert len(many.shapes) == 1
 
     off = _CountingDetector([_box(150, 150, 200, 0.6)])
-    read_image(image, off, None, with_layout=False, closeups=False)
+    read_image(image, off, None, with_layout=False, closeups=False, far_tiles=False)
     assert len(off.shapes) == 1
