@@ -174,19 +174,20 @@ def merge_slices(
     there and lies whole in the neighbouring window.
     """
     height, width = shape
+    near = 2.0  # px: how close to an edge a box counts as cut there (`box_cut_by_border`)
     boxes = list(first)
     for (x0, y0, x1, y1), found in sliced:
         for d in found:
-            local = d.corners
-            near = 2.0
+            low, high = d.corners.min(axis=0), d.corners.max(axis=0)
             cut_inside = (
-                (x0 > 0 and local[:, 0].min() <= near)
-                or (y0 > 0 and local[:, 1].min() <= near)
-                or (x1 < width and local[:, 0].max() >= x1 - x0 - near)
-                or (y1 < height and local[:, 1].max() >= y1 - y0 - near)
+                (x0 > 0 and low[0] <= near)
+                or (y0 > 0 and low[1] <= near)
+                or (x1 < width and high[0] >= x1 - x0 - near)
+                or (y1 < height and high[1] >= y1 - y0 - near)
             )
             if not cut_inside:
-                boxes.append(Detection(local + (x0, y0), d.score, d.class_id, d.name))
+                offset = np.array([x0, y0], dtype=np.float64)
+                boxes.append(Detection(d.corners + offset, d.score, d.class_id, d.name))
     if not boxes:
         return []
     corners = np.array([d.corners for d in boxes])
