@@ -17,6 +17,13 @@ RED = (40, 40, 230)
 ORANGE = (0, 150, 255)
 
 
+def _text(
+    canvas: np.ndarray, text: str, origin: tuple[int, int], scale: float, colour=(0, 0, 0)
+) -> None:
+    """Antialiased text of thickness 1 at `origin` (its baseline's left end)."""
+    cv2.putText(canvas, text, origin, FONT, scale, colour, 1, cv2.LINE_AA)
+
+
 def draw_confusion(matrix: np.ndarray, title: str, cell: int = 44) -> np.ndarray:
     """A BGR picture of a confusion matrix: rows labelled values, columns read values.
 
@@ -71,16 +78,7 @@ def draw_confusion(matrix: np.ndarray, title: str, cell: int = 44) -> np.ndarray
                     cv2.rectangle(canvas, (x + 1, y + 1), (x + cell - 1, y + cell - 1), RED, 2)
     total = int(matrix.sum())
     right = int(np.trace(matrix))
-    cv2.putText(
-        canvas,
-        f"{right}/{total} halves on the diagonal",
-        (margin_left, height - 8),
-        FONT,
-        0.45,
-        (0, 0, 0),
-        1,
-        cv2.LINE_AA,
-    )
+    _text(canvas, f"{right}/{total} halves on the diagonal", (margin_left, height - 8), 0.45)
     return canvas
 
 
@@ -108,7 +106,7 @@ def draw_by_length(
     height = margin_top + plot_px + margin_bottom
     canvas = np.full((height, width, 3), 255, np.uint8)
     black = (0, 0, 0)
-    cv2.putText(canvas, title, (10, 25), FONT, 0.6, black, 1, cv2.LINE_AA)
+    _text(canvas, title, (10, 25), 0.6)
 
     def y_of(value: float) -> int:
         share = (max(value, floor) - floor) / (1.0 - floor)
@@ -117,12 +115,12 @@ def draw_by_length(
     for step in np.arange(floor, 1.0001, 0.1):
         y = y_of(step)
         cv2.line(canvas, (margin_left, y), (width - 20, y), (220, 220, 220), 1)
-        cv2.putText(canvas, f"{step:.1f}", (8, y + 5), FONT, 0.4, black, 1, cv2.LINE_AA)
+        _text(canvas, f"{step:.1f}", (8, y + 5), 0.4)
     legend_x = margin_left
     for metric in LENGTH_METRICS:
         label, colour = LENGTH_BARS[metric]
         cv2.rectangle(canvas, (legend_x, 40), (legend_x + 14, 54), colour, -1)
-        cv2.putText(canvas, label, (legend_x + 20, 52), FONT, 0.45, black, 1, cv2.LINE_AA)
+        _text(canvas, label, (legend_x + 20, 52), 0.45)
         legend_x += 130
     bar = (group_px - 30) // len(LENGTH_BARS)
     for g, (group, metrics) in enumerate(rates.items()):
@@ -138,19 +136,10 @@ def draw_by_length(
             mid = x + (bar - 4) // 2
             cv2.line(canvas, (mid, y_of(low)), (mid, y_of(high)), black, 1)
             if rate.value < floor:
-                cv2.putText(canvas, f"{rate.value:.2f}", (x, y_of(floor) - 4), FONT, 0.35, RED, 1)
+                _text(canvas, f"{rate.value:.2f}", (x, y_of(floor) - 4), 0.35, RED)
         tiles = metrics.get("detection_recall")
-        cv2.putText(canvas, f"{group} px", (x0, height - 38), FONT, 0.45, black, 1, cv2.LINE_AA)
-        cv2.putText(
-            canvas,
-            f"{tiles.n if tiles else 0} tiles",
-            (x0, height - 18),
-            FONT,
-            0.4,
-            (90, 90, 90),
-            1,
-            cv2.LINE_AA,
-        )
+        _text(canvas, f"{group} px", (x0, height - 38), 0.45)
+        _text(canvas, f"{tiles.n if tiles else 0} tiles", (x0, height - 18), 0.4, (90, 90, 90))
     return canvas
 
 

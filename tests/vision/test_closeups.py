@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from vision_factories import upright_detection as _box
 
 from vision import geometry
 from vision.detector import (
@@ -13,11 +14,6 @@ from vision.detector import (
     merge_closeups,
 )
 from vision.pipeline import read_image
-
-
-def _box(cx: float, cy: float, length: float, score: float = 0.9) -> Detection:
-    corners = geometry.xywhr_to_corners(np.array([[cx, cy, length, length / 2, 0.0]]))[0]
-    return Detection(geometry.order_corners(corners), score, 0, "tile_up")
 
 
 def test_frame_for_closeups_adds_grey_around_the_picture() -> None:

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from vision_factories import upright_detection as _box
 
-from vision import geometry
 from vision.detector import (
     SLICE_BELOW_INPUT_PX,
     SLICE_OVERLAP,
-    Detection,
     Detector,
     input_scale,
     merge_slices,
@@ -18,11 +17,6 @@ from vision.detector import (
     slice_windows,
 )
 from vision.pipeline import read_image
-
-
-def _box(cx: float, cy: float, length: float, score: float = 0.9) -> Detection:
-    corners = geometry.xywhr_to_corners(np.array([[cx, cy, length, length / 2, 0.0]]))[0]
-    return Detection(geometry.order_corners(corners), score, 0, "tile_up")
 
 
 @pytest.mark.parametrize("shape", [(720, 1280), (3024, 4032), (101, 203)])

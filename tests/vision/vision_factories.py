@@ -12,6 +12,7 @@ import cv2
 import numpy as np
 
 from vision import geometry
+from vision.detector import Detection
 
 DETECTOR_SIZE = 160
 READER_SIDE = 32
@@ -60,3 +61,9 @@ def to_input_boxes(boxes: np.ndarray, image_shape: tuple[int, int], size: int) -
     out[:, :2] = transform.to_input(out[:, :2])
     out[:, 2:4] *= transform.scale_x
     return out
+
+
+def upright_detection(cx: float, cy: float, length: float, score: float = 0.9) -> Detection:
+    """A face-up detection of a horizontal tile `length` px long, centred at (cx, cy)."""
+    corners = geometry.xywhr_to_corners(np.array([[cx, cy, length, length / 2, 0.0]]))[0]
+    return Detection(geometry.order_corners(corners), score, 0, "tile_up")
