@@ -167,7 +167,8 @@ def merge_slices(
         first: boxes found in the whole photo.
         sliced: each window (x0, y0, x1, y1) and the boxes found in it (window pixels).
         shape: (height, width) of the photo.
-        iou: probiou of the NMS that joins a tile found twice (the better box stays).
+        iou: probiou of the class-agnostic NMS that joins a tile found twice (the better
+            box stays).
         cover: `geometry.suppress_covered`'s threshold over the joined set; None skips it.
 
     A window's box that reaches a window edge inside the photo is dropped: that tile is cut
@@ -390,11 +391,11 @@ class Detector:
         zoom = input_scale((y1 - y0, x1 - x0), self.imgsz, self.max_upscale) / scale
         if zoom < SLICE_MIN_ZOOM or not needs_slices(first, scale):
             return first
-        sliced = [
-            (window, self.detect(np.ascontiguousarray(image[y0:y1, x0:x1]), timings))
-            for window in windows
-            for x0, y0, x1, y1 in [window]
-        ]
+        sliced = []
+        for window in windows:
+            x0, y0, x1, y1 = window
+            part = np.ascontiguousarray(image[y0:y1, x0:x1])
+            sliced.append((window, self.detect(part, timings)))
         return merge_slices(first, sliced, image.shape[:2], self.iou, self.cover)
 
     def describe(self) -> dict[str, Any]:
