@@ -16,8 +16,9 @@ from typing import Any
 import numpy as np
 
 from dominocam.errors import UserInputError
-from vision import geometry
+from vision import geometry, overlaps
 from vision.onnx_model import metadata, open_session, parse_imgsz, parse_literal, parse_names
+from vision.overlaps import OVERLAP_THRESHOLD
 
 # Class names the runtime understands, and the face each one means.
 FACE_OF_CLASS: dict[str, str] = {"tile_up": "up", "tile_down": "down"}
@@ -54,10 +55,6 @@ class Detection:
         """ "up", "down", or None for a class that is not a tile."""
         return FACE_OF_CLASS.get(self.name)
 
-
-# The covered share of a box that drops it after NMS (`Detector`'s `cover`), chosen on the
-# synthetic validation set (docs/vision.md).
-COVER_THRESHOLD = 0.85
 
 # How many times a small picture may be enlarged to fill the network input. Tiles in the
 # training pictures are 22..460 px long and sharp; a 100 px crop blown up 6.4x to 640 makes
@@ -159,7 +156,7 @@ def merge_slices(
     sliced: list[tuple[tuple[int, int, int, int], list[Detection]]],
     shape: tuple[int, int],
     iou: float,
-    cover: float | None,
+    overlap: float | None,
 ) -> list[Detection]:
     """The first pass's boxes and the windows' boxes as one set, best score first.
 
@@ -169,7 +166,7 @@ def merge_slices(
         shape: (height, width) of the photo.
         iou: probiou of the class-agnostic NMS that joins a tile found twice (the better
             box stays).
-        cover: `geometry.suppress_covered`'s threshold over the joined set; None skips it.
+        overlap: `overlaps.keep_apart`'s threshold over the joined set; None skips it.
 
     A window's box that reaches a window edge inside the photo is dropped: that tile is cut
     there and lies whole in the neighbouring window.
@@ -194,8 +191,8 @@ def merge_slices(
     corners = np.array([d.corners for d in boxes])
     scores = np.array([d.score for d in boxes])
     kept = geometry.nms_rotated(geometry.corners_to_xywhr(corners), scores, iou)
-    if cover is not None and len(kept) > 1:
-        kept = kept[geometry.suppress_covered(corners[kept], scores[kept], cover)]
+    if overlap is not None:
+        kept = kept[overlaps.keep_apart(corners[kept], scores[kept], overlap)]
     return [boxes[i] for i in kept]
 
 
@@ -267,8 +264,9 @@ class Detector:
         threads: onnxruntime intra-op threads; None for all cores.
         agnostic: class-agnostic NMS (default; see `decode_obb_output`).
         max_det: keep at most this many boxes.
-        cover: after NMS, drop a box when this share of it lies inside other boxes (a box
-            straddling two touching tiles; `geometry.suppress_covered`); None keeps them.
+        overlap: after NMS, keep the most confident set of boxes no two of which overlap by
+            this share of either (drops a box straddling two touching tiles;
+            `overlaps.keep_apart`); None keeps them all.
         max_upscale: enlarge a picture smaller than the network input at most this many
             times (`MAX_UPSCALE`); None enlarges it to fill the input.
     """
@@ -282,12 +280,12 @@ class Detector:
         threads: int | None = None,
         agnostic: bool = True,
         max_det: int = 300,
-        cover: float | None = COVER_THRESHOLD,
+        overlap: float | None = OVERLAP_THRESHOLD,
         max_upscale: float | None = MAX_UPSCALE,
     ) -> None:
         self.path = Path(path)
         self.conf, self.iou, self.agnostic, self.max_det = conf, iou, agnostic, max_det
-        self.cover, self.max_upscale = cover, max_upscale
+        self.overlap, self.max_upscale = overlap, max_upscale
         self.session = open_session(self.path, threads)
         meta = metadata(self.session)
         self.names = parse_names(meta, self.path)
@@ -343,8 +341,8 @@ class Detector:
             return []
         corners = transform.to_source(geometry.xywhr_to_corners(xywhr))
         corners = geometry.order_corners(corners)
-        if self.cover is not None:
-            kept = geometry.suppress_covered(corners, scores, self.cover)
+        if self.overlap is not None:
+            kept = overlaps.keep_apart(corners, scores, self.overlap)
             corners, scores, classes = corners[kept], scores[kept], classes[kept]
         return [
             Detection(corners=c, score=s, class_id=k, name=self.names.get(int(k), str(k)))
@@ -396,7 +394,7 @@ class Detector:
             x0, y0, x1, y1 = window
             part = np.ascontiguousarray(image[y0:y1, x0:x1])
             sliced.append((window, self.detect(part, timings)))
-        return merge_slices(first, sliced, image.shape[:2], self.iou, self.cover)
+        return merge_slices(first, sliced, image.shape[:2], self.iou, self.overlap)
 
     def describe(self) -> dict[str, Any]:
         """Names, input size and stride, for reports."""

@@ -399,60 +399,6 @@ def points_inside_paired_boxes(points: np.ndarray, corners: np.ndarray) -> np.nd
     return (a >= 0) & (a <= 1) & (b >= 0) & (b <= 1)
 
 
-def suppress_covered(
-    corners: np.ndarray, scores: np.ndarray, threshold: float = 0.85, per_side: int = 10
-) -> np.ndarray:
-    """Drop boxes that other boxes cover: indices of the boxes kept, in their given order.
-
-    Tiles lie side by side, so a box that straddles two touching tiles (half of each) has a
-    small IoU with either and survives NMS, yet together the two tiles' boxes cover it. While
-    some box has at least `threshold` of its area inside the union of the other kept boxes,
-    the least confident such box goes (one at a time, so of two boxes that cover each other
-    the better one stays). Stacked tiles, which overlap partly, are not covered that much.
-    Before that, a box that holds two boxes more confident than itself goes: it spans several
-    tiles, and would otherwise cover them away.
-
-    Args:
-        corners: (N, 4, 2) boxes in corner order. scores: (N,) confidences.
-        threshold: the covered share of a box's area (sampled on a grid) that drops it.
-        per_side: grid points per side of each box.
-    """
-    c = np.asarray(corners, dtype=np.float64).reshape(-1, 4, 2)
-    n = len(c)
-    centre = c.mean(axis=1)
-    radius = np.linalg.norm(c - centre[:, None], axis=2).max(axis=1)
-    near = np.linalg.norm(centre[:, None] - centre[None], axis=2) < radius[:, None] + radius
-    np.fill_diagonal(near, False)
-    owner, other = np.nonzero(near)  # only boxes whose circles meet can cover each other
-    if owner.size == 0:
-        return np.arange(n)
-    samples = box_sample_points(c, per_side)
-    inside = points_inside_paired_boxes(samples[owner], c[other])  # (pairs, P)
-    alive = np.ones(n, dtype=bool)
-    scores = np.asarray(scores, dtype=np.float64)
-    # A box that holds two boxes more confident than itself, each `threshold` inside it, spans
-    # several tiles (no tile holds another): it goes before it can cover them.
-    held = (inside.mean(axis=1) >= threshold) & (scores[owner] > scores[other])
-    for box in np.unique(other[held]):
-        alive[box] = np.unique(owner[held & (other == box)]).size < 2
-
-    def covered(box: int) -> float:
-        rows = (owner == box) & alive[other]
-        return float(inside[rows].any(axis=0).mean()) if rows.any() else 0.0
-
-    # Dropping a box only uncovers others: the boxes covered enough at the start are the only
-    # ones that can ever go (usually none or a few), so only those are looked at again.
-    candidates = [int(b) for b in np.unique(owner) if covered(int(b)) >= threshold]
-    while candidates:
-        candidates = [b for b in candidates if covered(b) >= threshold]
-        if not candidates:
-            break
-        worst = min(candidates, key=lambda b: scores[b])
-        alive[worst] = False
-        candidates.remove(worst)
-    return np.flatnonzero(alive)
-
-
 def box_fully_inside(
     corners: np.ndarray, width: int, height: int, margin: float = 0.0
 ) -> np.ndarray | bool:

@@ -177,10 +177,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--iou", type=_fraction, help="detector rotated-NMS IoU threshold (default: `read`'s)"
     )
     evaluate.add_argument(
-        "--cover", type=_fraction, help="drop a box this much covered by others (default: read's)"
+        "--overlap",
+        type=_fraction,
+        help="two boxes overlap when this share of either lies inside the other; the most "
+        "confident set of boxes without overlaps is kept (default: read's)",
     )
     evaluate.add_argument(
-        "--keep-covered", action="store_true", help="do not drop covered boxes at all"
+        "--keep-overlapping", action="store_true", help="keep every box that NMS keeps"
     )
     evaluate.add_argument(
         "--max-upscale",
@@ -336,7 +339,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from dominotrain import plots
     from dominotrain.evaluate import describe_models, format_table, run_eval
     from dominotrain.offline import PROJECT_ROOT
-    from vision.detector import COVER_THRESHOLD, MAX_UPSCALE
+    from vision.detector import MAX_UPSCALE
+    from vision.overlaps import OVERLAP_THRESHOLD
 
     for flag in ("synthetic", "realval"):
         value = getattr(args, flag)
@@ -354,7 +358,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         quiet=args.json,
         conf=args.conf,
         iou=args.iou,
-        cover=None if args.keep_covered else (args.cover or COVER_THRESHOLD),
+        overlap=None if args.keep_overlapping else (args.overlap or OVERLAP_THRESHOLD),
         max_upscale=_chosen_upscale(args.max_upscale, MAX_UPSCALE),
         border=args.border,
         closeups=not args.no_closeups,

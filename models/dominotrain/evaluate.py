@@ -65,8 +65,9 @@ from dominotrain.metrics import (
     paired_halves,
     tile_key,
 )
-from vision.detector import COVER_THRESHOLD, MAX_UPSCALE
+from vision.detector import MAX_UPSCALE
 from vision.geometry import box_length, frame_in_grey
+from vision.overlaps import OVERLAP_THRESHOLD
 
 if TYPE_CHECKING:
     from vision.detector import Detector
@@ -729,12 +730,12 @@ def load_eval_models(
     threads: int | None = None,
     conf: float | None = None,
     iou: float | None = None,
-    cover: float | None = COVER_THRESHOLD,
+    overlap: float | None = OVERLAP_THRESHOLD,
     max_upscale: float | None = MAX_UPSCALE,
 ) -> EvalModels:
     """Open only the models that `sets` run (`SET_MODELS`), with `dominocam read`'s defaults
-    unless `conf` / `iou` (the detector's thresholds) are given; `cover` is the detector's
-    covered-box threshold (None keeps covered boxes), `max_upscale` how far it enlarges a
+    unless `conf` / `iou` (the detector's thresholds) are given; `overlap` is the detector's
+    overlapping-box threshold (None keeps overlapping boxes), `max_upscale` how far it enlarges a
     small picture (None: to fill its input).
 
     Raises:
@@ -751,7 +752,7 @@ def load_eval_models(
         models.detector = Detector(
             resolve_model_path("detector", detector),
             threads=threads,
-            cover=cover,
+            overlap=overlap,
             max_upscale=max_upscale,
             **thresholds,
         )
@@ -771,7 +772,7 @@ def run_eval(
     quiet: bool = False,
     conf: float | None = None,
     iou: float | None = None,
-    cover: float | None = COVER_THRESHOLD,
+    overlap: float | None = OVERLAP_THRESHOLD,
     max_upscale: float | None = MAX_UPSCALE,
     border: float = 0.0,
     closeups: bool = True,
@@ -795,7 +796,7 @@ def run_eval(
         raise UserInputError(
             f"nothing to evaluate: set(s) {', '.join(sorted(wanted))} need {flags}"
         )
-    models = load_eval_models(running, detector, reader, threads, conf, iou, cover, max_upscale)
+    models = load_eval_models(running, detector, reader, threads, conf, iou, overlap, max_upscale)
     models.closeups, models.far_tiles = closeups, far_tiles
     evaluators = {
         "synthetic": (eval_synthetic, synthetic),
@@ -828,7 +829,7 @@ def describe_models(models: EvalModels) -> dict:
             out[kind].update(
                 conf=model.conf,
                 iou=model.iou,
-                cover=model.cover,
+                overlap=model.overlap,
                 max_upscale=model.max_upscale,
                 **models.passes,
             )

@@ -56,7 +56,7 @@ def test_merge_maps_window_boxes_back_and_keeps_one_box_per_tile() -> None:
         (windows[0], [_box(200, 100, 40, 0.8)]),  # a tile the first pass missed
         (windows[3], [_box(1000 - x0, 600 - y0, 40, 0.9)]),  # the same tile as `first`
     ]
-    merged = merge_slices(first, sliced, shape, iou=0.7, cover=0.85)
+    merged = merge_slices(first, sliced, shape, iou=0.7, overlap=0.3)
     centres = sorted(tuple(np.round(d.corners.mean(axis=0))) for d in merged)
     assert centres == [(200.0, 100.0), (1000.0, 600.0)]
     assert max(d.score for d in merged) == pytest.approx(0.9)  # the better box of the tile
@@ -75,7 +75,7 @@ def test_a_tile_cut_by_a_window_edge_inside_the_photo_is_left_to_its_neighbour()
 class _WindowDetector:
     """A detector double: one small tile in the whole photo, one more in each window."""
 
-    imgsz, max_upscale, iou, cover = (640, 640), 2.0, 0.7, 0.85
+    imgsz, max_upscale, iou, overlap = (640, 640), 2.0, 0.7, 0.3
     detect_far_tiles = Detector.detect_far_tiles
 
     def __init__(self, tile_px: float) -> None:

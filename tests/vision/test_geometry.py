@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pytest
+from vision_factories import tile_corners
 
 from vision import geometry
 
@@ -284,58 +285,8 @@ def test_border_checks_batched():
     assert geometry.box_cut_by_border(corners, 100, 100).tolist() == [False, True]
 
 
-def _tile(cx: float, cy: float, angle: float = 0.0, length: float = 80.0) -> np.ndarray:
-    return geometry.order_corners(
-        geometry.xywhr_to_corners(np.array([cx, cy, length, length / 2, angle]))
-    )
-
-
-def test_a_box_straddling_two_touching_tiles_is_dropped():
-    # Tiles A and B end to end; S spans the right half of A and the left half of B.
-    boxes = np.stack([_tile(100, 100), _tile(180, 100), _tile(140, 100)])
-    kept = geometry.suppress_covered(boxes, np.array([0.9, 0.8, 0.95]))
-    assert kept.tolist() == [0, 1]
-
-
-@pytest.mark.parametrize("angle", [0.0, 0.4, math.pi / 2, 2.5])
-def test_boxes_that_only_partly_overlap_are_all_kept(angle):
-    # A stacked boneyard tile lies half over another; a loose tile touches nothing.
-    boxes = np.stack([_tile(100, 100, angle), _tile(120, 110, angle), _tile(400, 300)])
-    assert geometry.suppress_covered(boxes, np.array([0.5, 0.9, 0.7])).tolist() == [0, 1, 2]
-
-
-def test_of_two_boxes_on_one_tile_the_better_stays():
-    boxes = np.stack([_tile(100, 100), _tile(101, 100.5, 0.02)])
-    assert geometry.suppress_covered(boxes, np.array([0.6, 0.9])).tolist() == [1]
-
-
-def test_a_true_tile_covered_by_two_straddlers_stays_when_they_go_first():
-    # L A B in a line with straddlers L/A and A/B scoring below every tile.
-    boxes = np.stack([_tile(x, 100) for x in (20, 100, 180, 60, 140)])
-    kept = geometry.suppress_covered(boxes, np.array([0.9, 0.85, 0.9, 0.5, 0.4]))
-    assert kept.tolist() == [0, 1, 2]
-
-
-def test_a_weak_box_around_several_tiles_goes_and_the_tiles_stay():
-    # Four tiles found with confidence, and one weak box drawn around all of them (a real
-    # photo of six loose tiles gave this): the big box would cover each tile away.
-    tiles = [_tile(x, y) for x in (100, 200) for y in (100, 160)]
-    around = _tile(150, 130, length=260)
-    boxes = np.stack([*tiles, around])
-    kept = geometry.suppress_covered(boxes, np.array([0.95, 0.93, 0.97, 0.96, 0.27]))
-    assert kept.tolist() == [0, 1, 2, 3]
-
-
-def test_a_box_holding_one_better_box_still_covers_by_the_old_rule():
-    # A tile and, inside it, one of its halves found more confidently: not several tiles,
-    # so the half (covered by the tile) goes as before.
-    half = geometry.order_corners(geometry.xywhr_to_corners(np.array([80, 100, 40, 40, 0.0])))
-    boxes = np.stack([_tile(100, 100), half])
-    assert geometry.suppress_covered(boxes, np.array([0.6, 0.9])).tolist() == [0]
-
-
 def test_points_inside_boxes_of_a_turned_box():
-    box = _tile(0, 0, math.pi / 4)
+    box = tile_corners(0, 0, math.pi / 4)
     points = np.array([[[0.0, 0.0], [25.0, 25.0], [40.0, -40.0], [0.0, 20.0]]])
     assert geometry.points_inside_boxes(points, box[None])[0, 0].tolist() == [
         True,

@@ -63,7 +63,13 @@ def to_input_boxes(boxes: np.ndarray, image_shape: tuple[int, int], size: int) -
     return out
 
 
+def tile_corners(cx: float, cy: float, angle: float = 0.0, length: float = 80.0) -> np.ndarray:
+    """The ordered corners of a tile `length` px long centred at (cx, cy), turned by `angle`."""
+    return geometry.order_corners(
+        geometry.xywhr_to_corners(np.array([cx, cy, length, length / 2, angle]))
+    )
+
+
 def upright_detection(cx: float, cy: float, length: float, score: float = 0.9) -> Detection:
     """A face-up detection of a horizontal tile `length` px long, centred at (cx, cy)."""
-    corners = geometry.xywhr_to_corners(np.array([[cx, cy, length, length / 2, 0.0]]))[0]
-    return Detection(geometry.order_corners(corners), score, 0, "tile_up")
+    return Detection(tile_corners(cx, cy, length=length), score, 0, "tile_up")
