@@ -101,19 +101,6 @@ def length_table(evaluation: dict) -> str:
     return "\n".join(blocks)
 
 
-def quantized_lines(record: dict | None) -> list[str]:
-    """The card's line on 8-bit quantization (`dominotrain.quantize`), if the file has it."""
-    if not record:
-        return []
-    calibration = record.get("calibration") or {}
-    return [
-        f"- {record.get('ops')} layers quantized (`--int8`): weights {record.get('weights')}, "
-        f"activations {record.get('activations')}; kept in float: {record.get('float')}; "
-        f"calibrated on {calibration.get('crops')} half crops of `{calibration.get('data')}` "
-        f"(seed {calibration.get('seed')}, {calibration.get('method')})"
-    ]
-
-
 def write_card(path: Path, summary: dict, evaluation: dict | None = None) -> Path:
     """Write the markdown card for one exported model."""
     kind = summary["kind"]
@@ -138,7 +125,6 @@ def write_card(path: Path, summary: dict, evaluation: dict | None = None) -> Pat
         f"- `{Path(summary['path']).name}`: {size_mb:.2f} MB, sha256 `{summary['sha256']}`",
         f"- input size {summary['imgsz']} px; classes {summary.get('names')}",
         f"- exported from `{summary['weights']}` by `dominocam export {kind}`",
-        *quantized_lines(summary.get("quantized")),
         "",
         "## Training",
         "",

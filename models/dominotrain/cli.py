@@ -145,13 +145,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="keep the ONNX already in --out and only rewrite its card (e.g. with --eval)",
     )
-    export.add_argument(
-        "--int8",
-        metavar="DATA",
-        help="reader only: store its convolutions in 8 bits, calibrated on half crops of DATA "
-        "(a `dominocam synth` folder); about a third faster, same accuracy on the sets we "
-        "measure (docs/vision.md)",
-    )
     export.set_defaults(func=cmd_export)
 
     evaluate = subparsers.add_parser(
@@ -333,7 +326,6 @@ def cmd_export(args: argparse.Namespace) -> int:
         args.eval_json,
         copy_pt=not args.no_pt,
         card_only=args.card_only,
-        int8=Path(args.int8) if args.int8 else None,
     )
     lat = summary["latency"]
     print(

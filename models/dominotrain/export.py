@@ -32,8 +32,6 @@ from dominotrain.offline import PROJECT_ROOT
 
 MODELS_DIR = PROJECT_ROOT / "models"
 TASK_KIND = {"obb": "detector", "classify": "reader"}
-# Metadata entries written as JSON (the others are Python literals, as ultralytics writes them).
-JSON_METADATA = ("data_card", "quantized")
 
 
 def run_record(weights: Path) -> dict:
@@ -99,7 +97,7 @@ def read_metadata(path: Path) -> dict[str, object]:
     raw = meta.get_modelmeta().custom_metadata_map
     parsed: dict[str, object] = {}
     for key, value in raw.items():
-        if key in JSON_METADATA:
+        if key == "data_card":
             parsed[key] = json.loads(value)
             continue
         try:
@@ -162,14 +160,12 @@ def export(
     card: bool = True,
     copy_pt: bool = True,
     card_only: bool = False,
-    int8: Path | None = None,
 ) -> dict:
     """Export `weights` to `out/<kind>.onnx`, verify it with onnxruntime, write its card.
 
     With `card_only`, the ONNX file already in `out` is kept as it is (its bytes, hash and
     metadata) and only the card is written again, e.g. with the accuracy `dominocam eval`
-    measured on that very file. With `int8` (a data folder with reader half crops), the reader
-    is quantized after export (`dominotrain.quantize`), calibrated on that folder's crops.
+    measured on that very file.
 
     Returns:
         A summary: path, size, metadata, latency, the verification's output shapes.
@@ -193,8 +189,6 @@ def export(
     if kind and kind != found:
         raise UserInputError(f"{weights} is a {found} ({model.task}) model, not a {kind}")
     kind = found
-    if int8 and kind != "reader":
-        raise UserInputError("--int8 quantizes the reader only")
     checkpoint_args = dict((model.ckpt or {}).get("train_args") or {})
     imgsz = int(imgsz or checkpoint_args.get("imgsz") or (640 if kind == "detector" else 64))
     out = Path(out)
@@ -219,11 +213,6 @@ def export(
         shutil.copyfile(exported, target)
         data_card = build_data_card(record, checkpoint_args)
         add_metadata(target, {"data_card": json.dumps(data_card, sort_keys=True)})
-        if int8:
-            from dominotrain.quantize import calibration_crops, quantize_reader
-
-            crops = calibration_crops(Path(int8), imgsz)
-            quantize_reader(target, target, crops, str(int8))
 
     metadata = read_metadata(target)
     latency = [measure_latency(target, batch=1)]
@@ -240,7 +229,6 @@ def export(
         "latency": latency,
         "last_epoch": last_results(record.get("run_dir")),
         "data_card": data_card,
-        "quantized": metadata.get("quantized"),
         "checkpoint_args": {k: checkpoint_args.get(k) for k in sorted(checkpoint_args)},
     }
     if copy_pt and not card_only:
