@@ -353,22 +353,55 @@ def nms_rotated(
     if not greedy:
         ious = np.triu(probiou(boxes, boxes), k=1)  # ious[i, j] for better i, worse j
         return order[~np.any(ious >= iou_threshold, axis=0)]
-    # Greedy: each kept box is compared with the boxes still alive, so the work grows with
-    # (kept x candidates), not candidates squared (36 tiles x 20 candidates: ~2 ms).
+    # Greedy, over the pairs close enough to reach the threshold (`_reach`): probiou is
+    # computed once for those pairs (a few per candidate, found by a k-d tree) instead of
+    # once per kept box against every candidate left (36 tiles x 20 candidates: 3.7 -> 1.8 ms).
+    first, second = _pairs_within(boxes, _reach(boxes, iou_threshold))
     gauss = (boxes[:, 0], boxes[:, 1], *_covariance(boxes))
-    alive = np.ones(len(order), dtype=bool)
+    ious = _probiou_gauss(tuple(v[first] for v in gauss), tuple(v[second] for v in gauss))
+    hit = ious >= iou_threshold
+    first, second = first[hit], second[hit]  # better box first: boxes are sorted by score
+    starts = np.searchsorted(first, np.arange(len(boxes) + 1))
+    alive = np.ones(len(boxes), dtype=bool)
     keep = []
-    while True:
-        remaining = np.flatnonzero(alive)
-        if remaining.size == 0:
-            break
-        best, rest = remaining[0], remaining[1:]
-        keep.append(best)
-        alive[best] = False
-        if rest.size:
-            overlap = _probiou_gauss(tuple(v[best] for v in gauss), tuple(v[rest] for v in gauss))
-            alive[rest[overlap >= iou_threshold]] = False
+    for best in range(len(boxes)):
+        if alive[best]:
+            keep.append(best)
+            alive[second[starts[best] : starts[best + 1]]] = False
     return order[np.array(keep, dtype=np.int64)]
+
+
+def _reach(xywhr: np.ndarray, iou_threshold: float) -> float:
+    """A centre distance beyond which no two of these boxes reach `iou_threshold` probiou.
+
+    probiou >= t needs the Bhattacharyya distance B <= -ln(1 - (1 - t)^2); B is at least
+    |d|^2 / (8 lambda) for centres d apart, lambda the largest eigenvalue of the mean of the
+    two covariances, at most L^2 / 12 for L the longest side of any box. The small margin
+    covers the eps terms of `_probiou_gauss` for boxes of pixel size; for boxes so thin that
+    those terms matter, and when every pair counts (t <= 0), the reach is infinite.
+    """
+    if iou_threshold <= 0 or (len(xywhr) and float(np.min(xywhr[:, 2:4])) < 0.01):
+        return np.inf
+    if iou_threshold >= 1:
+        return 0.0
+    longest = float(np.max(xywhr[:, 2:4])) if len(xywhr) else 0.0
+    max_distance = -np.log(1.0 - (1.0 - iou_threshold) ** 2)
+    return 1.01 * longest * np.sqrt(8.0 * max_distance / 12.0) + 1e-6
+
+
+def _pairs_within(xywhr: np.ndarray, radius: float) -> tuple[np.ndarray, np.ndarray]:
+    """Index pairs (i < j) of boxes whose centres lie within `radius`, sorted by i then j."""
+    n = len(xywhr)
+    if n < 2 or radius <= 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    if not np.isfinite(radius):
+        first, second = np.triu_indices(n, k=1)
+        return first.astype(np.int64), second.astype(np.int64)
+    from scipy.spatial import cKDTree
+
+    pairs = cKDTree(xywhr[:, :2]).query_pairs(radius, output_type="ndarray").astype(np.int64)
+    keys = np.sort(pairs.min(axis=1) * n + pairs.max(axis=1))  # one sort, not a lexsort
+    return keys // n, keys % n
 
 
 def box_sample_points(corners: np.ndarray, per_side: int = 10) -> np.ndarray:

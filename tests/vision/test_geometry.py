@@ -261,6 +261,53 @@ def test_nms_empty():
     assert geometry.nms_rotated(np.zeros((0, 5)), np.zeros(0)).tolist() == []
 
 
+def _greedy_nms_every_pair(boxes: np.ndarray, scores: np.ndarray, threshold: float) -> list[int]:
+    """Greedy NMS written plainly: every kept box against every box left."""
+    order = np.argsort(-scores, kind="stable")
+    ious = geometry.probiou(boxes, boxes)
+    alive, keep = np.ones(len(boxes), dtype=bool), []
+    for i in order:
+        if alive[i]:
+            keep.append(int(i))
+            alive &= ious[i] < threshold
+    return keep
+
+
+@pytest.mark.parametrize("threshold", [0.05, 0.3, 0.45, 0.7, 0.9])
+def test_nms_greedy_matches_every_pair_greedy(threshold):
+    # Clusters of jittered candidates around tiles of mixed sizes (as the detector gives),
+    # plus scattered boxes: the pairs the k-d tree skips can never reach the threshold.
+    rng = np.random.default_rng(int(threshold * 100))
+    for _ in range(20):
+        centres = rng.uniform(0, 400, (12, 2))
+        sizes = rng.uniform(8, 120, (12, 1)) * np.array([1.0, 0.5])
+        tiles = np.hstack([centres, sizes, rng.uniform(-math.pi, math.pi, (12, 1))])
+        jitter = rng.normal(0, [3.0, 3.0, 4.0, 2.0, 0.1], (12, 8, 5))
+        boxes = np.vstack([(tiles[:, None] + jitter).reshape(-1, 5), tiles])
+        boxes[:, 2:4] = np.abs(boxes[:, 2:4]) + 1.0
+        scores = rng.uniform(0.2, 1.0, len(boxes))
+        expected = _greedy_nms_every_pair(boxes, scores, threshold)
+        assert geometry.nms_rotated(boxes, scores, threshold).tolist() == expected
+
+
+def test_nms_reach_bounds_probiou():
+    # Two boxes just beyond the reach never reach the threshold, whatever their angles.
+    rng = np.random.default_rng(3)
+    for threshold in (0.1, 0.5, 0.7, 0.95):
+        for _ in range(200):
+            pair = np.hstack(
+                [
+                    rng.uniform(0, 1, (2, 2)),
+                    rng.uniform(1, 90, (2, 2)),
+                    rng.uniform(-math.pi, math.pi, (2, 1)),
+                ]
+            )
+            reach = geometry._reach(pair, threshold)
+            direction = rng.normal(size=2)
+            pair[1, :2] = pair[0, :2] + reach * direction / np.linalg.norm(direction)
+            assert geometry.probiou(pair[:1], pair[1:])[0, 0] < threshold
+
+
 # ---------------------------------------------------------------------------- borders
 
 
