@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from time import perf_counter
 
 import numpy as np
@@ -20,11 +20,15 @@ from vision.decode import AdjacencyConstraint, joint_decode
 from vision.detector import CLOSEUP_MAX_BOXES, Detector, frame_for_closeups, merge_closeups
 from vision.layout import LayoutConfig, layout_scene, safe_adjacency
 from vision.onnx_model import resolve_model_path
-from vision.reader import Reader
+from vision.reader import HalfReads, Reader
 from vision.scene import Scene, SceneTile
 
 # Stages timed by `read_image(..., timings=...)` (detect is split in three).
 STAGES: tuple[str, ...] = ("preprocess", "forward", "postprocess", "read", "decode", "layout")
+
+# A tile the detector calls face up is counted face down when the reader (one with a `back`
+# class) sees a tile's back in both its halves with at least this probability.
+BACK_MIN = 0.5
 
 # Given the Scene after a first decoding, the pairs of touching halves that must agree
 # (the layout module's hook); an empty list means nothing to add.
@@ -129,9 +133,11 @@ def read_image(
     t0 = perf_counter()
     up = [t for t in tiles if t.face == "up"]
     if up and reader is not None:
-        probs = reader.read(image, [t.corners for t in up])
-        for tile, p in zip(up, probs, strict=True):
+        reads = reader.read_halves(image, [t.corners for t in up])
+        for tile, p in zip(up, reads.values, strict=True):
             tile.half_probs = p
+        tiles, back_warnings = backs_face_down(tiles, up, reads)
+        warnings += back_warnings
     elif up:
         warnings.append(f"{len(up)} face-up tiles were not read: no reader model")
     t1 = perf_counter()
@@ -156,3 +162,34 @@ def read_image(
     if timings is not None:
         timings["layout"] = timings.get("layout", 0.0) + (perf_counter() - t2)
     return scene
+
+
+def backs_face_down(
+    tiles: list[SceneTile], up: Sequence[SceneTile], reads: HalfReads
+) -> tuple[list[SceneTile], list[str]]:
+    """Turn face down the tiles of `up` whose two halves the reader reads as a tile's back.
+
+    The detector decides face up or down from the letterboxed picture; the reader looks at
+    the tile at full resolution and, given a `back` class, tells a plain or patterned back
+    from a face (a blank half has the divider line along its edge). `reads` are the reader's
+    reads of `up`, in order.
+    """
+    turned = {
+        tile.id: float(back.min())
+        for tile, back in zip(up, reads.back, strict=True)
+        if back.min() >= BACK_MIN
+    }
+    if not turned:
+        return tiles, []
+    out = [
+        replace(t, face="down", half_probs=None, pips=None, pip_confidence=None)
+        if t.id in turned
+        else t
+        for t in tiles
+    ]
+    warnings = [
+        f"tile {tile_id}: the detector saw a face, but the reader sees a tile's back on both "
+        f"halves (p>={p:.2f}): counted face down"
+        for tile_id, p in turned.items()
+    ]
+    return out, warnings

@@ -4,12 +4,18 @@ Each face-up tile is rectified from the ORIGINAL full-resolution image (never th
 detector input), split into two square halves with the divider at the bottom
 (`geometry.split_halves_many`), and all halves of all tiles go through the network in one
 batched call (in chunks of the model's fixed batch size when it has one).
+
+A reader may also have a class `back` (`BACK_CLASS`): the half of a tile lying face down.
+Its probability is reported apart (`HalfReads.back`), and the pip values are the
+probabilities given that the crop shows a face. The pipeline uses it as a second opinion on
+the detector's face up / face down (`vision.pipeline`).
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -18,9 +24,27 @@ from dominocam.errors import UserInputError
 from vision import geometry
 from vision.onnx_model import metadata, open_session, parse_imgsz, parse_names
 
+# The class of a half crop cut from a face-down tile (the generator writes such crops).
+BACK_CLASS = "back"
+
+
+@dataclass(frozen=True)
+class HalfReads:
+    """What the reader sees in half crops.
+
+    Attributes:
+        values: (..., V) probabilities of pip values 0..V-1, given that the crop shows a face.
+        back: (...) probability that the crop shows a tile's back; zeros for a reader without
+            a `back` class.
+    """
+
+    values: np.ndarray
+    back: np.ndarray
+
 
 class Reader:
-    """An ONNX half-crop classifier; classes are pip counts ("0".."12", maybe up to "15").
+    """An ONNX half-crop classifier; classes are pip counts ("0".."12", maybe up to "15"),
+    and maybe `back` (`BACK_CLASS`).
 
     Args:
         path: the .onnx file (ultralytics classify export: input [N, 3, s, s] RGB 0..1,
@@ -36,12 +60,22 @@ class Reader:
         self.session = open_session(self.path, threads)
         meta = metadata(self.session)
         names = parse_names(meta, self.path)
+        order = sorted(names)
+        # Output columns of the pip values, and of the back class when there is one.
+        self.value_columns = np.array([i for i, k in enumerate(order) if names[k] != BACK_CLASS])
+        backs = [i for i, k in enumerate(order) if names[k] == BACK_CLASS]
+        self.back_column = backs[0] if backs else None
         try:
-            self.class_values = np.array([int(names[i]) for i in sorted(names)], dtype=np.int64)
+            self.class_values = np.array(
+                [int(names[order[i]]) for i in self.value_columns], dtype=np.int64
+            )
         except ValueError as error:
             raise UserInputError(
-                f"{self.path}: reader classes must be pip counts like '0'..'12', got {names}"
+                f"{self.path}: reader classes must be pip counts like '0'..'12' (and maybe "
+                f"'{BACK_CLASS}'), got {names}"
             ) from error
+        if not len(self.class_values):
+            raise UserInputError(f"{self.path}: no pip-count class in {names}")
         if (self.class_values < 0).any():
             raise UserInputError(f"{self.path}: negative pip count in class names {names}")
         self.num_values = int(self.class_values.max()) + 1
@@ -70,10 +104,19 @@ class Reader:
             tiles[i] = geometry.rectify_tile(image, c, self.side)
         return geometry.split_halves_many(tiles)
 
+    @property
+    def has_back(self) -> bool:
+        """Whether the network tells a tile's back from its faces."""
+        return self.back_column is not None
+
     def classify(self, crops: np.ndarray) -> np.ndarray:
         """(M, s, s, 3) BGR uint8 crops -> (M, V) probabilities of pip values 0..V-1."""
+        return self.classify_halves(crops).values
+
+    def classify_halves(self, crops: np.ndarray) -> HalfReads:
+        """(M, s, s, 3) BGR uint8 crops -> their pip values (M, V) and back probability (M,)."""
         if len(crops) == 0:
-            return np.zeros((0, self.num_values))
+            return HalfReads(np.zeros((0, self.num_values)), np.zeros(0))
         batch = _network_input(crops)
         outputs = []
         step = self.max_batch
@@ -87,26 +130,39 @@ class Reader:
                 self.session.run([self.output_name], {self.input_name: chunk})[0][:count]
             )
         scores = np.concatenate(outputs).astype(np.float64)
-        if scores.shape[1] != len(self.class_values):
+        classes = len(self.class_values) + self.has_back
+        if scores.shape[1] != classes:
             raise UserInputError(
-                f"{self.path}: output has {scores.shape[1]} classes but metadata names "
-                f"{len(self.class_values)}"
+                f"{self.path}: output has {scores.shape[1]} classes but metadata names {classes}"
             )
         probs = _as_probabilities(scores)
+        back = probs[:, self.back_column] if self.has_back else np.zeros(len(probs))
+        faces = probs[:, self.value_columns]
+        # Given a face: renormalised over the pip values (a sure back leaves them uniform).
+        total = faces.sum(axis=1, keepdims=True)
+        faces = np.where(total > 1e-12, faces / np.maximum(total, 1e-12), 1.0 / faces.shape[1])
         by_value = np.zeros((len(probs), self.num_values))
-        np.add.at(by_value.T, self.class_values, probs.T)
-        return by_value
+        np.add.at(by_value.T, self.class_values, faces.T)
+        return HalfReads(by_value, back)
 
     def read(self, image: np.ndarray, corners: Sequence[np.ndarray]) -> np.ndarray:
         """Read both halves of each tile: (N, 2, V) probabilities of pip values 0..V-1.
 
         Half 0 is the end at corners[0]-corners[1], half 1 the other end.
         """
+        return self.read_halves(image, corners).values
+
+    def read_halves(self, image: np.ndarray, corners: Sequence[np.ndarray]) -> HalfReads:
+        """`read`, with the probability that each half is a tile's back: values (N, 2, V),
+        back (N, 2)."""
         if len(corners) == 0:
-            return np.zeros((0, 2, self.num_values))
+            return HalfReads(np.zeros((0, 2, self.num_values)), np.zeros((0, 2)))
         crops = self.crops(image, corners)
-        probs = self.classify(crops.reshape(-1, self.side, self.side, 3))
-        return probs.reshape(len(corners), 2, self.num_values)
+        reads = self.classify_halves(crops.reshape(-1, self.side, self.side, 3))
+        return HalfReads(
+            reads.values.reshape(len(corners), 2, self.num_values),
+            reads.back.reshape(len(corners), 2),
+        )
 
 
 def _network_input(crops: np.ndarray) -> np.ndarray:

@@ -37,6 +37,8 @@ class SynthConfig:
         skew_deg: per-tile angular jitter, degrees.
         reader_crop_px: side of the square half crops for the pip reader.
         reader_jitter_px / reader_scale / reader_shift: rectification jitter of crops.
+        reader_back_crops: also cut both halves of fully visible face-down tiles, as the
+            reader's class `back` (its second opinion on face up / face down).
     """
 
     name: str = "default"
@@ -107,6 +109,7 @@ class SynthConfig:
     reader_jitter_px: float = 1.5
     reader_scale: Range = (0.96, 1.06)
     reader_shift: float = 0.03  # of the tile width
+    reader_back_crops: bool = True
     contact_sheet_images: int = 12
     extra: dict[str, Any] = field(default_factory=dict)
 

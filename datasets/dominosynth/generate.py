@@ -231,31 +231,40 @@ def _cross(a, b, axis: int, limit: float):
 
 
 def reader_crops(image: np.ndarray, truth: dict, cfg: SynthConfig, rng: np.random.Generator):
-    """Half crops `(k, value, crop)` cut with vision.geometry from the final image, with
-    rectification jitter; only fully visible face-up tiles (k = 2 * tile id + half)."""
-    from vision.geometry import rectify_tile, split_halves
+    """Half crops `(k, label, crop)` cut with vision.geometry from the final image, with
+    rectification jitter, of fully visible tiles (k = 2 * tile id + half): face-up tiles
+    labelled with their pips, then (`cfg.reader_back_crops`) face-down tiles labelled
+    `BACK_CLASS`. The face-up crops come first so that they draw the same jitter as before
+    back crops existed."""
+    from vision.reader import BACK_CLASS
 
     out = []
-    for t in truth["tiles"]:
-        if (
-            t["face"] != "up"
-            or t["cut_by_border"]
-            or t["visible_fraction"] < cfg.reader_min_visible
-        ):
-            continue
-        c = np.asarray(t["corners"], np.float64)
-        centre = c.mean(axis=0)
-        width = np.linalg.norm(c[1] - c[0])
-        c = centre + (c - centre) * rng.uniform(*cfg.reader_scale)
-        c = (
-            c
-            + rng.normal(0, cfg.reader_shift * width, 2)
-            + rng.normal(0, cfg.reader_jitter_px, (4, 2))
-        )
-        tile = rectify_tile(image, c, cfg.reader_crop_px)
-        for half, crop in enumerate(split_halves(tile)):
-            out.append((2 * t["id"] + half, t["halves"][half], crop))
+    for face in ("up", "down") if cfg.reader_back_crops else ("up",):
+        for t in truth["tiles"]:
+            if (
+                t["face"] != face
+                or t["cut_by_border"]
+                or t["visible_fraction"] < cfg.reader_min_visible
+            ):
+                continue
+            halves = _jittered_halves(image, np.asarray(t["corners"], np.float64), cfg, rng)
+            for half, crop in enumerate(halves):
+                label = t["halves"][half] if face == "up" else BACK_CLASS
+                out.append((2 * t["id"] + half, label, crop))
     return out
+
+
+def _jittered_halves(
+    image: np.ndarray, corners: np.ndarray, cfg: SynthConfig, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """The two half crops of one tile, its corners scaled, shifted and jittered at random."""
+    from vision.geometry import rectify_tile, split_halves
+
+    centre = corners.mean(axis=0)
+    width = np.linalg.norm(corners[1] - corners[0])
+    c = centre + (corners - centre) * rng.uniform(*cfg.reader_scale)
+    c = c + rng.normal(0, cfg.reader_shift * width, 2) + rng.normal(0, cfg.reader_jitter_px, (4, 2))
+    return split_halves(rectify_tile(image, c, cfg.reader_crop_px))
 
 
 def run_job(job: Job) -> dict:
@@ -271,7 +280,7 @@ def run_job(job: Job) -> dict:
         "".join(r + "\n" for r in rows)
     )
     (out / "truth" / f"{name}.json").write_text(json.dumps(truth, indent=1) + "\n")
-    reader: dict[int, int] = {}
+    reader: dict[int | str, int] = {}
     for k, value, crop in reader_crops(decoded, truth, job.config, rng):
         folder = out / "reader" / job.split / str(value)
         folder.mkdir(parents=True, exist_ok=True)
@@ -319,8 +328,12 @@ def generate(
     for split in ("train", "val"):
         (out / "detector" / "images" / split).mkdir(parents=True, exist_ok=True)
         (out / "detector" / "labels" / split).mkdir(parents=True, exist_ok=True)
-        for v in range(max(sets) + 1):
-            (out / "reader" / split / str(v)).mkdir(parents=True, exist_ok=True)
+        from vision.reader import BACK_CLASS
+
+        labels = [str(v) for v in range(max(sets) + 1)]
+        labels += [BACK_CLASS] if config.reader_back_crops else []
+        for label in labels:
+            (out / "reader" / split / label).mkdir(parents=True, exist_ok=True)
     (out / "truth").mkdir(parents=True, exist_ok=True)
     photos = tuple(str(p) for p in list_photos(backgrounds_dir))
     jobs = [
@@ -413,7 +426,10 @@ def _card(
         for v, n in r["reader"].items():
             s["reader"][str(v)] = s["reader"].get(str(v), 0) + n
     for s in splits.values():
-        s["reader"] = dict(sorted(s["reader"].items(), key=lambda kv: int(kv[0])))
+        # Pip values in order, then `back`.
+        s["reader"] = dict(
+            sorted(s["reader"].items(), key=lambda kv: (not kv[0].isdigit(), kv[0].zfill(3)))
+        )
     return {
         "generator": "dominosynth",
         "version": __version__,

@@ -17,6 +17,8 @@ METRIC_LABELS = {
     "detection_recall": "detection recall",
     "detection_precision": "detection precision",
     "face_accuracy": "face up/down right (detected tiles)",
+    "back_read_as_back": "half crops of face-down tiles the reader reads as a back",
+    "face_read_as_back": "half crops of faces the reader reads as a back",
     "half_accuracy": "per-half accuracy",
     "tile_accuracy": "exact-tile accuracy",
     "tile_accuracy_end_to_end": "exact tiles of all labelled (end to end)",
@@ -43,7 +45,9 @@ PURPOSE = {
         "photo, divider at the bottom (`vision.geometry.rectify_tile` + `split_halves`), "
         "classified into pip counts. Input N x 3 x S x S, RGB scaled to 0..1, no mean or std; "
         "output N x classes softmax. Class index i means `int(names[i])` pips (ultralytics "
-        "sorts the class folders as strings: 0, 1, 10, 11, 12, 2, ...)."
+        "sorts the class folders as strings: 0, 1, 10, 11, 12, 2, ...); a class `back`, when "
+        "there is one, is a half of a face-down tile: a face-up box whose two halves both read "
+        "as a back is counted face down (`vision.pipeline.backs_face_down`)."
     ),
 }
 

@@ -664,8 +664,13 @@ def eval_realval_halves(models, root: Path, limit: int | None, quiet: bool) -> S
 
 
 def eval_synthetic_halves(models, root: Path, limit: int | None, quiet: bool) -> SetResult:
-    """The reader alone on the val half crops `dominocam synth` wrote (reader/val/<value>/)."""
+    """The reader alone on the val half crops `dominocam synth` wrote (reader/val/<value>/);
+    with a reader that has a `back` class and a set with reader/val/back/ crops, also how
+    often a back is read as a back and a face as a back (`vision.pipeline.BACK_MIN`)."""
     import cv2
+
+    from vision.pipeline import BACK_MIN
+    from vision.reader import BACK_CLASS
 
     folder = root / "reader" / "val"
     if not folder.is_dir():
@@ -673,20 +678,30 @@ def eval_synthetic_halves(models, root: Path, limit: int | None, quiet: bool) ->
     items = sorted(
         (p, int(p.parent.name)) for p in folder.glob("*/*.png") if p.parent.name.isdigit()
     )
+    backs = sorted((folder / BACK_CLASS).glob("*.png")) if models.reader.has_back else []
     if limit:
         items = items[:: max(1, len(items) // limit)][:limit]
+        backs = backs[:: max(1, len(backs) // limit)][:limit]
     result = SetResult("synthetic_halves", note=f"{folder}: reader only, crops as written")
     start = time.perf_counter()
     side = models.reader.side
-    probs = []
-    for chunk in _progress(range(0, len(items), 256), "synthetic halves", quiet):
+    paths = [p for p, _ in items] + backs
+    values, back = [], []
+    for chunk in _progress(range(0, len(paths), 256), "synthetic halves", quiet):
         crops = [
             cv2.resize(cv2.imread(str(p)), (side, side), interpolation=cv2.INTER_AREA)
-            for p, _ in items[chunk : chunk + 256]
+            for p in paths[chunk : chunk + 256]
         ]
-        probs.append(models.reader.classify(np.stack(crops)))
-    probs = np.concatenate(probs) if probs else np.zeros((0, 13))
-    score_halves(result, [p for p, _ in items], [v for _, v in items], probs)
+        reads = models.reader.classify_halves(np.stack(crops))
+        values.append(reads.values)
+        back.append(reads.back)
+    probs = np.concatenate(values) if values else np.zeros((0, 13))
+    back_probs = np.concatenate(back) if back else np.zeros(0)
+    faces = len(items)
+    score_halves(result, paths[:faces], [v for _, v in items], probs[:faces])
+    if backs:
+        result.add("back_read_as_back", int((back_probs[faces:] >= BACK_MIN).sum()), len(backs))
+        result.add("face_read_as_back", int((back_probs[:faces] >= BACK_MIN).sum()), faces)
     result.seconds = time.perf_counter() - start
     return result
 

@@ -22,7 +22,9 @@ Which half is which (`--orient`):
 Output (the layout `dominocam synth` writes, so `dominocam train` takes it as it is):
 `OUT/detector/{data.yaml, images/{train,val}/, labels/{train,val}/}` with classes
 {0: tile_up, 1: tile_down}, corners written in the tile convention of `vision/geometry.py`;
-`OUT/reader/{train,val}/{0..N}/*.png` square half crops, divider at the bottom;
+`OUT/reader/{train,val}/{0..N}/*.png` square half crops, divider at the bottom, and
+`OUT/reader/{train,val}/back/*.png` both halves of each face-down tile (the reader's class
+`back`);
 `OUT/truth/NAME.json` per image (tiles with face, halves, pips, corners);
 `OUT/card.json` describing the import. The split is by image name (a stable hash).
 """
@@ -212,6 +214,7 @@ def import_labels(
 
     from vision.geometry import rectify_tile, split_halves
     from vision.image_io import load_image
+    from vision.reader import BACK_CLASS
 
     source, out = Path(source), Path(out)
     if fmt not in FORMATS:
@@ -271,20 +274,22 @@ def import_labels(
                     "corners": np.round(tile.corners, 2).tolist(),
                 }
             )
-            if tile.face != "up":
-                continue
-            if tile.values is None:
+            if tile.face == "up" and tile.values is None:
                 stats["halves_unoriented_skipped"] += 2
                 continue
+            # A face-down tile's halves teach the reader's `back` class, as the generator's do.
+            labels = tile.values if tile.face == "up" else (BACK_CLASS, BACK_CLASS)
             tile_crop = rectify_tile(image, tile.corners, crop)
-            for half, (value, half_crop) in enumerate(
-                zip(tile.values, split_halves(tile_crop), strict=True)
+            for half, (label, half_crop) in enumerate(
+                zip(labels, split_halves(tile_crop), strict=True)
             ):
-                folder = out / "reader" / split / str(value)
+                folder = out / "reader" / split / str(label)
                 folder.mkdir(parents=True, exist_ok=True)
                 cv2.imwrite(str(folder / f"{stem}_t{index}_h{half}.png"), half_crop)
-                stats[f"halves_{split}"] += 1
-                max_value = max(max_value, value)
+                kind = "halves" if tile.face == "up" else "backs"
+                stats[f"{kind}_{split}"] += 1
+                if tile.face == "up":
+                    max_value = max(max_value, int(label))
         (out / "detector" / "labels" / split / f"{stem}.txt").write_text(
             "\n".join(lines) + ("\n" if lines else "")
         )
@@ -298,8 +303,8 @@ def import_labels(
     # the folders; an empty one keeps the class index).
     if (out / "reader").is_dir():
         for split in ("train", "val"):
-            for value in range(max(max_value, 12) + 1):
-                (out / "reader" / split / str(value)).mkdir(parents=True, exist_ok=True)
+            for label in [*range(max(max_value, 12) + 1), BACK_CLASS]:
+                (out / "reader" / split / str(label)).mkdir(parents=True, exist_ok=True)
     data_yaml = {
         "path": str(out.resolve() / "detector"),
         "train": "images/train",

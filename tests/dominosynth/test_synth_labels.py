@@ -102,6 +102,7 @@ def test_halves_are_in_corner_order(render_sample) -> None:
                 "reader_shift": 0.0,
                 "reader_scale": (1.0, 1.0),
                 "reader_crop_px": 96,
+                "reader_back_crops": False,
             }
         )
         for _k, value, crop in reader_crops(img, truth, exact, rng):
@@ -146,3 +147,39 @@ def test_grayscale_pictures_have_equal_channels(render_sample) -> None:
     assert spread.max() <= 2  # JPEG rounding only
     _jpg, colour, *_ = render_sample(0, size=(320, 240))
     assert (colour.astype(int).max(axis=2) - colour.astype(int).min(axis=2)).max() > 20
+
+
+def test_back_crops_are_the_face_down_tiles_and_leave_face_crops_as_they_were(
+    render_sample,
+) -> None:
+    """Back crops come after the face crops: the face crops (and their jitter) are the same
+    with and without them, and every back crop is a half of a fully visible face-down tile."""
+    from vision.reader import BACK_CLASS
+
+    cfg = CONFIGS["default"]
+    without = dataclasses.replace(cfg, reader_back_crops=False)
+    backs_seen = 0
+    for index in range(6):
+        _jpg, img, truth, _ids, _scene, _rng = render_sample(index, seed=5, config="default")
+        faces = reader_crops(img, truth, without, np.random.default_rng(index))
+        both = reader_crops(img, truth, cfg, np.random.default_rng(index))
+        assert [(k, v) for k, v, _ in both[: len(faces)]] == [(k, v) for k, v, _ in faces]
+        assert all(
+            np.array_equal(a[2], b[2]) for a, b in zip(faces, both[: len(faces)], strict=True)
+        )
+        face_of = {t["id"]: t for t in truth["tiles"]}
+        for k, label, crop in both[len(faces) :]:
+            tile = face_of[k // 2]
+            assert label == BACK_CLASS and tile["face"] == "down"
+            assert tile["visible_fraction"] >= cfg.reader_min_visible
+            assert crop.shape == (cfg.reader_crop_px, cfg.reader_crop_px, 3)
+            backs_seen += 1
+        down = [
+            t
+            for t in truth["tiles"]
+            if t["face"] == "down"
+            and not t["cut_by_border"]
+            and t["visible_fraction"] >= cfg.reader_min_visible
+        ]
+        assert len(both) - len(faces) == 2 * len(down)
+    assert backs_seen >= 4

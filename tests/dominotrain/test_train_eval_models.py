@@ -86,6 +86,28 @@ def test_reader_sets_need_no_detector(reader_only, realval, synthetic) -> None:
         assert (rate.k, rate.n) == (len(HALF_VALUES), len(HALF_VALUES))
 
 
+def test_synthetic_halves_count_backs_with_a_back_aware_reader(
+    tmp_path: Path, synthetic: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Levels of 14 steps: values 0..12, then the back (`write_reader`).
+    folder = tmp_path / "back_models"
+    folder.mkdir()
+    write_reader(folder / "reader.onnx", side=32, class_order=[*range(13), "back"], levels=14)
+    monkeypatch.setenv("DOMINOCAM_MODELS", str(folder))
+    for value in HALF_VALUES:  # repaint the face crops in 14 levels
+        crop = np.full((64, 64, 3), (60, 60, value_level(value, 14)), np.uint8)
+        cv2.imwrite(str(synthetic / "reader" / "val" / str(value) / "a.png"), crop)
+    (synthetic / "reader" / "val" / "back").mkdir()
+    for name, level in (("a", 13), ("b", 13), ("c", 2)):  # two backs, one read as a face
+        crop = np.full((64, 64, 3), (60, 60, value_level(level, 14)), np.uint8)
+        cv2.imwrite(str(synthetic / "reader" / "val" / "back" / f"{name}.png"), crop)
+    result = run_eval(synthetic, None, sets=["synthetic_halves"], quiet=True)["synthetic_halves"]
+    metrics = result.metrics()
+    assert (metrics["half_accuracy"].k, metrics["half_accuracy"].n) == (4, 4)
+    assert (metrics["back_read_as_back"].k, metrics["back_read_as_back"].n) == (2, 3)
+    assert (metrics["face_read_as_back"].k, metrics["face_read_as_back"].n) == (0, 4)
+
+
 def test_a_set_that_detects_still_demands_the_detector(reader_only, realval) -> None:
     (realval / "scenes").mkdir()
     (realval / "scenes" / "labels.json").write_text("[]")

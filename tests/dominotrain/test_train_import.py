@@ -114,9 +114,21 @@ def test_import_writes_detector_reader_and_truth(tmp_path, style):
     for value, count in expected.items():
         assert len(list((out / "reader" / "train" / str(value)).glob("*.png"))) == count
     assert (out / "reader" / "val" / "12").is_dir()
+    assert (out / "reader" / "val" / "back").is_dir()
     record = json.loads(next((out / "truth").glob("*.json")).read_text())
     assert {"face", "halves", "pips", "corners"} <= set(record["tiles"][0])
     assert json.loads((out / "card.json").read_text())["format"] in ("yolo-obb", "label-studio")
+
+
+def test_import_cuts_both_halves_of_face_down_tiles_as_backs(tmp_path):
+    truth = write_export(tmp_path / "export", scenes=8, seed=1)
+    out = tmp_path / "out"
+    card = import_labels(tmp_path / "export", out, val_fraction=0.0)
+    n_down = sum(t["face"] == "down" for tiles in truth.values() for t in tiles)
+    backs = sorted((out / "reader" / "train" / "back").glob("*.png"))
+    assert n_down > 0 and len(backs) == card["counts"]["backs_train"] == 2 * n_down
+    # the factory paints a back (120, 90, 60) BGR and a face white: these crops are backs
+    assert all(cv2.imread(str(c))[..., 0].mean() < 160 for c in backs)
 
 
 def test_import_half_crops_match_the_drawn_values(tmp_path):

@@ -140,12 +140,13 @@ def test_train_export_and_run(cli, data, tmp_path_factory):
     reader = ort.InferenceSession(str(models / "reader.onnx"))
     name = reader.get_inputs()[0].name
     (probs,) = reader.run(None, {name: np.random.rand(80, 3, 32, 32).astype(np.float32)})
-    assert probs.shape == (80, 13)
+    assert probs.shape == (80, 14)  # pip counts 0..12 and the back of a face-down tile
     assert np.allclose(probs.sum(axis=1), 1, atol=1e-4)
 
     # and the torch-free runtime reads a picture with them (no accuracy asked of one epoch)
     from vision.pipeline import load_models, read_image
 
     loaded = load_models(models / "detector.onnx", models / "reader.onnx")
+    assert loaded.reader.has_back
     scene = read_image(np.full((240, 320, 3), 90, np.uint8), loaded.detector, loaded.reader)
     assert scene.width == 320

@@ -112,15 +112,22 @@ def write_reader(
     num_values: int = 13,
     *,
     dynamic_batch: bool = True,
-    class_order: list[int] | None = None,
+    class_order: list[int | str] | None = None,
+    levels: int | None = None,
 ) -> Path:
-    """An ONNX classifier reading a crop's mean red level as a pip count.
+    """An ONNX classifier reading a crop's mean red level as a pip count (or a tile's back).
 
     logit_k = alpha * (c_k * r - c_k^2 / 2) with c_k the level of class k: the softmax peaks
     at the class whose level is nearest the crop's mean red r (input channel 0, RGB order).
+    Value v has level `value_level(v, levels)`; the class "back" (`BACK_CLASS`) has the level
+    of value `num_values`, so give `levels=num_values + 1` with it.
     """
+    from vision.reader import BACK_CLASS
+
     order = class_order or list(range(num_values))
-    centres = np.array([(v + 0.5) / num_values for v in order], dtype=np.float32)
+    levels = levels or num_values
+    steps = [num_values if v == BACK_CLASS else int(v) for v in order]
+    centres = np.array([(v + 0.5) / levels for v in steps], dtype=np.float32)
     alpha = 4000.0
     weight = np.zeros((3, len(order)), dtype=np.float32)
     weight[0] = alpha * centres

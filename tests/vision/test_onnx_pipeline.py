@@ -12,7 +12,7 @@ from dominocam.errors import UserInputError
 from vision.detector import Detector
 from vision.onnx_model import resolve_model_path
 from vision.pipeline import STAGES, load_models, read_image
-from vision.reader import Reader
+from vision.reader import BACK_CLASS, Reader
 from vision.scene import Scene
 
 
@@ -36,6 +36,53 @@ def test_reader_with_fixed_batch_and_shuffled_classes(painted_table, tmp_path: P
     probs = reader.read(painted_table.image, painted_table.corners[:2])
     assert [tuple(p.argmax(axis=1)) for p in probs] == painted_table.halves[:2]
     assert reader.read(painted_table.image, []).shape == (0, 2, 13)
+
+
+def test_reader_with_a_back_class_reports_backs_apart(tmp_path: Path):
+    from onnx_doubles import value_level, write_reader
+
+    # ultralytics sorts class folders as strings: 0, 1, 10, 11, 12, 2, ..., 9, back.
+    order: list[int | str] = [0, 1, 10, 11, 12, *range(2, 10), BACK_CLASS]
+    reader = Reader(write_reader(tmp_path / "r.onnx", class_order=order, levels=14))
+    assert reader.has_back and reader.num_values == 13
+    crops = np.zeros((3, 32, 32, 3), np.uint8)
+    for crop, level in zip(crops, (5, 13, 12), strict=True):
+        crop[..., 2] = value_level(level, 14)  # BGR: red is the last channel; 13 is the back
+    reads = reader.classify_halves(crops)
+    assert reads.values.shape == (3, 13) and np.allclose(reads.values.sum(axis=1), 1.0)
+    assert reads.values[0].argmax() == 5 and reads.values[2].argmax() == 12
+    assert reads.back[1] > 0.99 and reads.back[0] < 0.01 and reads.back[2] < 0.01
+    assert np.array_equal(reader.classify(crops), reads.values)
+
+
+def test_reader_without_a_back_class_sees_no_backs(painted_table, double_models):
+    reader = Reader(double_models / "reader.onnx", threads=1)
+    assert not reader.has_back
+    reads = reader.read_halves(painted_table.image, painted_table.corners[:2])
+    assert reads.back.shape == (2, 2) and not reads.back.any()
+    assert np.array_equal(reads.values, reader.read(painted_table.image, painted_table.corners[:2]))
+
+
+def test_read_image_counts_a_face_up_box_showing_backs_face_down(painted_table, tmp_path: Path):
+    from onnx_doubles import raw_from_boxes, write_detector, write_reader
+    from vision_factories import DETECTOR_SIZE, READER_SIDE, paint_table, to_input_boxes
+
+    # The painted table, but its second tile (called face up by the detector) shows a back.
+    halves = [(3, 7), (13, 13), None, (5, 5), (9, 1)]
+    image = paint_table(painted_table.boxes, halves, levels=14)
+    boxes = to_input_boxes(painted_table.boxes, image.shape[:2], DETECTOR_SIZE)
+    classes = np.array([0 if h is not None else 1 for h in halves])
+    raw = raw_from_boxes(boxes, classes, painted_table.scores)
+    detector = Detector(write_detector(tmp_path / "d.onnx", raw, imgsz=DETECTOR_SIZE))
+    order: list[int | str] = [*range(13), BACK_CLASS]
+    reader = Reader(
+        write_reader(tmp_path / "r.onnx", side=READER_SIDE, class_order=order, levels=14)
+    )
+    scene = read_image(image, detector, reader, 12, closeups=False)
+    assert scene.face_down == 2
+    assert sorted(t.pips for t in scene.tiles if t.face == "up") == [(1, 9), (3, 7), (5, 5)]
+    turned = [w for w in scene.warnings if "reader sees a tile's back" in w]
+    assert len(turned) == 1 and "counted face down" in turned[0]
 
 
 def test_read_image_end_to_end(painted_table, double_models):

@@ -33,9 +33,13 @@ class PaintedTable:
 
 
 def paint_table(
-    boxes: np.ndarray, halves: list[tuple[int, int] | None], size: tuple[int, int] = (320, 240)
+    boxes: np.ndarray,
+    halves: list[tuple[int, int] | None],
+    size: tuple[int, int] = (320, 240),
+    levels: int = 13,
 ) -> np.ndarray:
-    """Paint tiles: each half a solid colour whose red level encodes its value."""
+    """Paint tiles: each half a solid colour whose red level encodes its value
+    (`onnx_doubles.value_level(value, levels)`); None paints a dark face-down tile."""
     from onnx_doubles import value_level
 
     width, height = size
@@ -50,7 +54,9 @@ def paint_table(
             (np.array([c[0], c[1], m12, m30]), values[0]),
             (np.array([m30, m12, c[2], c[3]]), values[1]),
         ):
-            cv2.fillConvexPoly(image, np.round(poly).astype(np.int32), (60, 60, value_level(v)))
+            cv2.fillConvexPoly(
+                image, np.round(poly).astype(np.int32), (60, 60, value_level(v, levels))
+            )
     return image
 
 
