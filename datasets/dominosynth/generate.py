@@ -325,13 +325,13 @@ def generate(
     sets = (max_pip,) if isinstance(max_pip, int) else tuple(max_pip)
     set_of_picture = picture_sets(count, seed, sets)
     val = val_indices(count, seed, val_fraction)
+    from vision.reader import BACK_CLASS
+
+    labels = [str(v) for v in range(max(sets) + 1)]
+    labels += [BACK_CLASS] if config.reader_back_crops else []
     for split in ("train", "val"):
         (out / "detector" / "images" / split).mkdir(parents=True, exist_ok=True)
         (out / "detector" / "labels" / split).mkdir(parents=True, exist_ok=True)
-        from vision.reader import BACK_CLASS
-
-        labels = [str(v) for v in range(max(sets) + 1)]
-        labels += [BACK_CLASS] if config.reader_back_crops else []
         for label in labels:
             (out / "reader" / split / label).mkdir(parents=True, exist_ok=True)
     (out / "truth").mkdir(parents=True, exist_ok=True)
