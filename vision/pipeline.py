@@ -20,15 +20,11 @@ from vision.decode import AdjacencyConstraint, joint_decode
 from vision.detector import CLOSEUP_MAX_BOXES, Detector, frame_for_closeups, merge_closeups
 from vision.layout import LayoutConfig, layout_scene, safe_adjacency
 from vision.onnx_model import resolve_model_path
-from vision.reader import HalfReads, Reader
+from vision.reader import HalfReads, Reader, shows_back
 from vision.scene import Scene, SceneTile
 
 # Stages timed by `read_image(..., timings=...)` (detect is split in three).
 STAGES: tuple[str, ...] = ("preprocess", "forward", "postprocess", "read", "decode", "layout")
-
-# A tile the detector calls face up is counted face down when the reader (one with a `back`
-# class) sees a tile's back in both its halves with at least this probability.
-BACK_MIN = 0.5
 
 # Given the Scene after a first decoding, the pairs of touching halves that must agree
 # (the layout module's hook); an empty list means nothing to add.
@@ -167,7 +163,8 @@ def read_image(
 def backs_face_down(
     tiles: list[SceneTile], up: Sequence[SceneTile], reads: HalfReads
 ) -> tuple[list[SceneTile], list[str]]:
-    """Turn face down the tiles of `up` whose two halves the reader reads as a tile's back.
+    """Turn face down the tiles of `up` whose two halves the reader reads as a tile's back
+    (`vision.reader.shows_back`).
 
     The detector decides face up or down from the letterboxed picture; the reader looks at
     the tile at full resolution and, given a `back` class, tells a plain or patterned back
@@ -177,7 +174,7 @@ def backs_face_down(
     turned = {
         tile.id: float(back.min())
         for tile, back in zip(up, reads.back, strict=True)
-        if back.min() >= BACK_MIN
+        if shows_back(back)
     }
     if not turned:
         return tiles, []

@@ -26,6 +26,9 @@ from vision.onnx_model import metadata, open_session, parse_imgsz, parse_names
 
 # The class of a half crop cut from a face-down tile (the generator writes such crops).
 BACK_CLASS = "back"
+# A tile shows its back when both its halves read as a back with at least this probability
+# (`shows_back`); one half is not enough, a blank face half can look like a plain back.
+BACK_MIN = 0.5
 
 
 @dataclass(frozen=True)
@@ -40,6 +43,12 @@ class HalfReads:
 
     values: np.ndarray
     back: np.ndarray
+
+
+def shows_back(back: np.ndarray) -> np.ndarray:
+    """(..., 2) back probabilities of a tile's two halves -> (...) bool: the tile shows its
+    back (both halves at `BACK_MIN` or more)."""
+    return np.asarray(back, dtype=np.float64).min(axis=-1) >= BACK_MIN
 
 
 class Reader:

@@ -666,11 +666,10 @@ def eval_realval_halves(models, root: Path, limit: int | None, quiet: bool) -> S
 def eval_synthetic_halves(models, root: Path, limit: int | None, quiet: bool) -> SetResult:
     """The reader alone on the val half crops `dominocam synth` wrote (reader/val/<value>/);
     with a reader that has a `back` class and a set with reader/val/back/ crops, also how
-    often a back is read as a back and a face as a back (`vision.pipeline.BACK_MIN`)."""
+    often a back is read as a back and a face as a back (`vision.reader.BACK_MIN`)."""
     import cv2
 
-    from vision.pipeline import BACK_MIN
-    from vision.reader import BACK_CLASS
+    from vision.reader import BACK_CLASS, BACK_MIN
 
     folder = root / "reader" / "val"
     if not folder.is_dir():

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 from vision_factories import tile_corners
 
-from vision.pipeline import BACK_MIN, backs_face_down
-from vision.reader import HalfReads
+from vision.pipeline import backs_face_down
+from vision.reader import BACK_MIN, HalfReads
 from vision.scene import SceneTile
 
 
