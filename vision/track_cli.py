@@ -82,6 +82,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "bundled detector and reader on it (the whole live path; slower)",
     )
     ev.add_argument("--json", metavar="PATH", help="also write the summary as JSON to PATH")
+    ev.add_argument(
+        "--events",
+        metavar="PATH",
+        help="also write every event as JSON lines to PATH: each true move (found, missed or "
+        "never visible, with the tracker's frame and open end) and each tracker event (the "
+        "move, or why it is false); compare two runs with it (docs/tracking.md)",
+    )
     ev.set_defaults(func=run_track_eval)
 
 
@@ -234,7 +241,14 @@ def run_track_eval(args: argparse.Namespace) -> int:
     """`dominocam track-eval`."""
     import dataclasses
 
-    from vision.track_eval import NO_NOISE, DetectorNoise, format_table, parse_seeds, run
+    from vision.track_eval import (
+        NO_NOISE,
+        DetectorNoise,
+        format_table,
+        parse_seeds,
+        run,
+        write_rows,
+    )
 
     noise = {
         "clean": NO_NOISE,
@@ -253,4 +267,6 @@ def run_track_eval(args: argparse.Namespace) -> int:
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps(summary, indent=1) + "\n")
+    if args.events:
+        write_rows(results, args.events)
     return 0

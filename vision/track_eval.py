@@ -14,6 +14,10 @@ when it is partly hidden). The tracker's events are then matched to the true one
   "changed": no tile ever leaves these tables) is a false event;
 * for found moves that leave an open end, whether the tracker's open end value is right.
 
+Each event also gets a row (`EventRow`): every true move found, missed or never visible, and
+every tracker event with why it is false (`FALSE_REASONS`), so that two runs (two readers, two
+tracker settings) can be compared event by event (`dominocam track-eval --events PATH`).
+
 Recall and precision carry Wilson 95 % intervals (`dominotrain.metrics.wilson`).
 
     python -m vision.track_eval --seeds 0-9          # or: dominocam track-eval --seeds 0-9
@@ -25,6 +29,7 @@ import dataclasses
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -164,9 +169,57 @@ class SimulatedFrames:
         return out
 
 
+# Why a tracker event is not a true move, in the order they are tested.
+FALSE_REASONS: dict[str, str] = {
+    "removed": "a tile was removed (no tile ever leaves these tables)",
+    "changed": "a tile's reading changed (re-read differently, or re-assigned)",
+    "unread": "added without pips (face down, or not read)",
+    "not_in_game": "added with pips of a tile never played (a misread or a false box)",
+    "already_found": "added again: this tile's move was already found",
+    "before_set_down": "added before the tile was set down (another tile misread as it)",
+}
+# What became of a true move.
+TRUTH_OUTCOMES = ("found", "missed", "never_visible")
+
+
+@dataclass(frozen=True)
+class EventRow:
+    """One event of one video: a true move and what became of it, or a tracker event.
+
+    Attributes:
+        seed: the video's seed.
+        source: "truth" (a move of the game) or "tracker" (an event the tracker emitted).
+        outcome: for a true move one of `TRUTH_OUTCOMES`; for a tracker event "move" when it
+            is the move found, else its key in `FALSE_REASONS`.
+        frame: the frame the tile was set down (truth) or the event's frame (tracker).
+        tile: the true tile, or the pips the tracker gave (None when unread).
+        open_end: the true open end after the move, or the tracker's.
+        visible_frame: (truth) the first frame the tile was at least half visible.
+        found_frame: (truth) the frame of the tracker event that found it.
+        found_open_end: (truth) the open end that tracker event gave.
+        text: (tracker) the event's sentence.
+    """
+
+    seed: int
+    source: str
+    outcome: str
+    frame: int
+    tile: tuple[int, int] | None
+    open_end: int | None = None
+    visible_frame: int | None = None
+    found_frame: int | None = None
+    found_open_end: int | None = None
+    text: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        row = asdict(self)
+        row["tile"] = list(self.tile) if self.tile is not None else None
+        return row
+
+
 @dataclass(frozen=True)
 class VideoResult:
-    """The matching of one video's events."""
+    """The matching of one video's events (`rows`: each event, see `EventRow`)."""
 
     seed: int
     variant: str | None
@@ -182,21 +235,54 @@ class VideoResult:
     open_end_right: int
     reads: int
     tiles: int
+    rows: tuple[EventRow, ...] = ()
+
+
+def false_reason(event: dict, by_tile: dict[tuple, dict], found: dict[tuple, dict]) -> str | None:
+    """Why a tracker event (as a dict) is not a true move (a key of `FALSE_REASONS`), or None
+    when it is the move of a played tile not found before."""
+    if event["kind"] != "added":
+        return event["kind"]
+    if event.get("pips") is None:
+        return "unread"
+    key = tuple(event["pips"])
+    if key not in by_tile:
+        return "not_in_game"
+    if key in found:
+        return "already_found"
+    if event["frame"] < by_tile[key]["frame"]:
+        return "before_set_down"
+    return None
 
 
 def match_events(truth_events: Sequence[dict], events: Sequence[Any]) -> dict[str, Any]:
-    """Match tracker events (TableEvent or their dicts) to the true ones (see module doc)."""
+    """Match tracker events (TableEvent or their dicts) to the true ones (see module doc).
+
+    Returns the counts, the delays, and `rows`: one `EventRow` (seed 0; `evaluate_seed` sets
+    it) per true move, in game order, then one per tracker event, in frame order.
+    """
     as_dicts = [e.to_dict() if hasattr(e, "to_dict") else dict(e) for e in events]
     by_tile = {tuple(e["tile"]): e for e in truth_events}
     found: dict[tuple[int, int], dict] = {}
-    false = 0
+    tracker_rows = []
     for e in as_dicts:
-        key = tuple(e["pips"]) if e.get("pips") is not None else None
-        truth = by_tile.get(key) if key is not None else None
-        if e["kind"] != "added" or truth is None or key in found or e["frame"] < truth["frame"]:
-            false += 1
-            continue
-        found[key] = e
+        reason = false_reason(e, by_tile, found)
+        pips = tuple(e["pips"]) if e.get("pips") is not None else None
+        if reason is None:
+            found[pips] = e
+        tracker_rows.append(
+            EventRow(
+                0,
+                "tracker",
+                reason or "move",
+                e["frame"],
+                pips,
+                e.get("open_end"),
+                text=e.get("text"),
+            )
+        )
+    false = sum(row.outcome != "move" for row in tracker_rows)
+    truth_rows = [_truth_row(t, found.get(tuple(t["tile"]))) for t in truth_events]
     delays_visible, delays_placed = [], []
     checked = right = 0
     for key, e in found.items():
@@ -214,7 +300,27 @@ def match_events(truth_events: Sequence[dict], events: Sequence[Any]) -> dict[st
         "delays_placed": delays_placed,
         "open_end_checked": checked,
         "open_end_right": right,
+        "rows": truth_rows + tracker_rows,
     }
+
+
+def _truth_row(truth: dict, found: dict | None) -> EventRow:
+    """The row of one true move, given the tracker event that found it (or None)."""
+    if found is not None:
+        outcome = "found"
+    else:
+        outcome = "missed" if truth.get("visible_frame") is not None else "never_visible"
+    return EventRow(
+        0,
+        "truth",
+        outcome,
+        truth["frame"],
+        tuple(truth["tile"]),
+        truth.get("open_end"),
+        visible_frame=truth.get("visible_frame"),
+        found_frame=found["frame"] if found else None,
+        found_open_end=found.get("open_end") if found else None,
+    )
 
 
 def _game_config(config: TrackerConfig, variant: str | None) -> TrackerConfig:
@@ -279,6 +385,7 @@ def evaluate_seed(
         m["open_end_right"],
         reads,
         len(video.events),
+        tuple(dataclasses.replace(row, seed=seed) for row in m["rows"]),
     )
 
 
@@ -310,6 +417,12 @@ def summarise(results: Sequence[VideoResult]) -> dict[str, Any]:
     checked = sum(r.open_end_checked for r in results)
     right = sum(r.open_end_right for r in results)
     frames = sum(r.frames for r in results)
+    rows = [row for r in results for row in r.rows]
+    false_by_reason = {
+        reason: n
+        for reason in FALSE_REASONS
+        if (n := sum(row.source == "tracker" and row.outcome == reason for row in rows))
+    }
 
     def q(values: list[int], p: float) -> float | None:
         return float(np.percentile(values, p)) if values else None
@@ -327,6 +440,13 @@ def summarise(results: Sequence[VideoResult]) -> dict[str, Any]:
         "precision": round(true_pos / events, 4) if events else None,
         "precision_ci95": interval(true_pos, events),
         "false_events_per_1000_frames": round(1000 * false / frames, 2) if frames else None,
+        "false_events_by_reason": false_by_reason,
+        "missed_moves": sorted(
+            [r.seed, list(row.tile)]
+            for r in results
+            for row in r.rows
+            if row.source == "truth" and row.outcome == "missed"
+        ),
         "delay_frames_from_visible": {
             "median": q(dv, 50),
             "p90": q(dv, 90),
@@ -371,7 +491,10 @@ def format_table(summary: dict[str, Any], results: Sequence[VideoResult]) -> str
         f"95% CI {ci(s['recall_ci95'])}",
         f"precision: {s['tracker_events'] - s['false_events']}/{s['tracker_events']} = "
         f"{s['precision']} 95% CI {ci(s['precision_ci95'])}",
-        f"false events: {s['false_events']} ({s['false_events_per_1000_frames']} per 1000 frames)",
+        f"false events: {s['false_events']} ({s['false_events_per_1000_frames']} per 1000 frames)"
+        + _by_reason(s.get("false_events_by_reason") or {}),
+        "moves missed (seed: tile): "
+        + (", ".join(f"{seed}: {a}-{b}" for seed, (a, b) in s["missed_moves"]) or "none"),
         f"delay from first visible frame: median {dv['median']}, p90 {dv['p90']}, max {dv['max']}",
         f"delay from set-down frame: median {dp['median']}, p90 {dp['p90']}, max {dp['max']}",
         f"open end right: {s['open_end_right']}/{s['open_end_checked']} = "
@@ -379,6 +502,20 @@ def format_table(summary: dict[str, Any], results: Sequence[VideoResult]) -> str
         f"reader calls per tile: {s['reads_per_tile']}",
     ]
     return "\n".join(rows)
+
+
+def _by_reason(counts: dict[str, int]) -> str:
+    """': 12 changed, 3 not_in_game' (or '' without false events)."""
+    return ": " + ", ".join(f"{n} {reason}" for reason, n in counts.items()) if counts else ""
+
+
+def write_rows(results: Sequence[VideoResult], path: str | Path) -> Path:
+    """Every event row of `results` as JSON lines (`EventRow.to_dict`) at `path`."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = [json.dumps(row.to_dict()) + "\n" for r in results for row in r.rows]
+    path.write_text("".join(lines))
+    return path
 
 
 def parse_seeds(text: str) -> list[int]:

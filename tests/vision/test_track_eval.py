@@ -1,0 +1,123 @@
+"""The event matching of `vision.track_eval`: every event gets a row saying what became of it."""
+
+from __future__ import annotations
+
+import json
+
+from vision.track_eval import (
+    FALSE_REASONS,
+    NO_NOISE,
+    EventRow,
+    VideoResult,
+    evaluate_seed,
+    format_table,
+    match_events,
+    summarise,
+    write_rows,
+)
+
+TRUTH = [
+    {"frame": 5, "tile": [6, 6], "open_end": None, "visible_frame": 6},
+    {"frame": 20, "tile": [4, 6], "open_end": 4, "visible_frame": 21},
+    {"frame": 40, "tile": [1, 4], "open_end": 1, "visible_frame": 41},
+    {"frame": 60, "tile": [0, 1], "open_end": 0, "visible_frame": None},
+]
+
+
+def added(frame: int, pips: list[int] | None, open_end: int | None = None) -> dict:
+    return {"kind": "added", "frame": frame, "pips": pips, "open_end": open_end, "text": "t"}
+
+
+def test_each_tracker_event_is_the_move_or_says_why_it_is_false() -> None:
+    events = [
+        added(8, [6, 6]),
+        added(10, [1, 4]),  # before 1-4 was set down: another tile misread as it
+        added(23, [4, 6], 6),  # found, wrong open end
+        added(24, [4, 6], 4),  # the same tile again
+        added(30, [5, 5]),  # never played
+        added(31, None),  # face down
+        {"kind": "changed", "frame": 33, "pips": [4, 5], "open_end": 5},
+        {"kind": "removed", "frame": 35, "pips": [5, 5], "open_end": None},
+    ]
+    m = match_events(TRUTH, events)
+    tracker = [row for row in m["rows"] if row.source == "tracker"]
+    assert [row.outcome for row in tracker] == [
+        "move",
+        "before_set_down",
+        "move",
+        "already_found",
+        "not_in_game",
+        "unread",
+        "changed",
+        "removed",
+    ]
+    assert {row.outcome for row in tracker} - {"move"} == set(FALSE_REASONS)
+    assert m["false"] == 6 and m["found"] == 2
+    assert [row.frame for row in tracker] == [e["frame"] for e in events]
+    assert tracker[4].tile == (5, 5) and tracker[5].tile is None
+
+
+def test_each_true_move_is_found_missed_or_never_visible() -> None:
+    m = match_events(TRUTH, [added(8, [6, 6]), added(23, [4, 6], 6)])
+    truth = [row for row in m["rows"] if row.source == "truth"]
+    assert [row.outcome for row in truth] == ["found", "found", "missed", "never_visible"]
+    assert [row.tile for row in truth] == [(6, 6), (4, 6), (1, 4), (0, 1)]
+    assert (truth[1].found_frame, truth[1].open_end, truth[1].found_open_end) == (23, 4, 6)
+    assert truth[2].found_frame is None and truth[2].visible_frame == 41
+    assert (m["open_end_checked"], m["open_end_right"]) == (1, 0)
+
+
+def result_with(rows: list[EventRow], seed: int) -> VideoResult:
+    false = sum(r.source == "tracker" and r.outcome != "move" for r in rows)
+    found = sum(r.outcome == "found" for r in rows)
+    return VideoResult(seed, None, 100, 2, 2, found, found + false, false, (2,), (3,), 0, 0, 2, 2,
+                       tuple(rows))  # fmt: skip
+
+
+def test_the_summary_counts_false_events_by_reason_and_names_missed_moves(tmp_path) -> None:
+    a = [
+        EventRow(3, "truth", "found", 5, (6, 6), found_frame=8),
+        EventRow(3, "truth", "missed", 20, (4, 6), 4, visible_frame=21),
+        EventRow(3, "tracker", "move", 8, (6, 6)),
+        EventRow(3, "tracker", "changed", 30, (4, 5)),
+        EventRow(3, "tracker", "changed", 31, (4, 6)),
+    ]
+    b = [EventRow(7, "tracker", "not_in_game", 9, (5, 5))]
+    results = [result_with(a, 3), result_with(b, 7)]
+    summary = summarise(results)
+    assert summary["false_events_by_reason"] == {"changed": 2, "not_in_game": 1}
+    assert summary["missed_moves"] == [[3, [4, 6]]]
+    text = format_table(summary, results)
+    assert "3 (" in text and "2 changed, 1 not_in_game" in text
+    assert "moves missed (seed: tile): 3: 4-6" in text
+
+    path = write_rows(results, tmp_path / "deep" / "events.jsonl")
+    lines = [json.loads(x) for x in path.read_text().splitlines()]
+    assert len(lines) == 6
+    assert lines[1] == {
+        "seed": 3, "source": "truth", "outcome": "missed", "frame": 20, "tile": [4, 6],
+        "open_end": 4, "visible_frame": 21, "found_frame": None, "found_open_end": None,
+        "text": None,
+    }  # fmt: skip
+    assert lines[-1]["seed"] == 7 and lines[-1]["outcome"] == "not_in_game"
+
+
+def test_evaluate_seed_rows_carry_the_seed_and_match_the_counts() -> None:
+    result = evaluate_seed(2, noise=NO_NOISE)
+    assert {row.seed for row in result.rows} == {2}
+    truth = [row for row in result.rows if row.source == "truth"]
+    tracker = [row for row in result.rows if row.source == "tracker"]
+    assert len(truth) == result.true_events and len(tracker) == result.tracker_events
+    assert sum(row.outcome == "found" for row in truth) == result.found
+    assert sum(row.outcome != "move" for row in tracker) == result.false_events
+
+
+def test_track_eval_events_flag_writes_the_rows(tmp_path, capsys) -> None:
+    from dominocam.cli import main
+
+    out = tmp_path / "events.jsonl"
+    assert main(["track-eval", "--seeds", "2", "--noise", "clean", "--events", str(out)]) == 0
+    rows = [json.loads(x) for x in out.read_text().splitlines()]
+    assert rows and {r["seed"] for r in rows} == {2}
+    assert {r["source"] for r in rows} == {"truth", "tracker"}
+    assert "moves missed (seed: tile): none" in capsys.readouterr().out
