@@ -15,11 +15,13 @@ and answers with a stable Scene and the changes it has confirmed:
 * Occlusion: a confirmed tile that is not seen stays (flagged hidden) and is removed only
   after `remove_frames` frames in a row without it: an arm over the table for a second does
   not take tiles away.
-* Reading once per tile: the reader is called for a track when it is about to be confirmed,
-  again only when its box moved by more than `move_frac` of a tile width or `move_deg`
-  degrees since it was read, or (at most `max_reads` times) when the read was doubtful.
-  A tile whose box has not moved keeps its reading: the reader's cost is paid once per
-  tile, not once per frame.
+* Reading a few times per tile: the reader is called for a track when it is about to be
+  confirmed, and at each frame until `agree_reads` reads in a row name the same tile (a tile
+  is first seen as the hand leaves it, partly hidden, and a confident misread then would
+  stick); again only when its box moved by more than `move_frac` of a tile width or
+  `move_deg` degrees since it was read, or (at most `max_reads` times) when the read was
+  doubtful. A tile whose box has not moved keeps its reading: the reader's cost is paid about
+  twice per tile, not once per frame.
 * Events: each confirmed change (a tile added, removed, or read differently after it moved)
   becomes a `TableEvent` with its frame and timestamp; lines and open ends are named by
   `vision.layout.layout_scene` on the confirmed tiles ("6-4 played on line 2, open end now 4").
@@ -111,6 +113,9 @@ class TrackerConfig:
             frames while it stays doubtful (a hand half over it, a tile cut by the border).
         max_reads: see `doubt`.
         reread_every: see `doubt`.
+        agree_reads: a new face-up tile is shown only once this many reads in a row name the
+            same tile (or, like a doubtful one, after `doubt_wait` frames); a shown tile
+            changes its values only once this many reads in a row name the new ones.
         doubt_wait: frames a doubtfully read new tile waits for a clear read before it is
             shown anyway (with its doubtful values).
         set_max: the set's highest value (6, 9, 12 or 15), for decoding readings.
@@ -131,12 +136,13 @@ class TrackerConfig:
     doubt: float = 0.6
     max_reads: int = 3
     reread_every: int = 5
+    agree_reads: int = 2
     doubt_wait: int = 8
     set_max: int = 12
     layout: LayoutConfig = field(default_factory=lambda: LayoutConfig(lone_root=True))
 
     def __post_init__(self) -> None:
-        for name in ("confirm_frames", "remove_frames", "max_reads", "reread_every"):
+        for name in ("confirm_frames", "remove_frames", "max_reads", "reread_every", "agree_reads"):
             if int(getattr(self, name)) < 1:
                 raise ValueError(f"TrackerConfig.{name} must be >= 1")
         if self.tentative_misses < 0 or self.doubt_wait < 0:
@@ -262,7 +268,10 @@ class _Track:
     half_probs: np.ndarray | None = None  # (2, V) in the track's corner order
     reads: int = 0
     read_frame: int = -1  # the update at which it was last read
-    stale: bool = False  # the box moved since the reading: the next one replaces it
+    agree: int = 0  # reads in a row, up to now, that named the tile of `half_probs`
+    # A shown tile read as another tile: that tile, and how many reads in a row named it.
+    candidate: tuple[tuple[int, int], int] | None = None
+    stale: bool = False  # the box moved since the reading: it is read again (`_take_reading`)
     shown_pips: tuple[int, int] | None = None  # the values last announced
 
     @property
@@ -369,6 +378,7 @@ class TableTracker:
                 track.read_corners = det_corners[di].copy()
                 track.reads = 1
                 track.read_frame = self._frame
+                track.agree = cfg.agree_reads  # read by someone else: nothing to agree with
             self._next_id += 1
             self._tracks.append(track)
             matched_tracks.add(len(self._tracks) - 1)
@@ -386,16 +396,7 @@ class TableTracker:
                 p = np.asarray(p, np.float64)
                 track.reads += 1
                 track.read_frame = self._frame
-                # While the box has not moved, keep whichever reading is the more confident.
-                if (
-                    not track.stale
-                    and track.half_probs is not None
-                    and self._confidence(p) <= self._confidence(track.half_probs)
-                ):
-                    continue
-                track.half_probs = p
-                track.read_corners = track.corners.copy()
-                track.stale = False
+                self._take_reading(track, p)
 
         # Confirm, drop and remove.
         events_pending: list[tuple[str, _Track]] = []
@@ -501,9 +502,53 @@ class TableTracker:
             track.reads = 0
             track.stale = True
             return True
+        if not track.confirmed and track.agree < cfg.agree_reads:
+            return True
         if self._confidence(track.half_probs) >= cfg.doubt:
             return False
         return track.reads < cfg.max_reads or self._frame - track.read_frame >= cfg.reread_every
+
+    def _take_reading(self, track: _Track, new: np.ndarray) -> None:
+        """Let a new reading replace the track's reading, or not; count reads that agree.
+
+        * Of the same tile: the more confident of the two readings is kept, or the new one
+          when the box moved since (it is made where the box is now).
+        * Of another tile, for a tile not shown yet: the new one, and the count starts again
+          (the latest view of a tile just set down is the least hidden).
+        * Of another tile, for a shown tile: only once `agree_reads` reads in a row name that
+          tile, and then only if the box moved or the new reading is the more confident: a
+          tile read while an arm passes over it keeps its values.
+        """
+        cfg = self.config
+        if track.half_probs is None:
+            self._accept(track, new, agree=1)
+            return
+        new_tile, new_conf = _tile_of(new, cfg.set_max)
+        old_tile, old_conf = _tile_of(track.half_probs, cfg.set_max)
+        more_confident = min(new_conf) > min(old_conf)
+        if new_tile == old_tile:
+            track.candidate = None
+            track.agree += 1
+            if track.stale or more_confident:
+                self._accept(track, new, track.agree)
+        elif not track.confirmed:
+            self._accept(track, new, agree=1)
+        else:
+            agree = (
+                track.candidate[1] + 1 if track.candidate and track.candidate[0] == new_tile else 1
+            )
+            track.candidate = (new_tile, agree)
+            if agree >= cfg.agree_reads and (track.stale or more_confident):
+                self._accept(track, new, agree)
+
+    @staticmethod
+    def _accept(track: _Track, reading: np.ndarray, agree: int) -> None:
+        """`reading` becomes the track's, made where its box is now."""
+        track.half_probs = reading
+        track.read_corners = track.corners.copy()
+        track.stale = False
+        track.agree = agree
+        track.candidate = None
 
     def _confidence(self, half_probs: np.ndarray) -> float:
         """The weaker half's probability of the best reading."""
@@ -516,7 +561,7 @@ class TableTracker:
             return False
         if track.hits >= cfg.confirm_frames + cfg.doubt_wait:
             return True
-        return self._confidence(track.half_probs) >= cfg.doubt
+        return track.agree >= cfg.agree_reads and self._confidence(track.half_probs) >= cfg.doubt
 
     def _scene_dirty(self) -> bool:
         """A confirmed track moved since the Scene was built (drawn boxes follow the tile)."""

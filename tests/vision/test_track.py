@@ -112,7 +112,7 @@ def test_a_tile_is_removed_only_after_remove_frames() -> None:
     assert len(removed) == 1 and removed[0].frame == 7 and removed[0].pips == (2, 3)
 
 
-def test_the_reader_is_paid_once_per_tile_and_again_only_when_it_moved() -> None:
+def test_the_reader_is_paid_twice_per_tile_and_again_only_when_it_moved() -> None:
     tiles = {(100, 100): (0, 5), (300, 200): (4, 4)}
     reader = FakeReader(tiles)
     tracker = TableTracker(W, H)
@@ -122,16 +122,65 @@ def test_the_reader_is_paid_once_per_tile_and_again_only_when_it_moved() -> None
         dx, dy = rng.normal(0, 1.0, 2)
         frames.append([tile_box(100 + dx, 100 + dy, 0.01), tile_box(300 - dy, 200 + dx, 1.2)])
     results = run(tracker, frames, reader)
-    assert reader.boxes_read == 2
+    assert reader.boxes_read == 4  # two reads of each tile that agree
     assert all(len(r.scene.tiles) == 2 for r in results[5:])
     assert results[-1].scene.tiles[0].pips == (0, 5)
     # The 0-5 is pushed by a third of a tile: read again (and nothing else is).
     moved = [tile_box(100 + 14, 100, 0.01), tile_box(300, 200, 1.2)]
     tiles[(114, 100)] = (0, 5)
     more = [tracker.update(moved, reader, 7.0 + k / 10) for k in range(5)]
-    assert reader.boxes_read == 3
+    assert reader.boxes_read == 5
     assert sum(r.reads for r in more) == 1
     assert not any(r.events for r in more)  # same values: no event
+
+
+def test_a_new_tile_is_shown_once_two_reads_agree() -> None:
+    # Read first as the hand leaves it (a confident 1-7), then clear (2-7): 2-7 is shown, at
+    # once, and no "changed" event follows.
+    reader = FakeReader({(100, 100): (1, 7)})
+    first_read = reader.__call__
+
+    def read(corners: list[np.ndarray]) -> np.ndarray:
+        out = first_read(corners)
+        reader.tiles[(100, 100)] = (2, 7)
+        return out
+
+    results = run(TableTracker(W, H), [[tile_box(100, 100)]] * 10, read)
+    events = [e for r in results for e in r.events]
+    assert [(e.kind, e.pips) for e in events] == [("added", (2, 7))]
+    assert reader.boxes_read == 3
+    # Reads that agree at once cost no frame: the tile shows after confirm_frames as before.
+    steady = FakeReader({(100, 100): (2, 7)})
+    results = run(TableTracker(W, H), [[tile_box(100, 100)]] * 10, steady)
+    shown = TrackerConfig().confirm_frames - 1  # frames count from 0
+    assert [r.events[0].frame for r in results if r.events] == [shown]
+    assert events[0].frame == shown + 1
+
+
+def scripted_reader(tile_per_read: list[tuple[int, int]]):
+    """A reader of one box that names the next tile of the list at each read (then the last)."""
+    reader = FakeReader({(100, 100): tile_per_read[0]})
+    reads = iter(tile_per_read)
+
+    def read(corners: list[np.ndarray]) -> np.ndarray:
+        reader.tiles[(100, 100)] = next(reads, tile_per_read[-1])
+        return reader(corners)
+
+    return read
+
+
+def test_a_shown_tile_changes_only_when_two_reads_name_the_new_values() -> None:
+    still = [[tile_box(100, 100)]] * 6
+    pushed = [[tile_box(114, 100)]] * 6  # moved by a third of a tile: read again
+    # One read of the pushed tile says 6-6 (an arm over it), the next 3-5 again: no event.
+    arm_over = scripted_reader([(3, 5), (3, 5), (6, 6), (3, 5)])
+    results = run(TableTracker(W, H), still + pushed, arm_over)
+    assert [(e.kind, e.pips) for r in results for e in r.events] == [("added", (3, 5))]
+    assert results[-1].scene.tiles[0].pips == (3, 5)
+    # Two reads in a row say 6-6 (the tile was swapped): one "changed" event, at the second.
+    results = run(TableTracker(W, H), still + pushed, scripted_reader([(3, 5), (3, 5), (6, 6)]))
+    events = [(e.kind, e.pips, e.frame) for r in results for e in r.events]
+    assert events == [("added", (3, 5), 2), ("changed", (6, 6), len(still) + 1)]
 
 
 def test_corner_order_flips_do_not_spoil_the_cached_reading() -> None:
@@ -140,7 +189,7 @@ def test_corner_order_flips_do_not_spoil_the_cached_reading() -> None:
     box = tile_box(100, 100, math.pi / 2)
     flipped = Box(np.roll(box.corners, 2, axis=0), "up", 0.9)
     results = run(tracker, [[box], [flipped]] * 10, reader)
-    assert reader.boxes_read == 1
+    assert reader.boxes_read == 2
     assert results[-1].scene.tiles[0].pips == (1, 6)
     assert sum(len(r.events) for r in results) == 1
 
@@ -200,7 +249,7 @@ def test_events_of_synthetic_videos_match_the_truth() -> None:
         assert result.found == result.observable == result.true_events
         assert result.false_events == 0
         assert max(result.delays_visible) <= 3  # confirm_frames after first visible
-        assert result.reads == result.tiles  # a perfect reader: once per tile
+        assert result.reads == 2 * result.tiles  # a perfect reader: two reads that agree
 
 
 def test_track_eval_runs_the_bundled_models_on_rendered_frames() -> None:
