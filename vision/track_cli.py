@@ -89,6 +89,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "never visible, with the tracker's frame and open end) and each tracker event (the "
         "move, or why it is false); compare two runs with it (docs/tracking.md)",
     )
+    ev.add_argument(
+        "--compare",
+        nargs=2,
+        metavar=("BEFORE", "AFTER"),
+        help="measure nothing: print the events that differ between two --events files "
+        "(- only in BEFORE, + only in AFTER), e.g. two readers on the same seeds",
+    )
     ev.set_defaults(func=run_track_eval)
 
 
@@ -244,11 +251,19 @@ def run_track_eval(args: argparse.Namespace) -> int:
     from vision.track_eval import (
         NO_NOISE,
         DetectorNoise,
+        compare_rows,
+        format_comparison,
         format_table,
         parse_seeds,
+        read_rows,
         run,
         write_rows,
     )
+
+    if args.compare:
+        before, after = (read_rows(path) for path in args.compare)
+        print(format_comparison(*compare_rows(before, after)))
+        return 0
 
     noise = {
         "clean": NO_NOISE,

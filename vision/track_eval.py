@@ -518,6 +518,63 @@ def write_rows(results: Sequence[VideoResult], path: str | Path) -> Path:
     return path
 
 
+def read_rows(path: str | Path) -> list[EventRow]:
+    """The rows of a file written by `write_rows`; UserInputError when it is not one."""
+    from dominocam.errors import UserInputError
+
+    path = Path(path)
+    try:
+        lines = path.read_text().splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        raise UserInputError(f"cannot read event rows {path}: {error}") from error
+    rows = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            row["tile"] = tuple(row["tile"]) if row.get("tile") is not None else None
+            rows.append(EventRow(**row))
+        except (ValueError, TypeError, KeyError) as error:
+            raise UserInputError(
+                f"{path}:{number} is not an event row of `dominocam track-eval --events` ({error})"
+            ) from None
+    return rows
+
+
+def compare_rows(
+    before: Sequence[EventRow], after: Sequence[EventRow]
+) -> tuple[list[EventRow], list[EventRow]]:
+    """(rows only in `before`, rows only in `after`): two runs' events that differ, matched on
+    seed, source, frame, tile and outcome; each list in seed and frame order."""
+
+    def key(row: EventRow) -> tuple:
+        return (row.seed, row.frame, row.source, row.tile or (), row.outcome)
+
+    before_keys, after_keys = {key(r) for r in before}, {key(r) for r in after}
+    only_before = sorted((r for r in before if key(r) not in after_keys), key=key)
+    only_after = sorted((r for r in after if key(r) not in before_keys), key=key)
+    return only_before, only_after
+
+
+def format_comparison(only_before: Sequence[EventRow], only_after: Sequence[EventRow]) -> str:
+    """The rows of `compare_rows`, one line each, '-' for before and '+' for after."""
+
+    def line(sign: str, row: EventRow) -> str:
+        tile = f"{row.tile[0]}-{row.tile[1]}" if row.tile else "unread"
+        what = row.text if row.source == "tracker" else f"true move {tile}"
+        return f"{sign} seed {row.seed:>3} frame {row.frame:>4} {row.outcome:<16} {what}"
+
+    merged = sorted(
+        [("-", r) for r in only_before] + [("+", r) for r in only_after],
+        key=lambda pair: (pair[1].seed, pair[1].frame, pair[0]),
+    )
+    if not merged:
+        return "the two runs have the same events"
+    head = f"{len(only_before)} rows only before (-), {len(only_after)} only after (+)"
+    return "\n".join([head] + [line(sign, row) for sign, row in merged])
+
+
 def parse_seeds(text: str) -> list[int]:
     """'0-9' or '1,5,7' or '3' -> seeds."""
     from dominocam.errors import UserInputError

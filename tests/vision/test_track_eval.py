@@ -9,9 +9,12 @@ from vision.track_eval import (
     NO_NOISE,
     EventRow,
     VideoResult,
+    compare_rows,
     evaluate_seed,
+    format_comparison,
     format_table,
     match_events,
+    read_rows,
     summarise,
     write_rows,
 )
@@ -121,3 +124,45 @@ def test_track_eval_events_flag_writes_the_rows(tmp_path, capsys) -> None:
     assert rows and {r["seed"] for r in rows} == {2}
     assert {r["source"] for r in rows} == {"truth", "tracker"}
     assert "moves missed (seed: tile): none" in capsys.readouterr().out
+
+
+def test_compare_rows_names_the_events_that_differ_between_two_runs(tmp_path, capsys) -> None:
+    from dominocam.cli import main
+
+    shared = EventRow(1, "tracker", "move", 12, (2, 12), 2, text="2-12 played")
+    before = [
+        shared,
+        EventRow(1, "truth", "missed", 30, (2, 7), 7, visible_frame=31),
+        EventRow(1, "tracker", "not_in_game", 34, (1, 7), text="1-7 played"),
+    ]
+    after = [
+        shared,
+        EventRow(1, "truth", "found", 30, (2, 7), 7, visible_frame=31, found_frame=34),
+        EventRow(1, "tracker", "move", 34, (2, 7), 7, text="2-7 played"),
+    ]
+    only_before, only_after = compare_rows(before, after)
+    assert only_before == before[1:] and only_after == after[1:]
+    text = format_comparison(only_before, only_after)
+    assert text.splitlines()[0] == "2 rows only before (-), 2 only after (+)"
+    assert "- seed   1 frame   34 not_in_game      1-7 played" in text
+    assert "+ seed   1 frame   30 found            true move 2-7" in text
+    assert format_comparison(*compare_rows(before, before)) == "the two runs have the same events"
+
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    write_rows([result_with(before, 1)], a)
+    write_rows([result_with(after, 1)], b)
+    assert read_rows(a) == before
+    assert main(["track-eval", "--compare", str(a), str(b)]) == 0
+    assert capsys.readouterr().out == text + "\n"
+
+
+def test_compare_refuses_a_file_that_is_not_event_rows(tmp_path, capsys) -> None:
+    from dominocam.cli import main
+
+    bad = tmp_path / "summary.json"
+    bad.write_text('{"recall": 0.9}\n')
+    assert main(["track-eval", "--compare", str(bad), str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "summary.json:1 is not an event row" in err and len(err.strip().splitlines()) == 1
+    assert main(["track-eval", "--compare", str(tmp_path / "missing"), str(bad)]) == 2
+    assert "cannot read event rows" in capsys.readouterr().err
