@@ -87,7 +87,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="PATH",
         help="also write every event as JSON lines to PATH: each true move (found, missed or "
         "never visible, with the tracker's frame and open end) and each tracker event (the "
-        "move, or why it is false); compare two runs with it (docs/tracking.md)",
+        "move, or why it is false); two such files are compared with --compare",
     )
     ev.add_argument(
         "--compare",

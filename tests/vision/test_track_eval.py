@@ -7,6 +7,7 @@ import json
 from vision.track_eval import (
     FALSE_REASONS,
     NO_NOISE,
+    TRUTH_OUTCOMES,
     EventRow,
     VideoResult,
     compare_rows,
@@ -64,6 +65,7 @@ def test_each_true_move_is_found_missed_or_never_visible() -> None:
     m = match_events(TRUTH, [added(8, [6, 6]), added(23, [4, 6], 6)])
     truth = [row for row in m["rows"] if row.source == "truth"]
     assert [row.outcome for row in truth] == ["found", "found", "missed", "never_visible"]
+    assert {row.outcome for row in truth} == set(TRUTH_OUTCOMES)
     assert [row.tile for row in truth] == [(6, 6), (4, 6), (1, 4), (0, 1)]
     assert (truth[1].found_frame, truth[1].open_end, truth[1].found_open_end) == (23, 4, 6)
     assert truth[2].found_frame is None and truth[2].visible_frame == 41
