@@ -1,4 +1,4 @@
-"""The live-table tracker: confirmation, occlusion, removal, one read per tile, events."""
+"""The live-table tracker: confirmation, occlusion, removal, reads that agree, events."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import json
 import math
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -134,21 +135,27 @@ def test_the_reader_is_paid_twice_per_tile_and_again_only_when_it_moved() -> Non
     assert not any(r.events for r in more)  # same values: no event
 
 
+def scripted_reader(tile_per_read: list[tuple[int, int]]) -> tuple[Any, FakeReader]:
+    """(a reader of one box at (100, 100) that names the next tile of the list at each read,
+    then the last; the FakeReader under it, which counts the boxes read)."""
+    reader = FakeReader({(100, 100): tile_per_read[0]})
+    reads = iter(tile_per_read)
+
+    def read(corners: list[np.ndarray]) -> np.ndarray:
+        reader.tiles[(100, 100)] = next(reads, tile_per_read[-1])
+        return reader(corners)
+
+    return read, reader
+
+
 def test_a_new_tile_is_shown_once_two_reads_agree() -> None:
     # Read first as the hand leaves it (a confident 1-7), then clear (2-7): 2-7 is shown, at
     # once, and no "changed" event follows.
-    reader = FakeReader({(100, 100): (1, 7)})
-    first_read = reader.__call__
-
-    def read(corners: list[np.ndarray]) -> np.ndarray:
-        out = first_read(corners)
-        reader.tiles[(100, 100)] = (2, 7)
-        return out
-
+    read, counter = scripted_reader([(1, 7), (2, 7)])
     results = run(TableTracker(W, H), [[tile_box(100, 100)]] * 10, read)
     events = [e for r in results for e in r.events]
     assert [(e.kind, e.pips) for e in events] == [("added", (2, 7))]
-    assert reader.boxes_read == 3
+    assert counter.boxes_read == 3
     # Reads that agree at once cost no frame: the tile shows after confirm_frames as before.
     steady = FakeReader({(100, 100): (2, 7)})
     results = run(TableTracker(W, H), [[tile_box(100, 100)]] * 10, steady)
@@ -157,28 +164,17 @@ def test_a_new_tile_is_shown_once_two_reads_agree() -> None:
     assert events[0].frame == shown + 1
 
 
-def scripted_reader(tile_per_read: list[tuple[int, int]]):
-    """A reader of one box that names the next tile of the list at each read (then the last)."""
-    reader = FakeReader({(100, 100): tile_per_read[0]})
-    reads = iter(tile_per_read)
-
-    def read(corners: list[np.ndarray]) -> np.ndarray:
-        reader.tiles[(100, 100)] = next(reads, tile_per_read[-1])
-        return reader(corners)
-
-    return read
-
-
 def test_a_shown_tile_changes_only_when_two_reads_name_the_new_values() -> None:
     still = [[tile_box(100, 100)]] * 6
     pushed = [[tile_box(114, 100)]] * 6  # moved by a third of a tile: read again
     # One read of the pushed tile says 6-6 (an arm over it), the next 3-5 again: no event.
-    arm_over = scripted_reader([(3, 5), (3, 5), (6, 6), (3, 5)])
+    arm_over, _ = scripted_reader([(3, 5), (3, 5), (6, 6), (3, 5)])
     results = run(TableTracker(W, H), still + pushed, arm_over)
     assert [(e.kind, e.pips) for r in results for e in r.events] == [("added", (3, 5))]
     assert results[-1].scene.tiles[0].pips == (3, 5)
     # Two reads in a row say 6-6 (the tile was swapped): one "changed" event, at the second.
-    results = run(TableTracker(W, H), still + pushed, scripted_reader([(3, 5), (3, 5), (6, 6)]))
+    swapped, _ = scripted_reader([(3, 5), (3, 5), (6, 6)])
+    results = run(TableTracker(W, H), still + pushed, swapped)
     events = [(e.kind, e.pips, e.frame) for r in results for e in r.events]
     assert events == [("added", (3, 5), 2), ("changed", (6, 6), len(still) + 1)]
 
