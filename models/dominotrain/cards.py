@@ -110,6 +110,7 @@ def write_card(path: Path, summary: dict, evaluation: dict | None = None) -> Pat
     kind = summary["kind"]
     card = summary.get("data_card") or {}
     args = summary.get("checkpoint_args") or {}
+    model = summary.get("architecture") or args.get("model")
     last = summary.get("last_epoch") or {}
     dataset = {k: v for k, v in card.items() if k not in {"training_command", "training"}}
     size_mb = summary["bytes"] / 1e6
@@ -136,10 +137,10 @@ def write_card(path: Path, summary: dict, evaluation: dict | None = None) -> Pat
         str(card.get("training_command") or "(command not recorded)"),
         "```",
         "",
-        f"- architecture `{args.get('model')}` built from YAML (no pretrained download), "
+        f"- architecture `{model}` built from YAML (no pretrained download), "
         f"fine-tuned from `{args.get('pretrained')}`"
         if isinstance(args.get("pretrained"), str)
-        else f"- architecture `{args.get('model')}` from YAML, trained from scratch",
+        else f"- architecture `{model}` from YAML, trained from scratch",
         f"- epochs {args.get('epochs')}, image size {args.get('imgsz')}, batch "
         f"{args.get('batch')}, seed {args.get('seed')}, time limit {args.get('time')} h",
         f"- last epoch's ultralytics validation (synthetic val): {validation or 'n/a'}",

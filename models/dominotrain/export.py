@@ -55,6 +55,15 @@ def last_results(run_dir: str | Path | None) -> dict:
     return rows[-1] if rows else {}
 
 
+def architecture(record: dict, checkpoint_args: dict) -> str | None:
+    """The architecture the run was started with.
+
+    A resumed run's checkpoint names its own `last.pt` as the model, so the YAML asked for,
+    which the run's record keeps, comes first.
+    """
+    return (record.get("config") or {}).get("model") or checkpoint_args.get("model")
+
+
 def build_data_card(record: dict, checkpoint_args: dict) -> dict:
     """The `data_card` metadata: the set's card.json plus how the model was trained."""
     card = dict(record.get("data_card") or {})
@@ -65,7 +74,7 @@ def build_data_card(record: dict, checkpoint_args: dict) -> dict:
             for other in record["also"]
         ]
     card["training"] = {
-        "model": checkpoint_args.get("model"),
+        "model": architecture(record, checkpoint_args),
         "data": record.get("data") or checkpoint_args.get("data"),
         "epochs": checkpoint_args.get("epochs"),
         "imgsz": checkpoint_args.get("imgsz"),
@@ -230,6 +239,7 @@ def export(
         "last_epoch": last_results(record.get("run_dir")),
         "data_card": data_card,
         "checkpoint_args": {k: checkpoint_args.get(k) for k in sorted(checkpoint_args)},
+        "architecture": architecture(record, checkpoint_args),
     }
     if copy_pt and not card_only:
         shutil.copyfile(weights, out / f"{kind}.pt")

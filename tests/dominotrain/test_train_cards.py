@@ -54,6 +54,13 @@ def test_accuracy_table_has_one_column_per_set():
     assert "| per-half accuracy | 0.9231 [0.8322, 0.9667] (60/65) |" in table
 
 
+def test_card_names_the_architecture_the_run_started_from(tmp_path):
+    resumed = {**SUMMARY, "architecture": "yolov8-cls-narrow.yaml"}
+    resumed["checkpoint_args"] = {**SUMMARY["checkpoint_args"], "model": "weights/last.pt"}
+    text = write_card(tmp_path / "reader.md", resumed).read_text()
+    assert "architecture `yolov8-cls-narrow.yaml`" in text and "last.pt" not in text
+
+
 def test_card_says_what_was_measured_on_which_file(tmp_path):
     text = write_card(tmp_path / "reader.md", SUMMARY, EVAL).read_text()
     assert "dominocam train reader --data D" in text

@@ -10,7 +10,7 @@ import yaml
 from train_factories import write_synth_like
 
 from dominocam.errors import UserInputError
-from dominotrain.export import build_data_card
+from dominotrain.export import architecture, build_data_card
 from dominotrain.train import (
     absolute_data_yaml,
     combined_reader_folder,
@@ -93,6 +93,15 @@ def test_model_card_names_the_added_sets() -> None:
         {"data": "b/detector/data.yaml", "command": "dominocam synth --out b"}
     ]
     assert "also_trained_on" not in build_data_card({"data_card": {}}, {})
+
+
+def test_a_resumed_run_is_named_by_the_yaml_it_started_from() -> None:
+    # ultralytics' resume rewrites the checkpoint's `model` to the run's own last.pt.
+    resumed_args = {"model": "runs/reader/r/weights/last.pt", "pretrained": "base.pt"}
+    record = {"config": {"model": "models/dominotrain/yolov8-cls-narrow.yaml"}}
+    card = build_data_card(record, resumed_args)
+    assert card["training"]["model"] == "models/dominotrain/yolov8-cls-narrow.yaml"
+    assert architecture({}, resumed_args) == "runs/reader/r/weights/last.pt"
 
 
 def test_also_is_spelt_out_in_the_recorded_command() -> None:
