@@ -22,6 +22,9 @@ and answers with a stable Scene and the changes it has confirmed:
   `move_deg` degrees since it was read, or (at most `max_reads` times) when the read was
   doubtful. A tile whose box has not moved keeps its reading: the reader's cost is paid about
   twice per tile, not once per frame.
+* Size: a tile does not change size under a fixed camera, so a shown tile's box that comes
+  in another size (by more than `max_resize`: a box over part of the tile, or over two) is
+  neither followed nor read, until boxes of that size have come for `resize_frames` frames.
 * Events: each confirmed change (a tile added, removed, or read differently after it moved)
   becomes a `TableEvent` with its frame and timestamp; lines and open ends are named by
   `vision.layout.layout_scene` on the confirmed tiles ("6-4 played on line 2, open end now 4").
@@ -108,6 +111,11 @@ class TrackerConfig:
         move_frac: a box whose centre moved more than this (tile widths) from where it was
             read, or turned more than `move_deg`, is read again.
         move_deg: see `move_frac`.
+        max_resize: a shown tile's box whose length or width differs from the track's by more
+            than this fraction is taken for a misdrawn box (half a tile, two tiles, a tile
+            partly under a hand): the tile counts as seen, but the box is neither followed
+            nor read, unless boxes of another size keep coming for `resize_frames` frames.
+        resize_frames: see `max_resize`.
         doubt: a read whose weaker half is less likely than this is doubtful: it is read
             again at the next frames, up to `max_reads` reads, then every `reread_every`
             frames while it stays doubtful (a hand half over it, a tile cut by the border).
@@ -133,6 +141,8 @@ class TrackerConfig:
     smooth: float = 0.3
     move_frac: float = 0.35
     move_deg: float = 12.0
+    max_resize: float = 0.25
+    resize_frames: int = 5
     doubt: float = 0.6
     max_reads: int = 3
     reread_every: int = 5
@@ -142,12 +152,19 @@ class TrackerConfig:
     layout: LayoutConfig = field(default_factory=lambda: LayoutConfig(lone_root=True))
 
     def __post_init__(self) -> None:
-        for name in ("confirm_frames", "remove_frames", "max_reads", "reread_every", "agree_reads"):
+        for name in (
+            "confirm_frames",
+            "remove_frames",
+            "max_reads",
+            "reread_every",
+            "agree_reads",
+            "resize_frames",
+        ):
             if int(getattr(self, name)) < 1:
                 raise ValueError(f"TrackerConfig.{name} must be >= 1")
         if self.tentative_misses < 0 or self.doubt_wait < 0:
             raise ValueError("TrackerConfig.tentative_misses and doubt_wait must be >= 0")
-        for name in ("max_centre_dist", "max_angle_deg", "move_frac", "move_deg"):
+        for name in ("max_centre_dist", "max_angle_deg", "move_frac", "move_deg", "max_resize"):
             if float(getattr(self, name)) <= 0:
                 raise ValueError(f"TrackerConfig.{name} must be positive")
         for name in ("min_iou", "smooth", "doubt"):
@@ -165,6 +182,7 @@ class TrackerConfig:
         remove_s: float = 2.5,
         doubt_wait_s: float = 0.8,
         reread_s: float = 0.5,
+        resize_s: float = 0.5,
         **overrides: Any,
     ) -> TrackerConfig:
         """The thresholds for `fps` updates a second, from durations in seconds.
@@ -179,6 +197,7 @@ class TrackerConfig:
             remove_frames=max(3, math.ceil(remove_s * fps - 1e-9)),
             doubt_wait=max(1, math.ceil(doubt_wait_s * fps - 1e-9)),
             reread_every=max(1, math.ceil(reread_s * fps - 1e-9)),
+            resize_frames=max(2, math.ceil(resize_s * fps - 1e-9)),
             **overrides,
         )
 
@@ -272,6 +291,7 @@ class _Track:
     # A shown tile read as another tile: that tile, and how many reads in a row named it.
     candidate: tuple[tuple[int, int], int] | None = None
     stale: bool = False  # the box moved since the reading: it is read again (`_take_reading`)
+    resized: int = 0  # frames in a row its box came in another size (`TrackerConfig.max_resize`)
     shown_pips: tuple[int, int] | None = None  # the values last announced
 
     @property
@@ -282,6 +302,12 @@ class _Track:
 def _width(corners: np.ndarray) -> float:
     return float(
         (np.linalg.norm(corners[1] - corners[0]) + np.linalg.norm(corners[3] - corners[2])) / 2
+    )
+
+
+def _length(corners: np.ndarray) -> float:
+    return float(
+        (np.linalg.norm(corners[2] - corners[1]) + np.linalg.norm(corners[0] - corners[3])) / 2
     )
 
 
@@ -475,6 +501,13 @@ class TableTracker:
 
     def _absorb(self, track: _Track, corners: np.ndarray, det: Any) -> None:
         corners = _align(corners, track.corners)
+        track.resized = track.resized + 1 if self._resized(track.corners, corners) else 0
+        if track.confirmed and 0 < track.resized < self.config.resize_frames:
+            # A tile does not change size on a fixed camera: the tile is there, the box is not
+            # its own (a half-tile box read confidently as another tile; docs/tracking.md).
+            track.hits += 1
+            track.misses = 0
+            return
         if self._moved(track.corners, corners):
             track.corners = corners  # a jump: follow it at once (it will be read again)
         else:
@@ -485,6 +518,13 @@ class TableTracker:
         track.score = max(track.score * 0.9, float(det.score))
         face = str(det.face)
         track.face_votes[face] = track.face_votes.get(face, 0) + 1
+
+    def _resized(self, before: np.ndarray, after: np.ndarray) -> bool:
+        limit = self.config.max_resize
+        return any(
+            abs(size(after) - size(before)) > limit * max(size(before), 1.0)
+            for size in (_length, _width)
+        )
 
     def _moved(self, before: np.ndarray, after: np.ndarray) -> bool:
         cfg = self.config

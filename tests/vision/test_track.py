@@ -179,6 +179,34 @@ def test_a_shown_tile_changes_only_when_two_reads_name_the_new_values() -> None:
     assert events == [("added", (3, 5), 2), ("changed", (6, 6), len(still) + 1)]
 
 
+def short_box(x: float, y: float) -> Box:
+    """A box over the left 60 % of the tile at (x, y), as a detector sometimes draws."""
+    corners = geometry.xywhr_to_corners(np.array([x - 0.2 * TILE_L, y, 0.6 * TILE_L, TILE_W, 0]))
+    return Box(geometry.order_corners(corners), "up", 0.9)
+
+
+def test_a_box_of_another_size_on_a_shown_tile_is_not_read() -> None:
+    # A shown 3-5 gets a box over part of it now and then, which the reader reads confidently as
+    # another tile (6-6): the tile stays, unread, unchanged, with no event.
+    tiles = {(100, 100): (3, 5), (88, 100): (6, 6)}
+    reader = FakeReader(tiles)
+    tracker = TableTracker(W, H)
+    short = TrackerConfig().resize_frames - 1
+    frames = [[tile_box(100, 100)]] * 6 + (
+        [[short_box(100, 100)]] * short + [[tile_box(100, 100)]]
+    ) * 3
+    results = run(tracker, frames, reader)
+    assert [(e.kind, e.pips) for r in results for e in r.events] == [("added", (3, 5))]
+    assert reader.boxes_read == 2
+    assert all(len(r.scene.tiles) == 1 and not r.hidden for r in results[2:])
+    # Boxes of the new size for resize_frames frames in a row are followed and read.
+    more = run(tracker, [[short_box(100, 100)]] * (short + 3), reader)
+    assert [(e.kind, e.pips) for r in more for e in r.events] == [("changed", (6, 6))]
+    # Without the rule (resize_frames=1) the short boxes are read and the tile flips.
+    flips = run(TableTracker(W, H, TrackerConfig(resize_frames=1)), frames, FakeReader(tiles))
+    assert [e.kind for r in flips for e in r.events].count("changed") >= 2  # to and fro
+
+
 def test_corner_order_flips_do_not_spoil_the_cached_reading() -> None:
     reader = FakeReader({(100, 100): (1, 6)})
     tracker = TableTracker(W, H)
@@ -235,6 +263,9 @@ def test_config_is_validated_and_scales_with_the_frame_rate() -> None:
     slow = TrackerConfig.at_rate(1)
     assert (slow.confirm_frames, slow.remove_frames) == (2, 3)
     assert TrackerConfig.at_rate(30).remove_frames == 75
+    assert (slow.resize_frames, TrackerConfig.at_rate(30).resize_frames) == (2, 15)
+    with pytest.raises(ValueError):
+        TrackerConfig(max_resize=0)
 
 
 def test_events_of_synthetic_videos_match_the_truth() -> None:
