@@ -10,6 +10,7 @@ and answers with a stable Scene and the changes it has confirmed:
   a line (one tile length away) never matches; the probabilistic IoU of the two boxes
   (`geometry.probiou`, the measure the detector's NMS uses) must also reach `min_iou`.
 * Confirmation: a new track is tentative until it has been seen in `confirm_frames` frames
+  (`confirm_down_frames` for a face-down one)
   (a tentative track missed for more than `tentative_misses` frames in a row is dropped, so
   a one-frame false box never shows).
 * Occlusion: a confirmed tile that is not seen stays (flagged hidden) and is removed only
@@ -101,6 +102,9 @@ class TrackerConfig:
 
     Attributes:
         confirm_frames: frames a new tile must be seen in before it is shown.
+        confirm_down_frames: the same for a face-down tile. Longer: a tile carried in a hand
+            is often boxed face down for a few frames, and a face-down tile is never a move
+            that must be shown at once.
         tentative_misses: frames in a row a tentative track may be missed before it is dropped.
         remove_frames: frames in a row a confirmed tile must be missing before it is removed
             (an arm over the table hides tiles for a second or two).
@@ -133,6 +137,7 @@ class TrackerConfig:
     """
 
     confirm_frames: int = 3
+    confirm_down_frames: int = 10
     tentative_misses: int = 1
     remove_frames: int = 25
     max_centre_dist: float = 0.6
@@ -154,6 +159,7 @@ class TrackerConfig:
     def __post_init__(self) -> None:
         for name in (
             "confirm_frames",
+            "confirm_down_frames",
             "remove_frames",
             "max_reads",
             "reread_every",
@@ -179,6 +185,7 @@ class TrackerConfig:
         fps: float,
         *,
         confirm_s: float = 0.3,
+        confirm_down_s: float = 1.0,
         remove_s: float = 2.5,
         doubt_wait_s: float = 0.8,
         reread_s: float = 0.5,
@@ -194,6 +201,7 @@ class TrackerConfig:
             raise ValueError("fps must be positive")
         return cls(
             confirm_frames=max(2, math.ceil(confirm_s * fps - 1e-9)),
+            confirm_down_frames=max(2, math.ceil(confirm_down_s * fps - 1e-9)),
             remove_frames=max(3, math.ceil(remove_s * fps - 1e-9)),
             doubt_wait=max(1, math.ceil(doubt_wait_s * fps - 1e-9)),
             reread_every=max(1, math.ceil(reread_s * fps - 1e-9)),
@@ -432,7 +440,8 @@ class TableTracker:
                 if track.misses > cfg.tentative_misses:
                     continue  # a passing false box
                 readable = track.face == "down" or read is None or self._read_settled(track)
-                if track.hits >= cfg.confirm_frames and track.misses == 0 and readable:
+                needed = cfg.confirm_frames if track.face == "up" else cfg.confirm_down_frames
+                if track.hits >= needed and track.misses == 0 and readable:
                     track.confirmed = True
                     events_pending.append(("added", track))
             elif track.misses >= cfg.remove_frames:

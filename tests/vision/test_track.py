@@ -245,11 +245,19 @@ def test_update_scene_tracks_already_read_scenes_without_a_reader() -> None:
 
 def test_face_down_tiles_are_tracked_without_reading() -> None:
     reader = FakeReader({(100, 100): (0, 0)})
-    tracker = TableTracker(W, H, TrackerConfig(confirm_frames=2))
-    results = run(tracker, [[tile_box(100, 100, face="down")]] * 3, reader)
+    tracker = TableTracker(W, H, TrackerConfig(confirm_frames=2, confirm_down_frames=4))
+    results = run(tracker, [[tile_box(100, 100, face="down")]] * 5, reader)
     assert reader.boxes_read == 0
     assert results[-1].scene.face_down == 1
-    assert results[1].events[0].face == "down"
+    assert [len(r.events) for r in results] == [0, 0, 0, 1, 0]  # after confirm_down_frames
+    assert results[3].events[0].face == "down"
+
+
+def test_a_tile_carried_face_down_for_a_few_frames_never_shows() -> None:
+    # A tile in a hand, boxed face down for 5 frames, then gone (set down elsewhere, face up).
+    carried = [[tile_box(100, 100 + k, face="down")] for k in range(5)]
+    results = run(TableTracker(W, H), carried + [[]] * 40, FakeReader({(100, 100): (0, 0)}))
+    assert not any(r.events for r in results)
 
 
 def test_config_is_validated_and_scales_with_the_frame_rate() -> None:
@@ -322,7 +330,7 @@ def test_watch_runs_a_video_end_to_end(double_models, painted_table, tmp_path, c
     video = tmp_path / "table.mp4"
     h, w = painted_table.image.shape[:2]
     writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"mp4v"), 10, (w, h))
-    for _ in range(8):
+    for _ in range(TrackerConfig().confirm_down_frames + 2):  # its face-down tile shows too
         writer.write(painted_table.image)
     writer.release()
     events = tmp_path / "events.jsonl"
