@@ -565,8 +565,9 @@ class TableTracker:
         * Of another tile, for a tile not shown yet: the new one, and the count starts again
           (the latest view of a tile just set down is the least hidden).
         * Of another tile, for a shown tile: only once `agree_reads` reads in a row name that
-          tile, and then only if the box moved or the new reading is the more confident: a
-          tile read while an arm passes over it keeps its values.
+          tile, and then only if the new reading is not doubtful and the box moved or the
+          new reading is the more confident: a tile read while an arm passes over it keeps
+          its values.
         """
         cfg = self.config
         if track.half_probs is None:
@@ -587,7 +588,8 @@ class TableTracker:
                 track.candidate[1] + 1 if track.candidate and track.candidate[0] == new_tile else 1
             )
             track.candidate = (new_tile, agree)
-            if agree >= cfg.agree_reads and (track.stale or more_confident):
+            clear = min(new_conf) >= cfg.doubt
+            if agree >= cfg.agree_reads and clear and (track.stale or more_confident):
                 self._accept(track, new, agree)
 
     @staticmethod

@@ -207,6 +207,33 @@ def test_a_box_of_another_size_on_a_shown_tile_is_not_read() -> None:
     assert [e.kind for r in flips for e in r.events].count("changed") >= 2  # to and fro
 
 
+def test_a_shown_tile_does_not_take_a_doubtful_reading() -> None:
+    # The 3-5 is pushed (read again) and twice read as 6-6 with one half at p 0.45, under
+    # the doubt threshold: it keeps 3-5. Two clear reads of 6-6 do change it.
+    def reader_of(script: list[tuple[tuple[int, int], float]]):
+        reads = iter(script)
+
+        def read(corners: list[np.ndarray]) -> np.ndarray:
+            out = np.full((len(corners), 2, 13), 1e-4)
+            for i in range(len(corners)):
+                (a, b), p = next(reads, script[-1])
+                out[i, 0, a], out[i, 1, b] = 0.98, p
+                out[i, 1, (b + 1) % 13] = 0.98 - p  # the doubt is between b and b + 1
+            return out
+
+        return read
+
+    still = [[tile_box(100, 100)]] * 6
+    pushed = [[tile_box(114, 100)]] * 6
+    sure = [((3, 5), 0.98)] * 2
+    doubtful = reader_of([*sure, ((6, 6), 0.45), ((6, 6), 0.45), ((3, 5), 0.98)])
+    results = run(TableTracker(W, H), still + pushed, doubtful)
+    assert [(e.kind, e.pips) for r in results for e in r.events] == [("added", (3, 5))]
+    clear = reader_of([*sure, ((6, 6), 0.98)])
+    results = run(TableTracker(W, H), still + pushed, clear)
+    assert [e.kind for r in results for e in r.events] == ["added", "changed"]
+
+
 def test_corner_order_flips_do_not_spoil_the_cached_reading() -> None:
     reader = FakeReader({(100, 100): (1, 6)})
     tracker = TableTracker(W, H)
