@@ -9,10 +9,9 @@ and answers with a stable Scene and the changes it has confirmed:
   cost of centre distance (in tile widths) and angle, gated so that a neighbouring tile in
   a line (one tile length away) never matches; the probabilistic IoU of the two boxes
   (`geometry.probiou`, the measure the detector's NMS uses) must also reach `min_iou`.
-* Confirmation: a new track is tentative until it has been seen in `confirm_frames` frames
-  (`confirm_down_frames` for a face-down one)
-  (a tentative track missed for more than `tentative_misses` frames in a row is dropped, so
-  a one-frame false box never shows).
+* Confirmation: a new track is tentative until it has been seen in `confirm_frames` frames,
+  or `confirm_down_frames` for a face-down one (a tentative track missed for more than
+  `tentative_misses` frames in a row is dropped, so a one-frame false box never shows).
 * Occlusion: a confirmed tile that is not seen stays (flagged hidden) and is removed only
   after `remove_frames` frames in a row without it: an arm over the table for a second does
   not take tiles away.

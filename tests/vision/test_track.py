@@ -1,4 +1,4 @@
-"""The live-table tracker: confirmation, occlusion, removal, reads that agree, events."""
+"""The live-table tracker: confirmation, occlusion, removal, reads that agree, box sizes, events."""
 
 from __future__ import annotations
 
