@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from vision.track import Box, TableTracker, TrackerConfig
+from vision.track import PlainDetection, TableTracker, TrackerConfig
 
 
 @dataclass(frozen=True)
@@ -108,18 +108,22 @@ class SimulatedFrames:
         ]
         return float(np.median(sizes)) if sizes else 30.0
 
-    def frame(self, f: int) -> tuple[list[Box], Callable[[list[np.ndarray]], np.ndarray]]:
+    def frame(
+        self, f: int
+    ) -> tuple[list[PlainDetection], Callable[[list[np.ndarray]], np.ndarray]]:
         from vision import geometry
 
         noise, rng = self.noise, self.rng
         truth = self.frames[f]
-        boxes: list[Box] = []
+        boxes: list[PlainDetection] = []
         for t in truth["tiles"]:
             if t["visible_fraction"] < noise.min_visible or rng.random() < noise.miss_p:
                 continue
             c = np.asarray(t["corners"], np.float64) + rng.normal(0, noise.jitter_px, (4, 2))
             face = "down" if rng.random() < noise.face_flip_p else "up"
-            boxes.append(Box(geometry.order_corners(c), face, float(rng.uniform(0.5, 0.99))))
+            boxes.append(
+                PlainDetection(geometry.order_corners(c), face, float(rng.uniform(0.5, 0.99)))
+            )
         width = self._tile_px(truth)
         h, w = 360.0, 640.0
         if truth["tiles"]:
@@ -133,7 +137,9 @@ class SimulatedFrames:
         self._false = [(c, last) for c, last in self._false if last >= f]
         for c, _last in self._false:
             jittered = c + rng.normal(0, noise.jitter_px, (4, 2))
-            boxes.append(Box(geometry.order_corners(jittered), "up", float(rng.uniform(0.3, 0.6))))
+            boxes.append(
+                PlainDetection(geometry.order_corners(jittered), "up", float(rng.uniform(0.3, 0.6)))
+            )
         return boxes, lambda corners: self._read(truth, corners)
 
     def _read(self, truth: dict, corners: list[np.ndarray]) -> np.ndarray:

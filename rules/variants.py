@@ -40,6 +40,10 @@ from types import MappingProxyType
 from dominocam.errors import UserInputError
 from rules.tiles import SUPPORTED_SETS
 
+# The shapes a layout takes on the table (`Variant.layout`), and those grown from an engine.
+LAYOUT_KINDS: tuple[str, ...] = ("line", "spinner", "mexican", "chicken")
+ENGINE_LAYOUTS: frozenset[str] = frozenset({"mexican", "chicken"})
+
 PLAY_MODES: tuple[str, ...] = ("any-line", "trains")
 DRAW_MODES: tuple[str, ...] = ("none", "until-playable", "one-then-pass")
 BLOCK_WINNERS: tuple[str, ...] = ("lowest-hand", "lowest-team", "no-double", "blocker")
@@ -191,6 +195,10 @@ class Variant:
         set: the double-n set the game is usually played with (a state's `set` overrides it).
         hand_sizes: `(fewest players, most players, tiles each)` rows for dealing; data for
             the synthetic generator, never enforced on a state (hands shrink during play).
+        layout: the shape the played tiles take on the table, one of `LAYOUT_KINDS`: `line`
+            (a line growing at two ends), `spinner` (a first double played on four sides),
+            `mexican` (trains from a central engine), `chicken` (toes around each double).
+            What `vision.layout` rebuilds from a photo of this game.
         sources: where each default comes from, by setting name.
         play, double_cover, spinner_arms, spinner_first, draw, reserve, block_winner, points,
         rounding, bonus, tie, double_blank, game_end, target: the settings (`SETTINGS`).
@@ -215,6 +223,7 @@ class Variant:
     game_end: str
     target: int
     hand_sizes: tuple[tuple[int, int, int], ...] = ()
+    layout: str = "line"
     sources: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
 
     def __post_init__(self) -> None:
@@ -224,6 +233,8 @@ class Variant:
             raise ValueError(f"variant {self.name}: unknown set double-{self.set}")
         for name, setting in SETTINGS.items():
             setting.validate(getattr(self, name), where=f"variant {self.name}")
+        if self.layout not in LAYOUT_KINDS:
+            raise ValueError(f"variant {self.name}: layout must be one of {LAYOUT_KINDS}")
         for row in self.hand_sizes:
             low, high, tiles = row
             if not 1 <= low <= high or tiles < 1:
@@ -233,6 +244,12 @@ class Variant:
     def settings(self) -> dict[str, object]:
         """The overridable settings and their values."""
         return {name: getattr(self, name) for name in SETTINGS}
+
+    @property
+    def engine_rounds(self) -> bool:
+        """True when each round opens with an engine double, one lower each round (the
+        games whose layout grows from a central engine: Mexican Train, Chicken Foot)."""
+        return self.layout in ENGINE_LAYOUTS
 
     @property
     def team_scoring(self) -> bool:
@@ -379,6 +396,7 @@ ALL_FIVES = Variant(
     double_blank=0,  # RULES.md section 2: 0 by default
     game_end="target",  # played to a points target (games.yahoo.com)
     target=100,  # games.yahoo.com dominoes rules: 100, 250 or 500
+    layout="spinner",  # the first double is a spinner, played on its four sides
     hand_sizes=((2, 2, 9), (3, 3, 7), (4, 4, 5)),  # pagat All Fives, "The Deal"
     sources={
         "set": PAGAT_FIVES,
@@ -416,6 +434,7 @@ MEXICAN_TRAIN = Variant(
     double_blank=0,  # RULES.md section 2: 0 by default (25 or 50 as house rules)
     game_end="descending-doubles",  # 13 rounds, engine 12-12 down to 0-0 (tablegameshub.com)
     target=1,  # unused with descending-doubles
+    layout="mexican",  # trains grow from the engine double in the centre
     hand_sizes=((2, 4, 15), (5, 5, 14), (6, 6, 12), (7, 8, 10), (9, 10, 8)),  # RULES.md
     sources={
         "set": TRAINS_SRC,
@@ -452,6 +471,7 @@ CHICKEN_FOOT = Variant(
     double_blank=0,  # RULES.md section 2: 0 by default; htfbw.com and russellr count it 50
     game_end="descending-doubles",  # one round per double, highest first (Wikipedia)
     target=1,  # unused with descending-doubles
+    layout="chicken",  # every double grows three toes before play goes on
     hand_sizes=((2, 2, 9), (3, 4, 7), (5, 8, 6)),  # htfbw.com (9 for two, 7 for three or
     # four); RULES.md gives none; 6 for more players as russellr's "six tiles each for eight"
     sources={

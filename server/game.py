@@ -22,12 +22,12 @@ from typing import Any
 from dominocam import scene_state
 from dominocam.errors import UserInputError
 from rules.tiles import SUPPORTED_SETS, Tile, parse_tile
+from rules.variants import VARIANTS
 from server import engine, storage, table_scene
 from server.storage import dumps, loads, now, transaction
 
 MAX_PLAYERS = 10
 # Variants whose rounds start from a central engine double (RULES.md section 2).
-TRAIN_VARIANT_WORDS = ("mexican", "train", "chicken")
 
 
 class NotFound(UserInputError):
@@ -173,7 +173,8 @@ def _parse_players(raw: object) -> list[tuple[str, str | None]]:
 
 
 def _is_train_variant(variant: str) -> bool:
-    return any(word in variant.lower() for word in TRAIN_VARIANT_WORDS)
+    known = VARIANTS.get(variant)
+    return known is not None and known.engine_rounds
 
 
 def engine_double(variant: str, set_max: int, number: int) -> int | None:

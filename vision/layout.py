@@ -56,11 +56,13 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from rules.variants import LAYOUT_KINDS, VARIANTS
 from vision.decode import AdjacencyConstraint
-from vision.scene import Layout, LayoutLine, OpenEnd, Scene
+from vision.scene import LayoutLine, Scene, SceneLayout, SceneOpenEnd
 
-# Layout kinds: how many places the root offers and what a double does.
-KINDS: tuple[str, ...] = ("line", "spinner", "mexican", "chicken")
+# Layout kinds (the rules variants' `layout`): how many places the root offers and what a
+# double does.
+KINDS: tuple[str, ...] = LAYOUT_KINDS
 ROOT_PLACES = {"line": 2, "spinner": 4, "chicken": 4}
 CHICKEN_TOES = 3
 
@@ -124,12 +126,12 @@ class LayoutConfig:
 
 
 def layout_kind(variant: str) -> str:
-    """The layout kind of a rules variant name (`rules.variant_names()`), or of a kind."""
+    """The layout kind of a rules variant name (its `Variant.layout`), or of a kind; `line`
+    for a name the rules do not know."""
     if variant in KINDS:
         return variant
-    return {"all-fives": "spinner", "mexican-train": "mexican", "chicken-foot": "chicken"}.get(
-        variant, "line"
-    )
+    known = VARIANTS.get(variant)
+    return known.layout if known is not None else "line"
 
 
 def game_layout_config(
@@ -212,7 +214,7 @@ class Reconstruction:
         doubts: why the layout may be incomplete (see the module docstring).
     """
 
-    layout: Layout
+    layout: SceneLayout
     roots: tuple[int, ...] = ()
     loose: tuple[int, ...] = ()
     warnings: tuple[str, ...] = field(default=())
@@ -642,7 +644,7 @@ def _walk(
         taken = {link.half_of(node) for link in by_tile.get(node, [])}
         return [h for h in (0, 1) if h not in taken]
 
-    def open_ends_at(node: int, is_root: bool, n_children: int) -> list[OpenEnd]:
+    def open_ends_at(node: int, is_root: bool, n_children: int) -> list[SceneOpenEnd]:
         tile = tiles[node]
         places = _places(tile, is_root, config)
         if tile.is_double or (is_root and config.kind == "mexican"):
@@ -654,10 +656,10 @@ def _walk(
                     f"tile {node} carries {n_children} lines but a {config.kind} layout's root "
                     f"offers {places}"
                 )
-            return [OpenEnd(node, tile.halves[0], _free_point(tile, None))] * missing
+            return [SceneOpenEnd(node, tile.halves[0], _free_point(tile, None))] * missing
         if n_children >= places and not is_root:
             return []
-        return [OpenEnd(node, tile.halves[h], _free_point(tile, h)) for h in free_halves(node)]
+        return [SceneOpenEnd(node, tile.halves[h], _free_point(tile, h)) for h in free_halves(node)]
 
     def branching(node: int, is_root: bool) -> bool:
         tile = tiles[node]
@@ -696,7 +698,8 @@ def _walk(
     ends = open_ends_at(root, True, len(root_kids))
     if not root_tile.is_double and config.kind != "mexican":
         ends = [
-            OpenEnd(root, root_tile.halves[h], _free_point(root_tile, h)) for h in free_halves(root)
+            SceneOpenEnd(root, root_tile.halves[h], _free_point(root_tile, h))
+            for h in free_halves(root)
         ]
     for end in ends:
         lines.append(LayoutLine([root], end))
@@ -705,7 +708,7 @@ def _walk(
     return lines, edges, doubts
 
 
-def _free_half(tile: LayoutTile, end: OpenEnd) -> int:
+def _free_half(tile: LayoutTile, end: SceneOpenEnd) -> int:
     """Which half of `tile` shows the open end `end` (the one nearer its point)."""
     f = _frame(tile)
     return 0 if float((np.asarray(end.point) - f.centre) @ f.axis) >= 0 else 1
@@ -727,7 +730,7 @@ def _open_halves(lines: list[LayoutLine], tiles: dict[int, LayoutTile]) -> set[t
 
 
 def _tile_beyond(
-    tile: LayoutTile, end: OpenEnd, frames: _Frames, ids: np.ndarray, in_layout: set[int]
+    tile: LayoutTile, end: SceneOpenEnd, frames: _Frames, ids: np.ndarray, in_layout: set[int]
 ) -> int | None:
     """A tile outside the layout lying in line beyond an open end, about one tile length
     away (where a missed detection would have been), else None; the first in `ids` order
@@ -875,7 +878,7 @@ def build_layout(
     open_ends = [line.open_end.value for line in lines if line.open_end is not None]
     all_links = tuple((k.a, k.b) for k in links)
     return Reconstruction(
-        Layout(lines, open_ends),
+        SceneLayout(lines, open_ends),
         roots,
         loose,
         tuple(m for _, _, m in mismatches),

@@ -143,7 +143,7 @@ class SceneTile:
 
 
 @dataclass
-class OpenEnd:
+class SceneOpenEnd:
     """The free end of a line: the tile, the value it shows, and where it is (image px)."""
 
     tile: int
@@ -158,7 +158,7 @@ class OpenEnd:
         }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> OpenEnd:
+    def from_dict(cls, data: Mapping[str, Any]) -> SceneOpenEnd:
         try:
             x, y = data["point"]
             return cls(tile=int(data["tile"]), value=int(data["value"]), point=(x, y))
@@ -171,7 +171,7 @@ class LayoutLine:
     """One line of play: tile ids in order from its root, and its open end (None if closed)."""
 
     tiles: list[int] = field(default_factory=list)
-    open_end: OpenEnd | None = None
+    open_end: SceneOpenEnd | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -186,12 +186,12 @@ class LayoutLine:
         end = data.get("open_end")
         return cls(
             tiles=[int(t) for t in data.get("tiles", [])],
-            open_end=OpenEnd.from_dict(end) if end is not None else None,
+            open_end=SceneOpenEnd.from_dict(end) if end is not None else None,
         )
 
 
 @dataclass
-class Layout:
+class SceneLayout:
     """Lines and open ends of the table; empty until the layout reconstruction fills it.
 
     Attributes:
@@ -226,7 +226,7 @@ class Layout:
         return out
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any] | None) -> Layout:
+    def from_dict(cls, data: Mapping[str, Any] | None) -> SceneLayout:
         if data is None:
             return cls()
         if not isinstance(data, Mapping):
@@ -260,7 +260,7 @@ class Scene:
     width: int
     height: int
     tiles: list[SceneTile] = field(default_factory=list)
-    layout: Layout = field(default_factory=Layout)
+    layout: SceneLayout = field(default_factory=SceneLayout)
     warnings: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -328,7 +328,7 @@ class Scene:
             width=image["width"],
             height=image["height"],
             tiles=[SceneTile.from_dict(t) for t in tiles],
-            layout=Layout.from_dict(data.get("layout")),
+            layout=SceneLayout.from_dict(data.get("layout")),
             warnings=warnings,
         )
         for key in ("face_down", "pip_total"):

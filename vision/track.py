@@ -70,7 +70,7 @@ class Observation(Protocol):
 
 
 @dataclass(frozen=True)
-class Box:
+class PlainDetection:
     """A plain detection for callers without a detector object (tests, replayed Scenes).
 
     Attributes:
@@ -376,7 +376,7 @@ class TableTracker:
 
     def update(
         self,
-        detections: Sequence[Observation | Box],
+        detections: Sequence[Observation | PlainDetection],
         read: ReadFn | None,
         timestamp: float,
     ) -> TrackResult:
@@ -478,7 +478,7 @@ class TableTracker:
             if probs is None and tile.pips is not None:
                 conf = tile.pip_confidence or (1.0, 1.0)
                 probs = _probs_from_pips(tile.pips, conf, self.config.set_max)
-            boxes.append(Box(tile.corners, tile.face, tile.confidence, probs))
+            boxes.append(PlainDetection(tile.corners, tile.face, tile.confidence, probs))
         return self.update(boxes, None, timestamp)
 
     # --- internals ------------------------------------------------------------------------

@@ -14,9 +14,7 @@ from typing import Any
 
 from dominocam.arguments import add_conf, add_model_files, add_set, add_threads, positive_int
 from dominocam.errors import UserInputError
-
-# The layout kinds of `vision.layout.KINDS`, repeated here so that `--help` imports no numpy.
-KINDS: tuple[str, ...] = ("line", "spinner", "mexican", "chicken")
+from rules.variants import LAYOUT_KINDS
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -45,7 +43,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     add_set(watch)
     watch.add_argument(
-        "--kind", default="line", choices=KINDS, help="layout kind of the game (default line)"
+        "--kind",
+        default="line",
+        choices=LAYOUT_KINDS,
+        help="layout kind of the game (default line)",
     )
     watch.add_argument(
         "--max-frames",

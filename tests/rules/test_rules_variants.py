@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from dominocam.errors import UserInputError
@@ -212,3 +214,23 @@ def test_team_scoring() -> None:
     assert not get_variant("block").team_scoring
     assert get_variant("block", {"points": "losing-team"}).team_scoring
     assert not get_variant("block", {"points": "all-hands"}).team_scoring
+
+
+def test_every_variant_names_its_layout_and_engine_games_are_data() -> None:
+    from rules.variants import LAYOUT_KINDS
+
+    assert {name: v.layout for name, v in VARIANTS.items() if v.layout != "line"} == {
+        "all-fives": "spinner",
+        "mexican-train": "mexican",
+        "chicken-foot": "chicken",
+    }
+    assert all(v.layout in LAYOUT_KINDS for v in VARIANTS.values())
+    assert sorted(n for n, v in VARIANTS.items() if v.engine_rounds) == [
+        "chicken-foot",
+        "mexican-train",
+    ]
+
+
+def test_a_variant_with_an_unknown_layout_is_refused() -> None:
+    with pytest.raises(ValueError, match="layout"):
+        replace(VARIANTS["block"], layout="star")

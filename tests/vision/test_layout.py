@@ -467,3 +467,13 @@ def test_a_games_variant_picks_the_layout_kind(variant, players, engine, kind, t
     config = game_layout_config(variant, players, engine)
     assert (config.kind, config.trains, config.hub_value) == (kind, trains, hub)
     assert config.lone_root  # a game's table holds a layout
+
+
+def test_the_layout_kind_is_the_variants_own() -> None:
+    from rules.variants import VARIANTS
+    from vision.layout import layout_kind
+
+    for name, variant in VARIANTS.items():
+        assert layout_kind(name) == variant.layout
+    assert layout_kind("spinner") == "spinner"  # a kind names itself
+    assert layout_kind("no-such-game") == "line"

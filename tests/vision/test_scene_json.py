@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from dominocam.errors import UserInputError
-from vision.scene import Layout, LayoutLine, OpenEnd, Scene, SceneTile
+from vision.scene import LayoutLine, Scene, SceneLayout, SceneOpenEnd, SceneTile
 
 CORNERS = [[10.0, 10.0], [30.0, 10.0], [30.0, 50.0], [10.0, 50.0]]
 
@@ -22,8 +22,10 @@ def make_scene() -> Scene:
             SceneTile(1, "down", np.array(CORNERS) + 100, 0.95),
             SceneTile(2, "up", np.array(CORNERS) + 200, 0.9, (12, 12), (0.8, 0.85)),
         ],
-        layout=Layout(
-            lines=[LayoutLine(tiles=[0, 2], open_end=OpenEnd(tile=2, value=12, point=(1.5, 2.5)))],
+        layout=SceneLayout(
+            lines=[
+                LayoutLine(tiles=[0, 2], open_end=SceneOpenEnd(tile=2, value=12, point=(1.5, 2.5)))
+            ],
             open_ends=[12],
         ),
         warnings=["tile 9 is cut by the image border"],

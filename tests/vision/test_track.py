@@ -22,16 +22,16 @@ if "dominosynth" in sys.modules and getattr(sys.modules["dominosynth"], "__file_
 from dominocam.cli import main  # noqa: E402
 from vision import geometry  # noqa: E402
 from vision.scene import Scene, SceneTile  # noqa: E402
-from vision.track import Box, TableTracker, TrackerConfig  # noqa: E402
+from vision.track import PlainDetection, TableTracker, TrackerConfig  # noqa: E402
 
 W, H = 640, 360
 TILE_L, TILE_W = 60.0, 30.0
 
 
-def tile_box(x: float, y: float, angle: float = 0.0, face: str = "up") -> Box:
+def tile_box(x: float, y: float, angle: float = 0.0, face: str = "up") -> PlainDetection:
     """A tile's box centred at (x, y), long axis at `angle` radians."""
     corners = geometry.xywhr_to_corners(np.array([x, y, TILE_L, TILE_W, angle]))
-    return Box(geometry.order_corners(corners), face, 0.9)
+    return PlainDetection(geometry.order_corners(corners), face, 0.9)
 
 
 class FakeReader:
@@ -62,7 +62,7 @@ class FakeReader:
         return out
 
 
-def run(tracker: TableTracker, frames: list[list[Box]], reader=None):
+def run(tracker: TableTracker, frames: list[list[PlainDetection]], reader=None):
     results = []
     for f, boxes in enumerate(frames):
         results.append(tracker.update(boxes, reader, f / 10))
@@ -179,10 +179,10 @@ def test_a_shown_tile_changes_only_when_two_reads_name_the_new_values() -> None:
     assert events == [("added", (3, 5), 2), ("changed", (6, 6), len(still) + 1)]
 
 
-def short_box(x: float, y: float) -> Box:
+def short_box(x: float, y: float) -> PlainDetection:
     """A box over the left 60 % of the tile at (x, y), as a detector sometimes draws."""
     corners = geometry.xywhr_to_corners(np.array([x - 0.2 * TILE_L, y, 0.6 * TILE_L, TILE_W, 0]))
-    return Box(geometry.order_corners(corners), "up", 0.9)
+    return PlainDetection(geometry.order_corners(corners), "up", 0.9)
 
 
 def test_a_box_of_another_size_on_a_shown_tile_is_not_read() -> None:
@@ -238,7 +238,7 @@ def test_corner_order_flips_do_not_spoil_the_cached_reading() -> None:
     reader = FakeReader({(100, 100): (1, 6)})
     tracker = TableTracker(W, H)
     box = tile_box(100, 100, math.pi / 2)
-    flipped = Box(np.roll(box.corners, 2, axis=0), "up", 0.9)
+    flipped = PlainDetection(np.roll(box.corners, 2, axis=0), "up", 0.9)
     results = run(tracker, [[box], [flipped]] * 10, reader)
     assert reader.boxes_read == 2
     assert results[-1].scene.tiles[0].pips == (1, 6)
