@@ -1,8 +1,9 @@
 """Finding the model files and opening them with onnxruntime (shared by detector and reader).
 
 Model files are looked up, in order: an explicit path (the --detector / --reader flags), the
-folder named by the environment variable DOMINOCAM_MODELS, the repository's `models/`
-folder. onnxruntime is imported inside the functions so that importing `vision` stays light.
+folder named by the environment variable DOMINOCAM_MODELS, the bundled models (the package
+`dominomodels`: the repository's `models/` folder, installed as package data by the wheel).
+onnxruntime is imported inside the functions so that importing `vision` stays light.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import os
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -17,16 +19,16 @@ from dominocam.errors import UserInputError
 
 MODEL_FILES: dict[str, str] = {"detector": "detector.onnx", "reader": "reader.onnx"}
 MODELS_ENV = "DOMINOCAM_MODELS"
+BUNDLED_MODELS = "dominomodels"
 
 
 def default_models_dir() -> Path:
-    """$DOMINOCAM_MODELS if set, else the `models/` folder beside the `vision` package."""
+    """$DOMINOCAM_MODELS if set, else the folder of the bundled models (`dominomodels`)."""
     env = os.environ.get(MODELS_ENV)
     if env:
         return Path(env).expanduser()
-    import vision
-
-    return Path(vision.__file__).resolve().parents[1] / "models"
+    # Installed unzipped (a wheel, or the checkout's editable install), so a real folder.
+    return Path(os.fspath(resources.files(BUNDLED_MODELS)))
 
 
 def resolve_model_path(kind: str, override: str | os.PathLike[str] | None = None) -> Path:
@@ -42,7 +44,7 @@ def resolve_model_path(kind: str, override: str | os.PathLike[str] | None = None
     if not path.is_file():
         raise UserInputError(
             f"{kind} model not found: {where}; make one with `dominocam train {kind}` then "
-            "`dominocam export` (see models/README.md)"
+            "`dominocam export` (see docs/training.md)"
         )
     return path
 
