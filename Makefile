@@ -30,21 +30,23 @@ $(VENV)/.installed-train: pyproject.toml | $(BIN)/python
 run: $(VENV)/.installed-run  ## install and start the dashboard
 	$(BIN)/dominocam serve
 
-test: $(VENV)/.installed-dev  ## install and run the default tests (no torch) and the linter
+test: $(VENV)/.installed-dev  ## install and run the default tests (no torch), the linter and mypy
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy  # rules/ and vision/ (pyproject.toml [tool.mypy])
 	$(BIN)/python -m pytest  # pyproject addopts: not slow, not train
 
 test-slow: $(VENV)/.installed-train  ## the slow checks CI also runs (training smoke runs, browser tests)
 	sh scripts/install-browser.sh
 	$(BIN)/python -m pytest -m "slow or train"
 
-lint: $(VENV)/.installed-dev  ## ruff check
+lint: $(VENV)/.installed-dev  ## ruff check and mypy
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 format: $(VENV)/.installed-dev  ## ruff format and autofix
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
 clean:  ## remove the virtual environment and caches
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis *.egg-info
+	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache .hypothesis *.egg-info build dist

@@ -69,7 +69,7 @@ def check(state: GameState) -> Verdict:
     went_out = tuple(p.name for p in state.active_players if not p.hand)
     blocked = no_playable_end and boneyard_exhausted and not went_out
     score = score_blocked(state) if blocked else None
-    teams = None
+    teams: dict[str, int] | None = None
     if state.variant.team_scoring or all(p.team is not None for p in state.active_players):
         teams = {}
         for name, team in state.teams().items():

@@ -42,7 +42,7 @@ Example: examples/states/design-example.json. Exit status: 0 with a verdict
 (blocked or not), 2 on invalid input with a one-line message."""
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction) -> None:
     """Add `rules check` and `rules variants` to the `dominocam` parser."""
     rules = subparsers.add_parser(
         "rules",
@@ -55,7 +55,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     _add_variants(actions)
 
 
-def _add_check(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def _add_check(actions: argparse._SubParsersAction) -> None:
     check_parser = actions.add_parser(
         "check",
         help="rule on a game state: is the round blocked, who won, how many points",
@@ -80,7 +80,7 @@ def _add_check(actions: argparse._SubParsersAction) -> None:  # type: ignore[typ
     check_parser.set_defaults(func=run_check)
 
 
-def _add_variants(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def _add_variants(actions: argparse._SubParsersAction) -> None:
     variants_parser = actions.add_parser(
         "variants",
         help="list the variants with their settings and sources",

@@ -214,8 +214,8 @@ def _contenders(table: _Table) -> tuple[list[str], str]:
         return [table.unit_of[blocker]], f"who caused the block ({blocker} played last)"
     if variant.block_winner == "lowest-team":
         low = min(table.totals.values())
-        units = [u for u, total in table.totals.items() if total == low]
-        return units, f"lowest team total ({low} pips)"
+        lowest = [u for u, total in table.totals.items() if total == low]
+        return lowest, f"lowest team total ({low} pips)"
     candidates = list(table.pips)
     why = "lowest hand"
     if variant.block_winner == "no-double":

@@ -47,7 +47,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from dominocam.errors import UserInputError
 from rules.layout import Layout, Line, chain_end, infer_root
@@ -456,7 +456,7 @@ def read_json(path: str | Path) -> Any:
         raise UserInputError(f"{label} is nested too deeply to be a game state") from None
 
 
-def _is_int(value: object) -> bool:
+def _is_int(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 

@@ -97,7 +97,7 @@ def parse_tile(raw: object, max_pip: int | None = None) -> Tile:
         UserInputError: the value is not a pair of whole numbers, or a half exceeds `max_pip`.
     """
     if isinstance(raw, str) and "-" in raw:
-        parts: list[object] = raw.split("-", 1)
+        parts: list[object] = [*raw.split("-", 1)]
         try:
             parts = [int(str(p).strip()) for p in parts]
         except ValueError:

@@ -36,6 +36,7 @@ import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from types import MappingProxyType
+from typing import Any
 
 from dominocam.errors import UserInputError
 from rules.tiles import SUPPORTED_SETS
@@ -288,7 +289,7 @@ class Variant:
             raise UserInputError(
                 f"rules must be an object of settings, got {type(overrides).__name__}"
             )
-        changes: dict[str, object] = {}
+        changes: dict[str, Any] = {}
         for raw_key, value in overrides.items():
             key = str(raw_key).replace("-", "_")
             setting = SETTINGS.get(key)

@@ -112,17 +112,17 @@ def joint_decode(
     warnings: list[str] = []
 
     # Row r of every array below is the read tile out[index[r]].
-    probs = _restrict([out[i].half_probs for i in index], set_max)  # (n, 2, set_max+1)
+    read = {i: probs_i for i in index if (probs_i := out[i].half_probs) is not None}
+    probs = _restrict([read[i] for i in index], set_max)  # (n, 2, set_max+1)
     for i in index:
         above = [
             h
             for h in (0, 1)
-            if out[i].half_probs.shape[1] > set_max + 1
-            and int(np.argmax(out[i].half_probs[h])) > set_max
+            if read[i].shape[1] > set_max + 1 and int(np.argmax(read[i][h])) > set_max
         ]
         for h in above:
             warnings.append(
-                f"tile {out[i].id}: a half read as {int(np.argmax(out[i].half_probs[h]))} pips, "
+                f"tile {out[i].id}: a half read as {int(np.argmax(read[i][h]))} pips, "
                 f"more than a double-{set_max} set has; read as its best value <= {set_max}"
             )
     logp = np.log(np.maximum(probs, _FLOOR))
@@ -167,7 +167,7 @@ def joint_decode(
         lp = fused[row]
         # Orientation: which end shows which value (half 0 gets the smaller after the turn).
         flip = lp[0, b] + lp[1, a] > lp[0, a] + lp[1, b]
-        corners, half_probs = tile.corners, tile.half_probs
+        corners, half_probs = tile.corners, read[i]
         p = probs[row]
         conf0, conf1 = (p[0, a], p[1, b]) if not flip else (p[1, a], p[0, b])
         confidence = (float(conf0), float(conf1))

@@ -120,7 +120,8 @@ def merge_closeups(
         return first
     centres = np.array([d.corners.mean(axis=0) for d in first]).reshape(-1, 1, 2)
     inside = geometry.points_inside_boxes(centres, np.array([d.corners for d in big]))
-    kept = [d for d, hit in zip(first, inside.any(axis=(1, 2)), strict=True) if not hit]
+    hits = np.asarray(np.asarray(inside).any(axis=(1, 2)))
+    kept = [d for d, hit in zip(first, hits, strict=True) if not hit]
     return sorted(kept + big, key=lambda d: -d.score)
 
 

@@ -449,7 +449,7 @@ def box_fully_inside(
         & (pts[..., 1] >= margin)
         & (pts[..., 1] <= height - margin)
     ).all(axis=-1)
-    return bool(inside) if inside.ndim == 0 else inside
+    return bool(inside) if inside.ndim == 0 else np.asarray(inside)
 
 
 def box_cut_by_border(

@@ -826,7 +826,7 @@ def build_layout(
                     f" is a guess: tile {root}, nearest the centre, rather than tile "
                     f"{rivals[0]}"
                 )
-    elif config.lone_root and tiles:
+    elif config.lone_root and tiles and centre is not None:
         lone = _lone_root(tiles, config, centre)
         if lone is not None:
             root, layout_group = lone.id, [lone.id]

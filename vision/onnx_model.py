@@ -28,7 +28,7 @@ def default_models_dir() -> Path:
     if env:
         return Path(env).expanduser()
     # Installed unzipped (a wheel, or the checkout's editable install), so a real folder.
-    return Path(os.fspath(resources.files(BUNDLED_MODELS)))
+    return Path(str(resources.files(BUNDLED_MODELS)))
 
 
 def resolve_model_path(kind: str, override: str | os.PathLike[str] | None = None) -> Path:

@@ -59,7 +59,7 @@ def overlap_shares(corners: np.ndarray, per_side: int = 10) -> np.ndarray:
 
 
 def max_weight_independent_set(
-    conflicts: np.ndarray, weights: Sequence[float], budget: int = SEARCH_BUDGET
+    conflicts: np.ndarray, weights: Sequence[float] | np.ndarray, budget: int = SEARCH_BUDGET
 ) -> np.ndarray:
     """The set of vertices with the highest total weight of which no two conflict: sorted
     indices.

@@ -165,7 +165,7 @@ def _writer(path: str, fps: float, size: tuple[int, int]) -> Any:
     import cv2
 
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    writer = cv2.VideoWriter(path, cv2.VideoWriter_fourcc(*"mp4v"), max(fps, 1.0), size)
+    writer = cv2.VideoWriter(path, cv2.VideoWriter.fourcc(*"mp4v"), max(fps, 1.0), size)
     if not writer.isOpened():
         raise UserInputError(f"cannot write the annotated video {path}")
     return writer
