@@ -121,6 +121,19 @@ def parse_sets(text: str, supported) -> tuple[int, ...]:
     return sets
 
 
+def _check_yaml_available(config: str) -> None:
+    """A YAML configuration file needs pyyaml, which only the `synth` extra installs."""
+    import importlib.util
+
+    from dominosynth.config import CONFIGS
+
+    if config not in CONFIGS and importlib.util.find_spec("yaml") is None:
+        raise UserInputError(
+            f"--config {config}: reading a YAML configuration needs pyyaml; "
+            "install the synth extra: pip install 'dominocam[synth]'"
+        )
+
+
 def run(args: argparse.Namespace) -> int:
     from dominosynth.config import load_config
     from dominosynth.generate import generate, parse_size
@@ -132,6 +145,7 @@ def run(args: argparse.Namespace) -> int:
     if args.backgrounds and not Path(args.backgrounds).is_dir():
         raise UserInputError(f"--backgrounds {args.backgrounds} is not a folder")
     width, height = parse_size(args.size)
+    _check_yaml_available(args.config)
     config = load_config(args.config)
     out = output_folder(args.out, args.force)
     command = (

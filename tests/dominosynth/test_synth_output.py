@@ -234,3 +234,18 @@ def test_ultralytics_accepts_the_dataset(tiny: Path, tmp_path: Path, monkeypatch
     labels = ds.get_labels()
     assert len(labels) == 3
     assert sum(len(lb["cls"]) for lb in labels) > 0
+
+
+def test_a_yaml_config_without_pyyaml_says_which_extra(tmp_path: Path, monkeypatch, capsys) -> None:
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "yaml" else real(name, *a)
+    )
+    mine = tmp_path / "mine.yaml"
+    mine.write_text("name: mine\n")
+    argv = ["synth", "--out", str(tmp_path / "x"), "--count", "1", "--seed", "1"]
+    assert _main([*argv, "--config", str(mine)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("dominocam: error:") and "synth extra" in err and "\n" not in err
