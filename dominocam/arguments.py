@@ -9,10 +9,14 @@ imported, so every `cli` module can use this one and stay cheap to import.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from dominocam.errors import UserInputError
 from rules.tiles import SUPPORTED_SETS
+
+Number = TypeVar("Number", int, float)
 
 DEFAULT_SET = 12
 # The detector's confidence threshold of `read` and `watch`: ultralytics' own default for
@@ -20,26 +24,27 @@ DEFAULT_SET = 12
 DEFAULT_CONF = 0.25
 
 
-def positive_int(text: str) -> int:
-    """An argparse type: a whole number of at least 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
+def number_type(
+    convert: Callable[[str], Number], accept: Callable[[Number], bool], rule: str
+) -> Callable[[str], Number]:
+    """An argparse type: `convert` the text (int or float), and refuse a value that `accept`
+    rejects with the message "`rule`, got VALUE"."""
+    kind = "a whole number" if convert is int else "a number"
+
+    def parse(text: str) -> Number:
+        try:
+            value = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {kind}, got {text!r}") from None
+        if not accept(value):
+            raise argparse.ArgumentTypeError(f"{rule}, got {value}")
+        return value
+
+    return parse
 
 
-def fraction(text: str) -> float:
-    """An argparse type: a number strictly between 0 and 1."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not 0.0 < value < 1.0:
-        raise argparse.ArgumentTypeError(f"must lie between 0 and 1, got {value}")
-    return value
+positive_int = number_type(int, lambda value: value >= 1, "must be at least 1")
+fraction = number_type(float, lambda value: 0.0 < value < 1.0, "must lie between 0 and 1")
 
 
 def image_size(text: str) -> tuple[int, int]:

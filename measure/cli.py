@@ -20,6 +20,7 @@ from dominocam.arguments import (
     add_threads,
     fraction,
     image_size,
+    number_type,
     positive_int,
 )
 from dominocam.errors import UserInputError
@@ -40,15 +41,8 @@ def upscale(text: str) -> float:
     return value
 
 
-def border(text: str) -> float:
-    """A `--border` value: a fraction of the crop's longer side, 0 to 2."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not 0.0 <= value <= 2.0:
-        raise argparse.ArgumentTypeError(f"must lie between 0 and 2, got {value}")
-    return value
+# A `--border` value: a fraction of the crop's longer side, 0 to 2.
+border = number_type(float, lambda value: 0.0 <= value <= 2.0, "must lie between 0 and 2")
 
 
 def chosen_upscale(given: float | None, default: float | None) -> float | None:

@@ -12,19 +12,9 @@ import dominocam.cli
 
 
 @pytest.fixture
-def run(monkeypatch, capsys):
+def run(command_runner):
     """Run `dominocam ARGS` with only the measuring commands registered."""
-    monkeypatch.setattr(dominocam.cli, "COMMAND_MODULES", ("measure.cli",))
-
-    def _run(*args: str) -> tuple[int, str, str]:
-        try:
-            code = dominocam.cli.main(list(args))
-        except SystemExit as exit_:  # argparse errors
-            code = exit_.code
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return _run
+    return command_runner("measure.cli")
 
 
 def test_help_lists_the_commands() -> None:
@@ -33,10 +23,10 @@ def test_help_lists_the_commands() -> None:
         assert command in text
 
 
-def test_measuring_imports_neither_torch_nor_matplotlib() -> None:
+def test_measuring_and_training_commands_import_neither_torch_nor_matplotlib() -> None:
     code = (
-        "import sys, measure.cli, measure.evaluate, measure.plots, measure.bench, "
-        "measure.layout_eval, measure.track_eval; "
+        "import sys, dominotrain.cli, measure.cli, measure.evaluate, measure.plots, "
+        "measure.bench, measure.layout_eval, measure.track_eval; "
         "bad = {'torch', 'ultralytics', 'matplotlib'} & set(sys.modules); "
         "sys.exit(str(bad) if bad else 0)"
     )
