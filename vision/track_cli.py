@@ -26,7 +26,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "Read a video frame by frame, keep a stable picture of the table (a tile is shown "
             "once seen for a few frames, kept while a hand hides it, removed only when gone) "
             "and print each confirmed change: '6-4 played on line 1, open end now 4'. "
-            "Each tile is read once, not once per frame."
+            "Each tile is read a few times, not once per frame."
         ),
     )
     watch.add_argument("source", metavar="SOURCE", help="camera index (0), video file or URL")

@@ -4,25 +4,15 @@ from __future__ import annotations
 
 import json
 import math
-import sys
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
-# tests/dominosynth can shadow the dominosynth package as a namespace package (see
-# tests/dominosynth/conftest.py): put the real one first for the synthetic-video tests.
-_DATASETS = str(Path(__file__).resolve().parents[2] / "datasets")
-if _DATASETS not in sys.path:
-    sys.path.insert(0, _DATASETS)
-if "dominosynth" in sys.modules and getattr(sys.modules["dominosynth"], "__file__", None) is None:
-    del sys.modules["dominosynth"]
-
-from dominocam.cli import main  # noqa: E402
-from vision import geometry  # noqa: E402
-from vision.scene import Scene, SceneTile  # noqa: E402
-from vision.track import PlainDetection, TableTracker, TrackerConfig  # noqa: E402
+from dominocam.cli import main
+from vision import geometry
+from vision.scene import Scene, SceneTile
+from vision.track import PlainDetection, TableTracker, TrackerConfig
 
 W, H = 640, 360
 TILE_L, TILE_W = 60.0, 30.0
