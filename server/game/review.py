@@ -19,7 +19,7 @@ from typing import Any
 
 from server import storage
 from server.game import audit
-from server.game.records import Conflict, hands, open_round, players
+from server.game.records import Conflict, open_round, players, round_hands
 from server.storage import dumps, loads, transaction
 
 TABLE_NEEDS_CHECK = (
@@ -82,7 +82,7 @@ def hand_conflicts(conn: sqlite3.Connection, game_id: int, round_id: int) -> lis
     Admin only: it names tiles of hands."""
     names = {p["id"]: p["name"] for p in players(conn, game_id)}
     holders: dict[tuple[int, int], list[str]] = {}
-    for player_id, row in hands(conn, round_id).items():
+    for player_id, row in round_hands(conn, round_id).items():
         if row["confirmed_at"] is None:
             continue
         for a, b in loads(row["tiles"], []):
