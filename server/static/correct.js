@@ -81,6 +81,7 @@
       DC.setText("table-check", rv.table_needs_check ? "The photo reader is unsure of this table. " + rv.warnings.join(" ") + " Correct what is wrong, then say it is checked." : "");
       DC.$("mark-checked").hidden = !rv.table_needs_check;
       var list = DC.clear(DC.$("conflicts"));
+      if (rv.rules_refusal) list.appendChild(DC.el("li", { class: "conflict", text: rv.rules_refusal }));
       rv.hand_conflicts.forEach(function (c) {
         var buttons = c.players.map(function (name) {
           var b = DC.el("button", { type: "button", class: "remove-from-hand", "data-player": name, text: "Remove from " + name + "'s hand" });
