@@ -406,3 +406,85 @@ def test_hand_lifecycle_lock_audit_and_undo_on_a_phone(browser, make_app, tmp_pa
         expect(ana.locator("#locked")).to_contain_text("Hands are locked")
     finally:
         server.close()
+
+
+@pytest.mark.slow
+def test_the_correction_screen_shows_what_to_check(browser, make_app, tmp_path) -> None:
+    """A doubtful reading, a rejected box and a tile in two hands, fixed on the host's
+    correction screen; the table page marks the doubtful tile and names no hand's tile."""
+    from playwright.sync_api import expect
+    from server_factories import ADMIN, fake_scene, jpeg_bytes
+
+    def unsure(pixels, kind, set_max):
+        scene = fake_scene(pixels, kind, set_max)
+        if kind == "table":
+            scene["tiles"][1]["doubtful"] = True
+            scene["needs_review"] = True
+            scene["warnings"] = ["Tile 3-5 may be misread (it could be 3-6): please check it"]
+            h, w = pixels.shape[:2]
+            box = [
+                [w / 2, h / 2],
+                [w / 2 + 30, h / 2],
+                [w / 2 + 30, h / 2 + 15],
+                [w / 2, h / 2 + 15],
+            ]
+            scene["rejected"] = [{"corners": box, "probability": 0.3, "face": "up", "pips": [6, 6]}]
+        return scene
+
+    app = make_app(SCENE_PROVIDER=unsure, SSE_MAX_S=30.0)
+    client = app.test_client()
+    r = client.post(
+        "/api/games", json={"variant": "block", "players": ["Ana", "Ben", "Caro"]}, headers=ADMIN
+    )
+    gid = r.json["game"]["id"]
+    client.post(
+        f"/api/games/{gid}/rounds/current/table",
+        data=jpeg_bytes(640, 480),
+        content_type="image/jpeg",
+        headers=ADMIN,
+    )
+    links = {p["name"]: p["token"] for p in
+             client.get(f"/api/games/{gid}/players", headers=ADMIN).json["players"]}  # fmt: skip
+    for name, tiles in {"Ana": [[2, 6], [1, 1]], "Ben": [[2, 2]], "Caro": [[2, 6]]}.items():
+        client.put(f"/api/hand/{links[name]}/tiles", json={"tiles": tiles})
+    server = ThreadedServer(app)
+    try:
+        page = browser.new_context(**PHONE).new_page()
+        page.set_default_timeout(TIMEOUT_MS)
+        expect.set_options(timeout=TIMEOUT_MS)
+        page.goto(f"{server.url}/login?next=/games/{gid}/correct")
+        page.fill("input[name=token]", ADMIN_TOKEN)
+        page.click("button[type=submit]")
+        page.wait_for_url(f"**/games/{gid}/correct")
+        # Drawn apart: the doubtful tile dashed orange, the rejected box dashed grey.
+        expect(page.locator("polygon.tile.doubtful")).to_have_count(1)
+        expect(page.locator("polygon.rejected")).to_have_count(1)
+        expect(page.locator("#table-check")).to_contain_text("may be misread")
+        # A proposal is refused; the host sees the conflict, the players do not.
+        r = client.post(f"/api/hand/{links['Ben']}/block-check")
+        assert r.status_code == 409 and "table reading" in r.json["error"]
+        page.once("dialog", lambda dialog: dialog.accept("6-6"))
+        page.click("#rejected-list button.restore")
+        expect(page.locator("#review-msg.ok")).to_contain_text("Restored as tile 3")
+        expect(page.locator("polygon.rejected")).to_have_count(0)
+        page.click("#mark-checked")
+        expect(page.locator("#review-msg.ok")).to_have_text("The table reading is checked.")
+        r = client.post(f"/api/hand/{links['Ben']}/block-check")
+        assert r.status_code == 409 and "tile needs checking" in r.json["error"]
+        page.reload()
+        expect(page.locator("#conflicts li.conflict")).to_have_text(
+            re.compile(r"Tile 2-6 is in the hands of Ana and Caro")
+        )
+        page.screenshot(path=str(tmp_path / "correct-review.png"), full_page=True)
+        page.once("dialog", lambda dialog: dialog.accept("2-6 is Ana's"))
+        page.click("#conflicts button[data-player=Caro]")
+        expect(page.locator("#review-msg.ok")).to_have_text("2-6 removed from Caro's hand.")
+        expect(page.locator("#conflicts li.conflict")).to_have_count(0)
+        # The table page never names the tile; the check now runs.
+        table = browser.new_context(**PHONE).new_page()
+        table.goto(f"{server.url}/games/{gid}")
+        expect(table.locator("polygon.tile.doubtful")).to_have_count(1)
+        assert "2-6" not in table.locator("body").inner_text()
+        assert client.post(f"/api/hand/{links['Ben']}/block-check").status_code == 200
+    finally:
+        server.close()
