@@ -20,11 +20,25 @@ from dominocam.errors import UserInputError
 DEFAULTS: dict[str, Any] = {
     # SQLite file (a path or sqlite:///PATH); default: instance/dominocam.sqlite3
     "DATABASE": None,
-    # Where uploaded photos are kept (never under static/); default: instance/uploads
+    # Where uploaded photos are kept (never under static/); default: instance/uploads for the
+    # default database, else the folder NAME-uploads beside the database file NAME.
     "UPLOAD_FOLDER": None,
+    # Photos of a game are deleted this many days after it finished (0: at once, None: never).
+    "PHOTO_RETENTION_DAYS": 30,
     # Largest request body (bytes) and largest decoded image (width*height pixels).
     "MAX_CONTENT_LENGTH": 20 * 1024 * 1024,
     "MAX_IMAGE_PIXELS": 50_000_000,
+    # Largest image decoded at full size: a bigger JPEG is decoded at 1/2, 1/4 or 1/8 scale
+    # (the reader works on far fewer pixels), a bigger PNG or WebP is refused (413).
+    "MAX_DECODE_PIXELS": 16_000_000,
+    # Photos decoded and read at once; more uploads wait their turn (memory stays bounded).
+    "DECODES_AT_ONCE": 2,
+    # The address phones open (player links, QR codes), e.g. "http://192.168.1.20:5000";
+    # default: this machine's LAN address when the server listens beyond loopback.
+    "PUBLIC_URL": None,
+    # Where `dominocam serve` listens (set by it; the links use them).
+    "LISTEN_HOST": None,
+    "LISTEN_PORT": None,
     # The session-cookie key; default: made once and kept in the database.
     "SECRET_KEY": None,
     # A fixed admin token (tests, kiosks); default: generated on first start, printed once.
@@ -40,6 +54,12 @@ DEFAULTS: dict[str, Any] = {
     "SSE_HEARTBEAT_S": 15.0,
     "SSE_POLL_S": 2.0,
     "SSE_MAX_S": 300.0,
+    # Event streams at once in all (503 past it) and from one client address (429 past it).
+    # Each open stream holds one server thread (server.serving sizes the pool from these).
+    "SSE_MAX_STREAMS": 1000,
+    "SSE_MAX_PER_CLIENT": 8,
+    # Server threads for everything but streams.
+    "WORKER_THREADS": 16,
     "SESSION_COOKIE_HTTPONLY": True,
     "SESSION_COOKIE_SAMESITE": "Lax",
 }
@@ -84,7 +104,13 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     finally:
         conn.close()
 
-    app.extensions["dominocam.broker"] = Broker()
+    app.extensions["dominocam.broker"] = Broker(
+        app.config["DATABASE"],
+        _public_state,
+        poll_s=float(app.config["SSE_POLL_S"]),
+        max_streams=int(app.config["SSE_MAX_STREAMS"]),
+        max_per_client=int(app.config["SSE_MAX_PER_CLIENT"]),
+    )
     app.teardown_appcontext(close_db)
 
     from server import api, dashboard, overlay
@@ -105,6 +131,12 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     if app.config["CAMERA"] not in (None, ""):
         start_camera(app)
     return app
+
+
+def _public_state(conn: Any, game_id: int) -> dict[str, Any]:
+    from server import game
+
+    return game.public_state(conn, game_id)
 
 
 def _announce_token(token: str) -> None:
@@ -136,6 +168,7 @@ def _error(message: str, status: int) -> Any:
 def _register_errors(app: Flask) -> None:
     from server.auth import AuthError
     from server.engine import EngineUnavailable
+    from server.events import StreamRefused
     from server.game import Conflict, NotFound
     from server.uploads import UploadError
 
@@ -149,6 +182,10 @@ def _register_errors(app: Flask) -> None:
         elif isinstance(error, UploadError):
             status = error.status
         return _error(str(error), status)
+
+    @app.errorhandler(StreamRefused)
+    def _refused(error: StreamRefused) -> Any:
+        return _error(str(error), error.status)
 
     @app.errorhandler(AuthError)
     def _auth(error: AuthError) -> Any:

@@ -9,6 +9,7 @@ See docs/server.md for the full list.
 from __future__ import annotations
 
 import sqlite3
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -147,38 +148,30 @@ def events_poll() -> Any:
 
 @bp.get("/events")
 def events() -> Response:
-    """Server-Sent Events: `event: state` with the public state at every change."""
-    gid = _game_id()
-    app = current_app._get_current_object()  # type: ignore[attr-defined]
-    broker = app.extensions["dominocam.broker"]
-    conn = storage.connect(app.config["DATABASE"])
-
-    def version() -> int:
-        return storage.last_event_id(conn)
-
-    def state_json(v: int) -> str:
-        return broker.shared((gid, v), lambda: game.public_state(conn, gid))
-
+    """Server-Sent Events: `event: state` with the public state at every change (computed
+    once for all listeners by the broker, server.events)."""
     from server.events import sse_stream
 
-    def stream() -> Any:
-        try:
-            yield from sse_stream(
-                broker,
-                version,
-                state_json,
-                heartbeat_s=app.config["SSE_HEARTBEAT_S"],
-                poll_s=app.config["SSE_POLL_S"],
-                max_s=request.args.get("max_s", type=float) or app.config["SSE_MAX_S"],
-            )
-        finally:
-            conn.close()
-
-    return Response(
-        stream_with_context(stream()),
+    conn = get_db()
+    gid = _game_id()
+    game.get_game(conn, gid)  # an unknown game is a 404 now, not a failing stream later
+    broker = current_app.extensions["dominocam.broker"]
+    listening = ExitStack()
+    listening.enter_context(broker.listen(gid, request.remote_addr or "unknown"))
+    try:
+        first = broker.first(conn, gid)
+    except BaseException:
+        listening.close()
+        raise
+    max_s = request.args.get("max_s", type=float) or current_app.config["SSE_MAX_S"]
+    response = Response(
+        sse_stream(broker, gid, first, current_app.config["SSE_HEARTBEAT_S"], max_s),
         mimetype="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )
+    # The WSGI server closes the response however the stream ends (even never started).
+    response.call_on_close(listening.close)
+    return response
 
 
 @bp.get("/games/<int:game_id>/rounds/current/table/events")
@@ -254,6 +247,13 @@ def finish_game(game_id: int) -> Any:
     return jsonify(game.public_state(get_db(), game_id))
 
 
+def _phone_base_url() -> str:
+    """Where phones reach this server (server.serving: --public-url, else the LAN address)."""
+    from server.serving import phone_base_url
+
+    return phone_base_url(current_app.config, request.host_url)
+
+
 def _player_links(conn: sqlite3.Connection, game_id: int) -> list[dict[str, Any]]:
     out = []
     for p in game.players(conn, game_id):
@@ -265,7 +265,7 @@ def _player_links(conn: sqlite3.Connection, game_id: int) -> list[dict[str, Any]
                 "seat": p["seat"],
                 "team": p["team"],
                 "token": token,
-                "url": f"{request.host_url.rstrip('/')}/hand/{token}",
+                "url": f"{_phone_base_url()}/hand/{token}",
                 "qr": f"/api/games/{game_id}/players/{p['id']}/qr.svg",
             }
         )
@@ -284,7 +284,7 @@ def player_links(game_id: int) -> Any:
 def player_qr(game_id: int, player_id: int) -> Any:
     player = game.player_by_id(get_db(), game_id, player_id)
     token = auth.player_token(game_id, player["id"], player["salt"])
-    url = f"{request.host_url.rstrip('/')}/hand/{token}"
+    url = f"{_phone_base_url()}/hand/{token}"
     from server.qr import qr_svg
 
     return Response(qr_svg(url), mimetype="image/svg+xml", headers={"Cache-Control": "no-store"})

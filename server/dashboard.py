@@ -12,6 +12,7 @@ from flask import Blueprint, current_app, redirect, render_template, request, se
 
 from server import auth, engine, game
 from server.db import get_db
+from server.serving import phone_base_url, phones_can_reach
 
 bp = Blueprint("dashboard", __name__)
 
@@ -35,10 +36,13 @@ def index() -> Any:
 def table(game_id: int) -> Any:
     game.get_game(get_db(), game_id)
     camera = current_app.extensions.get("dominocam.camera")
+    phones = phone_base_url(current_app.config, request.host_url)
     return render_template(
         "table.html",
         game_id=game_id,
         admin=_is_admin(),
+        phone_url=f"{phones}/",
+        phones_can_reach=phones_can_reach(current_app.config, phones),
         models=engine.models_status(),
         camera=camera.status() if camera else None,
     )

@@ -21,6 +21,8 @@ def make_app(tmp_path) -> Callable[..., Any]:
             "ADMIN_TOKEN": ADMIN_TOKEN,
             "SECRET_KEY": "test-secret",
             "SSE_POLL_S": 0.05,
+            # Each stream a server may hold is a thread: tests need few.
+            "SSE_MAX_STREAMS": 60,
         }
         base.update(config)
         return create_app(base)
