@@ -1,0 +1,110 @@
+"""Game nights in the database, one module per concept:
+
+- `records`: looking up games, players, rounds and hands; `NotFound` (404), `Conflict` (409);
+- `games`: creating a game and its players, starting rounds, finishing, settings, links;
+- `table`: the round's lines, boneyard, table photo Scene and its corrections;
+- `camera_events`: the live camera's confirmed changes, stored per round;
+- `hands`: players' hands and "cannot play" declarations;
+- `rulings`: the block check and the end by domino, judged by the rules engine;
+- `scoreboard`: points per round, totals, and whether the game is over;
+- `views`: what the pages show (`public_state`, `player_view`).
+
+Functions take an open connection and plain values and return JSON-able dicts; the HTTP layer
+(`server.api`) only parses requests and calls them. Every write records an event, which the
+SSE stream and the polling endpoint forward to the pages.
+
+Hands are secret: `public_state` never contains another player's tiles (only counts) until the
+round has ended; a player's own view adds their hand (`player_view`).
+
+This package re-exports each module's public functions, so callers write `game.public_state`.
+"""
+
+from server.game.camera_events import (
+    LATEST_TABLE_EVENTS,
+    latest_table_events,
+    record_camera_update,
+    table_events,
+)
+from server.game.games import (
+    MAX_PLAYERS,
+    TRAIN_VARIANT_WORDS,
+    create_game,
+    engine_double,
+    finish_game,
+    rotate_player_link,
+    start_round,
+    update_settings,
+)
+from server.game.hands import attach_hand_photo, declare_cannot_play, parse_hand, set_hand
+from server.game.records import (
+    Conflict,
+    NotFound,
+    current_game_id,
+    get_game,
+    get_round,
+    hands,
+    list_games,
+    open_round,
+    player_by_id,
+    player_by_name,
+    players,
+)
+from server.game.rulings import block_check, end_by_domino, game_state_for_rules, rules_state
+from server.game.scoreboard import final_result, finish_if_over, game_progress, scoreboard
+from server.game.table import (
+    add_table_tile,
+    correct_table_tile,
+    layout_from_scene,
+    save_table_scene,
+    set_boneyard,
+    set_layout,
+    table_game,
+)
+from server.game.views import player_view, public_state
+
+__all__ = [
+    "LATEST_TABLE_EVENTS",
+    "MAX_PLAYERS",
+    "TRAIN_VARIANT_WORDS",
+    "Conflict",
+    "NotFound",
+    "add_table_tile",
+    "attach_hand_photo",
+    "block_check",
+    "correct_table_tile",
+    "create_game",
+    "current_game_id",
+    "declare_cannot_play",
+    "end_by_domino",
+    "engine_double",
+    "final_result",
+    "finish_game",
+    "finish_if_over",
+    "game_progress",
+    "game_state_for_rules",
+    "get_game",
+    "get_round",
+    "hands",
+    "latest_table_events",
+    "layout_from_scene",
+    "list_games",
+    "open_round",
+    "parse_hand",
+    "player_by_id",
+    "player_by_name",
+    "player_view",
+    "players",
+    "public_state",
+    "record_camera_update",
+    "rotate_player_link",
+    "rules_state",
+    "save_table_scene",
+    "scoreboard",
+    "set_boneyard",
+    "set_hand",
+    "set_layout",
+    "start_round",
+    "table_events",
+    "table_game",
+    "update_settings",
+]
