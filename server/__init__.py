@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +18,7 @@ from flask import Flask, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from dominocam.errors import UserInputError
+from server import retention
 
 DEFAULTS: dict[str, Any] = {
     # SQLite file (a path or sqlite:///PATH); default: instance/dominocam.sqlite3
@@ -33,6 +36,8 @@ DEFAULTS: dict[str, Any] = {
     "MAX_DECODE_PIXELS": 16_000_000,
     # Photos decoded and read at once; more uploads wait their turn (memory stays bounded).
     "DECODES_AT_ONCE": 2,
+    # How long an upload waits for its turn before a 503 "busy".
+    "PHOTO_WAIT_S": 60.0,
     # The address phones open (player links, QR codes), e.g. "http://192.168.1.20:5000";
     # default: this machine's LAN address when the server listens beyond loopback.
     "PUBLIC_URL": None,
@@ -82,13 +87,17 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     instance = Path(app.instance_path)
     database = app.config["DATABASE"] or str(instance / "dominocam.sqlite3")
     app.config["DATABASE"] = storage.database_path(str(database))
-    app.config["UPLOAD_FOLDER"] = str(app.config["UPLOAD_FOLDER"] or instance / "uploads")
+    app.config["UPLOAD_FOLDER"] = str(
+        app.config["UPLOAD_FOLDER"] or uploads_beside(app.config["DATABASE"], instance)
+    )
     # OpenCV's own limit as a second fence behind the header check in server.uploads.
     os.environ.setdefault("OPENCV_IO_MAX_IMAGE_PIXELS", str(app.config["MAX_IMAGE_PIXELS"]))
 
     conn = storage.connect(app.config["DATABASE"])
     try:
         storage.migrate(conn)
+        storage.restrict_to_owner(app.config["DATABASE"])
+        _prune(app, conn)
         if not app.config["SECRET_KEY"]:
             app.config["SECRET_KEY"] = auth.secret_key(conn)
         new_token = auth.ensure_admin_token(conn, app.config["ADMIN_TOKEN"])
@@ -111,6 +120,9 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         max_streams=int(app.config["SSE_MAX_STREAMS"]),
         max_per_client=int(app.config["SSE_MAX_PER_CLIENT"]),
     )
+    app.extensions["dominocam.photo_slots"] = threading.BoundedSemaphore(
+        int(app.config["DECODES_AT_ONCE"])
+    )
     app.teardown_appcontext(close_db)
 
     from server import api, dashboard, overlay
@@ -124,6 +136,10 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     def _after(response: Any) -> Any:
         if request.method not in ("GET", "HEAD", "OPTIONS") and response.status_code < 400:
             app.extensions["dominocam.broker"].notify()
+            if time.time() - app.extensions["dominocam.pruned_at"] > retention.PRUNE_EVERY_S:
+                from server.db import get_db
+
+                _prune(app, get_db())
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("Referrer-Policy", "no-referrer")
         return response
@@ -131,6 +147,24 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     if app.config["CAMERA"] not in (None, ""):
         start_camera(app)
     return app
+
+
+def uploads_beside(database: str, instance: Path) -> Path:
+    """The photo folder of a database: instance/uploads for the default one, else NAME-uploads
+    beside the database file NAME.sqlite3, so that two databases never share `game-N`."""
+    default = instance / "dominocam.sqlite3"
+    if database == ":memory:" or Path(database).resolve() == default.resolve():
+        return instance / "uploads"
+    path = Path(database)
+    return path.with_name(f"{path.stem}-uploads")
+
+
+def _prune(app: Flask, conn: Any) -> None:
+    """Apply the photo retention policy (server.retention)."""
+    app.extensions["dominocam.pruned_at"] = time.time()
+    retention.prune_photos(
+        conn, app.config["UPLOAD_FOLDER"], app.config["PHOTO_RETENTION_DAYS"], time.time()
+    )
 
 
 def _public_state(conn: Any, game_id: int) -> dict[str, Any]:

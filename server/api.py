@@ -9,7 +9,8 @@ See docs/server.md for the full list.
 from __future__ import annotations
 
 import sqlite3
-from contextlib import ExitStack
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -70,12 +71,34 @@ def _photo_bytes() -> bytes:
     )
 
 
+@contextmanager
+def _photo_slot() -> Iterator[None]:
+    """One of the `DECODES_AT_ONCE` places for decoding or reading a photo: more uploads at
+    once wait their turn, so memory stays bounded however many arrive."""
+    slots = current_app.extensions["dominocam.photo_slots"]
+    if not slots.acquire(timeout=float(current_app.config["PHOTO_WAIT_S"])):
+        raise uploads.UploadError(
+            "the server is busy reading other photos; try again in a moment", 503
+        )
+    try:
+        yield
+    finally:
+        slots.release()
+
+
+def _decode(data: bytes) -> uploads.DecodedImage:
+    config = current_app.config
+    with _photo_slot():
+        return uploads.decode_upload(data, config["MAX_IMAGE_PIXELS"], config["MAX_DECODE_PIXELS"])
+
+
 def _read(
     image: uploads.DecodedImage, kind: str, set_max: int, table: engine.TableGame | None = None
 ) -> tuple[dict | None, str | None]:
     """The Scene of a photo, or (None, why) when no reader is installed."""
     try:
-        return engine.read_scene(image.pixels, kind, set_max, table), None
+        with _photo_slot():
+            return engine.read_scene(image.pixels, kind, set_max, table), None
     except engine.EngineUnavailable as error:
         return None, str(error)
 
@@ -326,7 +349,7 @@ def upload_table(game_id: int) -> Any:
     conn = get_db()
     g = game.get_game(conn, game_id)
     game.open_round(conn, game_id)
-    image = uploads.decode_upload(_photo_bytes(), current_app.config["MAX_IMAGE_PIXELS"])
+    image = _decode(_photo_bytes())
     return _store_table(game_id, g["set_max"], image)
 
 
@@ -352,7 +375,7 @@ def table_from_camera(game_id: int) -> Any:
     if jpeg is None:
         raise engine.EngineUnavailable(f"the camera has no frame yet ({camera.status()['state']})")
     g = game.get_game(get_db(), game_id)
-    image = uploads.decode_upload(jpeg, current_app.config["MAX_IMAGE_PIXELS"])
+    image = _decode(jpeg)
     return _store_table(game_id, g["set_max"], image)
 
 
@@ -422,7 +445,7 @@ def hand_photo(token: str) -> Any:
     player = _player(token)
     g = game.get_game(conn, player["game_id"])
     game.open_round(conn, player["game_id"])
-    image = uploads.decode_upload(_photo_bytes(), current_app.config["MAX_IMAGE_PIXELS"])
+    image = _decode(_photo_bytes())
     name = uploads.store(_upload_folder(player["game_id"]), f"hand-{player['id']}", image)
     scene, why = _read(image, "hand", g["set_max"])
     tiles = scene_state.hand_tiles(scene or {})

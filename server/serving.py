@@ -122,8 +122,9 @@ def create_server(app: Any, host: str, port: int) -> Any:
             connection_limit=streams + threads,
             # poll(): select() cannot watch descriptors above 1024.
             asyncore_use_poll=True,
-            # waitress itself answers 413 to a longer body, chunked or not.
-            max_request_body_size=int(app.config["MAX_CONTENT_LENGTH"]),
+            # A body (chunked or not) a little over MAX_CONTENT_LENGTH reaches the app, which
+            # answers 413 with its JSON message; waitress cuts off one twice as long.
+            max_request_body_size=2 * int(app.config["MAX_CONTENT_LENGTH"]) + 1024 * 1024,
             # A client that stops reading blocks its own stream past this, not the memory.
             outbuf_high_watermark=1024 * 1024,
             channel_timeout=max(120, int(app.config["SSE_HEARTBEAT_S"]) * 4),
