@@ -41,6 +41,21 @@ def _json_body() -> dict[str, Any]:
     return body
 
 
+def _optional_body() -> dict[str, Any]:
+    """The JSON object of a request whose body may be left out (no body: {})."""
+    if not request.get_data():
+        return {}
+    return _json_body()
+
+
+def _confirm(body: dict[str, Any]) -> bool:
+    """An explicit `"confirm": true`: the caller (its page asked) wants the round scored."""
+    value = body.get("confirm", False)
+    if not isinstance(value, bool):
+        raise UserInputError(f"'confirm' must be true or false, got {value!r}")
+    return value
+
+
 def _game_id(value: str | int | None = None) -> int:
     if value is None:
         value = request.args.get("game")
@@ -164,9 +179,12 @@ def events_poll() -> Any:
     since = request.args.get("since", default=0, type=int)
     gid = request.args.get("game", type=int)
     conn = get_db()
-    return jsonify(
-        {"events": storage.events_since(conn, since, gid), "version": storage.last_event_id(conn)}
-    )
+    events = storage.events_since(conn, since, gid)
+    for event in events:
+        # Checks stored before the outcome was kept apart from the tile that stopped it.
+        if event["type"] == "block_check" and isinstance(event["payload"].get("outcome"), dict):
+            event["payload"]["outcome"] = game.public_outcome(event["payload"]["outcome"])
+    return jsonify({"events": events, "version": storage.last_event_id(conn)})
 
 
 @bp.get("/events")
@@ -260,6 +278,46 @@ def create_game() -> Any:
 @admin_required
 def update_game(game_id: int) -> Any:
     game.update_settings(get_db(), game_id, _json_body().get("rules"))
+    return jsonify(game.public_state(get_db(), game_id))
+
+
+@bp.delete("/games/<int:game_id>")
+@admin_required
+def delete_game(game_id: int) -> Any:
+    """Delete a game, its rounds, hands, scores, audit trail and photos."""
+    import shutil
+
+    game.delete_game(get_db(), game_id)
+    shutil.rmtree(_upload_folder(game_id), ignore_errors=True)
+    return jsonify({"deleted": game_id, "games": game.list_games(get_db())})
+
+
+@bp.patch("/games/<int:game_id>/players/<int:player_id>")
+@admin_required
+def rename_player(game_id: int, player_id: int) -> Any:
+    game.rename_player(get_db(), game_id, player_id, _json_body().get("name"))
+    return jsonify(game.public_state(get_db(), game_id))
+
+
+@bp.put("/games/<int:game_id>/players/order")
+@admin_required
+def reorder_players(game_id: int) -> Any:
+    game.reorder_players(get_db(), game_id, _json_body().get("players"))
+    return jsonify(game.public_state(get_db(), game_id))
+
+
+@bp.post("/games/<int:game_id>/rounds/reopen")
+@admin_required
+def reopen_round(game_id: int) -> Any:
+    game.reopen_last_round(get_db(), game_id, _json_body().get("reason"))
+    return jsonify(game.public_state(get_db(), game_id))
+
+
+@bp.patch("/games/<int:game_id>/rounds/<int:number>/score")
+@admin_required
+def correct_score(game_id: int, number: int) -> Any:
+    body = _json_body()
+    game.correct_score(get_db(), game_id, number, body.get("points"), body.get("reason"))
     return jsonify(game.public_state(get_db(), game_id))
 
 
@@ -379,6 +437,29 @@ def table_from_camera(game_id: int) -> Any:
     return _store_table(game_id, g["set_max"], image)
 
 
+@bp.post("/games/<int:game_id>/rounds/current/table/checked")
+@admin_required
+def table_checked(game_id: int) -> Any:
+    """The host has checked the table reading: its doubts no longer stop a ruling."""
+    game.mark_table_checked(get_db(), game_id)
+    return jsonify(game.public_state(get_db(), game_id))
+
+
+@bp.post("/games/<int:game_id>/rounds/current/table/rejected/<int:index>/restore")
+@admin_required
+def restore_rejected(game_id: int, index: int) -> Any:
+    """A box the reader judged not a tile is one after all."""
+    tile_id = game.restore_rejected(get_db(), game_id, index, _optional_body().get("pips"))
+    return jsonify({"id": tile_id, "state": game.public_state(get_db(), game_id)}), 201
+
+
+@bp.get("/games/<int:game_id>/rounds/current/review")
+@admin_required
+def host_review(game_id: int) -> Any:
+    """What the host must check: the reader's doubts, rejected boxes, tiles in two hands."""
+    return jsonify(game.host_review(get_db(), game_id))
+
+
 @bp.post("/games/<int:game_id>/rounds/current/table/tiles")
 @admin_required
 def add_tile(game_id: int) -> Any:
@@ -404,24 +485,71 @@ def delete_tile(game_id: int, tile_id: int) -> Any:
 @bp.put("/games/<int:game_id>/rounds/current/hands/<int:player_id>")
 @admin_required
 def put_hand(game_id: int, player_id: int) -> Any:
-    """Enter a hand at the table (a player without a phone). Write-only: never read back."""
+    """Enter or change a hand at the table (a player without a phone, or a correction with a
+    reason once the hands are locked). The answer gives the count only."""
+    body = _json_body()
     player = game.player_by_id(get_db(), game_id, player_id)
-    tiles = game.set_hand(get_db(), player, _json_body().get("tiles"))
+    tiles = game.set_hand(
+        get_db(), player, body.get("tiles"), author=game.audit.HOST, reason=body.get("reason")
+    )
     return jsonify({"player": player["name"], "tiles": len(tiles)})
+
+
+@bp.get("/games/<int:game_id>/rounds/current/hands/<int:player_id>")
+@admin_required
+def get_hand(game_id: int, player_id: int) -> Any:
+    """A hand for the host's correction screen (never shown on the table page)."""
+    conn = get_db()
+    player = game.player_by_id(conn, game_id, player_id)
+    rnd = game.open_round(conn, game_id)
+    row = game.hand_row(conn, rnd["id"], player["id"])
+    confirmed = bool(row and row["confirmed_at"] is not None)
+    return jsonify(
+        {
+            "player": player["name"],
+            "confirmed": confirmed,
+            "tiles": storage.loads(row["tiles"], []) if confirmed else [],
+            "pending": storage.loads(row["pending"], None) if row else None,
+        }
+    )
 
 
 @bp.post("/games/<int:game_id>/rounds/current/block-check")
 @admin_required
 def block_check(game_id: int) -> Any:
-    outcome = game.block_check(get_db(), game_id, _json_body().get("proposer"))
+    body = _json_body()
+    outcome = game.block_check(get_db(), game_id, body.get("proposer"), _confirm(body))
     return jsonify({"outcome": outcome, "state": game.public_state(get_db(), game_id)})
 
 
 @bp.post("/games/<int:game_id>/rounds/current/domino")
 @admin_required
 def domino(game_id: int) -> Any:
-    result = game.end_by_domino(get_db(), game_id, _json_body().get("player"))
+    body = _json_body()
+    result = game.end_by_domino(get_db(), game_id, body.get("player"), _confirm(body))
     return jsonify({"result": result, "state": game.public_state(get_db(), game_id)})
+
+
+@bp.post("/games/<int:game_id>/rounds/current/score")
+@admin_required
+def score_round(game_id: int) -> Any:
+    """The host confirms the ruling that ends the round (a block, a domino): it is scored."""
+    answer = game.score_pending(get_db(), game_id)
+    return jsonify(dict(answer, state=game.public_state(get_db(), game_id)))
+
+
+@bp.post("/games/<int:game_id>/rounds/current/cancel")
+@admin_required
+def cancel_ruling(game_id: int) -> Any:
+    game.cancel_pending(get_db(), game_id, _json_body().get("reason"))
+    return jsonify(game.public_state(get_db(), game_id))
+
+
+@bp.post("/games/<int:game_id>/rounds/current/unlock")
+@admin_required
+def unlock_hands(game_id: int) -> Any:
+    game.unlock_hands(get_db(), game_id, _json_body().get("reason"))
+    return jsonify(game.public_state(get_db(), game_id))
 
 
 # --- player links -----------------------------------------------------------------------------
@@ -448,15 +576,14 @@ def hand_photo(token: str) -> Any:
     image = _decode(_photo_bytes())
     name = uploads.store(_upload_folder(player["game_id"]), f"hand-{player['id']}", image)
     scene, why = _read(image, "hand", g["set_max"])
-    tiles = scene_state.hand_tiles(scene or {})
+    tiles: list[list[int]] = []
     if scene is not None:
         try:
-            game.set_hand(conn, player, tiles, scene=scene, image_name=name)
+            tiles = game.parse_hand(scene_state.hand_tiles(scene), g["set_max"])
         except UserInputError as error:  # a misread (duplicate/out of range): keep, let fix
             scene.setdefault("warnings", []).append(str(error))
-            game.set_hand(conn, player, [], scene=scene, image_name=name)
-    else:
-        game.attach_hand_photo(conn, player, name)
+    # The reading waits for the player's confirmation; a confirmed hand stays as it is.
+    game.read_hand_photo(conn, player, tiles, scene, name)
     view = game.player_view(conn, player)
     if scene is None:
         return jsonify({"error": why, "status": 503, "stored": True, "view": view}), 503
@@ -470,20 +597,39 @@ def hand_image(token: str) -> Any:
     row = (
         get_db()
         .execute(
-            "SELECT image FROM hands WHERE round_id = ? AND player_id = ?",
+            "SELECT image, pending_image FROM hands WHERE round_id = ? AND player_id = ?",
             (rnd["id"], player["id"]),
         )
         .fetchone()
     )
-    if row is None or not row["image"]:
+    image = row and (row["pending_image"] or row["image"])
+    if not image:
         raise game.NotFound("no hand photo yet")
-    return send_from_directory(_upload_folder(player["game_id"]), row["image"], max_age=0)
+    return send_from_directory(_upload_folder(player["game_id"]), image, max_age=0)
 
 
 @bp.put("/hand/<token>/tiles")
 def hand_tiles(token: str) -> Any:
+    """The player saves their tiles (a photo's reading corrected, or typed): this confirms
+    the hand."""
     player = _player(token)
     game.set_hand(get_db(), player, _json_body().get("tiles"))
+    return jsonify(game.player_view(get_db(), player))
+
+
+@bp.post("/hand/<token>/confirm")
+def hand_confirm(token: str) -> Any:
+    """The player confirms the latest photo's reading as it was read."""
+    player = _player(token)
+    game.confirm_hand(get_db(), player)
+    return jsonify(game.player_view(get_db(), player))
+
+
+@bp.delete("/hand/<token>/pending")
+def hand_discard(token: str) -> Any:
+    """The player drops the latest photo's reading and keeps the confirmed hand."""
+    player = _player(token)
+    game.discard_pending(get_db(), player)
     return jsonify(game.player_view(get_db(), player))
 
 
@@ -498,7 +644,8 @@ def hand_declare(token: str) -> Any:
 def hand_block_check(token: str) -> Any:
     """The player proposes a block; the verification starts from them."""
     player = _player(token)
-    outcome = game.block_check(get_db(), player["game_id"], player["name"])
+    confirm = _confirm(_optional_body())
+    outcome = game.block_check(get_db(), player["game_id"], player["name"], confirm)
     return jsonify({"outcome": outcome, "view": game.player_view(get_db(), player)})
 
 

@@ -111,6 +111,31 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX table_events_by_round ON table_events (round_id, id);
     ALTER TABLE rounds ADD COLUMN lines_by_hand INTEGER NOT NULL DEFAULT 0;
     """,
+    # 3: hands confirmed by their owner, then locked; rulings confirmed before scoring; the
+    # host's table check; and the audit trail of every change after confirmation.
+    """
+    ALTER TABLE hands ADD COLUMN confirmed_at REAL;      -- when the owner (or host) confirmed
+    ALTER TABLE hands ADD COLUMN pending TEXT;           -- JSON tiles of a new photo, unconfirmed
+    ALTER TABLE hands ADD COLUMN pending_scene TEXT;     -- JSON: the Scene of that photo
+    ALTER TABLE hands ADD COLUMN pending_image TEXT;     -- that photo, under the upload folder
+    UPDATE hands SET confirmed_at = updated_at WHERE submitted = 1;
+    ALTER TABLE rounds ADD COLUMN locked_at REAL;        -- hands locked (block proposed, domino)
+    ALTER TABLE rounds ADD COLUMN locked_by TEXT;        -- why, in words
+    ALTER TABLE rounds ADD COLUMN pending_end TEXT;      -- JSON: a ruling awaiting confirmation
+    ALTER TABLE rounds ADD COLUMN table_checked TEXT;    -- JSON: the doubts the host checked
+    ALTER TABLE rounds ADD COLUMN hands_to_check INTEGER NOT NULL DEFAULT 0;
+    CREATE TABLE audit (
+        id         INTEGER PRIMARY KEY AUTOINCREMENT,
+        game_id    INTEGER NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+        round_id   INTEGER REFERENCES rounds(id) ON DELETE CASCADE,
+        action     TEXT NOT NULL,                    -- hand, lock, unlock, score, reopen, ...
+        author     TEXT NOT NULL,                    -- a player's name, or "host"
+        reason     TEXT,
+        detail     TEXT NOT NULL DEFAULT '{}',       -- JSON: before/after (may hold tiles)
+        created_at REAL NOT NULL
+    );
+    CREATE INDEX audit_by_game ON audit (game_id, id);
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

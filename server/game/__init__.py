@@ -7,6 +7,9 @@
 - `hands`: players' hands and "cannot play" declarations;
 - `rulings`: the block check and the end by domino, judged by the rules engine;
 - `scoreboard`: points per round, totals, and whether the game is over;
+- `review`: what the host must check before a ruling (doubtful reading, hand conflicts);
+- `audit`: the trail of every change after confirmation, with time, author and reason;
+- `undo`: the host's corrections after the fact (reopen, score, delete, rename, reorder);
 - `views`: what the pages show (`public_state`, `player_view`).
 
 Functions take an open connection and plain values and return JSON-able dicts; the HTTP layer
@@ -35,7 +38,16 @@ from server.game.games import (
     start_round,
     update_settings,
 )
-from server.game.hands import attach_hand_photo, declare_cannot_play, parse_hand, set_hand
+from server.game.hands import (
+    attach_hand_photo,
+    confirm_hand,
+    declare_cannot_play,
+    discard_pending,
+    hand_row,
+    parse_hand,
+    read_hand_photo,
+    set_hand,
+)
 from server.game.records import (
     Conflict,
     NotFound,
@@ -49,16 +61,35 @@ from server.game.records import (
     player_by_name,
     players,
 )
-from server.game.rulings import block_check, end_by_domino, game_state_for_rules, rules_state
+from server.game.review import host_review, mark_table_checked
+from server.game.rulings import (
+    block_check,
+    cancel_pending,
+    end_by_domino,
+    game_state_for_rules,
+    lock_hands,
+    public_outcome,
+    rules_state,
+    score_pending,
+    unlock_hands,
+)
 from server.game.scoreboard import final_result, finish_if_over, game_progress, scoreboard
 from server.game.table import (
     add_table_tile,
     correct_table_tile,
     layout_from_scene,
+    restore_rejected,
     save_table_scene,
     set_boneyard,
     set_layout,
     table_game,
+)
+from server.game.undo import (
+    correct_score,
+    delete_game,
+    rename_player,
+    reopen_last_round,
+    reorder_players,
 )
 from server.game.views import player_view, public_state
 
@@ -71,10 +102,15 @@ __all__ = [
     "add_table_tile",
     "attach_hand_photo",
     "block_check",
+    "cancel_pending",
+    "confirm_hand",
+    "correct_score",
     "correct_table_tile",
     "create_game",
     "current_game_id",
     "declare_cannot_play",
+    "delete_game",
+    "discard_pending",
     "end_by_domino",
     "engine_double",
     "final_result",
@@ -84,21 +120,32 @@ __all__ = [
     "game_state_for_rules",
     "get_game",
     "get_round",
+    "hand_row",
     "hands",
+    "host_review",
     "latest_table_events",
     "layout_from_scene",
     "list_games",
+    "lock_hands",
+    "mark_table_checked",
     "open_round",
     "parse_hand",
     "player_by_id",
     "player_by_name",
     "player_view",
     "players",
+    "public_outcome",
     "public_state",
+    "read_hand_photo",
     "record_camera_update",
+    "rename_player",
+    "reopen_last_round",
+    "reorder_players",
+    "restore_rejected",
     "rotate_player_link",
     "rules_state",
     "save_table_scene",
+    "score_pending",
     "scoreboard",
     "set_boneyard",
     "set_hand",
@@ -106,5 +153,6 @@ __all__ = [
     "start_round",
     "table_events",
     "table_game",
+    "unlock_hands",
     "update_settings",
 ]

@@ -88,6 +88,8 @@ def save_table_scene(
         if image_name is not None:
             updates["table_image"] = image_name
         updates["table_scene"] = None if scene is None else dumps(scene)
+        # A new photo's doubts need the host's check again (server.game.review).
+        updates["table_checked"] = None
         if scene is not None:
             updates["layout"] = dumps(layout_from_scene(scene))
             updates["lines_by_hand"] = 0
@@ -123,7 +125,8 @@ def correct_table_tile(
             table_scene.drop_from_lines(scene, {tile_id})
         else:
             tile = parse_tile(pips, game["set_max"])
-            tiles[index].update(face="up", pips=tile.as_list(), corrected=True)
+            # A person's word: the reader's doubt about this tile is settled.
+            tiles[index].update(face="up", pips=tile.as_list(), corrected=True, doubtful=False)
             table_scene.refresh_open_ends(scene)
         table_scene.refresh_totals(scene)
         scene.setdefault("corrections", []).append(correction)
@@ -144,14 +147,7 @@ def add_table_tile(
         rnd = open_round(conn, game_id)
         scene = loads(rnd["table_scene"]) or _empty_scene()
         tiles = scene.setdefault("tiles", [])
-        new_id = (
-            max(
-                [t.get("id", -1) for t in tiles]
-                + [c.get("tile", -1) for c in scene.get("corrections", [])],
-                default=-1,
-            )
-            + 1
-        )
+        new_id = _next_tile_id(scene)
         entry: dict[str, Any] = {"id": new_id, "face": "up", "pips": tile.as_list(), "added": True}
         if isinstance(corners, list) and len(corners) == 4:
             entry["corners"] = [[float(x), float(y)] for x, y in corners]
@@ -160,6 +156,49 @@ def add_table_tile(
         conn.execute("UPDATE rounds SET table_scene = ? WHERE id = ?", (dumps(scene), rnd["id"]))
         storage.add_event(conn, game_id, "table", {"action": "added", "tile": new_id})
     return new_id
+
+
+def restore_rejected(
+    conn: sqlite3.Connection, game_id: int, index: int, pips: object = None
+) -> int:
+    """Make a box the reader judged not a tile (`rejected[index]` of the Scene) a tile of the
+    table, with its own reading or the `pips` given; returns the new tile's id."""
+    game = get_game(conn, game_id)
+    rnd = open_round(conn, game_id)
+    scene = loads(rnd["table_scene"]) or {}
+    rejected = scene.get("rejected") or []
+    if not 0 <= index < len(rejected):
+        raise NotFound(f"the table reading has no rejected box {index}")
+    box = rejected[index]
+    face_down = pips is None and box.get("face") == "down"
+    if pips is None and not face_down:
+        pips = box.get("pips")
+        if pips is None:
+            raise UserInputError("this box was not read: send 'pips' [a, b] for the tile")
+    with transaction(conn):
+        rnd = open_round(conn, game_id)
+        scene = loads(rnd["table_scene"]) or {}
+        box = scene["rejected"].pop(index)
+        tiles = scene.setdefault("tiles", [])
+        entry: dict[str, Any] = {"id": _next_tile_id(scene), "added": True, "restored": True}
+        if face_down:
+            entry.update(face="down", pips=None)
+        else:
+            entry.update(face="up", pips=parse_tile(pips, game["set_max"]).as_list())
+        if isinstance(box.get("corners"), list):
+            entry["corners"] = box["corners"]
+        tiles.append(entry)
+        table_scene.refresh_totals(scene)
+        conn.execute("UPDATE rounds SET table_scene = ? WHERE id = ?", (dumps(scene), rnd["id"]))
+        storage.add_event(conn, game_id, "table", {"action": "restored", "tile": entry["id"]})
+    return int(entry["id"])
+
+
+def _next_tile_id(scene: dict[str, Any]) -> int:
+    """An id no tile of the Scene had, even one deleted since (corrections name ids)."""
+    used = [t.get("id", -1) for t in scene.get("tiles") or []]
+    used += [c.get("tile", -1) for c in scene.get("corrections", [])]
+    return max(used, default=-1) + 1
 
 
 def _empty_scene() -> dict[str, Any]:
