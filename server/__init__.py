@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, jsonify, request
+from flask import Flask, jsonify, make_response, request
 from werkzeug.exceptions import HTTPException
 
 from dominocam.errors import UserInputError
@@ -65,6 +65,12 @@ DEFAULTS: dict[str, Any] = {
     "SSE_MAX_PER_CLIENT": 8,
     # Server threads for everything but streams.
     "WORKER_THREADS": 16,
+    # An admin login lasts this long (a game night), unless logged out or the token changes.
+    "ADMIN_SESSION_HOURS": 12.0,
+    "PERMANENT_SESSION_LIFETIME": 12 * 3600,
+    # Wrong tokens (admin or player link) one address may try per window before 429.
+    "GUESS_LIMIT": 20,
+    "GUESS_WINDOW_S": 60.0,
     "SESSION_COOKIE_HTTPONLY": True,
     "SESSION_COOKIE_SAMESITE": "Lax",
 }
@@ -123,6 +129,10 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.extensions["dominocam.photo_slots"] = threading.BoundedSemaphore(
         int(app.config["DECODES_AT_ONCE"])
     )
+    app.extensions["dominocam.guesses"] = auth.GuessLimiter(
+        int(app.config["GUESS_LIMIT"]), float(app.config["GUESS_WINDOW_S"])
+    )
+    app.extensions["dominocam.player_links"] = {}
     app.teardown_appcontext(close_db)
 
     from server import api, dashboard, overlay
@@ -142,11 +152,33 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
                 _prune(app, get_db())
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("Referrer-Policy", "no-referrer")
+        _security_headers(response.headers, overlay=request.path == "/overlay")
         return response
 
     if app.config["CAMERA"] not in (None, ""):
         start_camera(app)
     return app
+
+
+# Everything the pages load is their own (no inline script or style, nothing from outside).
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
+    "media-src 'self' blob: mediastream:; connect-src 'self'; object-src 'none'; "
+    "base-uri 'none'; form-action 'self'; frame-ancestors {ancestors}"
+)
+
+
+def _security_headers(headers: Any, overlay: bool) -> None:
+    """CSP and framing rules. Only the overlay may be framed, by anyone: it shows what the
+    table shows and has no control to trick a click on (OBS's Browser Source opens it as a
+    page of its own, which no framing rule affects; a streaming site's page may frame it).
+    Everything else refuses every frame (clickjacking), in both header forms."""
+    headers.setdefault(
+        "Content-Security-Policy",
+        CONTENT_SECURITY_POLICY.format(ancestors="*" if overlay else "'none'"),
+    )
+    if not overlay:
+        headers.setdefault("X-Frame-Options", "DENY")
 
 
 def uploads_beside(database: str, instance: Path) -> Path:
@@ -223,7 +255,10 @@ def _register_errors(app: Flask) -> None:
 
     @app.errorhandler(AuthError)
     def _auth(error: AuthError) -> Any:
-        return _error(str(error), error.status)
+        response = make_response(_error(str(error), error.status))
+        if error.retry_after is not None:
+            response.headers["Retry-After"] = str(error.retry_after)
+        return response
 
     @app.errorhandler(EngineUnavailable)
     def _unavailable(error: EngineUnavailable) -> Any:

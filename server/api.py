@@ -21,7 +21,6 @@ from flask import (
     jsonify,
     request,
     send_from_directory,
-    session,
     stream_with_context,
 )
 
@@ -240,18 +239,15 @@ def table_image(game_id: int, number: int) -> Any:
 @bp.post("/login")
 def login() -> Any:
     body = request.get_json(silent=True) or request.form
-    token = str(body.get("token") or "")
-    if not auth.is_admin_token(get_db(), token):
-        raise auth.AuthError("the admin token is wrong", 403)
-    session.clear()
-    session["admin"] = auth.admin_epoch(get_db())
-    session.permanent = True
+    token = body.get("token")
+    auth.check_admin_token(get_db(), token if isinstance(token, str) else "")
+    auth.start_session(get_db())
     return jsonify({"ok": True})
 
 
 @bp.post("/logout")
 def logout() -> Any:
-    session.clear()
+    auth.end_session(get_db())
     return jsonify({"ok": True})
 
 
@@ -336,9 +332,11 @@ def _phone_base_url() -> str:
 
 
 def _player_links(conn: sqlite3.Connection, game_id: int) -> list[dict[str, Any]]:
+    """Each player's link, while this server process can show it (server.auth): after a
+    restart `token`, `url` and `qr` are null until "New link"."""
     out = []
     for p in game.players(conn, game_id):
-        token = auth.player_token(game_id, p["id"], p["salt"])
+        token = auth.shown_player_link(conn, p)
         out.append(
             {
                 "id": p["id"],
@@ -346,8 +344,8 @@ def _player_links(conn: sqlite3.Connection, game_id: int) -> list[dict[str, Any]
                 "seat": p["seat"],
                 "team": p["team"],
                 "token": token,
-                "url": f"{_phone_base_url()}/hand/{token}",
-                "qr": f"/api/games/{game_id}/players/{p['id']}/qr.svg",
+                "url": f"{_phone_base_url()}/hand/{token}" if token else None,
+                "qr": f"/api/games/{game_id}/players/{p['id']}/qr.svg" if token else None,
             }
         )
     return out
@@ -364,7 +362,12 @@ def player_links(game_id: int) -> Any:
 @admin_required
 def player_qr(game_id: int, player_id: int) -> Any:
     player = game.player_by_id(get_db(), game_id, player_id)
-    token = auth.player_token(game_id, player["id"], player["salt"])
+    token = auth.shown_player_link(get_db(), player)
+    if token is None:
+        raise game.NotFound(
+            "this link was made before the server restarted: it still works, and "
+            "'New link' makes a new one to show (the old one then stops working)"
+        )
     url = f"{_phone_base_url()}/hand/{token}"
     from server.qr import qr_svg
 
@@ -374,7 +377,7 @@ def player_qr(game_id: int, player_id: int) -> Any:
 @bp.post("/games/<int:game_id>/players/<int:player_id>/rotate-link")
 @admin_required
 def rotate_link(game_id: int, player_id: int) -> Any:
-    game.rotate_player_link(get_db(), game.player_by_id(get_db(), game_id, player_id))
+    auth.issue_player_link(get_db(), game.player_by_id(get_db(), game_id, player_id)["id"])
     return jsonify({"players": _player_links(get_db(), game_id)})
 
 

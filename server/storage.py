@@ -136,6 +136,17 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX audit_by_game ON audit (game_id, id);
     """,
+    # 4: player links stored as hashes (the file alone cannot recreate a link; `salt` is no
+    # longer used: links made before this version stop working, "Player links" makes new
+    # ones), and server-side admin sessions that logout and --reset-token revoke.
+    """
+    ALTER TABLE players ADD COLUMN link_hash TEXT;       -- sha256 of the link's token
+    CREATE TABLE admin_sessions (
+        id_hash    TEXT PRIMARY KEY,                  -- sha256 of the id in the cookie
+        created_at REAL NOT NULL,
+        expires_at REAL NOT NULL
+    );
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
