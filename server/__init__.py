@@ -63,6 +63,8 @@ DEFAULTS: dict[str, Any] = {
     # Each open stream holds one server thread (server.serving sizes the pool from these).
     "SSE_MAX_STREAMS": 1000,
     "SSE_MAX_PER_CLIENT": 8,
+    # Live camera MJPEG viewers at once (503 past it); each holds a server thread too.
+    "CAMERA_MAX_STREAMS": 8,
     # Server threads for everything but streams.
     "WORKER_THREADS": 16,
     # An admin login lasts this long (a game night), unless logged out or the token changes.
@@ -133,6 +135,9 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         int(app.config["GUESS_LIMIT"]), float(app.config["GUESS_WINDOW_S"])
     )
     app.extensions["dominocam.player_links"] = {}
+    app.extensions["dominocam.camera_viewers"] = threading.BoundedSemaphore(
+        int(app.config["CAMERA_MAX_STREAMS"])
+    )
     app.teardown_appcontext(close_db)
 
     from server import api, dashboard, overlay

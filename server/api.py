@@ -21,7 +21,6 @@ from flask import (
     jsonify,
     request,
     send_from_directory,
-    stream_with_context,
 )
 
 from dominocam import scene_state
@@ -679,8 +678,18 @@ def camera_stream() -> Any:
     if camera is None:
         raise engine.EngineUnavailable("no live camera configured (--camera)")
     max_s = request.args.get("max_s", type=float)
-    return Response(
-        stream_with_context(camera.mjpeg(max_s=max_s)),
+    # Each viewer holds a server thread (server.serving reserves CAMERA_MAX_STREAMS of them).
+    viewers = current_app.extensions["dominocam.camera_viewers"]
+    if not viewers.acquire(blocking=False):
+        raise engine.EngineUnavailable(
+            f"{current_app.config['CAMERA_MAX_STREAMS']} viewers already watch the live "
+            "camera; the table page shows its latest frame instead"
+        )
+    # No request context kept open while it streams: the loop's frames need none.
+    response = Response(
+        camera.mjpeg(max_s=max_s),
         mimetype="multipart/x-mixed-replace; boundary=frame",
         headers={"Cache-Control": "no-store"},
     )
+    response.call_on_close(viewers.release)
+    return response

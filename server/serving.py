@@ -2,10 +2,10 @@
 
 Waitress runs every request on a worker thread from a fixed pool, and a streaming response
 (an SSE stream, the MJPEG camera) keeps its thread for as long as it streams. The pool is
-therefore sized for the streams the app accepts (`SSE_MAX_STREAMS`, refused with 503 past
-it) plus `WORKER_THREADS` for ordinary requests, so a full house of overlays never starves
-an upload. The socket loop uses poll(), not select(), whose 1024-descriptor limit would stop
-a thousand streams.
+therefore sized for the streams the app accepts (`SSE_MAX_STREAMS` and the live camera's
+`CAMERA_MAX_STREAMS`, each refused with 503 past it) plus `WORKER_THREADS` for ordinary
+requests, so a full house of overlays never starves an upload. The socket loop uses poll(),
+not select(), whose 1024-descriptor limit would stop a thousand streams.
 """
 
 from __future__ import annotations
@@ -17,9 +17,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from dominocam.errors import UserInputError
-
-# A streaming response holds a thread: these are the threads left for everything else.
-CAMERA_STREAMS = 8
 
 
 def is_loopback(host: str) -> bool:
@@ -111,7 +108,7 @@ def create_server(app: Any, host: str, port: int) -> Any:
     from waitress import create_server as waitress_server
 
     streams = int(app.config["SSE_MAX_STREAMS"])
-    threads = streams + CAMERA_STREAMS + int(app.config["WORKER_THREADS"])
+    threads = streams + int(app.config["CAMERA_MAX_STREAMS"]) + int(app.config["WORKER_THREADS"])
     raise_open_files_limit(streams + threads + 256)
     try:
         return waitress_server(

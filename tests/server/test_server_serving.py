@@ -3,6 +3,7 @@ shows it, and `dominocam serve` says where it listens (all traffic stays on loop
 
 from __future__ import annotations
 
+import os
 import urllib.request
 
 import pytest
@@ -102,3 +103,54 @@ def test_dominocam_serve_runs_waitress_and_says_where(tmp_path) -> None:
         proc.wait(10)
     log = (tmp_path / f"server-{port}.log").read_text()
     assert f"http://127.0.0.1:{port}/" in log and "open http://10.9.8.7:5000/" in log
+
+
+class _StillCamera:
+    """A camera that always has the same frame (a stand-in for the capture loop)."""
+
+    def mjpeg(self, max_s=None):
+        while True:
+            yield b"--frame\r\nContent-Type: image/jpeg\r\n\r\n\xff\xd8\xff\xd9\r\n"
+
+    def status(self):
+        return {"state": "live", "text": "live"}
+
+
+def test_camera_viewers_are_capped_and_freed(make_app) -> None:
+    app = make_app(CAMERA_MAX_STREAMS=2)
+    app.extensions["dominocam.camera"] = _StillCamera()
+    client = app.test_client()
+    first, second = (client.get("/api/camera/stream", buffered=False) for _ in range(2))
+    assert first.status_code == second.status_code == 200
+    third = client.get("/api/camera/stream", buffered=False)
+    assert third.status_code == 503 and "2 viewers" in third.json["error"]
+    first.close()
+    again = client.get("/api/camera/stream", buffered=False)
+    assert again.status_code == 200
+    second.close()
+    again.close()
+
+
+def test_serve_warns_when_it_listens_beyond_loopback(monkeypatch, tmp_path, capsys) -> None:
+    class Server:
+        effective_port = 5999
+
+        def run(self) -> None:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(serving, "create_server", lambda app, host, port: Server())
+    monkeypatch.setattr(serving, "stop_server", lambda server: None)
+    monkeypatch.setattr(serving, "lan_address", lambda: "10.1.2.3")
+    monkeypatch.setenv("DOMINOCAM_ADMIN_TOKEN", "x" * 32)
+    umask = os.umask(0o022)
+    try:
+        code = dominocam_main(
+            ["serve", "--host", "0.0.0.0", "--db", str(tmp_path / "db.sqlite3"), "--no-demo"]
+        )
+        assert os.umask(0o022) == 0o077  # what it creates is owner-only
+    finally:
+        os.umask(umask)
+    out, err = capsys.readouterr()
+    assert code == 0
+    assert "Phones on this network open http://10.1.2.3:5999/" in out
+    assert "WARNING: listening beyond this computer (0.0.0.0)" in err
