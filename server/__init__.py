@@ -16,6 +16,7 @@ from typing import Any
 
 from flask import Flask, jsonify, make_response, request
 from werkzeug.exceptions import HTTPException
+from werkzeug.routing import IntegerConverter
 
 from dominocam.errors import UserInputError
 from server import retention
@@ -142,6 +143,10 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
     from server import api, dashboard, overlay
 
+    # Ids in paths beyond SQLite's 64-bit integers match no route (404), instead of failing
+    # in the database.
+    app.url_map.converters["int"] = _SqliteInt
+
     app.register_blueprint(api.bp)
     app.register_blueprint(dashboard.bp)
     app.register_blueprint(overlay.bp)
@@ -221,6 +226,14 @@ def _announce_token(token: str) -> None:
     )
 
 
+class _SqliteInt(IntegerConverter):
+    """`<int:...>` limited to what SQLite stores."""
+
+    def __init__(self, map: Any, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("max", 2**63 - 1)
+        super().__init__(map, *args, **kwargs)
+
+
 def _wants_json() -> bool:
     if request.path.startswith("/api/"):
         return True
@@ -268,6 +281,11 @@ def _register_errors(app: Flask) -> None:
     @app.errorhandler(EngineUnavailable)
     def _unavailable(error: EngineUnavailable) -> Any:
         return _error(str(error), 503)
+
+    @app.errorhandler(OverflowError)
+    def _overflow(_exception: OverflowError) -> Any:
+        # A number in the query string past SQLite's 64-bit integers (`?since=1e30` digits).
+        return _error("a number in the request is too large", 400)
 
     @app.errorhandler(HTTPException)
     def _http(error: HTTPException) -> Any:

@@ -192,3 +192,19 @@ def test_pages_refuse_frames_and_the_overlay_allows_them(client, game) -> None:
     assert r.status_code == 200
     assert "frame-ancestors *" in r.headers["Content-Security-Policy"]
     assert "X-Frame-Options" not in r.headers
+
+
+@pytest.mark.parametrize(
+    ("path", "status"),
+    [
+        ("/api/games/99999999999999999999/scoreboard", 404),
+        ("/games/99999999999999999999", 404),
+        ("/api/games/99999999999999999999/state", 400),
+        ("/api/state?game=99999999999999999999", 400),
+        ("/api/events?game=99999999999999999999", 400),
+        ("/api/events/poll?since=99999999999999999999", 400),
+    ],
+)
+def test_numbers_past_sqlite_integers_are_a_4xx(client, path, status) -> None:
+    r = client.get(path, headers=ADMIN)
+    assert r.status_code == status
