@@ -1,10 +1,12 @@
-"""`dominocam serve`: the dashboard on http://127.0.0.1:5000 (cheap to import: Flask loads
+"""`dominocam serve`: the dashboard, served by waitress, on http://127.0.0.1:5000 (or for
+phones on the local network with `--host 0.0.0.0`; cheap to import: Flask and waitress load
 inside the command)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -101,14 +103,15 @@ def serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def _listening_message(app: object, host: str, port: int) -> str:
+def _listening_message(app: Any, host: str, port: int) -> str:
+    """What `serve` prints on start: where the dashboard is, and where phones open it."""
     from server.serving import is_loopback, phone_base_url, phones_can_reach
 
     shown = f"[{host}]" if ":" in host else host
     local = "127.0.0.1" if host in ("0.0.0.0", "::") else shown
     lines = [f"DominoCam dashboard on http://{local}:{port}/  (Ctrl+C stops)"]
-    phones = phone_base_url(app.config, f"http://{local}:{port}/")  # type: ignore[attr-defined]
-    if phones_can_reach(app.config, phones):  # type: ignore[attr-defined]
+    phones = phone_base_url(app.config, f"http://{local}:{port}/")
+    if phones_can_reach(phones):
         lines.append(f"Phones on this network open {phones}/ (player links and QR codes use it)")
     elif is_loopback(host):
         lines.append(

@@ -42,7 +42,7 @@ def table(game_id: int) -> Any:
         game_id=game_id,
         admin=_is_admin(),
         phone_url=f"{phones}/",
-        phones_can_reach=phones_can_reach(current_app.config, phones),
+        phones_can_reach=phones_can_reach(phones),
         models=engine.models_status(),
         camera=camera.status() if camera else None,
     )

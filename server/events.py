@@ -185,10 +185,11 @@ class Broker:
                         self._cond.wait(self.poll_s)
                     seen_notified = self._notified
                     games = list(self._watched)
+                    published = {g: self._latest[g].version for g in games if g in self._latest}
                 try:
                     version = storage.last_event_id(conn)
                     if version == published_version and all(
-                        g in self._latest and self._latest[g].version == version for g in games
+                        published.get(g) == version for g in games
                     ):
                         continue
                     fresh = {g: self._compute(conn, g, version) for g in games}

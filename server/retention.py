@@ -73,7 +73,7 @@ def prune_photos(
             with storage.transaction(conn):
                 conn.execute("UPDATE rounds SET table_image = NULL WHERE game_id = ?", (gid,))
                 conn.execute(
-                    "UPDATE hands SET image = NULL WHERE round_id IN "
+                    "UPDATE hands SET image = NULL, pending_image = NULL WHERE round_id IN "
                     "(SELECT id FROM rounds WHERE game_id = ?)",
                     (gid,),
                 )

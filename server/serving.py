@@ -73,7 +73,7 @@ def phone_base_url(config: dict[str, Any], request_host_url: str) -> str:
     if listen and not is_loopback(str(listen)):
         address = str(listen)
         if address in ("0.0.0.0", "::"):
-            address = config.get("LAN_ADDRESS") or lan_address() or ""
+            address = lan_address() or ""
         if address:
             host = f"[{address}]" if ":" in address else address
             port = config.get("LISTEN_PORT") or parts.port
@@ -81,7 +81,7 @@ def phone_base_url(config: dict[str, Any], request_host_url: str) -> str:
     return request_host_url.rstrip("/")
 
 
-def phones_can_reach(config: dict[str, Any], base_url: str) -> bool:
+def phones_can_reach(base_url: str) -> bool:
     """False when the links point at this machine's loopback address."""
     host = urlsplit(base_url).hostname or ""
     return not (is_loopback(host) or host == "localhost")
