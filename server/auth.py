@@ -94,8 +94,11 @@ class GuessLimiter:
             failures = self._recent(client, now)
             failures.append(now)
             self._failures[client] = failures
-            if len(self._failures) > 10_000:  # forget the quiet ones: bounded memory
-                for key in [k for k, v in self._failures.items() if not v]:
+            if len(self._failures) > 10_000:  # forget addresses quiet for a window
+                quiet = [
+                    k for k, v in self._failures.items() if not v or v[-1] <= now - self.window_s
+                ]
+                for key in quiet:
                     del self._failures[key]
 
 

@@ -208,3 +208,17 @@ def test_pages_refuse_frames_and_the_overlay_allows_them(client, game) -> None:
 def test_numbers_past_sqlite_integers_are_a_4xx(client, path, status) -> None:
     r = client.get(path, headers=ADMIN)
     assert r.status_code == status
+
+
+def test_the_guessing_limit_ends_with_its_window(monkeypatch) -> None:
+    clock = [1000.0]
+    monkeypatch.setattr(auth.time, "monotonic", lambda: clock[0])
+    limiter = auth.GuessLimiter(limit=2, window_s=60)
+    limiter.failed("a")
+    limiter.failed("a")
+    with pytest.raises(auth.AuthError) as refused:
+        limiter.check("a")
+    assert refused.value.status == 429 and refused.value.retry_after == 61
+    limiter.check("b")  # another address is not limited
+    clock[0] += 60.5
+    limiter.check("a")  # the window has passed
