@@ -125,7 +125,7 @@ MALFORMED = [
 
 @pytest.mark.parametrize("token", MALFORMED)
 def test_every_malformed_token_gets_a_4xx(make_app, game, token) -> None:
-    client = make_app(GUESS_LIMIT=1000).test_client()
+    client = make_app().test_client()
     for method, path in [
         ("get", "/api/hand/{t}"),
         ("put", "/api/hand/{t}/tiles"),
