@@ -9,6 +9,8 @@ See docs/server.md for the full list.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +21,6 @@ from flask import (
     jsonify,
     request,
     send_from_directory,
-    session,
-    stream_with_context,
 )
 
 from dominocam import scene_state
@@ -84,12 +84,34 @@ def _photo_bytes() -> bytes:
     )
 
 
+@contextmanager
+def _photo_slot() -> Iterator[None]:
+    """One of the `DECODES_AT_ONCE` places for decoding or reading a photo: more uploads at
+    once wait their turn, so memory stays bounded however many arrive."""
+    slots = current_app.extensions["dominocam.photo_slots"]
+    if not slots.acquire(timeout=float(current_app.config["PHOTO_WAIT_S"])):
+        raise uploads.UploadError(
+            "the server is busy reading other photos; try again in a moment", 503
+        )
+    try:
+        yield
+    finally:
+        slots.release()
+
+
+def _decode(data: bytes) -> uploads.DecodedImage:
+    config = current_app.config
+    with _photo_slot():
+        return uploads.decode_upload(data, config["MAX_IMAGE_PIXELS"], config["MAX_DECODE_PIXELS"])
+
+
 def _read(
     image: uploads.DecodedImage, kind: str, set_max: int, table: engine.TableGame | None = None
 ) -> tuple[dict | None, str | None]:
     """The Scene of a photo, or (None, why) when no reader is installed."""
     try:
-        return engine.read_scene(image.pixels, kind, set_max, table), None
+        with _photo_slot():
+            return engine.read_scene(image.pixels, kind, set_max, table), None
     except engine.EngineUnavailable as error:
         return None, str(error)
 
@@ -165,38 +187,30 @@ def events_poll() -> Any:
 
 @bp.get("/events")
 def events() -> Response:
-    """Server-Sent Events: `event: state` with the public state at every change."""
-    gid = _game_id()
-    app = current_app._get_current_object()  # type: ignore[attr-defined]
-    broker = app.extensions["dominocam.broker"]
-    conn = storage.connect(app.config["DATABASE"])
-
-    def version() -> int:
-        return storage.last_event_id(conn)
-
-    def state_json(v: int) -> str:
-        return broker.shared((gid, v), lambda: game.public_state(conn, gid))
-
+    """Server-Sent Events: `event: state` with the public state at every change (computed
+    once for all listeners by the broker, server.events)."""
     from server.events import sse_stream
 
-    def stream() -> Any:
-        try:
-            yield from sse_stream(
-                broker,
-                version,
-                state_json,
-                heartbeat_s=app.config["SSE_HEARTBEAT_S"],
-                poll_s=app.config["SSE_POLL_S"],
-                max_s=request.args.get("max_s", type=float) or app.config["SSE_MAX_S"],
-            )
-        finally:
-            conn.close()
-
-    return Response(
-        stream_with_context(stream()),
+    conn = get_db()
+    gid = _game_id()
+    game.get_game(conn, gid)  # an unknown game is a 404 now, not a failing stream later
+    broker = current_app.extensions["dominocam.broker"]
+    listening = ExitStack()
+    listening.enter_context(broker.listen(gid, request.remote_addr or "unknown"))
+    try:
+        first = broker.first(conn, gid)
+    except BaseException:
+        listening.close()
+        raise
+    max_s = request.args.get("max_s", type=float) or current_app.config["SSE_MAX_S"]
+    response = Response(
+        sse_stream(broker, gid, first, current_app.config["SSE_HEARTBEAT_S"], max_s),
         mimetype="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )
+    # The WSGI server closes the response however the stream ends (even never started).
+    response.call_on_close(listening.close)
+    return response
 
 
 @bp.get("/games/<int:game_id>/rounds/current/table/events")
@@ -224,18 +238,15 @@ def table_image(game_id: int, number: int) -> Any:
 @bp.post("/login")
 def login() -> Any:
     body = request.get_json(silent=True) or request.form
-    token = str(body.get("token") or "")
-    if not auth.is_admin_token(get_db(), token):
-        raise auth.AuthError("the admin token is wrong", 403)
-    session.clear()
-    session["admin"] = auth.admin_epoch(get_db())
-    session.permanent = True
+    token = body.get("token")
+    auth.check_admin_token(get_db(), token if isinstance(token, str) else "")
+    auth.start_session(get_db())
     return jsonify({"ok": True})
 
 
 @bp.post("/logout")
 def logout() -> Any:
-    session.clear()
+    auth.end_session(get_db())
     return jsonify({"ok": True})
 
 
@@ -312,10 +323,19 @@ def finish_game(game_id: int) -> Any:
     return jsonify(game.public_state(get_db(), game_id))
 
 
+def _phone_base_url() -> str:
+    """Where phones reach this server (server.serving: --public-url, else the LAN address)."""
+    from server.serving import phone_base_url
+
+    return phone_base_url(current_app.config, request.host_url)
+
+
 def _player_links(conn: sqlite3.Connection, game_id: int) -> list[dict[str, Any]]:
+    """Each player's link, while this server process can show it (server.auth): after a
+    restart `token`, `url` and `qr` are null until "New link"."""
     out = []
     for p in game.players(conn, game_id):
-        token = auth.player_token(game_id, p["id"], p["salt"])
+        token = auth.shown_player_link(conn, p)
         out.append(
             {
                 "id": p["id"],
@@ -323,8 +343,8 @@ def _player_links(conn: sqlite3.Connection, game_id: int) -> list[dict[str, Any]
                 "seat": p["seat"],
                 "team": p["team"],
                 "token": token,
-                "url": f"{request.host_url.rstrip('/')}/hand/{token}",
-                "qr": f"/api/games/{game_id}/players/{p['id']}/qr.svg",
+                "url": f"{_phone_base_url()}/hand/{token}" if token else None,
+                "qr": f"/api/games/{game_id}/players/{p['id']}/qr.svg" if token else None,
             }
         )
     return out
@@ -341,8 +361,13 @@ def player_links(game_id: int) -> Any:
 @admin_required
 def player_qr(game_id: int, player_id: int) -> Any:
     player = game.player_by_id(get_db(), game_id, player_id)
-    token = auth.player_token(game_id, player["id"], player["salt"])
-    url = f"{request.host_url.rstrip('/')}/hand/{token}"
+    token = auth.shown_player_link(get_db(), player)
+    if token is None:
+        raise game.NotFound(
+            "this link was made before the server restarted: it still works, and "
+            "'New link' makes a new one to show (the old one then stops working)"
+        )
+    url = f"{_phone_base_url()}/hand/{token}"
     from server.qr import qr_svg
 
     return Response(qr_svg(url), mimetype="image/svg+xml", headers={"Cache-Control": "no-store"})
@@ -351,7 +376,7 @@ def player_qr(game_id: int, player_id: int) -> Any:
 @bp.post("/games/<int:game_id>/players/<int:player_id>/rotate-link")
 @admin_required
 def rotate_link(game_id: int, player_id: int) -> Any:
-    game.rotate_player_link(get_db(), game.player_by_id(get_db(), game_id, player_id))
+    auth.issue_player_link(get_db(), game.player_by_id(get_db(), game_id, player_id)["id"])
     return jsonify({"players": _player_links(get_db(), game_id)})
 
 
@@ -384,7 +409,7 @@ def upload_table(game_id: int) -> Any:
     conn = get_db()
     g = game.get_game(conn, game_id)
     game.open_round(conn, game_id)
-    image = uploads.decode_upload(_photo_bytes(), current_app.config["MAX_IMAGE_PIXELS"])
+    image = _decode(_photo_bytes())
     return _store_table(game_id, g["set_max"], image)
 
 
@@ -410,7 +435,7 @@ def table_from_camera(game_id: int) -> Any:
     if jpeg is None:
         raise engine.EngineUnavailable(f"the camera has no frame yet ({camera.status()['state']})")
     g = game.get_game(get_db(), game_id)
-    image = uploads.decode_upload(jpeg, current_app.config["MAX_IMAGE_PIXELS"])
+    image = _decode(jpeg)
     return _store_table(game_id, g["set_max"], image)
 
 
@@ -552,7 +577,7 @@ def hand_photo(token: str) -> Any:
     rnd = game.open_round(conn, player["game_id"])
     if rnd["locked_at"]:  # refused before the photo is stored
         raise game.Conflict(game.hands.locked_message(rnd))
-    image = uploads.decode_upload(_photo_bytes(), current_app.config["MAX_IMAGE_PIXELS"])
+    image = _decode(_photo_bytes())
     name = uploads.store(_upload_folder(player["game_id"]), f"hand-{player['id']}", image)
     scene, why = _read(image, "hand", g["set_max"])
     tiles: list[list[int]] = []
@@ -655,8 +680,18 @@ def camera_stream() -> Any:
     if camera is None:
         raise engine.EngineUnavailable("no live camera configured (--camera)")
     max_s = request.args.get("max_s", type=float)
-    return Response(
-        stream_with_context(camera.mjpeg(max_s=max_s)),
+    # Each viewer holds a server thread (server.serving reserves CAMERA_MAX_STREAMS of them).
+    viewers = current_app.extensions["dominocam.camera_viewers"]
+    if not viewers.acquire(blocking=False):
+        raise engine.EngineUnavailable(
+            f"{current_app.config['CAMERA_MAX_STREAMS']} viewers already watch the live "
+            "camera; the table page shows its latest frame instead"
+        )
+    # No request context kept open while it streams: the loop's frames need none.
+    response = Response(
+        camera.mjpeg(max_s=max_s),
         mimetype="multipart/x-mixed-replace; boundary=frame",
         headers={"Cache-Control": "no-store"},
     )
+    response.call_on_close(viewers.release)
+    return response

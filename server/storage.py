@@ -9,6 +9,7 @@ order; `migrate()` applies the missing ones in one transaction each.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
@@ -135,6 +136,17 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX audit_by_game ON audit (game_id, id);
     """,
+    # 4: player links stored as hashes (the file alone cannot recreate a link; `salt` is no
+    # longer used: links made before this version stop working, "Player links" makes new
+    # ones), and server-side admin sessions that logout and --reset-token revoke.
+    """
+    ALTER TABLE players ADD COLUMN link_hash TEXT;       -- sha256 of the link's token
+    CREATE TABLE admin_sessions (
+        id_hash    TEXT PRIMARY KEY,                  -- sha256 of the id in the cookie
+        created_at REAL NOT NULL,
+        expires_at REAL NOT NULL
+    );
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -153,9 +165,13 @@ def database_path(url_or_path: str) -> str:
 
 
 def connect(path: str) -> sqlite3.Connection:
-    """A connection with foreign keys, WAL journaling and rows addressable by name."""
+    """A connection with foreign keys, WAL journaling and rows addressable by name.
+
+    A new database file is created readable by its owner only (0600); SQLite gives its WAL
+    and shared-memory files the database file's permissions."""
     if path != ":memory:":
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
     conn = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
     conn.row_factory = sqlite3.Row
     conn.execute("PRAGMA foreign_keys = ON")
@@ -163,6 +179,16 @@ def connect(path: str) -> sqlite3.Connection:
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = FULL")
     return conn
+
+
+def restrict_to_owner(path: str) -> None:
+    """Make an existing database (and its WAL and shared-memory files) owner-only: it holds
+    the admin token's hash, the signing key and the players' hands."""
+    if path == ":memory:":
+        return
+    for name in (path, f"{path}-wal", f"{path}-shm", f"{path}-journal"):
+        if os.path.exists(name):
+            os.chmod(name, 0o600)
 
 
 def schema_version(conn: sqlite3.Connection) -> int:

@@ -1,7 +1,7 @@
 """Game nights in the database, one module per concept:
 
 - `records`: looking up games, players, rounds and hands; `NotFound` (404), `Conflict` (409);
-- `games`: creating a game and its players, starting rounds, finishing, settings, links;
+- `games`: creating a game and its players, starting rounds, finishing, settings;
 - `table`: the round's lines, boneyard, table photo Scene and its corrections;
 - `camera_events`: the live camera's confirmed changes, stored per round;
 - `hands`: players' hands and "cannot play" declarations;
@@ -34,7 +34,6 @@ from server.game.games import (
     create_game,
     engine_double,
     finish_game,
-    rotate_player_link,
     start_round,
     update_settings,
 )
@@ -141,7 +140,6 @@ __all__ = [
     "reopen_last_round",
     "reorder_players",
     "restore_rejected",
-    "rotate_player_link",
     "round_hands",
     "rules_state",
     "save_table_scene",

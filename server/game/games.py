@@ -147,10 +147,3 @@ def update_settings(conn: sqlite3.Connection, game_id: int, rules_overrides: obj
     with transaction(conn):
         conn.execute("UPDATE games SET rules = ? WHERE id = ?", (dumps(rules_overrides), game_id))
         storage.add_event(conn, game_id, "game", {"action": "settings"})
-
-
-def rotate_player_link(conn: sqlite3.Connection, player: sqlite3.Row) -> None:
-    with transaction(conn):
-        conn.execute(
-            "UPDATE players SET salt = ? WHERE id = ?", (secrets.token_hex(8), player["id"])
-        )

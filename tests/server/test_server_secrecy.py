@@ -273,6 +273,8 @@ def tables(tmp_path_factory) -> Callable[[], Table]:
             "SECRET_KEY": "test-secret",
             "SCENE_PROVIDER": HandReader(),
             "SSE_POLL_S": 0.01,
+            # The sweep sends wrong tokens on purpose, all from one address.
+            "GUESS_LIMIT": 100_000,
         }
     )
     return lambda: Table(app)
