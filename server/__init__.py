@@ -9,22 +9,42 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, jsonify, request
+from flask import Flask, jsonify, make_response, request
 from werkzeug.exceptions import HTTPException
+from werkzeug.routing import IntegerConverter
 
 from dominocam.errors import UserInputError
+from server import retention
 
 DEFAULTS: dict[str, Any] = {
     # SQLite file (a path or sqlite:///PATH); default: instance/dominocam.sqlite3
     "DATABASE": None,
-    # Where uploaded photos are kept (never under static/); default: instance/uploads
+    # Where uploaded photos are kept (never under static/); default: instance/uploads for the
+    # default database, else the folder NAME-uploads beside the database file NAME.
     "UPLOAD_FOLDER": None,
+    # Photos of a game are deleted this many days after it finished (0: at once, None: never).
+    "PHOTO_RETENTION_DAYS": 30,
     # Largest request body (bytes) and largest decoded image (width*height pixels).
     "MAX_CONTENT_LENGTH": 20 * 1024 * 1024,
     "MAX_IMAGE_PIXELS": 50_000_000,
+    # Largest image decoded at full size: a bigger JPEG is decoded at 1/2, 1/4 or 1/8 scale
+    # (the reader works on far fewer pixels), a bigger PNG or WebP is refused (413).
+    "MAX_DECODE_PIXELS": 16_000_000,
+    # Photos decoded and read at once; more uploads wait their turn (memory stays bounded).
+    "DECODES_AT_ONCE": 2,
+    # How long an upload waits for its turn before a 503 "busy".
+    "PHOTO_WAIT_S": 60.0,
+    # The address phones open (player links, QR codes), e.g. "http://192.168.1.20:5000";
+    # default: this machine's LAN address when the server listens beyond loopback.
+    "PUBLIC_URL": None,
+    # Where `dominocam serve` listens (set by it; the links use them).
+    "LISTEN_HOST": None,
+    "LISTEN_PORT": None,
     # The session-cookie key; default: made once and kept in the database.
     "SECRET_KEY": None,
     # A fixed admin token (tests, kiosks); default: generated on first start, printed once.
@@ -40,6 +60,20 @@ DEFAULTS: dict[str, Any] = {
     "SSE_HEARTBEAT_S": 15.0,
     "SSE_POLL_S": 2.0,
     "SSE_MAX_S": 300.0,
+    # Event streams at once in all (503 past it) and from one client address (429 past it).
+    # Each open stream holds one server thread (server.serving sizes the pool from these).
+    "SSE_MAX_STREAMS": 1000,
+    "SSE_MAX_PER_CLIENT": 8,
+    # Live camera MJPEG viewers at once (503 past it); each holds a server thread too.
+    "CAMERA_MAX_STREAMS": 8,
+    # Server threads for everything but streams.
+    "WORKER_THREADS": 16,
+    # An admin login lasts this long (a game night), unless logged out or the token changes.
+    "ADMIN_SESSION_HOURS": 12.0,
+    "PERMANENT_SESSION_LIFETIME": 12 * 3600,
+    # Wrong tokens (admin or player link) one address may try per window before 429.
+    "GUESS_LIMIT": 20,
+    "GUESS_WINDOW_S": 60.0,
     "SESSION_COOKIE_HTTPONLY": True,
     "SESSION_COOKIE_SAMESITE": "Lax",
 }
@@ -62,13 +96,17 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     instance = Path(app.instance_path)
     database = app.config["DATABASE"] or str(instance / "dominocam.sqlite3")
     app.config["DATABASE"] = storage.database_path(str(database))
-    app.config["UPLOAD_FOLDER"] = str(app.config["UPLOAD_FOLDER"] or instance / "uploads")
+    app.config["UPLOAD_FOLDER"] = str(
+        app.config["UPLOAD_FOLDER"] or uploads_beside(app.config["DATABASE"], instance)
+    )
     # OpenCV's own limit as a second fence behind the header check in server.uploads.
     os.environ.setdefault("OPENCV_IO_MAX_IMAGE_PIXELS", str(app.config["MAX_IMAGE_PIXELS"]))
 
     conn = storage.connect(app.config["DATABASE"])
     try:
         storage.migrate(conn)
+        storage.restrict_to_owner(app.config["DATABASE"])
+        _prune(app, conn)
         if not app.config["SECRET_KEY"]:
             app.config["SECRET_KEY"] = auth.secret_key(conn)
         new_token = auth.ensure_admin_token(conn, app.config["ADMIN_TOKEN"])
@@ -84,10 +122,30 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     finally:
         conn.close()
 
-    app.extensions["dominocam.broker"] = Broker()
+    app.extensions["dominocam.broker"] = Broker(
+        app.config["DATABASE"],
+        _public_state,
+        poll_s=float(app.config["SSE_POLL_S"]),
+        max_streams=int(app.config["SSE_MAX_STREAMS"]),
+        max_per_client=int(app.config["SSE_MAX_PER_CLIENT"]),
+    )
+    app.extensions["dominocam.photo_slots"] = threading.BoundedSemaphore(
+        int(app.config["DECODES_AT_ONCE"])
+    )
+    app.extensions["dominocam.guesses"] = auth.GuessLimiter(
+        int(app.config["GUESS_LIMIT"]), float(app.config["GUESS_WINDOW_S"])
+    )
+    app.extensions["dominocam.player_links"] = {}
+    app.extensions["dominocam.camera_viewers"] = threading.BoundedSemaphore(
+        int(app.config["CAMERA_MAX_STREAMS"])
+    )
     app.teardown_appcontext(close_db)
 
     from server import api, dashboard, overlay
+
+    # Ids in paths beyond SQLite's 64-bit integers match no route (404), instead of failing
+    # in the database.
+    app.url_map.converters["int"] = _SqliteInt
 
     app.register_blueprint(api.bp)
     app.register_blueprint(dashboard.bp)
@@ -98,13 +156,63 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     def _after(response: Any) -> Any:
         if request.method not in ("GET", "HEAD", "OPTIONS") and response.status_code < 400:
             app.extensions["dominocam.broker"].notify()
+            if time.time() - app.extensions["dominocam.pruned_at"] > retention.PRUNE_EVERY_S:
+                from server.db import get_db
+
+                _prune(app, get_db())
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("Referrer-Policy", "no-referrer")
+        _security_headers(response.headers, overlay=request.path == "/overlay")
         return response
 
     if app.config["CAMERA"] not in (None, ""):
         start_camera(app)
     return app
+
+
+# Everything the pages load is their own (no inline script or style, nothing from outside).
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
+    "media-src 'self' blob: mediastream:; connect-src 'self'; object-src 'none'; "
+    "base-uri 'none'; form-action 'self'; frame-ancestors {ancestors}"
+)
+
+
+def _security_headers(headers: Any, overlay: bool) -> None:
+    """CSP and framing rules. Only the overlay may be framed, by anyone: it shows what the
+    table shows and has no control to trick a click on (OBS's Browser Source opens it as a
+    page of its own, which no framing rule affects; a streaming site's page may frame it).
+    Everything else refuses every frame (clickjacking), in both header forms."""
+    headers.setdefault(
+        "Content-Security-Policy",
+        CONTENT_SECURITY_POLICY.format(ancestors="*" if overlay else "'none'"),
+    )
+    if not overlay:
+        headers.setdefault("X-Frame-Options", "DENY")
+
+
+def uploads_beside(database: str, instance: Path) -> Path:
+    """The photo folder of a database: instance/uploads for the default one, else NAME-uploads
+    beside the database file NAME.sqlite3, so that two databases never share `game-N`."""
+    default = instance / "dominocam.sqlite3"
+    if database == ":memory:" or Path(database).resolve() == default.resolve():
+        return instance / "uploads"
+    path = Path(database)
+    return path.with_name(f"{path.stem}-uploads")
+
+
+def _prune(app: Flask, conn: Any) -> None:
+    """Apply the photo retention policy (server.retention)."""
+    app.extensions["dominocam.pruned_at"] = time.time()
+    retention.prune_photos(
+        conn, app.config["UPLOAD_FOLDER"], app.config["PHOTO_RETENTION_DAYS"], time.time()
+    )
+
+
+def _public_state(conn: Any, game_id: int) -> dict[str, Any]:
+    from server import game
+
+    return game.public_state(conn, game_id)
 
 
 def _announce_token(token: str) -> None:
@@ -116,6 +224,14 @@ def _announce_token(token: str) -> None:
         file=sys.stderr,
         flush=True,
     )
+
+
+class _SqliteInt(IntegerConverter):
+    """`<int:...>` limited to what SQLite stores."""
+
+    def __init__(self, map: Any, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("max", 2**63 - 1)
+        super().__init__(map, *args, **kwargs)
 
 
 def _wants_json() -> bool:
@@ -136,6 +252,7 @@ def _error(message: str, status: int) -> Any:
 def _register_errors(app: Flask) -> None:
     from server.auth import AuthError
     from server.engine import EngineUnavailable
+    from server.events import StreamRefused
     from server.game import Conflict, NotFound
     from server.uploads import UploadError
 
@@ -150,13 +267,25 @@ def _register_errors(app: Flask) -> None:
             status = error.status
         return _error(str(error), status)
 
+    @app.errorhandler(StreamRefused)
+    def _refused(error: StreamRefused) -> Any:
+        return _error(str(error), error.status)
+
     @app.errorhandler(AuthError)
     def _auth(error: AuthError) -> Any:
-        return _error(str(error), error.status)
+        response = make_response(_error(str(error), error.status))
+        if error.retry_after is not None:
+            response.headers["Retry-After"] = str(error.retry_after)
+        return response
 
     @app.errorhandler(EngineUnavailable)
     def _unavailable(error: EngineUnavailable) -> Any:
         return _error(str(error), 503)
+
+    @app.errorhandler(OverflowError)
+    def _overflow(_exception: OverflowError) -> Any:
+        # A number in the query string past SQLite's 64-bit integers (`?since=1e30` digits).
+        return _error("a number in the request is too large", 400)
 
     @app.errorhandler(HTTPException)
     def _http(error: HTTPException) -> Any:

@@ -9,6 +9,8 @@ See docs/server.md for the full list.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +21,6 @@ from flask import (
     jsonify,
     request,
     send_from_directory,
-    session,
-    stream_with_context,
 )
 
 from dominocam import scene_state
@@ -37,6 +37,21 @@ def _json_body() -> dict[str, Any]:
     if not isinstance(body, dict):
         raise UserInputError("send a JSON object (Content-Type: application/json)")
     return body
+
+
+def _optional_body() -> dict[str, Any]:
+    """The JSON object of a request whose body may be left out (no body: {})."""
+    if not request.get_data():
+        return {}
+    return _json_body()
+
+
+def _confirm(body: dict[str, Any]) -> bool:
+    """An explicit `"confirm": true`: the caller (its page asked) wants the round scored."""
+    value = body.get("confirm", False)
+    if not isinstance(value, bool):
+        raise UserInputError(f"'confirm' must be true or false, got {value!r}")
+    return value
 
 
 def _game_id(value: str | int | None = None) -> int:
@@ -69,12 +84,34 @@ def _photo_bytes() -> bytes:
     )
 
 
+@contextmanager
+def _photo_slot() -> Iterator[None]:
+    """One of the `DECODES_AT_ONCE` places for decoding or reading a photo: more uploads at
+    once wait their turn, so memory stays bounded however many arrive."""
+    slots = current_app.extensions["dominocam.photo_slots"]
+    if not slots.acquire(timeout=float(current_app.config["PHOTO_WAIT_S"])):
+        raise uploads.UploadError(
+            "the server is busy reading other photos; try again in a moment", 503
+        )
+    try:
+        yield
+    finally:
+        slots.release()
+
+
+def _decode(data: bytes) -> uploads.DecodedImage:
+    config = current_app.config
+    with _photo_slot():
+        return uploads.decode_upload(data, config["MAX_IMAGE_PIXELS"], config["MAX_DECODE_PIXELS"])
+
+
 def _read(
     image: uploads.DecodedImage, kind: str, set_max: int, table: engine.TableGame | None = None
 ) -> tuple[dict | None, str | None]:
     """The Scene of a photo, or (None, why) when no reader is installed."""
     try:
-        return engine.read_scene(image.pixels, kind, set_max, table), None
+        with _photo_slot():
+            return engine.read_scene(image.pixels, kind, set_max, table), None
     except engine.EngineUnavailable as error:
         return None, str(error)
 
@@ -140,45 +177,40 @@ def events_poll() -> Any:
     since = request.args.get("since", default=0, type=int)
     gid = request.args.get("game", type=int)
     conn = get_db()
-    return jsonify(
-        {"events": storage.events_since(conn, since, gid), "version": storage.last_event_id(conn)}
-    )
+    events = storage.events_since(conn, since, gid)
+    for event in events:
+        # Checks stored before the outcome was kept apart from the tile that stopped it.
+        if event["type"] == "block_check" and isinstance(event["payload"].get("outcome"), dict):
+            event["payload"]["outcome"] = game.public_outcome(event["payload"]["outcome"])
+    return jsonify({"events": events, "version": storage.last_event_id(conn)})
 
 
 @bp.get("/events")
 def events() -> Response:
-    """Server-Sent Events: `event: state` with the public state at every change."""
-    gid = _game_id()
-    app = current_app._get_current_object()  # type: ignore[attr-defined]
-    broker = app.extensions["dominocam.broker"]
-    conn = storage.connect(app.config["DATABASE"])
-
-    def version() -> int:
-        return storage.last_event_id(conn)
-
-    def state_json(v: int) -> str:
-        return broker.shared((gid, v), lambda: game.public_state(conn, gid))
-
+    """Server-Sent Events: `event: state` with the public state at every change (computed
+    once for all listeners by the broker, server.events)."""
     from server.events import sse_stream
 
-    def stream() -> Any:
-        try:
-            yield from sse_stream(
-                broker,
-                version,
-                state_json,
-                heartbeat_s=app.config["SSE_HEARTBEAT_S"],
-                poll_s=app.config["SSE_POLL_S"],
-                max_s=request.args.get("max_s", type=float) or app.config["SSE_MAX_S"],
-            )
-        finally:
-            conn.close()
-
-    return Response(
-        stream_with_context(stream()),
+    conn = get_db()
+    gid = _game_id()
+    game.get_game(conn, gid)  # an unknown game is a 404 now, not a failing stream later
+    broker = current_app.extensions["dominocam.broker"]
+    listening = ExitStack()
+    listening.enter_context(broker.listen(gid, request.remote_addr or "unknown"))
+    try:
+        first = broker.first(conn, gid)
+    except BaseException:
+        listening.close()
+        raise
+    max_s = request.args.get("max_s", type=float) or current_app.config["SSE_MAX_S"]
+    response = Response(
+        sse_stream(broker, gid, first, current_app.config["SSE_HEARTBEAT_S"], max_s),
         mimetype="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )
+    # The WSGI server closes the response however the stream ends (even never started).
+    response.call_on_close(listening.close)
+    return response
 
 
 @bp.get("/games/<int:game_id>/rounds/current/table/events")
@@ -206,18 +238,15 @@ def table_image(game_id: int, number: int) -> Any:
 @bp.post("/login")
 def login() -> Any:
     body = request.get_json(silent=True) or request.form
-    token = str(body.get("token") or "")
-    if not auth.is_admin_token(get_db(), token):
-        raise auth.AuthError("the admin token is wrong", 403)
-    session.clear()
-    session["admin"] = auth.admin_epoch(get_db())
-    session.permanent = True
+    token = body.get("token")
+    auth.check_admin_token(get_db(), token if isinstance(token, str) else "")
+    auth.start_session(get_db())
     return jsonify({"ok": True})
 
 
 @bp.post("/logout")
 def logout() -> Any:
-    session.clear()
+    auth.end_session(get_db())
     return jsonify({"ok": True})
 
 
@@ -247,6 +276,46 @@ def update_game(game_id: int) -> Any:
     return jsonify(game.public_state(get_db(), game_id))
 
 
+@bp.delete("/games/<int:game_id>")
+@admin_required
+def delete_game(game_id: int) -> Any:
+    """Delete a game, its rounds, hands, scores, audit trail and photos."""
+    import shutil
+
+    game.delete_game(get_db(), game_id)
+    shutil.rmtree(_upload_folder(game_id), ignore_errors=True)
+    return jsonify({"deleted": game_id, "games": game.list_games(get_db())})
+
+
+@bp.patch("/games/<int:game_id>/players/<int:player_id>")
+@admin_required
+def rename_player(game_id: int, player_id: int) -> Any:
+    game.rename_player(get_db(), game_id, player_id, _json_body().get("name"))
+    return jsonify(game.public_state(get_db(), game_id))
+
+
+@bp.put("/games/<int:game_id>/players/order")
+@admin_required
+def reorder_players(game_id: int) -> Any:
+    game.reorder_players(get_db(), game_id, _json_body().get("players"))
+    return jsonify(game.public_state(get_db(), game_id))
+
+
+@bp.post("/games/<int:game_id>/rounds/reopen")
+@admin_required
+def reopen_round(game_id: int) -> Any:
+    game.reopen_last_round(get_db(), game_id, _json_body().get("reason"))
+    return jsonify(game.public_state(get_db(), game_id))
+
+
+@bp.patch("/games/<int:game_id>/rounds/<int:number>/score")
+@admin_required
+def correct_score(game_id: int, number: int) -> Any:
+    body = _json_body()
+    game.correct_score(get_db(), game_id, number, body.get("points"), body.get("reason"))
+    return jsonify(game.public_state(get_db(), game_id))
+
+
 @bp.post("/games/<int:game_id>/finish")
 @admin_required
 def finish_game(game_id: int) -> Any:
@@ -254,10 +323,19 @@ def finish_game(game_id: int) -> Any:
     return jsonify(game.public_state(get_db(), game_id))
 
 
+def _phone_base_url() -> str:
+    """Where phones reach this server (server.serving: --public-url, else the LAN address)."""
+    from server.serving import phone_base_url
+
+    return phone_base_url(current_app.config, request.host_url)
+
+
 def _player_links(conn: sqlite3.Connection, game_id: int) -> list[dict[str, Any]]:
+    """Each player's link, while this server process can show it (server.auth): after a
+    restart `token`, `url` and `qr` are null until "New link"."""
     out = []
     for p in game.players(conn, game_id):
-        token = auth.player_token(game_id, p["id"], p["salt"])
+        token = auth.shown_player_link(conn, p)
         out.append(
             {
                 "id": p["id"],
@@ -265,8 +343,8 @@ def _player_links(conn: sqlite3.Connection, game_id: int) -> list[dict[str, Any]
                 "seat": p["seat"],
                 "team": p["team"],
                 "token": token,
-                "url": f"{request.host_url.rstrip('/')}/hand/{token}",
-                "qr": f"/api/games/{game_id}/players/{p['id']}/qr.svg",
+                "url": f"{_phone_base_url()}/hand/{token}" if token else None,
+                "qr": f"/api/games/{game_id}/players/{p['id']}/qr.svg" if token else None,
             }
         )
     return out
@@ -283,8 +361,13 @@ def player_links(game_id: int) -> Any:
 @admin_required
 def player_qr(game_id: int, player_id: int) -> Any:
     player = game.player_by_id(get_db(), game_id, player_id)
-    token = auth.player_token(game_id, player["id"], player["salt"])
-    url = f"{request.host_url.rstrip('/')}/hand/{token}"
+    token = auth.shown_player_link(get_db(), player)
+    if token is None:
+        raise game.NotFound(
+            "this link was made before the server restarted: it still works, and "
+            "'New link' makes a new one to show (the old one then stops working)"
+        )
+    url = f"{_phone_base_url()}/hand/{token}"
     from server.qr import qr_svg
 
     return Response(qr_svg(url), mimetype="image/svg+xml", headers={"Cache-Control": "no-store"})
@@ -293,7 +376,7 @@ def player_qr(game_id: int, player_id: int) -> Any:
 @bp.post("/games/<int:game_id>/players/<int:player_id>/rotate-link")
 @admin_required
 def rotate_link(game_id: int, player_id: int) -> Any:
-    game.rotate_player_link(get_db(), game.player_by_id(get_db(), game_id, player_id))
+    auth.issue_player_link(get_db(), game.player_by_id(get_db(), game_id, player_id)["id"])
     return jsonify({"players": _player_links(get_db(), game_id)})
 
 
@@ -326,7 +409,7 @@ def upload_table(game_id: int) -> Any:
     conn = get_db()
     g = game.get_game(conn, game_id)
     game.open_round(conn, game_id)
-    image = uploads.decode_upload(_photo_bytes(), current_app.config["MAX_IMAGE_PIXELS"])
+    image = _decode(_photo_bytes())
     return _store_table(game_id, g["set_max"], image)
 
 
@@ -352,8 +435,31 @@ def table_from_camera(game_id: int) -> Any:
     if jpeg is None:
         raise engine.EngineUnavailable(f"the camera has no frame yet ({camera.status()['state']})")
     g = game.get_game(get_db(), game_id)
-    image = uploads.decode_upload(jpeg, current_app.config["MAX_IMAGE_PIXELS"])
+    image = _decode(jpeg)
     return _store_table(game_id, g["set_max"], image)
+
+
+@bp.post("/games/<int:game_id>/rounds/current/table/checked")
+@admin_required
+def table_checked(game_id: int) -> Any:
+    """The host has checked the table reading: its doubts no longer stop a ruling."""
+    game.mark_table_checked(get_db(), game_id)
+    return jsonify(game.public_state(get_db(), game_id))
+
+
+@bp.post("/games/<int:game_id>/rounds/current/table/rejected/<int:index>/restore")
+@admin_required
+def restore_rejected(game_id: int, index: int) -> Any:
+    """A box the reader judged not a tile is one after all."""
+    tile_id = game.restore_rejected(get_db(), game_id, index, _optional_body().get("pips"))
+    return jsonify({"id": tile_id, "state": game.public_state(get_db(), game_id)}), 201
+
+
+@bp.get("/games/<int:game_id>/rounds/current/review")
+@admin_required
+def host_review(game_id: int) -> Any:
+    """What the host must check: the reader's doubts, rejected boxes, tiles in two hands."""
+    return jsonify(game.host_review(get_db(), game_id))
 
 
 @bp.post("/games/<int:game_id>/rounds/current/table/tiles")
@@ -381,24 +487,71 @@ def delete_tile(game_id: int, tile_id: int) -> Any:
 @bp.put("/games/<int:game_id>/rounds/current/hands/<int:player_id>")
 @admin_required
 def put_hand(game_id: int, player_id: int) -> Any:
-    """Enter a hand at the table (a player without a phone). Write-only: never read back."""
+    """Enter or change a hand at the table (a player without a phone, or a correction with a
+    reason once the hands are locked). The answer gives the count only."""
+    body = _json_body()
     player = game.player_by_id(get_db(), game_id, player_id)
-    tiles = game.set_hand(get_db(), player, _json_body().get("tiles"))
+    tiles = game.set_hand(
+        get_db(), player, body.get("tiles"), author=game.audit.HOST, reason=body.get("reason")
+    )
     return jsonify({"player": player["name"], "tiles": len(tiles)})
+
+
+@bp.get("/games/<int:game_id>/rounds/current/hands/<int:player_id>")
+@admin_required
+def get_hand(game_id: int, player_id: int) -> Any:
+    """A hand for the host's correction screen (never shown on the table page)."""
+    conn = get_db()
+    player = game.player_by_id(conn, game_id, player_id)
+    rnd = game.open_round(conn, game_id)
+    row = game.hand_row(conn, rnd["id"], player["id"])
+    confirmed = bool(row and row["confirmed_at"] is not None)
+    return jsonify(
+        {
+            "player": player["name"],
+            "confirmed": confirmed,
+            "tiles": storage.loads(row["tiles"], []) if confirmed else [],
+            "pending": storage.loads(row["pending"], None) if row else None,
+        }
+    )
 
 
 @bp.post("/games/<int:game_id>/rounds/current/block-check")
 @admin_required
 def block_check(game_id: int) -> Any:
-    outcome = game.block_check(get_db(), game_id, _json_body().get("proposer"))
+    body = _json_body()
+    outcome = game.block_check(get_db(), game_id, body.get("proposer"), _confirm(body))
     return jsonify({"outcome": outcome, "state": game.public_state(get_db(), game_id)})
 
 
 @bp.post("/games/<int:game_id>/rounds/current/domino")
 @admin_required
 def domino(game_id: int) -> Any:
-    result = game.end_by_domino(get_db(), game_id, _json_body().get("player"))
+    body = _json_body()
+    result = game.end_by_domino(get_db(), game_id, body.get("player"), _confirm(body))
     return jsonify({"result": result, "state": game.public_state(get_db(), game_id)})
+
+
+@bp.post("/games/<int:game_id>/rounds/current/score")
+@admin_required
+def score_round(game_id: int) -> Any:
+    """The host confirms the ruling that ends the round (a block, a domino): it is scored."""
+    answer = game.score_pending(get_db(), game_id)
+    return jsonify(dict(answer, state=game.public_state(get_db(), game_id)))
+
+
+@bp.post("/games/<int:game_id>/rounds/current/cancel")
+@admin_required
+def cancel_ruling(game_id: int) -> Any:
+    game.cancel_pending(get_db(), game_id, _json_body().get("reason"))
+    return jsonify(game.public_state(get_db(), game_id))
+
+
+@bp.post("/games/<int:game_id>/rounds/current/unlock")
+@admin_required
+def unlock_hands(game_id: int) -> Any:
+    game.unlock_hands(get_db(), game_id, _json_body().get("reason"))
+    return jsonify(game.public_state(get_db(), game_id))
 
 
 # --- player links -----------------------------------------------------------------------------
@@ -421,19 +574,20 @@ def hand_photo(token: str) -> Any:
     conn = get_db()
     player = _player(token)
     g = game.get_game(conn, player["game_id"])
-    game.open_round(conn, player["game_id"])
-    image = uploads.decode_upload(_photo_bytes(), current_app.config["MAX_IMAGE_PIXELS"])
+    rnd = game.open_round(conn, player["game_id"])
+    if rnd["locked_at"]:  # refused before the photo is stored
+        raise game.Conflict(game.hands.locked_message(rnd))
+    image = _decode(_photo_bytes())
     name = uploads.store(_upload_folder(player["game_id"]), f"hand-{player['id']}", image)
     scene, why = _read(image, "hand", g["set_max"])
-    tiles = scene_state.hand_tiles(scene or {})
+    tiles: list[list[int]] = []
     if scene is not None:
         try:
-            game.set_hand(conn, player, tiles, scene=scene, image_name=name)
+            tiles = game.parse_hand(scene_state.hand_tiles(scene), g["set_max"])
         except UserInputError as error:  # a misread (duplicate/out of range): keep, let fix
             scene.setdefault("warnings", []).append(str(error))
-            game.set_hand(conn, player, [], scene=scene, image_name=name)
-    else:
-        game.attach_hand_photo(conn, player, name)
+    # The reading waits for the player's confirmation; a confirmed hand stays as it is.
+    game.read_hand_photo(conn, player, tiles, scene, name)
     view = game.player_view(conn, player)
     if scene is None:
         return jsonify({"error": why, "status": 503, "stored": True, "view": view}), 503
@@ -447,20 +601,39 @@ def hand_image(token: str) -> Any:
     row = (
         get_db()
         .execute(
-            "SELECT image FROM hands WHERE round_id = ? AND player_id = ?",
+            "SELECT image, pending_image FROM hands WHERE round_id = ? AND player_id = ?",
             (rnd["id"], player["id"]),
         )
         .fetchone()
     )
-    if row is None or not row["image"]:
+    image = row and (row["pending_image"] or row["image"])
+    if not image:
         raise game.NotFound("no hand photo yet")
-    return send_from_directory(_upload_folder(player["game_id"]), row["image"], max_age=0)
+    return send_from_directory(_upload_folder(player["game_id"]), image, max_age=0)
 
 
 @bp.put("/hand/<token>/tiles")
 def hand_tiles(token: str) -> Any:
+    """The player saves their tiles (a photo's reading corrected, or typed): this confirms
+    the hand."""
     player = _player(token)
     game.set_hand(get_db(), player, _json_body().get("tiles"))
+    return jsonify(game.player_view(get_db(), player))
+
+
+@bp.post("/hand/<token>/confirm")
+def hand_confirm(token: str) -> Any:
+    """The player confirms the latest photo's reading as it was read."""
+    player = _player(token)
+    game.confirm_hand(get_db(), player)
+    return jsonify(game.player_view(get_db(), player))
+
+
+@bp.delete("/hand/<token>/pending")
+def hand_discard(token: str) -> Any:
+    """The player drops the latest photo's reading and keeps the confirmed hand."""
+    player = _player(token)
+    game.discard_pending(get_db(), player)
     return jsonify(game.player_view(get_db(), player))
 
 
@@ -475,7 +648,8 @@ def hand_declare(token: str) -> Any:
 def hand_block_check(token: str) -> Any:
     """The player proposes a block; the verification starts from them."""
     player = _player(token)
-    outcome = game.block_check(get_db(), player["game_id"], player["name"])
+    confirm = _confirm(_optional_body())
+    outcome = game.block_check(get_db(), player["game_id"], player["name"], confirm)
     return jsonify({"outcome": outcome, "view": game.player_view(get_db(), player)})
 
 
@@ -506,8 +680,18 @@ def camera_stream() -> Any:
     if camera is None:
         raise engine.EngineUnavailable("no live camera configured (--camera)")
     max_s = request.args.get("max_s", type=float)
-    return Response(
-        stream_with_context(camera.mjpeg(max_s=max_s)),
+    # Each viewer holds a server thread (server.serving reserves CAMERA_MAX_STREAMS of them).
+    viewers = current_app.extensions["dominocam.camera_viewers"]
+    if not viewers.acquire(blocking=False):
+        raise engine.EngineUnavailable(
+            f"{current_app.config['CAMERA_MAX_STREAMS']} viewers already watch the live "
+            "camera; the table page shows its latest frame instead"
+        )
+    # No request context kept open while it streams: the loop's frames need none.
+    response = Response(
+        camera.mjpeg(max_s=max_s),
         mimetype="multipart/x-mixed-replace; boundary=frame",
         headers={"Cache-Control": "no-store"},
     )
+    response.call_on_close(viewers.release)
+    return response

@@ -4,9 +4,17 @@
   Control endpoints accept it as `Authorization: Bearer TOKEN`, or a session cookie obtained
   by posting it to `/login`. Cookie-authenticated writes must also carry the header
   `X-DominoCam: 1` (a cross-site form cannot set it), which stops cross-site request forgery.
-* A player's link carries `PLAYERID.MAC`, an HMAC of the game, the player and a per-player salt
-  under the server's secret key: it is valid for that player of that game only, survives a
-  restart, and rotating the salt revokes it.
+* Sessions are server-side: the (signed) cookie holds a random session id, the database only
+  its SHA-256 (`admin_sessions`), so logging out, expiry (`ADMIN_SESSION_HOURS`) and a new
+  admin token (`--reset-token`) end a session even where its cookie was copied, and a cookie
+  forged with the signing key is refused (its id is in no row).
+* A player's link carries `PLAYERID.SECRET`, 144 random bits; the database keeps only its
+  SHA-256 (`players.link_hash`), so the file alone cannot recreate a link. The raw link lives
+  in the server's memory from when it is made ("New link", or the first time the host opens
+  the player links) until the server stops, so the host can show its QR code again; after a
+  restart the links still work but only "New link" shows one again (revoking the old).
+* Guessing is limited: past `GUESS_LIMIT` wrong tokens (admin or player) in
+  `GUESS_WINDOW_S` from one address, every token from it gets 429 until the window passes.
 """
 
 from __future__ import annotations
@@ -15,8 +23,12 @@ import base64
 import functools
 import hashlib
 import hmac
+import re
 import secrets
 import sqlite3
+import threading
+import time
+from collections import deque
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -34,12 +46,68 @@ _SCRYPT = {"n": 2**14, "r": 8, "p": 1, "dklen": 32}
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-class AuthError(Exception):
-    """A request without the right credentials; `status` is 401 or 403."""
+# Longest admin token looked at (ours are 32 characters): longer ones are simply wrong.
+MAX_ADMIN_TOKEN = 256
+# A player link token: an ASCII player id, a dot, the url-safe base64 secret.
+PLAYER_TOKEN = re.compile(r"[0-9]{1,9}\.[A-Za-z0-9_-]{16,64}")
 
-    def __init__(self, message: str, status: int = 401) -> None:
+
+class AuthError(Exception):
+    """A request without the right credentials; `status` is 401, 403 or 429 (with
+    `retry_after` seconds)."""
+
+    def __init__(self, message: str, status: int = 401, retry_after: int | None = None) -> None:
         super().__init__(message)
         self.status = status
+        self.retry_after = retry_after
+
+
+class GuessLimiter:
+    """Counts wrong tokens per client address in a sliding window (one per app)."""
+
+    def __init__(self, limit: int, window_s: float) -> None:
+        self.limit = limit
+        self.window_s = window_s
+        self._failures: dict[str, deque[float]] = {}
+        self._lock = threading.Lock()
+
+    def _recent(self, client: str, now: float) -> deque[float]:
+        failures = self._failures.get(client, deque())
+        while failures and failures[0] <= now - self.window_s:
+            failures.popleft()
+        return failures
+
+    def check(self, client: str) -> None:
+        """Raises AuthError 429 while `client` is past the limit."""
+        now = time.monotonic()
+        with self._lock:
+            failures = self._recent(client, now)
+            if len(failures) >= self.limit:
+                wait = int(failures[0] + self.window_s - now) + 1
+                raise AuthError(
+                    f"too many wrong tokens from this device; try again in {wait} s", 429, wait
+                )
+
+    def failed(self, client: str) -> None:
+        now = time.monotonic()
+        with self._lock:
+            failures = self._recent(client, now)
+            failures.append(now)
+            self._failures[client] = failures
+            if len(self._failures) > 10_000:  # forget addresses quiet for a window
+                quiet = [
+                    k for k, v in self._failures.items() if not v or v[-1] <= now - self.window_s
+                ]
+                for key in quiet:
+                    del self._failures[key]
+
+
+def _limiter() -> GuessLimiter:
+    return current_app.extensions["dominocam.guesses"]
+
+
+def _client() -> str:
+    return request.remote_addr or "unknown"
 
 
 def new_token() -> str:
@@ -68,20 +136,23 @@ def check_token_hash(token: str, stored: str) -> bool:
 def ensure_admin_token(conn: sqlite3.Connection, token: str | None = None) -> str | None:
     """Create the admin token if the database has none; return it (plain) when created.
 
-    With `token` given (tests, `--reset-token`), that token replaces any stored one.
+    With `token` given (tests, `--reset-token`), that token replaces any other stored one.
+    A new token ends every admin session.
     """
     with storage.transaction(conn):
         stored = storage.get_setting(conn, ADMIN_HASH_KEY)
-        if stored is not None and token is None:
+        if stored is not None and (token is None or check_token_hash(token, stored)):
             return None
         plain = token or new_token()
         storage.set_setting(conn, ADMIN_HASH_KEY, hash_token(plain))
+        conn.execute("DELETE FROM admin_sessions")
     _verified_cache.clear()
     return plain
 
 
 def secret_key(conn: sqlite3.Connection) -> str:
-    """The key that signs session cookies and player links, made once per database."""
+    """The key that signs session cookies, made once per database (a forged cookie still
+    needs a session id from `admin_sessions`)."""
     return storage.setting_or_create(conn, SECRET_KEY_KEY, lambda: secrets.token_hex(32))
 
 
@@ -91,7 +162,7 @@ _verified_cache: set[tuple[str, str]] = set()
 
 def is_admin_token(conn: sqlite3.Connection, token: str) -> bool:
     stored = storage.get_setting(conn, ADMIN_HASH_KEY)
-    if not stored or not token:
+    if not stored or not token or len(token) > MAX_ADMIN_TOKEN:
         return False
     key = (stored, hashlib.sha256(token.encode()).hexdigest())
     if key in _verified_cache:
@@ -104,24 +175,70 @@ def is_admin_token(conn: sqlite3.Connection, token: str) -> bool:
     return False
 
 
-def admin_epoch(conn: sqlite3.Connection) -> str:
-    """Changes whenever the admin token changes, so old session cookies stop working."""
-    stored = storage.get_setting(conn, ADMIN_HASH_KEY) or ""
-    return hashlib.sha256(stored.encode()).hexdigest()[:16]
+def check_admin_token(conn: sqlite3.Connection, token: str) -> None:
+    """Accept the admin token, counting a wrong one against this client's guesses.
+
+    Raises:
+        AuthError: 403 for a wrong token, 429 past the guessing limit.
+    """
+    _limiter().check(_client())
+    if not is_admin_token(conn, token):
+        _limiter().failed(_client())
+        raise AuthError("the admin token is wrong", 403)
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def start_session(conn: sqlite3.Connection) -> None:
+    """Log this browser in: a new server-side session, its id in the signed cookie."""
+    sid = secrets.token_urlsafe(32)
+    hours = float(current_app.config["ADMIN_SESSION_HOURS"])
+    created = time.time()
+    with storage.transaction(conn):
+        conn.execute("DELETE FROM admin_sessions WHERE expires_at < ?", (created,))
+        conn.execute(
+            "INSERT INTO admin_sessions (id_hash, created_at, expires_at) VALUES (?, ?, ?)",
+            (_digest(sid), created, created + hours * 3600),
+        )
+    session.clear()
+    session["sid"] = sid
+    session.permanent = True
+
+
+def end_session(conn: sqlite3.Connection) -> None:
+    """Log out: the session row goes, so a copy of the cookie stops working too."""
+    sid = session.get("sid")
+    if isinstance(sid, str):
+        with storage.transaction(conn):
+            conn.execute("DELETE FROM admin_sessions WHERE id_hash = ?", (_digest(sid),))
+    session.clear()
+
+
+def _session_is_live(conn: sqlite3.Connection) -> bool:
+    sid = session.get("sid")
+    if not isinstance(sid, str):
+        return False
+    row = conn.execute(
+        "SELECT 1 FROM admin_sessions WHERE id_hash = ? AND expires_at > ?",
+        (_digest(sid), time.time()),
+    ).fetchone()
+    return row is not None
 
 
 def request_is_admin(conn: sqlite3.Connection) -> bool:
-    """True when this request carries the admin token or a valid admin session cookie.
+    """True when this request carries the admin token or a live admin session cookie.
 
     Raises:
-        AuthError: a cookie-authenticated write without the anti-forgery header.
+        AuthError: a wrong token (403; 429 past the guessing limit), or a cookie-
+            authenticated write without the anti-forgery header.
     """
     header = request.headers.get("Authorization", "")
     if header.startswith("Bearer "):
-        if is_admin_token(conn, header[len("Bearer ") :].strip()):
-            return True
-        raise AuthError("the admin token is wrong", 403)
-    if session.get("admin") == admin_epoch(conn):
+        check_admin_token(conn, header[len("Bearer ") :].strip())
+        return True
+    if _session_is_live(conn):
         if request.method not in ("GET", "HEAD", "OPTIONS") and not request.headers.get(
             CSRF_HEADER
         ):
@@ -151,27 +268,47 @@ def admin_required(view: F) -> F:
 # --- player links -----------------------------------------------------------------------------
 
 
-def player_token(game_id: int, player_id: int, salt: str) -> str:
-    """The capability in a player's link: `PLAYERID.MAC`."""
-    key = current_app.config["SECRET_KEY"].encode()
-    message = f"player:{game_id}:{player_id}:{salt}".encode()
-    mac = hmac.new(key, message, hashlib.sha256).digest()[:18]
-    return f"{player_id}.{base64.urlsafe_b64encode(mac).decode().rstrip('=')}"
+def _shown_links() -> dict[int, str]:
+    """Raw link tokens made by this server process, by player id (never written to disk)."""
+    return current_app.extensions["dominocam.player_links"]
+
+
+def issue_player_link(conn: sqlite3.Connection, player_id: int) -> str:
+    """A new link token for a player, replacing (revoking) any previous one; only its hash
+    is stored."""
+    token = f"{player_id}.{secrets.token_urlsafe(18)}"
+    with storage.transaction(conn):
+        conn.execute("UPDATE players SET link_hash = ? WHERE id = ?", (_digest(token), player_id))
+    _shown_links()[player_id] = token
+    return token
+
+
+def shown_player_link(conn: sqlite3.Connection, player: sqlite3.Row) -> str | None:
+    """The player's link token if this process can still show it: made here, or made now
+    for a player who has none yet. None after a restart (the link works; "New link" shows
+    a new one)."""
+    token = _shown_links().get(int(player["id"]))
+    if token is not None and hmac.compare_digest(_digest(token), player["link_hash"] or ""):
+        return token
+    if player["link_hash"] is None:
+        return issue_player_link(conn, int(player["id"]))
+    return None
 
 
 def player_from_token(conn: sqlite3.Connection, token: str) -> sqlite3.Row:
     """The player row a link token belongs to.
 
     Raises:
-        AuthError: 403 for a malformed, forged or revoked token.
+        AuthError: 403 for a malformed, forged or revoked token (any text: Unicode digits,
+            a megabyte of it), 429 past the guessing limit.
     """
-    pid_text, _, _mac = token.partition(".")
-    if not pid_text.isdigit() or not _mac:
-        raise AuthError("this player link is not valid", 403)
-    row = conn.execute("SELECT * FROM players WHERE id = ?", (int(pid_text),)).fetchone()
-    if row is None:
-        raise AuthError("this player link is not valid", 403)
-    expected = player_token(row["game_id"], row["id"], row["salt"])
-    if not hmac.compare_digest(expected, token):
+    _limiter().check(_client())
+    row = None
+    if PLAYER_TOKEN.fullmatch(token):
+        row = conn.execute(
+            "SELECT * FROM players WHERE id = ?", (int(token.partition(".")[0]),)
+        ).fetchone()
+    if row is None or not hmac.compare_digest(_digest(token), row["link_hash"] or ""):
+        _limiter().failed(_client())
         raise AuthError("this player link is not valid", 403)
     return row

@@ -1,10 +1,12 @@
-"""`dominocam serve`: the dashboard on http://127.0.0.1:5000 (cheap to import: Flask loads
+"""`dominocam serve`: the dashboard, served by waitress, on http://127.0.0.1:5000 (or for
+phones on the local network with `--host 0.0.0.0`; cheap to import: Flask and waitress load
 inside the command)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -17,8 +19,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "restarts. A demo game is created when the database has none."
         ),
     )
-    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    parser.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help=(
+            "address to listen on (default 127.0.0.1: this computer only); 0.0.0.0 lets "
+            "phones on the local network reach the game"
+        ),
+    )
     parser.add_argument("--port", type=int, default=5000, help="port (default 5000)")
+    parser.add_argument(
+        "--public-url",
+        default=None,
+        help=(
+            "the address phones open, for player links and QR codes (e.g. "
+            "http://192.168.1.20:5000); default: this machine's LAN address"
+        ),
+    )
     parser.add_argument(
         "--camera", default=None, help="live camera: device index (0), video file or RTSP/HTTP URL"
     )
@@ -38,12 +55,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def serve(args: argparse.Namespace) -> int:
-    from werkzeug.serving import make_server
+    import os
 
     from dominocam.errors import UserInputError
     from server import create_app
+    from server.serving import check_public_url, create_server, is_loopback, stop_server
 
-    config: dict[str, object] = {"DEMO": bool(args.demo)}
+    # Everything the server writes (database, WAL, photos) is for its owner only.
+    os.umask(0o077)
+    config: dict[str, object] = {
+        "DEMO": bool(args.demo),
+        "LISTEN_HOST": args.host,
+        "LISTEN_PORT": args.port,
+    }
+    if args.public_url:
+        config["PUBLIC_URL"] = check_public_url(args.public_url)
     if args.db:
         config["DATABASE"] = args.db
     if args.camera is not None:
@@ -54,21 +80,47 @@ def serve(args: argparse.Namespace) -> int:
         app = create_app(config)
     except RuntimeError as error:
         raise UserInputError(str(error)) from error
+    server = create_server(app, args.host, args.port)
+    app.config["LISTEN_PORT"] = server.effective_port
+    print(_listening_message(app, args.host, server.effective_port), flush=True)
+    if not is_loopback(args.host):
+        print(
+            f"WARNING: listening beyond this computer ({args.host}): anyone on this network can "
+            "open the table page; the admin pages still need the admin token.",
+            file=sys.stderr,
+            flush=True,
+        )
     try:
-        server = make_server(args.host, args.port, app, threaded=True)
-    except OSError as error:
-        raise UserInputError(f"cannot listen on {args.host}:{args.port}: {error}") from error
-    print(f"DominoCam dashboard on http://{args.host}:{args.port}/  (Ctrl+C stops)", flush=True)
-    try:
-        server.serve_forever()
+        server.run()
     except KeyboardInterrupt:
         pass
     finally:
+        stop_server(server)
         camera = app.extensions.get("dominocam.camera")
         if camera is not None:
             camera.stop()
     print("stopped", file=sys.stderr)
     return 0
+
+
+def _listening_message(app: Any, host: str, port: int) -> str:
+    """What `serve` prints on start: where the dashboard is, and where phones open it."""
+    from server.serving import is_loopback, phone_base_url, phones_can_reach
+
+    shown = f"[{host}]" if ":" in host else host
+    local = "127.0.0.1" if host in ("0.0.0.0", "::") else shown
+    lines = [f"DominoCam dashboard on http://{local}:{port}/  (Ctrl+C stops)"]
+    phones = phone_base_url(app.config, f"http://{local}:{port}/")
+    if phones_can_reach(phones):
+        lines.append(f"Phones on this network open {phones}/ (player links and QR codes use it)")
+    elif is_loopback(host):
+        lines.append(
+            "Only this computer can open it: for phones, restart with --host 0.0.0.0 "
+            "(and --public-url if they reach this machine by another address)"
+        )
+    else:
+        lines.append("No LAN address found: give the one phones use with --public-url")
+    return "\n".join(lines)
 
 
 def _reset_token(db: str | None) -> None:
@@ -81,10 +133,9 @@ def _reset_token(db: str | None) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """`python -m server.cli [serve options]`: the same as `dominocam serve`."""
-    parser = argparse.ArgumentParser(prog="python -m server.cli")
-    register(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(["serve", *(sys.argv[1:] if argv is None else argv)])
-    return int(args.func(args) or 0)
+    from dominocam.cli import main as dominocam_main
+
+    return dominocam_main(["serve", *(sys.argv[1:] if argv is None else argv)])
 
 
 if __name__ == "__main__":

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, current_app, redirect, render_template, request, session, url_for
+from flask import Blueprint, current_app, redirect, render_template, request, url_for
 
 from server import auth, engine, game
 from server.db import get_db
+from server.serving import phone_base_url, phones_can_reach
 
 bp = Blueprint("dashboard", __name__)
 
@@ -35,10 +36,13 @@ def index() -> Any:
 def table(game_id: int) -> Any:
     game.get_game(get_db(), game_id)
     camera = current_app.extensions.get("dominocam.camera")
+    phones = phone_base_url(current_app.config, request.host_url)
     return render_template(
         "table.html",
         game_id=game_id,
         admin=_is_admin(),
+        phone_url=f"{phones}/",
+        phones_can_reach=phones_can_reach(phones),
         models=engine.models_status(),
         camera=camera.status() if camera else None,
     )
@@ -74,18 +78,21 @@ def login() -> Any:
     if not target.startswith("/") or target.startswith("//"):
         target = "/"
     if request.method == "POST":
-        if auth.is_admin_token(get_db(), request.form.get("token", "").strip()):
-            session.clear()
-            session["admin"] = auth.admin_epoch(get_db())
-            session.permanent = True
+        try:
+            auth.check_admin_token(get_db(), request.form.get("token", "").strip())
+        except auth.AuthError as refused:
+            if refused.status == 429:
+                raise
+            error = "That token is wrong. It was printed once in the terminal on first start."
+        else:
+            auth.start_session(get_db())
             return redirect(target)
-        error = "That token is wrong. It was printed once in the terminal on first start."
     return render_template("login.html", error=error, next=target), 403 if error else 200
 
 
 @bp.post("/logout")
 def logout() -> Any:
-    session.clear()
+    auth.end_session(get_db())
     return redirect(url_for("dashboard.index"))
 
 

@@ -1,94 +1,246 @@
-"""Change notification for Server-Sent Events: one computed state, many listeners.
+"""Server-Sent Events: each change of a game's public state computed once, fanned out to all.
 
-Every write records a row in the `events` table; after a write request the app calls
-`Broker.notify()`. SSE streams wait on the broker (and, as a safety net for writes from other
-processes, look at the database once per `poll_s`), then send the public state. The state of
-one (game, version) is computed once and shared by every listener, so a hundred overlay
-clients cost one state query per change, not a hundred.
+Every write records a row in the `events` table; after a write request (and after each
+camera change) the app calls `Broker.notify()`. One publisher thread per app then reads the
+latest event id once, computes the public state of each game that has listeners once, and
+wakes the listeners, which only copy the shared text to their client. A thousand overlays
+therefore cost one state query per change, not a thousand, and no listener touches SQLite.
+As a safety net for writes from other processes the publisher also looks at the event id
+once per `poll_s` while anybody listens; it stops when the last listener leaves.
+
+Streams are capped: `max_streams` at once in all (503 past it: each holds a server thread)
+and `max_per_client` from one client address (429 past it), so one misbehaving device cannot
+take the server's threads.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
+
+from dominocam.errors import UserInputError
+from server import storage
+
+log = logging.getLogger(__name__)
+
+
+class StreamRefused(Exception):
+    """No stream for this request: `status` 429 (this client has too many) or 503 (full)."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass(frozen=True)
+class Published:
+    """The latest public state of one game, as sent to every listener.
+
+    Attributes:
+        version: the latest event id it was computed at.
+        text: the state as compact JSON, or None when the game no longer exists.
+        error: why there is no state (with text None).
+    """
+
+    version: int
+    text: str | None
+    error: str = ""
+
+
+StateOf = Callable[[Any, int], dict[str, Any]]
 
 
 class Broker:
-    """Wakes waiting SSE streams when the database changed; caches the shared state."""
+    """Computes each game's state once per change and hands it to every waiting stream."""
 
-    def __init__(self) -> None:
+    def __init__(
+        self,
+        database: str,
+        state_of: StateOf,
+        poll_s: float = 2.0,
+        max_streams: int = 1000,
+        max_per_client: int = 8,
+    ) -> None:
+        self.database = database
+        self.state_of = state_of
+        self.poll_s = poll_s
+        self.max_streams = max_streams
+        self.max_per_client = max_per_client
         self._cond = threading.Condition()
-        self._generation = 0
-        self._cache: dict[tuple[int, int], str] = {}
-        self._cache_lock = threading.Lock()
-        self.listeners = 0
-
-    def notify(self) -> None:
-        with self._cond:
-            self._generation += 1
-            self._cond.notify_all()
-
-    def wait(self, generation: int, timeout: float) -> int:
-        """Block until a notification after `generation` or `timeout`; the new generation."""
-        with self._cond:
-            if self._generation == generation:
-                self._cond.wait(timeout)
-            return self._generation
+        self._notified = 0
+        self._latest: dict[int, Published] = {}
+        self._watched: dict[int, int] = {}  # game id -> listeners
+        self._clients: dict[str, int] = {}  # client address -> open streams
+        self._publisher: threading.Thread | None = None
+        self.computations = 0  # states computed (the fan-out test reads it)
 
     @property
-    def generation(self) -> int:
-        return self._generation
+    def listeners(self) -> int:
+        with self._cond:
+            return sum(self._watched.values())
 
-    def shared(self, key: tuple[int, int], compute: Callable[[], dict[str, Any]]) -> str:
-        """The JSON text for `key` = (game id, version), computed once for all listeners."""
-        with self._cache_lock:
-            text = self._cache.get(key)
-            if text is None:
-                text = json.dumps(compute(), separators=(",", ":"))
-                if len(self._cache) > 32:
-                    self._cache.clear()
-                self._cache[key] = text
-            return text
+    def notify(self) -> None:
+        """Something was written: the publisher recomputes what listeners watch."""
+        with self._cond:
+            self._notified += 1
+            self._cond.notify_all()
+
+    # --- listeners ----------------------------------------------------------------------------
+
+    @contextmanager
+    def listen(self, game_id: int, client: str) -> Iterator[None]:
+        """Register one stream of `game_id` from `client` for the duration of the block.
+
+        Raises:
+            StreamRefused: too many streams from this client, or in all.
+        """
+        with self._cond:
+            if self._clients.get(client, 0) >= self.max_per_client:
+                raise StreamRefused(
+                    f"this device already has {self.max_per_client} live streams open; "
+                    "close a tab or wait for one to end",
+                    429,
+                )
+            if sum(self._watched.values()) >= self.max_streams:
+                raise StreamRefused(
+                    f"the server is at its limit of {self.max_streams} live streams; "
+                    "the page falls back to polling",
+                    503,
+                )
+            self._clients[client] = self._clients.get(client, 0) + 1
+            self._watched[game_id] = self._watched.get(game_id, 0) + 1
+            if self._publisher is None:
+                self._publisher = threading.Thread(
+                    target=self._publish_loop, name="dominocam-sse-publisher", daemon=True
+                )
+                self._publisher.start()
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._clients[client] -= 1
+                if not self._clients[client]:
+                    del self._clients[client]
+                self._watched[game_id] -= 1
+                if not self._watched[game_id]:
+                    # Nobody watches it: its state would go stale, drop it.
+                    del self._watched[game_id]
+                    self._latest.pop(game_id, None)
+                self._cond.notify_all()
+
+    def first(self, conn: Any, game_id: int) -> Published:
+        """The state a new listener starts from (computed here when nobody watched yet)."""
+        with self._cond:
+            published = self._latest.get(game_id)
+        if published is None:
+            published = self._compute(conn, game_id, storage.last_event_id(conn))
+            with self._cond:
+                current = self._latest.get(game_id)
+                if current is None or current.version < published.version:
+                    self._latest[game_id] = published
+                else:
+                    published = current
+        return published
+
+    def wait_newer(self, game_id: int, version: int, timeout: float) -> Published | None:
+        """The published state of `game_id` once its version differs from `version`, or
+        None after `timeout` seconds."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                published = self._latest.get(game_id)
+                if published is not None and published.version != version:
+                    return published
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return None
+                self._cond.wait(left)
+
+    # --- the publisher ------------------------------------------------------------------------
+
+    def _compute(self, conn: Any, game_id: int, version: int) -> Published:
+        self.computations += 1
+        try:
+            state = self.state_of(conn, game_id)
+        except UserInputError as error:  # the game was deleted: streams end, no traceback
+            return Published(version, None, str(error))
+        return Published(version, json.dumps(state, separators=(",", ":")))
+
+    def _publish_loop(self) -> None:
+        conn = storage.connect(self.database)
+        try:
+            seen_notified, published_version = -1, -1
+            while True:
+                with self._cond:
+                    if not self._watched:
+                        self._publisher = None
+                        return
+                    if self._notified == seen_notified:
+                        self._cond.wait(self.poll_s)
+                    seen_notified = self._notified
+                    games = list(self._watched)
+                    published = {g: self._latest[g].version for g in games if g in self._latest}
+                try:
+                    version = storage.last_event_id(conn)
+                    if version == published_version and all(
+                        published.get(g) == version for g in games
+                    ):
+                        continue
+                    fresh = {g: self._compute(conn, g, version) for g in games}
+                except Exception:  # keep serving the last state; say why once per poll
+                    log.exception("the live state could not be computed")
+                    time.sleep(self.poll_s)
+                    continue
+                published_version = version
+                with self._cond:
+                    for game_id, published in fresh.items():
+                        if game_id in self._watched:
+                            self._latest[game_id] = published
+                    self._cond.notify_all()
+        finally:
+            conn.close()
 
 
 def sse_stream(
     broker: Broker,
-    version_of: Callable[[], int],
-    state_json: Callable[[int], str],
+    game_id: int,
+    first: Published,
     heartbeat_s: float = 15.0,
-    poll_s: float = 2.0,
     max_s: float | None = None,
 ) -> Iterator[str]:
-    """The text of an SSE stream: `event: state` with the public state at each new version.
+    """The text of one SSE stream: `event: state` with the public state at each new version,
+    `event: gone` (and the end) once the game no longer exists.
 
     Args:
-        broker: wakes the stream on writes in this process.
-        version_of: the current version (latest event id) from the database.
-        state_json: the JSON text of the state at a version.
+        broker: publishes the states; the caller holds `broker.listen(...)` around this.
+        game_id: the game watched.
+        first: the state to send at once.
         heartbeat_s: a comment line this often keeps proxies from closing the stream.
-        poll_s: how often to look at the database without a notification.
         max_s: end the stream after this long (the browser reconnects by itself).
     """
-    broker.listeners += 1
-    try:
-        start = last_beat = time.monotonic()
-        sent = -1
-        generation = broker.generation
-        yield "retry: 2000\n\n"
-        while True:
-            version = version_of()
-            if version != sent:
-                yield f"id: {version}\nevent: state\ndata: {state_json(version)}\n\n"
-                sent = version
-                last_beat = time.monotonic()
-            elif time.monotonic() - last_beat >= heartbeat_s:
-                yield ": keep-alive\n\n"
-                last_beat = time.monotonic()
-            if max_s is not None and time.monotonic() - start >= max_s:
+    start = time.monotonic()
+    yield "retry: 2000\n\n"
+    published: Published | None = first
+    sent = -1
+    while True:
+        if published is not None:
+            if published.text is None:
+                yield f"event: gone\ndata: {json.dumps({'error': published.error})}\n\n"
                 return
-            generation = broker.wait(generation, poll_s)
-    finally:
-        broker.listeners -= 1
+            yield f"id: {published.version}\nevent: state\ndata: {published.text}\n\n"
+            sent = published.version
+        else:
+            yield ": keep-alive\n\n"
+        timeout = heartbeat_s
+        if max_s is not None:
+            left = max_s - (time.monotonic() - start)
+            if left <= 0:
+                return
+            timeout = min(timeout, left)
+        published = broker.wait_newer(game_id, sent, timeout)

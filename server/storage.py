@@ -9,6 +9,7 @@ order; `migrate()` applies the missing ones in one transaction each.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
@@ -110,6 +111,42 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX table_events_by_round ON table_events (round_id, id);
     ALTER TABLE rounds ADD COLUMN lines_by_hand INTEGER NOT NULL DEFAULT 0;
     """,
+    # 3: hands confirmed by their owner, then locked; rulings confirmed before scoring; the
+    # host's table check; and the audit trail of every change after confirmation.
+    """
+    ALTER TABLE hands ADD COLUMN confirmed_at REAL;      -- when the owner (or host) confirmed
+    ALTER TABLE hands ADD COLUMN pending TEXT;           -- JSON tiles of a new photo, unconfirmed
+    ALTER TABLE hands ADD COLUMN pending_scene TEXT;     -- JSON: the Scene of that photo
+    ALTER TABLE hands ADD COLUMN pending_image TEXT;     -- that photo, under the upload folder
+    UPDATE hands SET confirmed_at = updated_at WHERE submitted = 1;
+    ALTER TABLE rounds ADD COLUMN locked_at REAL;        -- hands locked (block proposed, domino)
+    ALTER TABLE rounds ADD COLUMN locked_by TEXT;        -- why, in words
+    ALTER TABLE rounds ADD COLUMN pending_end TEXT;      -- JSON: a ruling awaiting confirmation
+    ALTER TABLE rounds ADD COLUMN table_checked TEXT;    -- JSON: the doubts the host checked
+    ALTER TABLE rounds ADD COLUMN hands_to_check INTEGER NOT NULL DEFAULT 0;
+    CREATE TABLE audit (
+        id         INTEGER PRIMARY KEY AUTOINCREMENT,
+        game_id    INTEGER NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+        round_id   INTEGER REFERENCES rounds(id) ON DELETE CASCADE,
+        action     TEXT NOT NULL,                    -- hand, lock, unlock, score, reopen, ...
+        author     TEXT NOT NULL,                    -- a player's name, or "host"
+        reason     TEXT,
+        detail     TEXT NOT NULL DEFAULT '{}',       -- JSON: before/after (may hold tiles)
+        created_at REAL NOT NULL
+    );
+    CREATE INDEX audit_by_game ON audit (game_id, id);
+    """,
+    # 4: player links stored as hashes (the file alone cannot recreate a link; `salt` is no
+    # longer used: links made before this version stop working, "Player links" makes new
+    # ones), and server-side admin sessions that logout and --reset-token revoke.
+    """
+    ALTER TABLE players ADD COLUMN link_hash TEXT;       -- sha256 of the link's token
+    CREATE TABLE admin_sessions (
+        id_hash    TEXT PRIMARY KEY,                  -- sha256 of the id in the cookie
+        created_at REAL NOT NULL,
+        expires_at REAL NOT NULL
+    );
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -128,9 +165,13 @@ def database_path(url_or_path: str) -> str:
 
 
 def connect(path: str) -> sqlite3.Connection:
-    """A connection with foreign keys, WAL journaling and rows addressable by name."""
+    """A connection with foreign keys, WAL journaling and rows addressable by name.
+
+    A new database file is created readable by its owner only (0600); SQLite gives its WAL
+    and shared-memory files the database file's permissions."""
     if path != ":memory:":
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
     conn = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
     conn.row_factory = sqlite3.Row
     conn.execute("PRAGMA foreign_keys = ON")
@@ -138,6 +179,16 @@ def connect(path: str) -> sqlite3.Connection:
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = FULL")
     return conn
+
+
+def restrict_to_owner(path: str) -> None:
+    """Make an existing database (and its WAL and shared-memory files) owner-only: it holds
+    the admin token's hash, the signing key and the players' hands."""
+    if path == ":memory:":
+        return
+    for name in (path, f"{path}-wal", f"{path}-shm", f"{path}-journal"):
+        if os.path.exists(name):
+            os.chmod(name, 0o600)
 
 
 def schema_version(conn: sqlite3.Connection) -> int:

@@ -2,13 +2,21 @@
 
 The order matters: the pixel count is read from the file header and checked against
 `MAX_IMAGE_PIXELS` before any decoding, so a PNG bomb (a tiny file declaring a huge image) or
-a 100-megapixel photo is refused without allocating its pixels. A JPEG must end with its EOI
-marker after the scan starts, so a truncated upload is refused instead of being decoded into a
-half-grey picture. Files are stored under the instance folder, never under static/.
+a 100-megapixel photo is refused without allocating its pixels. Memory per decode is bounded
+too: an image over `MAX_DECODE_PIXELS` is decoded at 1/2, 1/4 or 1/8 of its size when it is
+a JPEG (libjpeg scales while decoding, so the full-size pixels never exist; the reader works
+on far fewer pixels anyway), and refused with 413 when it is a PNG or WebP (OpenCV would
+decode those at full size first). Reading the JPEG header costs a bounded time whatever the
+file holds: runs of fill bytes are skipped in one step and at most `MAX_JPEG_MARKERS` markers
+are read before the image data. A JPEG must end with its EOI marker after the scan starts, so
+a truncated upload is refused instead of being decoded into a half-grey picture. Files are
+stored under the instance folder, never under static/, readable by the owner only.
 """
 
 from __future__ import annotations
 
+import os
+import re
 import secrets
 import struct
 from dataclasses import dataclass
@@ -19,6 +27,12 @@ import numpy as np
 from dominocam.errors import UserInputError
 
 FORMATS = {"jpeg": ".jpg", "png": ".png", "webp": ".webp"}
+
+# A real JPEG has a few dozen markers before its scan; thousands mean a hostile file.
+MAX_JPEG_MARKERS = 1000
+_FILL_BYTES = re.compile(rb"\xff+")
+# The reduced decodes OpenCV offers for JPEG, by scale.
+_REDUCED = {2: "IMREAD_REDUCED_COLOR_2", 4: "IMREAD_REDUCED_COLOR_4", 8: "IMREAD_REDUCED_COLOR_8"}
 
 
 class UploadError(UserInputError):
@@ -36,8 +50,10 @@ class DecodedImage:
     Attributes:
         data: the file as uploaded.
         format: "jpeg", "png" or "webp".
-        width, height: pixels, from the header (before any EXIF rotation).
-        pixels: uint8 array (H, W, 3), BGR, EXIF orientation applied by OpenCV.
+        width, height: pixels of the photo, from the header (before any EXIF rotation).
+        pixels: uint8 array (H, W, 3), BGR, EXIF orientation applied by OpenCV; the photo
+            at 1/`scale` of its size.
+        scale: 1, or 2, 4, 8 for a large JPEG decoded at reduced size.
     """
 
     data: bytes
@@ -45,6 +61,7 @@ class DecodedImage:
     width: int
     height: int
     pixels: np.ndarray
+    scale: int = 1
 
 
 def sniff_format(data: bytes) -> str:
@@ -99,16 +116,27 @@ _SOF = {0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 
 
 
 def _jpeg_size(data: bytes) -> tuple[int, int]:
-    """Walk the marker segments up to the first scan; size from SOFn, EOI required after it."""
+    """Walk the marker segments up to the first scan; size from SOFn, EOI required after it.
+
+    Bounded work: a run of fill bytes (0xFF) is one regex step, and at most
+    `MAX_JPEG_MARKERS` markers are read, so a file of filler fails fast."""
     pos = 2
     size: tuple[int, int] | None = None
+    markers = 0
     while pos + 4 <= len(data):
         if data[pos] != 0xFF:
             raise UploadError("the JPEG file is damaged (bad marker)")
+        fill = _FILL_BYTES.match(data, pos)
+        pos = fill.end() - 1 if fill else pos  # the last 0xFF of the run starts the marker
+        if pos + 4 > len(data):
+            break
+        markers += 1
+        if markers > MAX_JPEG_MARKERS:
+            raise UploadError(
+                f"the JPEG file is damaged: more than {MAX_JPEG_MARKERS} markers before its "
+                "image data"
+            )
         marker = data[pos + 1]
-        if marker == 0xFF:  # fill byte
-            pos += 1
-            continue
         if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:
             pos += 2
             continue
@@ -145,12 +173,38 @@ def _webp_size(data: bytes) -> tuple[int, int]:
     raise UploadError("the WebP file is damaged: unknown chunk")
 
 
-def decode_upload(data: bytes, max_pixels: int) -> DecodedImage:
+def decode_scale(fmt: str, width: int, height: int, max_decode_pixels: int) -> int:
+    """1 when the image may be decoded at full size, else the JPEG reduction (2, 4 or 8)
+    that brings it within `max_decode_pixels`.
+
+    Raises:
+        UploadError: 413 for a PNG or WebP over the limit (no reduced decode exists for them).
+    """
+    pixels = width * height
+    if pixels <= max_decode_pixels:
+        return 1
+    if fmt == "jpeg":
+        for scale in _REDUCED:
+            if pixels / (scale * scale) <= max_decode_pixels:
+                return scale
+    raise UploadError(
+        f"the {fmt.upper()} image is {width}x{height} = {pixels / 1e6:.0f} megapixels; "
+        f"{fmt.upper()} images over {max_decode_pixels / 1e6:.0f} megapixels are not decoded: "
+        "send a JPEG or a smaller image",
+        413,
+    )
+
+
+def decode_upload(
+    data: bytes, max_pixels: int, max_decode_pixels: int | None = None
+) -> DecodedImage:
     """Check and decode an uploaded photo.
 
     Args:
         data: the uploaded bytes.
         max_pixels: the largest width*height accepted.
+        max_decode_pixels: the largest width*height decoded at full size (default:
+            `max_pixels`); larger JPEGs are decoded reduced, larger PNG/WebP refused.
 
     Raises:
         UploadError: with a message a person can act on; never lets OpenCV see a bomb.
@@ -167,13 +221,17 @@ def decode_upload(data: bytes, max_pixels: int) -> DecodedImage:
             f"is {max_pixels / 1e6:.0f} megapixels: send a smaller photo",
             413,
         )
+    scale = decode_scale(fmt, width, height, max_decode_pixels or max_pixels)
+    flag = cv2.IMREAD_COLOR if scale == 1 else getattr(cv2, _REDUCED[scale])
     try:
-        pixels = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+        pixels = cv2.imdecode(np.frombuffer(data, np.uint8), flag)
     except cv2.error:
         pixels = None
     if pixels is None or pixels.size == 0:
         raise UploadError(f"the {fmt.upper()} file could not be decoded; it may be damaged")
-    return DecodedImage(data=data, format=fmt, width=width, height=height, pixels=pixels)
+    return DecodedImage(
+        data=data, format=fmt, width=width, height=height, pixels=pixels, scale=scale
+    )
 
 
 def game_folder(upload_root: str | Path, game_id: int) -> Path:
@@ -191,9 +249,12 @@ def store(folder: Path, prefix: str, image: DecodedImage) -> str:
 def store_bytes(folder: Path, name: str, data: bytes) -> str:
     """Write `data` as `folder/name`, replacing a file of that name whole (never half
     written: readers see the old file or the new one); returns `name`."""
-    folder.mkdir(parents=True, exist_ok=True)
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     tmp = folder / (name + ".part")
-    tmp.write_bytes(data)
+    # Owner-only from the first byte (photos of hands are secrets until the round ends).
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as out:
+        out.write(data)
     tmp.replace(folder / name)
     return name
 

@@ -21,6 +21,11 @@ def make_app(tmp_path) -> Callable[..., Any]:
             "ADMIN_TOKEN": ADMIN_TOKEN,
             "SECRET_KEY": "test-secret",
             "SSE_POLL_S": 0.05,
+            # Each stream a server may hold is a thread: tests need few.
+            "SSE_MAX_STREAMS": 60,
+            # Tests send many wrong tokens on purpose from one address; the guessing limit
+            # has its own tests (test_server_security.py), which set it low.
+            "GUESS_LIMIT": 100_000,
         }
         base.update(config)
         return create_app(base)

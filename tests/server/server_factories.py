@@ -181,20 +181,25 @@ def http(method: str, url: str, body=None, headers=None, data: bytes | None = No
 
 
 class ThreadedServer:
-    """A create_app() app served on loopback from a thread (for tests that inject a reader)."""
+    """A create_app() app served on loopback by the production server (waitress, as
+    `dominocam serve` runs it) from a thread (for tests that inject a reader)."""
 
     def __init__(self, app) -> None:
         import threading
 
-        from werkzeug.serving import make_server
+        from server.serving import create_server
 
-        self.server = make_server("127.0.0.1", 0, app, threaded=True)
-        self.url = f"http://127.0.0.1:{self.server.server_port}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.app = app
+        self.server = create_server(app, "127.0.0.1", 0)
+        self.port = int(self.server.effective_port)
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
         self.thread.start()
 
     def close(self) -> None:
-        self.server.shutdown()
+        from server.serving import stop_server
+
+        stop_server(self.server)
         self.thread.join(10)
 
 

@@ -163,12 +163,17 @@ def test_block_check_stops_at_the_first_player_who_can_play(client, game, links)
     outcome = r.json["outcome"]
     assert not outcome["blocked"]
     assert [s["player"] for s in outcome["steps"]] == ["Ben", "Caro"]
-    assert outcome["stopped"] == {"player": "Caro", "tile": [2, 5], "line": "right", "foul": True}
-    # The round goes on and nobody's tiles but the one shown are revealed.
+    # Ben hears who stopped the check and that it was a foul, not which tile Caro holds.
+    assert outcome["stopped"] == {"player": "Caro", "foul": True}
     state = r.json["view"]
     assert state["round"]["status"] == "open"
     assert "[3,6]" not in json.dumps(state, separators=(",", ":"))
-    assert state["round"]["block_checks"][0]["stopped"]["player"] == "Caro"
+    assert "[2,5]" not in json.dumps(state, separators=(",", ":"))
+    assert state["round"]["block_checks"][0]["stopped"] == {"player": "Caro", "foul": True}
+    assert state["me"]["can_play"] is None
+    # Caro alone is told what she can play.
+    caro = client.get(f"/api/hand/{links['Caro']}").json
+    assert caro["me"]["can_play"] == {"tile": [2, 5], "line": "right"}
 
 
 def test_confirmed_block_ends_the_round_and_scores(client, game, links) -> None:
@@ -182,7 +187,9 @@ def test_confirmed_block_ends_the_round_and_scores(client, game, links) -> None:
     }.items():
         _hand(client, links[name], tiles)
     r = client.post(
-        f"/api/games/{gid}/rounds/current/block-check", json={"proposer": "Caro"}, headers=ADMIN
+        f"/api/games/{gid}/rounds/current/block-check",
+        json={"proposer": "Caro", "confirm": True},
+        headers=ADMIN,
     )
     outcome, state = r.json["outcome"], r.json["state"]
     assert outcome["blocked"] and [s["player"] for s in outcome["steps"]] == [
@@ -220,7 +227,7 @@ def test_tie_is_reported(client, game, links) -> None:
         "Dev": [[4, 4]],
     }.items():
         _hand(client, links[name], tiles)
-    r = client.post(f"/api/hand/{links['Ana']}/block-check")
+    r = client.post(f"/api/hand/{links['Ana']}/block-check", json={"confirm": True})
     result = r.json["view"]["round"]["result"]
     assert sorted(result["tied"]) == ["Ana", "Ben"] and result["winner"] is None
 
@@ -231,7 +238,9 @@ def test_round_ends_by_domino(client, game, links) -> None:
     for name, tiles in {"Ana": [], "Ben": [[1, 1]], "Caro": [[2, 2]], "Dev": [[4, 6]]}.items():
         _hand(client, links[name], tiles)
     r = client.post(
-        f"/api/games/{gid}/rounds/current/domino", json={"player": "Ana"}, headers=ADMIN
+        f"/api/games/{gid}/rounds/current/domino",
+        json={"player": "Ana", "confirm": True},
+        headers=ADMIN,
     )
     assert r.status_code == 200, r.json
     state = r.json["state"]
@@ -251,7 +260,7 @@ def test_domino_empties_a_stale_hand_and_rejects_unknown_players(client, game, l
     url = f"/api/games/{_gid(game)}/rounds/current/domino"
     assert client.post(url, json={"player": "Zoe"}, headers=ADMIN).status_code == 400
     # Ben's saved hand is from before he went out: the table's word ends the round.
-    r = client.post(url, json={"player": "Ben"}, headers=ADMIN)
+    r = client.post(url, json={"player": "Ben", "confirm": True}, headers=ADMIN)
     assert r.status_code == 200, r.json
     ben = next(p for p in r.json["state"]["players"] if p["name"] == "Ben")
     assert ben["hand"] == [] and r.json["state"]["round"]["result"]["winner"] == "Ben"
@@ -339,8 +348,11 @@ def test_hand_photo_is_read_and_private(client, game, links) -> None:
         data={"photo": (__import__("io").BytesIO(jpeg_bytes()), "hand.jpg")},
     )
     assert r.status_code == 201, r.json
-    assert r.json["view"]["me"]["hand"] == [[1, 2], [0, 0]]
-    assert r.json["view"]["me"]["pip_total"] == 3
+    # The reading waits for Ana's confirmation: her hand is not in yet.
+    assert r.json["view"]["me"]["pending"]["tiles"] == [[1, 2], [0, 0]]
+    assert r.json["view"]["me"]["hand"] == [] and not r.json["view"]["me"]["confirmed"]
+    r = client.post(f"/api/hand/{links['Ana']}/confirm")
+    assert r.json["me"]["hand"] == [[1, 2], [0, 0]] and r.json["me"]["pip_total"] == 3
     assert client.get(f"/api/hand/{links['Ana']}/image").status_code == 200
     assert client.get(f"/api/hand/{links['Ben']}/image").status_code == 404
 

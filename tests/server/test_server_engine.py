@@ -49,5 +49,8 @@ def test_a_hand_photo_is_stored_as_the_vision_runtime_reads_it(make_app) -> None
     assert r.json["scene"] == expected
     me = client.get(f"/api/hand/{token}").json["me"]
     assert me["scene"] == expected
-    assert me["hand"] == hand_tiles(expected)
+    assert me["pending"]["tiles"] == hand_tiles(expected) and me["hand"] == []
+    # The player confirms the reading as read: it is then the hand.
+    me = client.post(f"/api/hand/{token}/confirm").json["me"]
+    assert me["hand"] == hand_tiles(expected) and me["scene"] == expected
     assert me["pip_total"] == sum(a + b for a, b in hand_tiles(expected))

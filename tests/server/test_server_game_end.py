@@ -22,7 +22,7 @@ def _domino(client, state: dict[str, Any], hands: dict[str, list], winner: str) 
     for p in state["players"]:
         r = client.put(f"{base}/hands/{p['id']}", json={"tiles": hands[p["name"]]}, headers=ADMIN)
         assert r.status_code == 200, r.json
-    r = client.post(f"{base}/domino", json={"player": winner}, headers=ADMIN)
+    r = client.post(f"{base}/domino", json={"player": winner, "confirm": True}, headers=ADMIN)
     assert r.status_code == 200, r.json
     return r.json["state"]
 

@@ -16,8 +16,10 @@ UPLOAD_SECONDS = 5.0
 
 @pytest.mark.slow
 def test_many_overlays_and_repeated_uploads(make_app) -> None:
-    server = ThreadedServer(make_app(SCENE_PROVIDER=fake_scene, SSE_POLL_S=1.0))
-    host, port = "127.0.0.1", server.server.server_port
+    server = ThreadedServer(
+        make_app(SCENE_PROVIDER=fake_scene, SSE_POLL_S=1.0, SSE_MAX_PER_CLIENT=SSE_CLIENTS)
+    )
+    host, port = "127.0.0.1", server.port
     client = make_app(SCENE_PROVIDER=fake_scene).test_client()
     gid = client.post(
         "/api/games", json={"variant": "block", "players": ["A", "B"]}, headers=ADMIN

@@ -50,14 +50,25 @@ def test_sigkill_mid_round_keeps_the_confirmed_state(tmp_path) -> None:
         http("PUT", f"{base}/api/hand/{token['Caro']}/tiles", {"tiles": [[4, 4]]})
         status, check = http("POST", f"{base}/api/hand/{token['Ana']}/block-check")
         assert status == 200
-        assert check["outcome"]["stopped"] == {
-            "player": "Ben",
-            "tile": [2, 5],
-            "line": "other",
-            "foul": True,
-        }
+        assert check["outcome"]["stopped"] == {"player": "Ben", "foul": True}
+        status, view = http("GET", f"{base}/api/hand/{token['Ben']}")
+        assert view["me"]["can_play"] == {"tile": [2, 5], "line": "other"}
         status, _ = http("GET", f"{base}/api/games/{gid}/players", headers=ADMIN)
         assert status == 200
+        status, locked = http("GET", f"{base}/api/state")
+        assert locked["round"]["locked"]["by"] == "Ana proposed a block"
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(10)
+
+    # The lock and the audit trail survive a second kill: a locked hand stays locked.
+    proc = start_server(tmp_path, port, "--no-demo")
+    try:
+        status, again = http("GET", f"{base}/api/state")
+        for key in ("players", "round", "audit"):
+            assert again[key] == locked[key], key
+        status, refused = http("PUT", f"{base}/api/hand/{token['Ana']}/tiles", {"tiles": []})
+        assert status == 409 and "locked" in refused["error"]
     finally:
         proc.terminate()
         proc.wait(10)

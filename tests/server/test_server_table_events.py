@@ -118,7 +118,9 @@ def test_no_open_round_no_events(table) -> None:
     for name, tiles in (("Ana", []), ("Ben", [[1, 1]])):
         pid = next(p["id"] for p in table.state()["players"] if p["name"] == name)
         table.client.put(f"{table.base}/hands/{pid}", json={"tiles": tiles}, headers=ADMIN)
-    r = table.client.post(f"{table.base}/domino", json={"player": "Ana"}, headers=ADMIN)
+    r = table.client.post(
+        f"{table.base}/domino", json={"player": "Ana", "confirm": True}, headers=ADMIN
+    )
     assert r.status_code == 200, r.json
     table.put(a=A)
     out = table.frames(2)

@@ -1,0 +1,154 @@
+"""Game nights in the database, one module per concept:
+
+- `records`: looking up games, players, rounds and hands; `NotFound` (404), `Conflict` (409);
+- `games`: creating a game and its players, starting rounds, finishing, settings;
+- `table`: the round's lines, boneyard, table photo Scene and its corrections;
+- `camera_events`: the live camera's confirmed changes, stored per round;
+- `hands`: players' hands and "cannot play" declarations;
+- `rulings`: the block check and the end by domino, judged by the rules engine;
+- `scoreboard`: points per round, totals, and whether the game is over;
+- `review`: what the host must check before a ruling (doubtful reading, hand conflicts);
+- `audit`: the trail of every change after confirmation, with time, author and reason;
+- `undo`: the host's corrections after the fact (reopen, score, delete, rename, reorder);
+- `views`: what the pages show (`public_state`, `player_view`).
+
+Functions take an open connection and plain values and return JSON-able dicts; the HTTP layer
+(`server.api`) only parses requests and calls them. Every write records an event, which the
+SSE stream and the polling endpoint forward to the pages.
+
+Hands are secret: `public_state` never contains another player's tiles (only counts) until the
+round has ended; a player's own view adds their hand (`player_view`).
+
+This package re-exports each module's public functions, so callers write `game.public_state`.
+"""
+
+from server.game.camera_events import (
+    LATEST_TABLE_EVENTS,
+    latest_table_events,
+    record_camera_update,
+    table_events,
+)
+from server.game.games import (
+    MAX_PLAYERS,
+    create_game,
+    engine_double,
+    finish_game,
+    start_round,
+    update_settings,
+)
+from server.game.hands import (
+    attach_hand_photo,
+    confirm_hand,
+    declare_cannot_play,
+    discard_pending,
+    hand_row,
+    parse_hand,
+    read_hand_photo,
+    set_hand,
+)
+from server.game.records import (
+    Conflict,
+    NotFound,
+    current_game_id,
+    get_game,
+    get_round,
+    list_games,
+    open_round,
+    player_by_id,
+    player_by_name,
+    players,
+    round_hands,
+)
+from server.game.review import host_review, mark_table_checked
+from server.game.rulings import (
+    block_check,
+    cancel_pending,
+    end_by_domino,
+    game_state_for_rules,
+    lock_hands,
+    public_outcome,
+    rules_state,
+    score_pending,
+    unlock_hands,
+)
+from server.game.scoreboard import final_result, finish_if_over, game_progress, scoreboard
+from server.game.table import (
+    add_table_tile,
+    correct_table_tile,
+    layout_from_scene,
+    restore_rejected,
+    save_table_scene,
+    set_boneyard,
+    set_layout,
+    table_game,
+)
+from server.game.undo import (
+    correct_score,
+    delete_game,
+    rename_player,
+    reopen_last_round,
+    reorder_players,
+)
+from server.game.views import player_view, public_state
+
+__all__ = [
+    "LATEST_TABLE_EVENTS",
+    "MAX_PLAYERS",
+    "Conflict",
+    "NotFound",
+    "add_table_tile",
+    "attach_hand_photo",
+    "block_check",
+    "cancel_pending",
+    "confirm_hand",
+    "correct_score",
+    "correct_table_tile",
+    "create_game",
+    "current_game_id",
+    "declare_cannot_play",
+    "delete_game",
+    "discard_pending",
+    "end_by_domino",
+    "engine_double",
+    "final_result",
+    "finish_game",
+    "finish_if_over",
+    "game_progress",
+    "game_state_for_rules",
+    "get_game",
+    "get_round",
+    "hand_row",
+    "host_review",
+    "latest_table_events",
+    "layout_from_scene",
+    "list_games",
+    "lock_hands",
+    "mark_table_checked",
+    "open_round",
+    "parse_hand",
+    "player_by_id",
+    "player_by_name",
+    "player_view",
+    "players",
+    "public_outcome",
+    "public_state",
+    "read_hand_photo",
+    "record_camera_update",
+    "rename_player",
+    "reopen_last_round",
+    "reorder_players",
+    "restore_rejected",
+    "round_hands",
+    "rules_state",
+    "save_table_scene",
+    "score_pending",
+    "scoreboard",
+    "set_boneyard",
+    "set_hand",
+    "set_layout",
+    "start_round",
+    "table_events",
+    "table_game",
+    "unlock_hands",
+    "update_settings",
+]

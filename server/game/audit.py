@@ -1,0 +1,78 @@
+"""The audit trail: every change after a hand was confirmed, every lock, every correction the
+host makes after the fact (reopened rounds, corrected scores, renamed players), with its time,
+author and reason.
+
+An entry has two texts: `public_text` names no tile and no pip total and may be shown to
+everybody at once; `text` may name tiles (a hand before and after) and is shown to everybody
+only once the entry's round has ended (`entries`).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from dominocam.errors import UserInputError
+from server.storage import dumps, loads, now
+
+HOST = "host"
+
+# How many entries the public state carries, newest first.
+LATEST_ENTRIES = 50
+
+
+def record(
+    conn: sqlite3.Connection,
+    game_id: int,
+    round_id: int | None,
+    action: str,
+    author: str,
+    text: str,
+    public_text: str | None = None,
+    reason: str | None = None,
+    detail: dict[str, Any] | None = None,
+) -> None:
+    """Add an entry (inside the caller's transaction)."""
+    payload = dict(detail or {}, text=text, public_text=public_text or text)
+    conn.execute(
+        "INSERT INTO audit (game_id, round_id, action, author, reason, detail, created_at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (game_id, round_id, action, author, reason, dumps(payload), now()),
+    )
+
+
+def entries(
+    conn: sqlite3.Connection, game_id: int, limit: int = LATEST_ENTRIES
+) -> list[dict[str, Any]]:
+    """The game's entries, newest first, as anybody may see them now: an entry of a round
+    still open shows its public text only (no tile, no pip total, no host's reason)."""
+    rows = conn.execute(
+        "SELECT a.*, r.number AS round_number, r.status AS round_status FROM audit a "
+        "LEFT JOIN rounds r ON r.id = a.round_id WHERE a.game_id = ? ORDER BY a.id DESC LIMIT ?",
+        (game_id, limit),
+    ).fetchall()
+    out = []
+    for row in rows:
+        detail = loads(row["detail"], {})
+        revealed = row["round_id"] is None or row["round_status"] == "ended"
+        out.append(
+            {
+                "id": row["id"],
+                "time": row["created_at"],
+                "round": row["round_number"],
+                "action": row["action"],
+                "author": row["author"],
+                # A host's reason may name a tile of a hand: it waits for the round's end too.
+                "reason": row["reason"] if revealed else None,
+                "text": detail["text"] if revealed else detail["public_text"],
+            }
+        )
+    return out
+
+
+def require_reason(reason: object, what: str) -> str:
+    """The host's reason as stored text; a clear error when it is missing."""
+    text = str(reason or "").strip()[:300]
+    if not text:
+        raise UserInputError(f"{what} needs a reason (kept in the audit trail): send 'reason'")
+    return text

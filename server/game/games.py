@@ -1,0 +1,149 @@
+"""Creating a game with its players, starting rounds, finishing a game, its settings.
+
+A game ends by itself when its variant says so (`scoreboard.finish_if_over`); then no round
+can start (`start_round`: 409).
+"""
+
+from __future__ import annotations
+
+import secrets
+import sqlite3
+from typing import Any
+
+from dominocam.errors import UserInputError
+from rules.tiles import SUPPORTED_SETS
+from rules.variants import VARIANTS
+from server import engine, storage
+from server.game.records import Conflict, get_game, get_round
+from server.game.rulings import rules_state
+from server.game.scoreboard import finish_if_over, scoreboard
+from server.storage import dumps, now, transaction
+
+MAX_PLAYERS = 10
+
+
+
+
+def create_game(conn: sqlite3.Connection, spec: dict[str, Any]) -> int:
+    """A new game with its players (clockwise seat order) and its first round.
+
+    `spec`: {"name", "variant", "set", "rules": {...}, "players": [{"name", "team"} | "name"]}.
+    """
+    if not isinstance(spec, dict):
+        raise UserInputError("send the game as a JSON object")
+    variant = str(spec.get("variant") or "").strip()
+    names = engine.variant_names()
+    if variant not in names:
+        raise UserInputError(f"unknown variant {variant!r}; valid variants: {', '.join(names)}")
+    set_max = spec.get("set", 6)
+    if set_max not in SUPPORTED_SETS:
+        valid = ", ".join(str(n) for n in SUPPORTED_SETS)
+        raise UserInputError(f"unknown set double-{set_max}; valid sets: {valid}")
+    rules_overrides = spec.get("rules") or {}
+    if not isinstance(rules_overrides, dict):
+        raise UserInputError("'rules' must be an object of variant settings")
+    roster = _parse_players(spec.get("players"))
+    name = str(spec.get("name") or "").strip()[:80] or f"{variant} night"
+    with transaction(conn):
+        cur = conn.execute(
+            "INSERT INTO games (name, variant, rules, set_max, created_at) VALUES (?, ?, ?, ?, ?)",
+            (name, variant, dumps(rules_overrides), set_max, now()),
+        )
+        game_id = int(cur.lastrowid or 0)
+        for seat, (player_name, team) in enumerate(roster):
+            conn.execute(
+                "INSERT INTO players (game_id, seat, name, team, salt) VALUES (?, ?, ?, ?, ?)",
+                (game_id, seat, player_name, team, secrets.token_hex(8)),
+            )
+        _insert_round(conn, game_id, 1, variant, set_max)
+        storage.add_event(conn, game_id, "game", {"action": "created"})
+    # Validate the whole setup with the rules engine once, with empty hands and no layout.
+    try:
+        engine.validate(rules_state(conn, game_id, proposer=roster[0][0], allow_missing=True))
+    except UserInputError:
+        with transaction(conn):
+            conn.execute("DELETE FROM games WHERE id = ?", (game_id,))
+        raise
+    except engine.EngineUnavailable:
+        pass
+    return game_id
+
+
+def _parse_players(raw: object) -> list[tuple[str, str | None]]:
+    if not isinstance(raw, list) or not 2 <= len(raw) <= MAX_PLAYERS:
+        raise UserInputError(f"list 2 to {MAX_PLAYERS} players in clockwise seat order")
+    roster: list[tuple[str, str | None]] = []
+    for entry in raw:
+        if isinstance(entry, str):
+            entry = {"name": entry}
+        if not isinstance(entry, dict):
+            raise UserInputError("each player is a name or an object {name, team}")
+        name = str(entry.get("name") or "").strip()[:40]
+        team = entry.get("team")
+        team = str(team).strip()[:40] or None if team not in (None, "") else None
+        if not name:
+            raise UserInputError("every player needs a name")
+        if name in (n for n, _ in roster):
+            raise UserInputError(f"two players are called {name!r}; names must differ")
+        roster.append((name, team))
+    return roster
+
+
+def _is_train_variant(variant: str) -> bool:
+    known = VARIANTS.get(variant)
+    return known is not None and known.engine_rounds
+
+
+def engine_double(variant: str, set_max: int, number: int) -> int | None:
+    """The engine double of round `number`: n-n first, then one lower each round, wrapping."""
+    if not _is_train_variant(variant):
+        return None
+    return set_max - (number - 1) % (set_max + 1)
+
+
+def _insert_round(
+    conn: sqlite3.Connection, game_id: int, number: int, variant: str, set_max: int
+) -> int:
+    cur = conn.execute(
+        "INSERT INTO rounds (game_id, number, engine, started_at) VALUES (?, ?, ?, ?)",
+        (game_id, number, engine_double(variant, set_max, number), now()),
+    )
+    return int(cur.lastrowid or 0)
+
+
+def start_round(conn: sqlite3.Connection, game_id: int) -> int:
+    """The next round (the current one must have ended, the game must not be over); returns
+    its number."""
+    if get_game(conn, game_id)["status"] == "active":
+        # A game whose last round ended before games ended by themselves is over too.
+        with transaction(conn):
+            finish_if_over(conn, game_id)
+    game = get_game(conn, game_id)
+    if game["status"] != "active":
+        final = scoreboard(conn, game_id)["final"]
+        raise Conflict(f"the game is over: {final['text']} Start a new game at /setup.")
+    with transaction(conn):
+        last = get_round(conn, game_id)
+        if last["status"] == "open":
+            raise Conflict(f"round {last['number']} is still open; end it first")
+        number = last["number"] + 1
+        _insert_round(conn, game_id, number, game["variant"], game["set_max"])
+        storage.add_event(conn, game_id, "round", {"action": "started", "round": number})
+    return number
+
+
+def finish_game(conn: sqlite3.Connection, game_id: int) -> None:
+    """The table ends the game now (before its variant would)."""
+    get_game(conn, game_id)
+    with transaction(conn):
+        conn.execute("UPDATE games SET status = 'finished' WHERE id = ?", (game_id,))
+        storage.add_event(conn, game_id, "game", {"action": "finished", "by": "table"})
+
+
+def update_settings(conn: sqlite3.Connection, game_id: int, rules_overrides: object) -> None:
+    if not isinstance(rules_overrides, dict):
+        raise UserInputError("'rules' must be an object of variant settings")
+    get_game(conn, game_id)
+    with transaction(conn):
+        conn.execute("UPDATE games SET rules = ? WHERE id = ?", (dumps(rules_overrides), game_id))
+        storage.add_event(conn, game_id, "game", {"action": "settings"})

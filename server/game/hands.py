@@ -1,0 +1,213 @@
+"""Players' hands for the open round: a photo's reading, the owner's confirmation, the lock.
+
+A hand's life: a photo is read into a *pending* reading (`read_hand_photo`); only when the
+owner confirms it, as read or corrected (`confirm_hand`), is the hand in. A new photo of a
+confirmed hand is pending again and never replaces the confirmed tiles by itself. Once a block
+is proposed or a domino called the round's hands are locked (`rulings.lock_hands`): after that
+only the host may change a hand, with a reason. Every change of a confirmed hand goes to the
+audit trail (`audit`), whoever makes it.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from dominocam.errors import UserInputError
+from rules.tiles import Tile, parse_tile
+from server import storage
+from server.game import audit
+from server.game.records import Conflict, get_game, open_round
+from server.storage import dumps, loads, now, transaction
+
+
+def parse_hand(raw: object, set_max: int) -> list[list[int]]:
+    if not isinstance(raw, list):
+        raise UserInputError("'tiles' must be a list of [a, b] pairs")
+    tiles = [parse_tile(t, set_max) for t in raw]
+    seen: set[Tile] = set()
+    for tile in tiles:
+        if tile in seen:
+            raise UserInputError(f"tile {tile} is listed twice; a set has each tile once")
+        seen.add(tile)
+    return [t.as_list() for t in tiles]
+
+
+def hand_row(conn: sqlite3.Connection, round_id: int, player_id: int) -> sqlite3.Row | None:
+    return conn.execute(
+        "SELECT * FROM hands WHERE round_id = ? AND player_id = ?", (round_id, player_id)
+    ).fetchone()
+
+
+def locked_message(rnd: sqlite3.Row) -> str:
+    return (
+        f"the hands are locked ({rnd['locked_by']}): only the host can change a hand now, "
+        "with a reason"
+    )
+
+
+def _pips(tiles: list[list[int]]) -> int:
+    return sum(a + b for a, b in tiles)
+
+
+def _tiles_text(tiles: list[list[int]]) -> str:
+    return " ".join(f"{a}-{b}" for a, b in tiles) or "no tiles"
+
+
+def read_hand_photo(
+    conn: sqlite3.Connection,
+    player: sqlite3.Row,
+    tiles: list[list[int]],
+    scene: dict[str, Any] | None,
+    image_name: str,
+) -> None:
+    """Keep a new photo of the hand and its reading, pending the owner's confirmation.
+
+    `scene` is None when no reader is installed: the photo is kept and the owner types the
+    tiles. A confirmed hand stays as it is until the owner confirms the new reading.
+    """
+    with transaction(conn):
+        rnd = open_round(conn, player["game_id"])
+        if rnd["locked_at"]:
+            raise Conflict(locked_message(rnd))
+        conn.execute(
+            "INSERT INTO hands (round_id, player_id, pending, pending_scene, pending_image, "
+            "updated_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(round_id, player_id) DO UPDATE "
+            "SET pending = excluded.pending, pending_scene = excluded.pending_scene, "
+            "pending_image = excluded.pending_image, updated_at = excluded.updated_at",
+            (
+                rnd["id"],
+                player["id"],
+                None if scene is None else dumps(tiles),
+                None if scene is None else dumps(scene),
+                image_name,
+                now(),
+            ),
+        )
+        storage.add_event(conn, player["game_id"], "hand", {"player": player["name"], "photo": 1})
+
+
+def attach_hand_photo(conn: sqlite3.Connection, player: sqlite3.Row, image_name: str) -> None:
+    """Keep a hand photo that could not be read (no model); the tiles are entered by hand."""
+    read_hand_photo(conn, player, [], None, image_name)
+
+
+def discard_pending(conn: sqlite3.Connection, player: sqlite3.Row) -> None:
+    """Drop the new photo's reading and keep the confirmed hand."""
+    with transaction(conn):
+        rnd = open_round(conn, player["game_id"])
+        row = hand_row(conn, rnd["id"], player["id"])
+        if row is None or (row["pending"] is None and row["pending_image"] is None):
+            raise Conflict("there is no new photo to discard")
+        conn.execute(
+            "UPDATE hands SET pending = NULL, pending_scene = NULL, pending_image = NULL "
+            "WHERE round_id = ? AND player_id = ?",
+            (rnd["id"], player["id"]),
+        )
+        storage.add_event(conn, player["game_id"], "hand", {"player": player["name"]})
+
+
+def confirm_hand(
+    conn: sqlite3.Connection,
+    player: sqlite3.Row,
+    tiles: object = None,
+    author: str | None = None,
+    reason: object = None,
+) -> list[list[int]]:
+    """Confirm the hand: the given tiles (corrected by the owner, or entered by the host), or
+    the pending photo reading as it was read when `tiles` is None. The hand is then in.
+
+    Args:
+        author: the player's name (their own link) or `audit.HOST` (the table's admin).
+        reason: why the host changes a hand; required once the hands are locked.
+
+    Raises:
+        Conflict: the hands are locked and the author is not the host, or there is no
+            reading to confirm.
+        UserInputError: bad tiles, or the host changes a locked hand without a reason.
+    """
+    author = author or player["name"]
+    game = get_game(conn, player["game_id"])
+    with transaction(conn):
+        rnd = open_round(conn, player["game_id"])
+        row = hand_row(conn, rnd["id"], player["id"])
+        by_host = author == audit.HOST
+        if rnd["locked_at"] and not by_host:
+            raise Conflict(locked_message(rnd))
+        why = None
+        if rnd["locked_at"]:
+            why = audit.require_reason(reason, "changing a locked hand")
+        elif by_host and reason:
+            why = str(reason).strip()[:300] or None
+        if tiles is None:
+            if row is None or row["pending"] is None:
+                raise Conflict("there is no photo reading to confirm: take a photo or save tiles")
+            tiles = loads(row["pending"], [])
+        parsed = parse_hand(tiles, game["set_max"])
+        confirmed_before = row is not None and row["confirmed_at"] is not None
+        before = loads(row["tiles"], []) if confirmed_before else None
+        from_photo = row is not None and row["pending_image"] is not None
+        scene = row["pending_scene"] if from_photo else (row["scene"] if row else None)
+        image = row["pending_image"] if from_photo else (row["image"] if row else None)
+        conn.execute(
+            "INSERT INTO hands (round_id, player_id, tiles, scene, image, submitted, "
+            "confirmed_at, updated_at) VALUES (?, ?, ?, ?, ?, 1, ?, ?) "
+            "ON CONFLICT(round_id, player_id) DO UPDATE SET tiles = excluded.tiles, "
+            "scene = excluded.scene, image = excluded.image, submitted = 1, "
+            "confirmed_at = excluded.confirmed_at, updated_at = excluded.updated_at, "
+            "pending = NULL, pending_scene = NULL, pending_image = NULL",
+            (rnd["id"], player["id"], dumps(parsed), scene, image, now(), now()),
+        )
+        if before is not None and sorted(before) != sorted(parsed):
+            who = "the host" if by_host else player["name"]
+            audit.record(
+                conn,
+                player["game_id"],
+                rnd["id"],
+                "hand",
+                author,
+                text=(
+                    f"{who} changed {player['name']}'s confirmed hand: {_tiles_text(before)} "
+                    f"({_pips(before)} pips) became {_tiles_text(parsed)} ({_pips(parsed)} pips)"
+                ),
+                public_text=(
+                    f"{who} changed {player['name']}'s confirmed hand "
+                    f"({len(before)} tiles, now {len(parsed)})"
+                ),
+                reason=why,
+                detail={"player": player["name"], "before": before, "after": parsed},
+            )
+        storage.add_event(
+            conn, player["game_id"], "hand", {"player": player["name"], "count": len(parsed)}
+        )
+    return parsed
+
+
+def set_hand(
+    conn: sqlite3.Connection,
+    player: sqlite3.Row,
+    tiles: object,
+    author: str | None = None,
+    reason: object = None,
+) -> list[list[int]]:
+    """Save and confirm a hand's tiles (`confirm_hand` with tiles given)."""
+    if tiles is None:
+        raise UserInputError("send 'tiles': a list of [a, b] pairs")
+    return confirm_hand(conn, player, tiles, author, reason)
+
+
+def declare_cannot_play(conn: sqlite3.Connection, player: sqlite3.Row, value: bool) -> None:
+    """Record the player's declaration; a false "cannot play" is a foul at the block check."""
+    with transaction(conn):
+        rnd = open_round(conn, player["game_id"])
+        if rnd["locked_at"]:
+            raise Conflict(locked_message(rnd))
+        conn.execute(
+            "INSERT INTO hands (round_id, player_id, declared_cannot_play, updated_at) "
+            "VALUES (?, ?, ?, ?) ON CONFLICT(round_id, player_id) DO UPDATE SET "
+            "declared_cannot_play = excluded.declared_cannot_play",
+            (rnd["id"], player["id"], int(value), now()),
+        )
+        storage.add_event(
+            conn, player["game_id"], "declare", {"player": player["name"], "cannot_play": value}
+        )

@@ -1,0 +1,101 @@
+"""Looking up games, players, rounds and hands, and the errors every module raises.
+
+`NotFound` becomes HTTP 404 and `Conflict` HTTP 409 (`server.__init__`).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from dominocam.errors import UserInputError
+
+
+class NotFound(UserInputError):
+    """An unknown game, round or player: HTTP 404."""
+
+
+class Conflict(UserInputError):
+    """The request does not fit the game's current state (round ended, ...): HTTP 409."""
+
+
+def get_game(conn: sqlite3.Connection, game_id: int) -> sqlite3.Row:
+    row = conn.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
+    if row is None:
+        raise NotFound(f"no game {game_id}")
+    return row
+
+
+def current_game_id(conn: sqlite3.Connection) -> int | None:
+    row = conn.execute(
+        "SELECT id FROM games ORDER BY status = 'active' DESC, id DESC LIMIT 1"
+    ).fetchone()
+    return None if row is None else int(row[0])
+
+
+def players(conn: sqlite3.Connection, game_id: int) -> list[sqlite3.Row]:
+    return conn.execute(
+        "SELECT * FROM players WHERE game_id = ? ORDER BY seat", (game_id,)
+    ).fetchall()
+
+
+def get_round(conn: sqlite3.Connection, game_id: int, number: int | None = None) -> sqlite3.Row:
+    """A round by number, or the latest one."""
+    if number is None:
+        row = conn.execute(
+            "SELECT * FROM rounds WHERE game_id = ? ORDER BY number DESC LIMIT 1", (game_id,)
+        ).fetchone()
+    else:
+        row = conn.execute(
+            "SELECT * FROM rounds WHERE game_id = ? AND number = ?", (game_id, number)
+        ).fetchone()
+    if row is None:
+        raise NotFound(f"game {game_id} has no round {number or ''}".rstrip())
+    return row
+
+
+def open_round(conn: sqlite3.Connection, game_id: int) -> sqlite3.Row:
+    """The latest round, which must still be open."""
+    rnd = get_round(conn, game_id)
+    if rnd["status"] != "open":
+        raise Conflict(f"round {rnd['number']} has ended; start a new round first")
+    return rnd
+
+
+def round_hands(conn: sqlite3.Connection, round_id: int) -> dict[int, sqlite3.Row]:
+    return {
+        row["player_id"]: row
+        for row in conn.execute("SELECT * FROM hands WHERE round_id = ?", (round_id,))
+    }
+
+
+def list_games(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+    return [
+        {
+            "id": row["id"],
+            "name": row["name"],
+            "variant": row["variant"],
+            "set": row["set_max"],
+            "status": row["status"],
+        }
+        for row in conn.execute("SELECT * FROM games ORDER BY id DESC")
+    ]
+
+
+def player_by_id(conn: sqlite3.Connection, game_id: int, player_id: int) -> sqlite3.Row:
+    row = conn.execute(
+        "SELECT * FROM players WHERE id = ? AND game_id = ?", (player_id, game_id)
+    ).fetchone()
+    if row is None:
+        raise NotFound(f"game {game_id} has no player {player_id}")
+    return row
+
+
+def player_by_name(conn: sqlite3.Connection, game_id: int, name: object) -> sqlite3.Row:
+    row = conn.execute(
+        "SELECT * FROM players WHERE name = ? AND game_id = ?", (str(name), game_id)
+    ).fetchone()
+    if row is None:
+        known = ", ".join(p["name"] for p in players(conn, game_id))
+        raise UserInputError(f"unknown player {name!r}; players: {known}")
+    return row

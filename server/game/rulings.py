@@ -1,0 +1,352 @@
+"""Rulings on the open round with the rules engine: the block check and the end by domino,
+and the game state they judge (it holds every hand: never shown before the round ends)."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from typing import Any
+
+from dominocam.errors import UserInputError
+from server import engine, storage
+from server.game import audit, review
+from server.game.records import (
+    Conflict,
+    get_game,
+    get_round,
+    open_round,
+    player_by_name,
+    players,
+    round_hands,
+)
+from server.game.scoreboard import finish_if_over
+from server.storage import dumps, loads, now, transaction
+
+
+def rules_state(
+    conn: sqlite3.Connection,
+    game_id: int,
+    proposer: str | None = None,
+    allow_missing: bool = False,
+    empty_hand: str | None = None,
+) -> dict[str, Any]:
+    """The DESIGN.md game-state dict of the latest round, for the rules engine."""
+    game = get_game(conn, game_id)
+    rnd = get_round(conn, game_id)
+    held = round_hands(conn, rnd["id"])
+    roster = []
+    missing = []
+    for p in players(conn, game_id):
+        row = held.get(p["id"])
+        if p["name"] == empty_hand:
+            tiles: list = []
+        elif row is None or row["confirmed_at"] is None:
+            if not allow_missing:
+                missing.append(p["name"])
+            tiles = []
+        else:
+            tiles = loads(row["tiles"], [])
+        entry: dict[str, Any] = {"name": p["name"], "hand": tiles}
+        if row is not None and row["declared_cannot_play"]:
+            entry["declared_cannot_play"] = True
+        if p["team"]:
+            entry["team"] = p["team"]
+        roster.append(entry)
+    if missing:
+        raise Conflict(
+            f"no confirmed hand yet for {', '.join(missing)}: each player sends a photo from "
+            "their link and confirms the tiles, or the table enters them"
+        )
+    state: dict[str, Any] = {
+        "variant": game["variant"],
+        "rules": loads(game["rules"], {}),
+        "set": game["set_max"],
+        "players": roster,
+        "layout": {"lines": loads(rnd["layout"], [])},
+        "boneyard": rnd["boneyard"],
+    }
+    if proposer is not None:
+        state["proposer"] = proposer
+    return state
+
+
+def game_state_for_rules(conn: sqlite3.Connection, game_id: int) -> dict[str, Any]:
+    """The state the rules engine would judge now (admin only: it holds every hand)."""
+    return rules_state(conn, game_id, allow_missing=True)
+
+
+def lock_hands(conn: sqlite3.Connection, game_id: int, why: str, author: str) -> None:
+    """Lock every hand of the open round (a block proposed, a domino called): from now on
+    only the host changes a hand, with a reason (`hands.confirm_hand`)."""
+    with transaction(conn):
+        rnd = open_round(conn, game_id)
+        if rnd["locked_at"]:
+            return
+        conn.execute(
+            "UPDATE rounds SET locked_at = ?, locked_by = ? WHERE id = ?", (now(), why, rnd["id"])
+        )
+        audit.record(conn, game_id, rnd["id"], "lock", author, f"hands locked: {why}")
+        storage.add_event(conn, game_id, "round", {"action": "locked"})
+
+
+def unlock_hands(conn: sqlite3.Connection, game_id: int, reason: object) -> None:
+    """The host lets play go on (a block check that stopped, a domino called by mistake):
+    the hands can change again and any ruling awaiting confirmation is dropped."""
+    why = audit.require_reason(reason, "unlocking the hands")
+    with transaction(conn):
+        rnd = open_round(conn, game_id)
+        if not rnd["locked_at"]:
+            raise Conflict("the hands are not locked")
+        conn.execute(
+            "UPDATE rounds SET locked_at = NULL, locked_by = NULL, pending_end = NULL WHERE id = ?",
+            (rnd["id"],),
+        )
+        audit.record(
+            conn, game_id, rnd["id"], "unlock", audit.HOST, "the host unlocked the hands", None, why
+        )
+        storage.add_event(conn, game_id, "round", {"action": "unlocked"})
+
+
+def _judge(judge: Callable[[], dict[str, Any]], conn: sqlite3.Connection, game_id: int) -> Any:
+    """Run the rules engine on a state holding every hand. Its messages may name a hand's
+    tiles ("tile 5-6 is held twice: in Ana's hand and in Caro's hand"): they go to the host's
+    correction screen (the round's review), and the caller hears only that a tile needs
+    checking."""
+    try:
+        return judge()
+    except UserInputError as error:
+        with transaction(conn):
+            rnd = open_round(conn, game_id)
+            conn.execute("UPDATE rounds SET hands_to_check = 1 WHERE id = ?", (rnd["id"],))
+            audit.record(
+                conn,
+                game_id,
+                rnd["id"],
+                "review",
+                "rules",
+                text=f"the rules engine refused the round: {error}",
+                public_text="a tile needs checking before a ruling",
+            )
+            storage.add_event(conn, game_id, "review", {"action": "hands"})
+        raise Conflict(review.HANDS_NEED_CHECK) from None
+
+
+def block_check(
+    conn: sqlite3.Connection, game_id: int, proposer_name: object, confirm: bool = False
+) -> dict[str, Any]:
+    """Run the clockwise verification from `proposer_name` with the rules engine.
+
+    Proposing locks the hands. A confirmed block ends the round when `confirm` is true: hands
+    revealed, totals, winner, ties and points written to the scoreboard; without `confirm`
+    the round waits for the host to score it (`score_pending`). Otherwise the outcome names
+    the first player who can play and whether that player had declared "cannot play" (a
+    foul); which tile that player can play is told to that player only.
+
+    Raises:
+        Conflict: a hand is missing or unconfirmed, the table reading needs the host's check,
+            a tile needs checking (the host's screen says which), or a ruling awaits
+            confirmation.
+    """
+    proposer = player_by_name(conn, game_id, proposer_name)
+    rnd = open_round(conn, game_id)
+    pending = loads(rnd["pending_end"], None)
+    if pending is not None and not (
+        confirm and pending.get("by") == "block" and pending.get("proposer") == proposer["name"]
+    ):
+        raise Conflict(f"{pending['text']} The host scores the round or cancels first.")
+    state = rules_state(conn, game_id, proposer=proposer["name"])
+    lock_hands(conn, game_id, f"{proposer['name']} proposed a block", proposer["name"])
+    review.refuse_unchecked(conn, game_id, open_round(conn, game_id))
+    verdict = _judge(lambda: engine.check(state), conn, game_id)
+    outcome = _outcome(conn, game_id, proposer["name"], verdict)
+    with transaction(conn):
+        rnd = open_round(conn, game_id)
+        cur = conn.execute(
+            "INSERT INTO block_checks (round_id, proposer, verdict, outcome, created_at) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (rnd["id"], proposer["name"], dumps(verdict), dumps(outcome), now()),
+        )
+        outcome["id"] = int(cur.lastrowid or 0)
+        conn.execute("UPDATE rounds SET hands_to_check = 0 WHERE id = ?", (rnd["id"],))
+        if verdict.get("blocked") and confirm:
+            _end_round(conn, game_id, rnd, "block", verdict)
+        elif verdict.get("blocked"):
+            outcome["awaiting_confirmation"] = True
+            _hold(conn, rnd, {"by": "block", "proposer": proposer["name"], "check": outcome["id"]})
+        storage.add_event(conn, game_id, "block_check", {"outcome": public_outcome(outcome)})
+    return public_outcome(outcome)
+
+
+def _hold(conn: sqlite3.Connection, rnd: sqlite3.Row, pending: dict[str, Any]) -> None:
+    """Keep a ruling that would end the round until the host confirms it."""
+    if pending["by"] == "block":
+        text = f"Blocked: every player confirmed {pending['proposer']}'s block."
+    else:
+        text = f"{pending['player']} called domino."
+    pending["text"] = text + " The round is scored once the host confirms."
+    conn.execute("UPDATE rounds SET pending_end = ? WHERE id = ?", (dumps(pending), rnd["id"]))
+
+
+def public_outcome(outcome: dict[str, Any]) -> dict[str, Any]:
+    """A block-check outcome as anybody may see it while the round is open: who stopped the
+    check and whether it was a foul, not which tile they hold or where it goes."""
+    shown = dict(outcome)
+    if shown.get("stopped"):
+        shown["stopped"] = {k: v for k, v in shown["stopped"].items() if k in ("player", "foul")}
+    return shown
+
+
+def _outcome(
+    conn: sqlite3.Connection, game_id: int, proposer: str, verdict: dict[str, Any]
+) -> dict[str, Any]:
+    """The outcome stored with the check: the confirmations in turn and where they stopped
+    (the tile and line too: shown to that player, and to everybody once the round ends)."""
+    steps = [
+        {
+            "player": s.get("player"),
+            "can_play": bool(s.get("can_play")),
+            "declared": bool(s.get("declared")),
+            "foul": bool(s.get("foul")),
+        }
+        for s in verdict.get("verification") or []
+    ]
+    stopped = None
+    if not verdict.get("blocked"):
+        first = next((s for s in steps if s["can_play"]), None)
+        if first is not None:
+            move = next(
+                (m for m in verdict.get("playable") or [] if m.get("player") == first["player"]),
+                {},
+            )
+            rnd = get_round(conn, game_id)
+            declared = conn.execute(
+                "SELECT h.declared_cannot_play FROM hands h JOIN players p ON p.id = h.player_id "
+                "WHERE h.round_id = ? AND p.name = ?",
+                (rnd["id"], first["player"]),
+            ).fetchone()
+            stopped = {
+                "player": first["player"],
+                "tile": move.get("tile"),
+                "line": move.get("line"),
+                "foul": first["foul"] or bool(declared and declared[0]),
+            }
+        else:
+            stopped = {"player": None, "tile": None, "line": None, "foul": False}
+    return {
+        "proposer": proposer,
+        "blocked": bool(verdict.get("blocked")),
+        "conditions": verdict.get("conditions") or {},
+        "steps": steps,
+        "stopped": stopped,
+        "boneyard_reason": (
+            None
+            if (verdict.get("conditions") or {}).get("boneyard_exhausted", True)
+            else "tiles can still be drawn from the boneyard"
+        ),
+    }
+
+
+def end_by_domino(
+    conn: sqlite3.Connection, game_id: int, winner_name: object, confirm: bool = False
+) -> dict[str, Any]:
+    """`winner_name` played their last tile: lock the hands and, with `confirm`, end the
+    round and score it per the variant. Without `confirm` the call waits for the host
+    (`score_pending`) and returns `{"pending": ...}` with nothing scored.
+
+    Raises:
+        Conflict: as `block_check`.
+    """
+    winner = player_by_name(conn, game_id, winner_name)
+    rnd = open_round(conn, game_id)
+    pending = loads(rnd["pending_end"], None)
+    if pending is not None and not (
+        confirm and pending.get("by") == "domino" and pending.get("player") == winner["name"]
+    ):
+        raise Conflict(f"{pending['text']} The host scores the round or cancels first.")
+    state = rules_state(conn, game_id, empty_hand=winner["name"])
+    lock_hands(conn, game_id, f"{winner['name']} called domino", audit.HOST)
+    review.refuse_unchecked(conn, game_id, open_round(conn, game_id))
+    result = _judge(lambda: engine.score_domino(state, winner["name"]), conn, game_id)
+    with transaction(conn):
+        rnd = open_round(conn, game_id)
+        if not confirm:
+            pending = {"by": "domino", "player": winner["name"]}
+            _hold(conn, rnd, pending)
+            storage.add_event(conn, game_id, "round", {"action": "domino-called"})
+            return {"pending": pending}
+        conn.execute(
+            "UPDATE hands SET tiles = '[]' WHERE round_id = ? AND player_id = ?",
+            (rnd["id"], winner["id"]),
+        )
+        _end_round(conn, game_id, rnd, "domino", result)
+    return result
+
+
+def score_pending(conn: sqlite3.Connection, game_id: int) -> dict[str, Any]:
+    """The host confirms the ruling that ends the round: it is judged again on the hands as
+    they are now (the host may have corrected one) and, if it still ends the round, scored.
+
+    Returns:
+        `{"ended": bool, "outcome" | "result": ...}`.
+    """
+    rnd = open_round(conn, game_id)
+    pending = loads(rnd["pending_end"], None)
+    if pending is None:
+        raise Conflict("no ruling is waiting to be scored: propose a block or call domino")
+    if pending["by"] == "domino":
+        result = end_by_domino(conn, game_id, pending["player"], confirm=True)
+        return {"ended": True, "result": result}
+    outcome = block_check(conn, game_id, pending["proposer"], confirm=True)
+    if not outcome["blocked"]:
+        with transaction(conn):
+            conn.execute("UPDATE rounds SET pending_end = NULL WHERE id = ?", (rnd["id"],))
+    return {"ended": outcome["blocked"], "outcome": outcome}
+
+
+def cancel_pending(conn: sqlite3.Connection, game_id: int, reason: object) -> None:
+    """The host drops a ruling awaiting confirmation (the hands stay locked)."""
+    why = audit.require_reason(reason, "cancelling a ruling")
+    with transaction(conn):
+        rnd = open_round(conn, game_id)
+        pending = loads(rnd["pending_end"], None)
+        if pending is None:
+            raise Conflict("no ruling is waiting to be scored")
+        conn.execute("UPDATE rounds SET pending_end = NULL WHERE id = ?", (rnd["id"],))
+        audit.record(
+            conn,
+            game_id,
+            rnd["id"],
+            "cancel",
+            audit.HOST,
+            f"the host cancelled: {pending['text']}",
+            None,
+            why,
+        )
+        storage.add_event(conn, game_id, "round", {"action": "cancelled"})
+
+
+def _end_round(
+    conn: sqlite3.Connection,
+    game_id: int,
+    rnd: sqlite3.Row,
+    ended_by: str,
+    result: dict[str, Any],
+) -> None:
+    conn.execute(
+        "UPDATE rounds SET status = 'ended', ended_by = ?, result = ?, ended_at = ?, "
+        "pending_end = NULL, hands_to_check = 0 WHERE id = ?",
+        (ended_by, dumps(result), now(), rnd["id"]),
+    )
+    by_name = {p["name"]: p["id"] for p in players(conn, game_id)}
+    for name, points in (result.get("points") or {}).items():
+        conn.execute(
+            "INSERT OR REPLACE INTO scores (round_id, name, player_id, points) VALUES (?, ?, ?, ?)",
+            (rnd["id"], name, by_name.get(name), int(points)),
+        )
+    storage.add_event(
+        conn,
+        game_id,
+        "round",
+        {"action": "ended", "round": rnd["number"], "by": ended_by, "winner": result.get("winner")},
+    )
+    finish_if_over(conn, game_id)

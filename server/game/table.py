@@ -1,0 +1,219 @@
+"""The round's table: lines entered by hand, the boneyard, the table photo's Scene and the
+corrections people make to it (open ends follow, `server.table_scene`)."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from dominocam import scene_state
+from dominocam.errors import UserInputError
+from rules.tiles import parse_tile
+from server import engine, storage, table_scene
+from server.game.records import Conflict, NotFound, get_game, get_round, open_round, players
+from server.storage import dumps, loads, transaction
+
+
+def _parse_line(raw: object, index: int, set_max: int, names: set[str]) -> dict[str, Any]:
+    if not isinstance(raw, dict):
+        raise UserInputError(f"line {index + 1} must be an object with name and open_end")
+    line: dict[str, Any] = {"name": str(raw.get("name") or f"line {index + 1}")[:40]}
+    end = raw.get("open_end")
+    if not isinstance(end, int) or isinstance(end, bool) or not 0 <= end <= set_max:
+        raise UserInputError(
+            f"line {line['name']!r}: open_end must be a whole number 0..{set_max}, got {end!r}"
+        )
+    line["open_end"] = end
+    owner = raw.get("owner")
+    if owner not in (None, ""):
+        if owner not in names:
+            raise UserInputError(f"line {line['name']!r}: unknown owner {owner!r}")
+        line["owner"] = owner
+    for flag in ("marked", "open_double"):
+        if raw.get(flag) is not None:
+            line[flag] = bool(raw[flag])
+    return line
+
+
+def set_layout(
+    conn: sqlite3.Connection, game_id: int, lines: object, boneyard: object = None
+) -> None:
+    """Replace the round's lines (rules-engine form) and optionally the boneyard count."""
+    game = get_game(conn, game_id)
+    names = {p["name"] for p in players(conn, game_id)}
+    if not isinstance(lines, list):
+        raise UserInputError("'lines' must be a list of {name, open_end, owner?, marked?}")
+    parsed = [_parse_line(raw, i, game["set_max"], names) for i, raw in enumerate(lines)]
+    with transaction(conn):
+        rnd = open_round(conn, game_id)
+        # Lines entered by hand: the camera updates the tiles, not these lines (table_scene).
+        conn.execute(
+            "UPDATE rounds SET layout = ?, lines_by_hand = 1 WHERE id = ?",
+            (dumps(parsed), rnd["id"]),
+        )
+        if boneyard is not None:
+            _set_boneyard(conn, rnd["id"], boneyard)
+        storage.add_event(conn, game_id, "table", {"action": "layout"})
+
+
+def _set_boneyard(conn: sqlite3.Connection, round_id: int, boneyard: object) -> None:
+    if not isinstance(boneyard, int) or isinstance(boneyard, bool) or boneyard < 0:
+        raise UserInputError(f"boneyard must be a whole number of tiles >= 0, got {boneyard!r}")
+    conn.execute("UPDATE rounds SET boneyard = ? WHERE id = ?", (boneyard, round_id))
+
+
+def set_boneyard(conn: sqlite3.Connection, game_id: int, boneyard: object) -> None:
+    with transaction(conn):
+        rnd = open_round(conn, game_id)
+        _set_boneyard(conn, rnd["id"], boneyard)
+        storage.add_event(conn, game_id, "table", {"action": "boneyard"})
+
+
+def layout_from_scene(scene: dict[str, Any]) -> list[dict[str, Any]]:
+    """Rules-engine lines from a Scene's layout: one line per open end the photo shows
+    (`dominocam.scene_state.layout_lines`, shared with `dominocam round`)."""
+    return scene_state.layout_lines(scene)
+
+
+def save_table_scene(
+    conn: sqlite3.Connection,
+    game_id: int,
+    scene: dict[str, Any] | None,
+    image_name: str | None,
+) -> None:
+    """Store a new table photo (and its Scene, when one could be read) for the open round."""
+    with transaction(conn):
+        rnd = open_round(conn, game_id)
+        updates: dict[str, Any] = {}
+        if image_name is not None:
+            updates["table_image"] = image_name
+        updates["table_scene"] = None if scene is None else dumps(scene)
+        # A new photo's doubts need the host's check again (server.game.review).
+        updates["table_checked"] = None
+        if scene is not None:
+            updates["layout"] = dumps(layout_from_scene(scene))
+            updates["lines_by_hand"] = 0
+        sets = ", ".join(f"{k} = ?" for k in updates)
+        conn.execute(f"UPDATE rounds SET {sets} WHERE id = ?", (*updates.values(), rnd["id"]))
+        storage.add_event(conn, game_id, "table", {"action": "photo", "read": scene is not None})
+
+
+def correct_table_tile(
+    conn: sqlite3.Connection, game_id: int, tile_id: int, pips: object, delete: bool = False
+) -> None:
+    """Fix a tile's value (or delete a false tile) in the table Scene; open ends follow."""
+    game = get_game(conn, game_id)
+    with transaction(conn):
+        rnd = open_round(conn, game_id)
+        scene = loads(rnd["table_scene"])
+        if scene is None:
+            raise Conflict("there is no table photo to correct; upload one or enter the lines")
+        tiles = scene.get("tiles") or []
+        index = next((i for i, t in enumerate(tiles) if t.get("id") == tile_id), None)
+        if index is None:
+            raise NotFound(f"the table has no tile {tile_id}")
+        correction: dict[str, Any] = {
+            "tile": tile_id,
+            "action": "delete" if delete else "set",
+            "pips": pips,
+        }
+        if delete:
+            # Where the tile was (or the camera's track of it): the camera must not bring it
+            # back while it is still there (server.table_scene).
+            gone = tiles.pop(index)
+            correction.update({k: gone[k] for k in ("track", "corners") if k in gone})
+            table_scene.drop_from_lines(scene, {tile_id})
+        else:
+            tile = parse_tile(pips, game["set_max"])
+            # A person's word: the reader's doubt about this tile is settled.
+            tiles[index].update(face="up", pips=tile.as_list(), corrected=True, doubtful=False)
+            table_scene.refresh_open_ends(scene)
+        table_scene.refresh_totals(scene)
+        scene.setdefault("corrections", []).append(correction)
+        conn.execute(
+            "UPDATE rounds SET table_scene = ?, layout = ?, lines_by_hand = 0 WHERE id = ?",
+            (dumps(scene), dumps(layout_from_scene(scene)), rnd["id"]),
+        )
+        storage.add_event(conn, game_id, "table", {"action": "correction", "tile": tile_id})
+
+
+def add_table_tile(
+    conn: sqlite3.Connection, game_id: int, pips: object, corners: object = None
+) -> int:
+    """Add a tile the photo missed; returns its id."""
+    game = get_game(conn, game_id)
+    tile = parse_tile(pips, game["set_max"])
+    with transaction(conn):
+        rnd = open_round(conn, game_id)
+        scene = loads(rnd["table_scene"]) or _empty_scene()
+        tiles = scene.setdefault("tiles", [])
+        new_id = _next_tile_id(scene)
+        entry: dict[str, Any] = {"id": new_id, "face": "up", "pips": tile.as_list(), "added": True}
+        if isinstance(corners, list) and len(corners) == 4:
+            entry["corners"] = [[float(x), float(y)] for x, y in corners]
+        tiles.append(entry)
+        table_scene.refresh_totals(scene)
+        conn.execute("UPDATE rounds SET table_scene = ? WHERE id = ?", (dumps(scene), rnd["id"]))
+        storage.add_event(conn, game_id, "table", {"action": "added", "tile": new_id})
+    return new_id
+
+
+def restore_rejected(
+    conn: sqlite3.Connection, game_id: int, index: int, pips: object = None
+) -> int:
+    """Make a box the reader judged not a tile (`rejected[index]` of the Scene) a tile of the
+    table, with its own reading or the `pips` given; returns the new tile's id."""
+    game = get_game(conn, game_id)
+    rnd = open_round(conn, game_id)
+    scene = loads(rnd["table_scene"]) or {}
+    rejected = scene.get("rejected") or []
+    if not 0 <= index < len(rejected):
+        raise NotFound(f"the table reading has no rejected box {index}")
+    box = rejected[index]
+    face_down = pips is None and box.get("face") == "down"
+    if pips is None and not face_down:
+        pips = box.get("pips")
+        if pips is None:
+            raise UserInputError("this box was not read: send 'pips' [a, b] for the tile")
+    with transaction(conn):
+        rnd = open_round(conn, game_id)
+        scene = loads(rnd["table_scene"]) or {}
+        box = scene["rejected"].pop(index)
+        tiles = scene.setdefault("tiles", [])
+        entry: dict[str, Any] = {"id": _next_tile_id(scene), "added": True, "restored": True}
+        if face_down:
+            entry.update(face="down", pips=None)
+        else:
+            entry.update(face="up", pips=parse_tile(pips, game["set_max"]).as_list())
+        if isinstance(box.get("corners"), list):
+            entry["corners"] = box["corners"]
+        tiles.append(entry)
+        table_scene.refresh_totals(scene)
+        conn.execute("UPDATE rounds SET table_scene = ? WHERE id = ?", (dumps(scene), rnd["id"]))
+        storage.add_event(conn, game_id, "table", {"action": "restored", "tile": entry["id"]})
+    return int(entry["id"])
+
+
+def _next_tile_id(scene: dict[str, Any]) -> int:
+    """An id no tile of the Scene had, even one deleted since (corrections name ids)."""
+    used = [t.get("id", -1) for t in scene.get("tiles") or []]
+    used += [c.get("tile", -1) for c in scene.get("corrections", [])]
+    return max(used, default=-1) + 1
+
+
+def _empty_scene() -> dict[str, Any]:
+    return {
+        "image": None,
+        "tiles": [],
+        "face_down": 0,
+        "pip_total": 0,
+        "layout": {"lines": [], "open_ends": []},
+        "warnings": [],
+    }
+
+
+def table_game(conn: sqlite3.Connection, game_id: int) -> engine.TableGame:
+    """What reading a table picture of this game needs to know: variant, players, engine."""
+    row = get_game(conn, game_id)
+    rnd = get_round(conn, game_id)
+    return engine.TableGame(str(row["variant"]), len(players(conn, game_id)), rnd["engine"])

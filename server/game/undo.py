@@ -1,0 +1,252 @@
+"""The host's corrections after the fact: reopen the last round, correct a round's score,
+delete a game, rename and reorder players between rounds. Each is kept in the audit trail.
+
+The scoreboard is always computed from the `scores` of the ended rounds, and a corrected
+score is written both there and into the round's result, so the scoreboard and the rounds it
+shows agree (`scoreboard.scoreboard`).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from dominocam.errors import UserInputError
+from server import storage
+from server.game import audit
+from server.game.records import Conflict, get_game, get_round, player_by_id, players
+from server.game.scoreboard import finish_if_over
+from server.storage import dumps, loads, transaction
+
+MAX_NAME = 40
+
+
+def _untouched(conn: sqlite3.Connection, rnd: sqlite3.Row) -> bool:
+    """An open round nothing has happened in yet (no hand, photo, check or lock)."""
+    if rnd["table_image"] or rnd["table_scene"] or rnd["locked_at"]:
+        return False
+    for table in ("hands", "block_checks", "table_events"):
+        if conn.execute(f"SELECT 1 FROM {table} WHERE round_id = ?", (rnd["id"],)).fetchone():
+            return False
+    return True
+
+
+def _between_rounds(conn: sqlite3.Connection, game_id: int, what: str) -> None:
+    rnd = get_round(conn, game_id)
+    if rnd["status"] == "open" and not _untouched(conn, rnd):
+        raise Conflict(f"{what} only between rounds: round {rnd['number']} is under way")
+
+
+def reopen_last_round(conn: sqlite3.Connection, game_id: int, reason: object) -> int:
+    """Reopen the latest ended round: its score leaves the scoreboard, its hands stay locked
+    (the host corrects them with a reason) and it is ruled and scored again. A next round
+    that was started but is still untouched is dropped. Returns the reopened round's number.
+    """
+    why = audit.require_reason(reason, "reopening a round")
+    with transaction(conn):
+        game = get_game(conn, game_id)
+        rnd = get_round(conn, game_id)
+        if rnd["status"] == "open":
+            if rnd["number"] == 1 or not _untouched(conn, rnd):
+                raise Conflict(f"round {rnd['number']} is still open: there is nothing to reopen")
+            conn.execute("DELETE FROM rounds WHERE id = ?", (rnd["id"],))
+            rnd = get_round(conn, game_id)
+        before = _points(conn, rnd["id"])
+        conn.execute("DELETE FROM scores WHERE round_id = ?", (rnd["id"],))
+        conn.execute(
+            "UPDATE rounds SET status = 'open', ended_by = NULL, result = NULL, ended_at = NULL, "
+            "pending_end = NULL, locked_at = COALESCE(locked_at, ?), "
+            "locked_by = COALESCE(locked_by, 'the round was reopened') WHERE id = ?",
+            (storage.now(), rnd["id"]),
+        )
+        if game["status"] != "active":
+            conn.execute("UPDATE games SET status = 'active' WHERE id = ?", (game_id,))
+        audit.record(
+            conn,
+            game_id,
+            None,
+            "reopen",
+            audit.HOST,
+            f"the host reopened round {rnd['number']} (its points {_points_text(before)} "
+            "left the scoreboard)",
+            reason=why,
+            detail={"round": rnd["number"], "points_before": before},
+        )
+        storage.add_event(conn, game_id, "round", {"action": "reopened", "round": rnd["number"]})
+    return int(rnd["number"])
+
+
+def _points(conn: sqlite3.Connection, round_id: int) -> dict[str, int]:
+    return {
+        row["name"]: row["points"]
+        for row in conn.execute("SELECT name, points FROM scores WHERE round_id = ?", (round_id,))
+    }
+
+
+def _points_text(points: dict[str, int]) -> str:
+    return ", ".join(f"{name} {n}" for name, n in points.items()) or "none"
+
+
+def _parse_points(raw: object, allowed: list[str]) -> dict[str, int]:
+    if not isinstance(raw, dict) or not raw:
+        raise UserInputError("'points' must be an object {name: points}")
+    points: dict[str, int] = {}
+    for name, value in raw.items():
+        if name not in allowed:
+            raise UserInputError(f"unknown name {name!r} in points; valid: {', '.join(allowed)}")
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise UserInputError(f"{name}'s points must be a whole number, got {value!r}")
+        points[name] = value
+    return points
+
+
+def correct_score(
+    conn: sqlite3.Connection, game_id: int, number: int, raw_points: object, reason: object
+) -> dict[str, int]:
+    """Replace an ended round's points (`{name: points}`, names of players or teams) and
+    keep the rules' points in the round's result as `rules_points`. Returns the new points."""
+    why = audit.require_reason(reason, "correcting a score")
+    with transaction(conn):
+        get_game(conn, game_id)
+        rnd = get_round(conn, game_id, number)
+        if rnd["status"] != "ended":
+            raise Conflict(f"round {number} is not over: only an ended round's score is corrected")
+        seats = players(conn, game_id)
+        allowed = [p["name"] for p in seats] + sorted({p["team"] for p in seats if p["team"]})
+        points = _parse_points(raw_points, allowed)
+        before = _points(conn, rnd["id"])
+        conn.execute("DELETE FROM scores WHERE round_id = ?", (rnd["id"],))
+        by_name = {p["name"]: p["id"] for p in seats}
+        for name, value in points.items():
+            conn.execute(
+                "INSERT INTO scores (round_id, name, player_id, points) VALUES (?, ?, ?, ?)",
+                (rnd["id"], name, by_name.get(name), value),
+            )
+        result = loads(rnd["result"], {}) or {}
+        result.setdefault("rules_points", result.get("points") or {})
+        result["points"] = points
+        result["corrected"] = {"reason": why, "points_before": before}
+        conn.execute("UPDATE rounds SET result = ? WHERE id = ?", (dumps(result), rnd["id"]))
+        audit.record(
+            conn,
+            game_id,
+            None,
+            "score",
+            audit.HOST,
+            f"the host corrected round {number}'s points: {_points_text(before)} became "
+            f"{_points_text(points)}",
+            reason=why,
+            detail={"round": number, "before": before, "after": points},
+        )
+        storage.add_event(conn, game_id, "round", {"action": "score-corrected", "round": number})
+        if get_game(conn, game_id)["status"] == "active":
+            finish_if_over(conn, game_id)
+    return points
+
+
+def delete_game(conn: sqlite3.Connection, game_id: int) -> None:
+    """Delete a game with its players, rounds, hands, scores and audit trail."""
+    with transaction(conn):
+        get_game(conn, game_id)
+        conn.execute("DELETE FROM games WHERE id = ?", (game_id,))
+        storage.add_event(conn, game_id, "game", {"action": "deleted"})
+
+
+def _renamed(value: Any, old: str, new: str) -> Any:
+    """`value` (parsed JSON) with every string and key equal to `old` replaced by `new`
+    (names are unique in a game, so an equal string is that player)."""
+    if isinstance(value, str):
+        return new if value == old else value
+    if isinstance(value, list):
+        return [_renamed(v, old, new) for v in value]
+    if isinstance(value, dict):
+        return {(new if k == old else k): _renamed(v, old, new) for k, v in value.items()}
+    return value
+
+
+def rename_player(conn: sqlite3.Connection, game_id: int, player_id: int, name: object) -> None:
+    """Rename a player between rounds; past rounds, scores and rulings follow the new name."""
+    new = str(name or "").strip()[:MAX_NAME]
+    if not new:
+        raise UserInputError("send the new 'name' (text)")
+    with transaction(conn):
+        player = player_by_id(conn, game_id, player_id)
+        old = player["name"]
+        if new == old:
+            return
+        _between_rounds(conn, game_id, "players are renamed")
+        if any(p["name"] == new for p in players(conn, game_id)):
+            raise UserInputError(f"two players are called {new!r}; names must differ")
+        conn.execute("UPDATE players SET name = ? WHERE id = ?", (new, player_id))
+        conn.execute("UPDATE scores SET name = ? WHERE player_id = ?", (new, player_id))
+        rounds = conn.execute(
+            "SELECT id, result, layout, pending_end FROM rounds WHERE game_id = ?", (game_id,)
+        ).fetchall()
+        for r in rounds:
+            conn.execute(
+                "UPDATE rounds SET result = ?, layout = ?, pending_end = ? WHERE id = ?",
+                (
+                    *(
+                        None if r[k] is None else dumps(_renamed(loads(r[k]), old, new))
+                        for k in ("result", "layout", "pending_end")
+                    ),
+                    r["id"],
+                ),
+            )
+            for c in conn.execute(
+                "SELECT id, proposer, verdict, outcome FROM block_checks WHERE round_id = ?",
+                (r["id"],),
+            ).fetchall():
+                conn.execute(
+                    "UPDATE block_checks SET proposer = ?, verdict = ?, outcome = ? WHERE id = ?",
+                    (
+                        new if c["proposer"] == old else c["proposer"],
+                        dumps(_renamed(loads(c["verdict"]), old, new)),
+                        dumps(_renamed(loads(c["outcome"]), old, new)),
+                        c["id"],
+                    ),
+                )
+        # Past entries keep their words; their author and player follow the new name.
+        for a in conn.execute(
+            "SELECT id, author, detail FROM audit WHERE game_id = ?", (game_id,)
+        ).fetchall():
+            conn.execute(
+                "UPDATE audit SET author = ?, detail = ? WHERE id = ?",
+                (
+                    new if a["author"] == old else a["author"],
+                    dumps(_renamed(loads(a["detail"]), old, new)),
+                    a["id"],
+                ),
+            )
+        audit.record(conn, game_id, None, "rename", audit.HOST, f"the host renamed {old} to {new}")
+        storage.add_event(conn, game_id, "game", {"action": "renamed"})
+
+
+def reorder_players(conn: sqlite3.Connection, game_id: int, order: object) -> None:
+    """New clockwise seat order between rounds: `order` lists every player id once."""
+    with transaction(conn):
+        seats = players(conn, game_id)
+        ids = sorted(p["id"] for p in seats)
+        if (
+            not isinstance(order, list)
+            or any(not isinstance(i, int) or isinstance(i, bool) for i in order)
+            or sorted(order) != ids
+        ):
+            raise UserInputError(
+                f"'players' must list every player id once in the new seat order: {ids}"
+            )
+        _between_rounds(conn, game_id, "seats change")
+        # Two steps: the (game, seat) pairs are unique at every moment.
+        conn.execute("UPDATE players SET seat = seat + 1000 WHERE game_id = ?", (game_id,))
+        for seat, player_id in enumerate(order):
+            conn.execute("UPDATE players SET seat = ? WHERE id = ?", (seat, player_id))
+        names = {p["id"]: p["name"] for p in seats}
+        audit.record(
+            conn,
+            game_id,
+            None,
+            "reorder",
+            audit.HOST,
+            "the host changed the seats: " + ", ".join(names[i] for i in order),
+        )
+        storage.add_event(conn, game_id, "game", {"action": "seats"})

@@ -1,0 +1,170 @@
+"""What the pages show: the public state (tile counts only until the round ends) and a
+player's own view (their hand added, nobody else's)."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from server import storage
+from server.game import audit, review
+from server.game.camera_events import latest_table_events
+from server.game.records import get_game, get_round, players, round_hands
+from server.game.rulings import public_outcome
+from server.game.scoreboard import scoreboard
+from server.storage import loads
+
+
+def public_state(conn: sqlite3.Connection, game_id: int) -> dict[str, Any]:
+    """The game as anybody at the table (or the overlay) may see it.
+
+    Before the round ends: tile counts only, never tiles. After it ends: hands, pip totals,
+    winner, ties and points.
+    """
+    game = get_game(conn, game_id)
+    rnd = get_round(conn, game_id)
+    held = round_hands(conn, rnd["id"])
+    ended = rnd["status"] == "ended"
+    result = loads(rnd["result"], None) if ended else None
+    changes = _hand_changes(conn, rnd["id"])
+    roster = []
+    for p in players(conn, game_id):
+        row = held.get(p["id"])
+        tiles = loads(row["tiles"], []) if row else []
+        submitted = bool(row and row["confirmed_at"] is not None)
+        entry: dict[str, Any] = {
+            "id": p["id"],
+            "name": p["name"],
+            "seat": p["seat"],
+            "team": p["team"],
+            "tiles": len(tiles) if submitted else None,
+            "hand_submitted": submitted,
+            "hand_status": _hand_status(row),
+            # Changes of the confirmed hand (the audit trail says by whom, when).
+            "hand_changes": changes.get(p["name"], 0),
+            "declared_cannot_play": bool(row and row["declared_cannot_play"]),
+        }
+        if ended:
+            entry["hand"] = tiles
+            totals = (result or {}).get("pip_totals") or (result or {}).get("totals") or {}
+            entry["pip_total"] = totals.get(p["name"], sum(a + b for a, b in tiles))
+        roster.append(entry)
+    scene = loads(rnd["table_scene"], None)
+    checks = conn.execute(
+        "SELECT id, proposer, outcome, created_at FROM block_checks WHERE round_id = ? "
+        "ORDER BY id DESC LIMIT 5",
+        (rnd["id"],),
+    ).fetchall()
+    lines = loads(rnd["layout"], [])
+    return {
+        "version": storage.last_event_id(conn),
+        "game": {
+            "id": game["id"],
+            "name": game["name"],
+            "variant": game["variant"],
+            "rules": loads(game["rules"], {}),
+            "set": game["set_max"],
+            "status": game["status"],
+            "teams": any(p["team"] for p in roster),
+        },
+        "players": roster,
+        "round": {
+            "number": rnd["number"],
+            "status": rnd["status"],
+            "engine": rnd["engine"],
+            "boneyard": rnd["boneyard"],
+            "lines": lines,
+            "open_ends": [line["open_end"] for line in lines],
+            "table": {
+                "image": (
+                    f"/api/games/{game_id}/rounds/{rnd['number']}/table/image"
+                    if rnd["table_image"]
+                    else None
+                ),
+                "scene": scene,
+                "face_down": (scene or {}).get("face_down", 0),
+                # The live camera's latest confirmed changes, newest first.
+                "events": latest_table_events(conn, rnd),
+            },
+            "lines_by_hand": bool(rnd["lines_by_hand"]),
+            # Which tile stopped a check is told to that player only until the round ends.
+            "block_checks": [
+                dict(
+                    loads(c["outcome"], {}) if ended else public_outcome(loads(c["outcome"], {})),
+                    id=c["id"],
+                    time=c["created_at"],
+                )
+                for c in checks
+            ],
+            "locked": (
+                {"at": rnd["locked_at"], "by": rnd["locked_by"]} if rnd["locked_at"] else None
+            ),
+            "pending_end": loads(rnd["pending_end"], None),
+            "review": review.public_review(conn, game_id, rnd),
+            "ended_by": rnd["ended_by"],
+            "result": result,
+        },
+        "scoreboard": scoreboard(conn, game_id),
+        "audit": audit.entries(conn, game_id),
+    }
+
+
+def _hand_status(row: sqlite3.Row | None) -> str:
+    """none | unconfirmed (a photo read, not confirmed) | confirmed (the hand is in)."""
+    if row is not None and row["confirmed_at"] is not None:
+        return "confirmed"
+    if row is not None and (row["pending"] is not None or row["pending_image"] is not None):
+        return "unconfirmed"
+    return "none"
+
+
+def _hand_changes(conn: sqlite3.Connection, round_id: int) -> dict[str, int]:
+    rows = conn.execute(
+        "SELECT json_extract(detail, '$.player') AS player, COUNT(*) AS n FROM audit "
+        "WHERE round_id = ? AND action = 'hand' GROUP BY player",
+        (round_id,),
+    ).fetchall()
+    return {row["player"]: row["n"] for row in rows}
+
+
+def _my_play(conn: sqlite3.Connection, rnd: sqlite3.Row, name: str) -> dict[str, Any] | None:
+    """The tile and line a block check found this player can play (for them alone)."""
+    row = conn.execute(
+        "SELECT outcome FROM block_checks WHERE round_id = ? ORDER BY id DESC LIMIT 1",
+        (rnd["id"],),
+    ).fetchone()
+    stopped = (loads(row["outcome"], {}) if row else {}).get("stopped") or {}
+    if rnd["status"] != "open" or stopped.get("player") != name:
+        return None
+    return {"tile": stopped.get("tile"), "line": stopped.get("line")}
+
+
+def player_view(conn: sqlite3.Connection, player: sqlite3.Row) -> dict[str, Any]:
+    """The public state plus this player's own hand (and nobody else's)."""
+    state = public_state(conn, player["game_id"])
+    rnd = get_round(conn, player["game_id"])
+    row = conn.execute(
+        "SELECT * FROM hands WHERE round_id = ? AND player_id = ?", (rnd["id"], player["id"])
+    ).fetchone()
+    confirmed = bool(row and row["confirmed_at"] is not None)
+    tiles = loads(row["tiles"], []) if confirmed else []
+    pending = None
+    if row is not None and (row["pending"] is not None or row["pending_image"] is not None):
+        pending = {"tiles": loads(row["pending"], None), "scene": loads(row["pending_scene"], None)}
+    scene = pending["scene"] if pending else (loads(row["scene"], None) if row else None)
+    state["me"] = {
+        "id": player["id"],
+        "name": player["name"],
+        "team": player["team"],
+        # The confirmed hand: the one the rulings use.
+        "hand": tiles,
+        "pip_total": sum(a + b for a, b in tiles),
+        "confirmed": confirmed,
+        # A photo read (or kept unread) that waits for this player's confirmation.
+        "pending": pending,
+        "scene": scene,
+        "has_photo": bool(row and (row["pending_image"] or row["image"])),
+        "declared_cannot_play": bool(row and row["declared_cannot_play"]),
+        "can_play": _my_play(conn, rnd, player["name"]),
+    }
+    return state
