@@ -574,7 +574,9 @@ def hand_photo(token: str) -> Any:
     conn = get_db()
     player = _player(token)
     g = game.get_game(conn, player["game_id"])
-    game.open_round(conn, player["game_id"])
+    rnd = game.open_round(conn, player["game_id"])
+    if rnd["locked_at"]:  # refused before the photo is stored
+        raise game.Conflict(game.hands.locked_message(rnd))
     image = _decode(_photo_bytes())
     name = uploads.store(_upload_folder(player["game_id"]), f"hand-{player['id']}", image)
     scene, why = _read(image, "hand", g["set_max"])

@@ -53,12 +53,12 @@ from server.game.records import (
     current_game_id,
     get_game,
     get_round,
-    hands,
     list_games,
     open_round,
     player_by_id,
     player_by_name,
     players,
+    round_hands,
 )
 from server.game.review import host_review, mark_table_checked
 from server.game.rulings import (
@@ -120,7 +120,6 @@ __all__ = [
     "get_game",
     "get_round",
     "hand_row",
-    "hands",
     "host_review",
     "latest_table_events",
     "layout_from_scene",
@@ -141,6 +140,7 @@ __all__ = [
     "reopen_last_round",
     "reorder_players",
     "restore_rejected",
+    "round_hands",
     "rules_state",
     "save_table_scene",
     "score_pending",

@@ -62,7 +62,7 @@ def open_round(conn: sqlite3.Connection, game_id: int) -> sqlite3.Row:
     return rnd
 
 
-def hands(conn: sqlite3.Connection, round_id: int) -> dict[int, sqlite3.Row]:
+def round_hands(conn: sqlite3.Connection, round_id: int) -> dict[int, sqlite3.Row]:
     return {
         row["player_id"]: row
         for row in conn.execute("SELECT * FROM hands WHERE round_id = ?", (round_id,))

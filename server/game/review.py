@@ -19,7 +19,7 @@ from typing import Any
 
 from server import storage
 from server.game import audit
-from server.game.records import Conflict, hands, open_round, players
+from server.game.records import Conflict, open_round, players, round_hands
 from server.storage import dumps, loads, transaction
 
 TABLE_NEEDS_CHECK = (
@@ -82,7 +82,7 @@ def hand_conflicts(conn: sqlite3.Connection, game_id: int, round_id: int) -> lis
     Admin only: it names tiles of hands."""
     names = {p["id"]: p["name"] for p in players(conn, game_id)}
     holders: dict[tuple[int, int], list[str]] = {}
-    for player_id, row in hands(conn, round_id).items():
+    for player_id, row in round_hands(conn, round_id).items():
         if row["confirmed_at"] is None:
             continue
         for a, b in loads(row["tiles"], []):
@@ -132,4 +132,16 @@ def host_review(conn: sqlite3.Connection, game_id: int) -> dict[str, Any]:
         "doubtful": [t.get("id") for t in doubtful_tiles(scene)],
         "rejected": list(scene.get("rejected") or []),
         "hand_conflicts": hand_conflicts(conn, game_id, rnd["id"]),
+        "rules_refusal": _latest_refusal(conn, rnd["id"]),
     }
+
+
+def _latest_refusal(conn: sqlite3.Connection, round_id: int) -> str | None:
+    """The rules engine's last refusal of this round, in its own words (it may name a hand's
+    tile: admin only), while the hands have not been judged since."""
+    row = conn.execute(
+        "SELECT a.detail FROM audit a JOIN rounds r ON r.id = a.round_id WHERE a.round_id = ? "
+        "AND a.action = 'review' AND r.hands_to_check = 1 ORDER BY a.id DESC LIMIT 1",
+        (round_id,),
+    ).fetchone()
+    return None if row is None else str(loads(row["detail"], {}).get("text"))

@@ -14,10 +14,10 @@ from server.game.records import (
     Conflict,
     get_game,
     get_round,
-    hands,
     open_round,
     player_by_name,
     players,
+    round_hands,
 )
 from server.game.scoreboard import finish_if_over
 from server.storage import dumps, loads, now, transaction
@@ -33,7 +33,7 @@ def rules_state(
     """The DESIGN.md game-state dict of the latest round, for the rules engine."""
     game = get_game(conn, game_id)
     rnd = get_round(conn, game_id)
-    held = hands(conn, rnd["id"])
+    held = round_hands(conn, rnd["id"])
     roster = []
     missing = []
     for p in players(conn, game_id):

@@ -206,6 +206,18 @@ def rename_player(conn: sqlite3.Connection, game_id: int, player_id: int, name: 
                         c["id"],
                     ),
                 )
+        # Past entries keep their words; their author and player follow the new name.
+        for a in conn.execute(
+            "SELECT id, author, detail FROM audit WHERE game_id = ?", (game_id,)
+        ).fetchall():
+            conn.execute(
+                "UPDATE audit SET author = ?, detail = ? WHERE id = ?",
+                (
+                    new if a["author"] == old else a["author"],
+                    dumps(_renamed(loads(a["detail"]), old, new)),
+                    a["id"],
+                ),
+            )
         audit.record(conn, game_id, None, "rename", audit.HOST, f"the host renamed {old} to {new}")
         storage.add_event(conn, game_id, "game", {"action": "renamed"})
 

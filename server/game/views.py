@@ -9,7 +9,7 @@ from typing import Any
 from server import storage
 from server.game import audit, review
 from server.game.camera_events import latest_table_events
-from server.game.records import get_game, get_round, hands, players
+from server.game.records import get_game, get_round, players, round_hands
 from server.game.rulings import public_outcome
 from server.game.scoreboard import scoreboard
 from server.storage import loads
@@ -23,7 +23,7 @@ def public_state(conn: sqlite3.Connection, game_id: int) -> dict[str, Any]:
     """
     game = get_game(conn, game_id)
     rnd = get_round(conn, game_id)
-    held = hands(conn, rnd["id"])
+    held = round_hands(conn, rnd["id"])
     ended = rnd["status"] == "ended"
     result = loads(rnd["result"], None) if ended else None
     changes = _hand_changes(conn, rnd["id"])

@@ -77,10 +77,10 @@ var DC = (function () {
     (scene.tiles || []).forEach(function (t) {
       if (!t.corners) return;
       var pts = t.corners.map(function (p) { return p[0] + "," + p[1]; }).join(" ");
-      var cls = "tile " + (t.face === "down" ? "down" : "up") + (t.corrected ? " corrected" : "") + (opts.onTile ? " clickable" : "");
+      var cls = "tile " + (t.face === "down" ? "down" : "up") + (t.corrected ? " corrected" : "") + (t.doubtful ? " doubtful" : "") + (opts.onTile ? " clickable" : "");
       if (opts.selected === t.id) cls += " selected";
       var poly = svgEl("polygon", { points: pts, class: cls, "data-tile": t.id });
-      var title = svgEl("title", {}); title.textContent = "tile " + t.id + (t.pips ? ": " + t.pips.join("-") : " (face down)");
+      var title = svgEl("title", {}); title.textContent = "tile " + t.id + (t.pips ? ": " + t.pips.join("-") : " (face down)") + (t.doubtful ? " (may be misread)" : "");
       poly.appendChild(title);
       if (opts.onTile) poly.addEventListener("click", function () { opts.onTile(t); });
       svg.appendChild(poly);
@@ -91,6 +91,16 @@ var DC = (function () {
         label.textContent = t.pips.join("-");
         svg.appendChild(label);
       }
+    });
+    // Boxes the reader judged not tiles: drawn apart (dashed, grey), never counted.
+    (scene.rejected || []).forEach(function (box, i) {
+      if (!box.corners) return;
+      var pts = box.corners.map(function (p) { return p[0] + "," + p[1]; }).join(" ");
+      var poly = svgEl("polygon", { points: pts, class: "rejected" + (opts.onRejected ? " clickable" : ""), "data-rejected": i });
+      var title = svgEl("title", {}); title.textContent = "not a tile? " + (box.pips ? box.pips.join("-") : box.face);
+      poly.appendChild(title);
+      if (opts.onRejected) poly.addEventListener("click", function () { opts.onRejected(box, i); });
+      svg.appendChild(poly);
     });
     ((scene.layout || {}).lines || []).forEach(function (line) {
       var end = line.open_end;
@@ -131,13 +141,16 @@ var DC = (function () {
         return;
       }
       if (!resultNode) return;
-      if (outcome.blocked) {
+      if (outcome.blocked && outcome.awaiting_confirmation) {
+        resultNode.className = "ok"; resultNode.textContent = "Blocked: confirmed by every player. The round is scored once the host confirms.";
+      } else if (outcome.blocked) {
         resultNode.className = "ok"; resultNode.textContent = "Blocked: confirmed by every player. The round is over.";
       } else if (outcome.stopped && outcome.stopped.player) {
-        var st = outcome.stopped;
+        // While the round is open the tile stays secret (only its player is told it).
+        var st = outcome.stopped, where = st.tile ? " " + tileText(st.tile) + " on " + (st.line || "a line") : "";
         resultNode.className = "error";
-        resultNode.textContent = "Not blocked: " + st.player + " can play " + tileText(st.tile || "?") +
-          " on " + (st.line || "a line") + (st.foul ? " — FOUL: " + st.player + " had declared they cannot play." : ".");
+        resultNode.textContent = "Not blocked: " + st.player + " can play" + where +
+          (st.foul ? " — FOUL: " + st.player + " had declared they cannot play." : ".");
       } else {
         resultNode.className = "error";
         resultNode.textContent = "Not blocked: " + (outcome.boneyard_reason || "play goes on") + ".";
@@ -160,6 +173,15 @@ var DC = (function () {
     });
   }
 
-  return { el: el, svgEl: svgEl, clear: clear, $: $, setText: setText, api: api, live: live,
+  /* The audit trail, newest first: time, author, what (and the reason, once shown). */
+  function renderAudit(list, entries) {
+    clear(list);
+    (entries || []).forEach(function (e) {
+      var when = new Date(e.time * 1000).toLocaleTimeString();
+      list.appendChild(el("li", { "data-action": e.action, text: when + " · " + e.author + " · " + e.text + (e.reason ? " (reason: " + e.reason + ")" : "") }));
+    });
+  }
+
+  return { renderAudit: renderAudit, el: el, svgEl: svgEl, clear: clear, $: $, setText: setText, api: api, live: live,
     drawScene: drawScene, tileText: tileText, parseTiles: parseTiles, showSteps: showSteps, startWebcam: startWebcam };
 })();

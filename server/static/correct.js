@@ -7,7 +7,7 @@
   function drawTable() {
     var t = state.round.table;
     DC.drawScene(DC.$("scene-wrap"), t.image, t.scene, { version: state.version, selected: selected && selected.id,
-      empty: "No table photo yet: enter the lines below.", onTile: function (tile) { select(tile); } });
+      empty: "No table photo yet: enter the lines below.", onTile: function (tile) { select(tile); }, onRejected: restore });
   }
   function select(tile) {
     selected = tile;
@@ -54,8 +54,58 @@
     var tile = tiles().filter(function (t) { return String(t.id) === id; })[0];
     if (tile) select(tile);
   });
+  function reviewMsg(text, cls) { var n = DC.$("review-msg"); n.textContent = text; n.className = cls || ""; }
+  function restore(box, index) {
+    var guess = box.pips ? DC.tileText(box.pips) : "";
+    var text = box.face === "down" && !box.pips ? "" : prompt("Restore this box as the tile:", guess);
+    if (text === null) return;
+    var body = text ? { pips: DC.parseTiles(text)[0] } : {};
+    DC.api("POST", base + "/table/rejected/" + index + "/restore", body).then(function (d) { reviewMsg("Restored as tile " + d.id + ".", "ok"); render(d.state); })
+      .catch(function (e) { reviewMsg(e.message, "error"); });
+  }
+  function removeFromHand(conflict, name) {
+    var player = state.players.filter(function (p) { return p.name === name; })[0];
+    var reason = prompt("Remove " + DC.tileText(conflict.tile) + " from " + name + "'s hand. Reason (kept in the audit trail):");
+    if (!reason) return;
+    var url = base + "/hands/" + player.id;
+    DC.api("GET", url).then(function (h) {
+      var tiles = h.tiles.filter(function (t) { return DC.tileText(t.slice().sort()) !== DC.tileText(conflict.tile.slice().sort()); });
+      return DC.api("PUT", url, { tiles: tiles, reason: reason });
+    }).then(function () { reviewMsg(DC.tileText(conflict.tile) + " removed from " + name + "'s hand.", "ok"); loadReview(); })
+      .catch(function (e) { reviewMsg(e.message, "error"); });
+  }
+  /* What the host must check (admin only: it names tiles of hands). */
+  function loadReview() {
+    if (!state || state.round.status !== "open") return;
+    DC.api("GET", base + "/review").then(function (rv) {
+      DC.setText("table-check", rv.table_needs_check ? "The photo reader is unsure of this table. " + rv.warnings.join(" ") + " Correct what is wrong, then say it is checked." : "");
+      DC.$("mark-checked").hidden = !rv.table_needs_check;
+      var list = DC.clear(DC.$("conflicts"));
+      if (rv.rules_refusal) list.appendChild(DC.el("li", { class: "conflict", text: rv.rules_refusal }));
+      rv.hand_conflicts.forEach(function (c) {
+        var buttons = c.players.map(function (name) {
+          var b = DC.el("button", { type: "button", class: "remove-from-hand", "data-player": name, text: "Remove from " + name + "'s hand" });
+          b.addEventListener("click", function () { removeFromHand(c, name); });
+          return b;
+        });
+        list.appendChild(DC.el("li", { class: "conflict" }, ["Tile " + DC.tileText(c.tile) + " is in the hands of " + c.players.join(" and ") + ". "].concat(buttons)));
+      });
+      var rej = DC.clear(DC.$("rejected-list"));
+      if (!rv.rejected.length) rej.appendChild(DC.el("li", { class: "muted", text: "none" }));
+      rv.rejected.forEach(function (box, i) {
+        var b = DC.el("button", { type: "button", class: "restore", text: "Restore as tile" });
+        b.addEventListener("click", function () { restore(box, i); });
+        rej.appendChild(DC.el("li", {}, ["Box " + (i + 1) + ": " + (box.pips ? DC.tileText(box.pips) : box.face) + " (probability " + Math.round((box.probability || 0) * 100) + "%) ", b]));
+      });
+    }).catch(function (e) { reviewMsg(e.message, "error"); });
+  }
+  DC.$("mark-checked").addEventListener("click", function () {
+    DC.api("POST", base + "/table/checked").then(function (s) { reviewMsg("The table reading is checked.", "ok"); render(s); })
+      .catch(function (e) { reviewMsg(e.message, "error"); });
+  });
   function render(s) {
     state = s;
+    loadReview();
     if (selected) selected = tiles().filter(function (t) { return t.id === selected.id; })[0] || null;
     if (!selected) DC.$("tile-form").hidden = true;
     renderPicker();

@@ -23,7 +23,21 @@
     DC.setText("round-info", v.game.name + " · " + v.game.variant + " · round " + r.number + (r.status === "ended" ? " (ended)" : ""));
     DC.setText("open-ends", r.open_ends.length ? r.open_ends.join(", ") : "none yet");
     if (v.models) msg("models", v.models.available ? "" : "Photo reading is off on this server: " + v.models.message, v.models.available ? "muted" : "warn");
-    if (!dirty) { tiles = v.me.hand.map(function (t) { return t.slice(); }); renderTiles(); }
+    // A photo's reading waits for confirmation: it is what the editor shows until then.
+    var pending = v.me.pending && v.me.pending.tiles;
+    if (!dirty) { tiles = (pending || v.me.hand).map(function (t) { return t.slice(); }); renderTiles(); }
+    var locked = r.locked && r.status === "open";
+    var status = r.status !== "open" ? "" : locked ? "Your hand is locked." :
+      pending ? "Read from your photo: check every tile, correct any mistake, then confirm." + (v.me.confirmed ? " Until then your confirmed hand stays as it was." : "") :
+      v.me.confirmed ? "Your hand is in (confirmed). Changes are recorded in the audit trail." : "Not in yet: take a photo or add your tiles, then confirm.";
+    msg("hand-status", status, pending || !v.me.confirmed ? "warn" : "muted");
+    DC.$("discard").hidden = !(v.me.pending && v.me.confirmed) || locked;
+    ["save", "add-tile", "hand-file", "cannot-play", "propose"].forEach(function (id) { DC.$(id).disabled = !!locked || r.status !== "open"; });
+    DC.setText("locked", locked ? "Hands are locked (" + r.locked.by + "): only the host can change a hand now." + (r.pending_end ? " " + r.pending_end.text : "") : "");
+    DC.setText("review", (r.review || {}).messages ? r.review.messages.join(" ") : "");
+    var play = v.me.can_play;
+    DC.setText("can-play", play ? "You can play " + DC.tileText(play.tile) + " on " + play.line + "." : "");
+    DC.renderAudit(DC.$("audit"), v.audit);
     DC.$("cannot-play").checked = v.me.declared_cannot_play;
     if (v.me.has_photo) DC.drawScene(DC.$("scene-wrap"), base + "/image", v.me.scene, { version: v.version, alt: "your hand" });
     var check = r.block_checks[0];
@@ -43,7 +57,7 @@
     DC.api("POST", base + "/photo", fd).then(function (d) {
       dirty = false;
       if (d._status === 503) { msg("upload-msg", "Photo kept. " + d.error + " Add your tiles below.", "warn"); render(d.view); }
-      else { msg("upload-msg", "Found " + d.view.me.hand.length + " tiles. Check them and fix any mistake.", "ok"); render(d.view); }
+      else { msg("upload-msg", "Found " + d.view.me.pending.tiles.length + " tiles. Check them, fix any mistake, then confirm.", "ok"); render(d.view); }
     }).catch(function (e) { msg("upload-msg", e.message, "error"); });
   }
   DC.$("hand-file").addEventListener("change", function (ev) { if (ev.target.files[0]) upload(ev.target.files[0], ev.target.files[0].name); ev.target.value = ""; });
@@ -62,12 +76,17 @@
     DC.api("PUT", base + "/tiles", { tiles: tiles }).then(function (v) { dirty = false; msg("save-msg", "Saved: " + v.me.hand.length + " tiles, " + v.me.pip_total + " pips.", "ok"); render(v); })
       .catch(function (e) { msg("save-msg", e.message, "error"); });
   });
+  DC.$("discard").addEventListener("click", function () {
+    DC.api("DELETE", base + "/pending").then(function (v) { dirty = false; msg("save-msg", "Kept your confirmed hand.", "ok"); render(v); })
+      .catch(function (e) { msg("save-msg", e.message, "error"); });
+  });
   DC.$("cannot-play").addEventListener("change", function (ev) {
     DC.api("POST", base + "/declare", { cannot_play: ev.target.checked }).then(render).catch(function (e) { msg("block-result", e.message, "error"); });
   });
   DC.$("propose").addEventListener("click", function () {
+    if (!confirm("Propose a block? Every hand locks now. If every player confirms they cannot play, the round is scored.")) return;
     msg("block-result", "Checking clockwise from you…");
-    DC.api("POST", base + "/block-check").then(function (d) { if (lastCheck !== d.outcome.id) { lastCheck = d.outcome.id; DC.showSteps(DC.$("steps"), DC.$("block-result"), d.outcome); } render(d.view); })
+    DC.api("POST", base + "/block-check", { confirm: true }).then(function (d) { if (lastCheck !== d.outcome.id) { lastCheck = d.outcome.id; DC.showSteps(DC.$("steps"), DC.$("block-result"), d.outcome); } render(d.view); })
       .catch(function (e) { msg("block-result", e.message, "error"); });
   });
   load().then(function () {

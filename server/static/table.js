@@ -24,15 +24,22 @@
       lines.appendChild(DC.el("li", { text: l.name + ": open end " + l.open_end + (l.owner ? " (train of " + l.owner + (l.marked ? ", marked" : "") + ")" : "") }));
     });
     DC.setText("warnings", ((r.table.scene || {}).warnings || []).join("; "));
+    DC.setText("review", ((r.review || {}).messages || []).join(" "));
+    DC.setText("locked", r.status === "open" && r.locked ? "Hands are locked (" + r.locked.by + ")." + (r.pending_end ? " " + r.pending_end.text : "") : "");
+    DC.renderAudit(DC.$("audit"), s.audit);
+    renderAdmin(s);
     DC.$("lines-note").hidden = !r.lines_by_hand;
     renderTableEvents(r.table.events || []);
     var body = DC.clear(DC.$("players"));
-    s.players.forEach(function (p) {
-      var status = p.hand_submitted ? "hand in" : "waiting for hand";
+    s.players.forEach(function (p, i) {
+      var status = { confirmed: "hand in", unconfirmed: "photo read, not confirmed" }[p.hand_status] || "waiting for hand";
+      if (p.hand_changes) status += " · changed " + p.hand_changes + "× after confirming";
       if (p.declared_cannot_play) status += " · says cannot play";
-      body.appendChild(DC.el("tr", { "data-player": p.name }, [DC.el("td", { text: String(p.seat + 1) }),
+      var cells = [DC.el("td", { text: String(p.seat + 1) }),
         DC.el("td", { text: p.name + (p.team ? " (" + p.team + ")" : "") }),
-        DC.el("td", { text: p.tiles === null ? "–" : String(p.tiles) }), DC.el("td", { text: status })]));
+        DC.el("td", { text: p.tiles === null ? "–" : String(p.tiles) }), DC.el("td", { text: status })];
+      if (admin) cells.push(DC.el("td", {}, [seatButton("Rename", "rename", p, i), seatButton("↑", "up", p, i)]));
+      body.appendChild(DC.el("tr", { "data-player": p.name }, cells));
     });
     playersOptions(DC.$("proposer"), s.players);
     playersOptions(DC.$("hand-player"), s.players);
@@ -103,6 +110,39 @@
     table.appendChild(total);
     box.appendChild(table);
   }
+  function seatButton(text, kind, p, i) {
+    var b = DC.el("button", { type: "button", class: "seat-" + kind, text: text, "aria-label": kind + " " + p.name });
+    if (kind === "up" && i === 0) b.disabled = true;
+    b.addEventListener("click", function () { if (kind === "up") moveUp(i); else rename(p); });
+    return b;
+  }
+  function rename(p) {
+    var name = prompt("New name for " + p.name, p.name);
+    if (!name) return;
+    DC.api("PATCH", "/api/games/" + gameId + "/players/" + p.id, { name: name }).then(render).catch(function (e) { undoMsg(e.message, "error"); });
+  }
+  function moveUp(i) {
+    var ids = state.players.map(function (p) { return p.id; });
+    ids.splice(i - 1, 0, ids.splice(i, 1)[0]);
+    DC.api("PUT", "/api/games/" + gameId + "/players/order", { players: ids }).then(render).catch(function (e) { undoMsg(e.message, "error"); });
+  }
+  function undoMsg(text, cls) { var n = DC.$("undo-msg"); if (n) { n.textContent = text; n.className = cls || ""; } }
+  /* The host's buttons follow the round: score or cancel a ruling, unlock, correct a score. */
+  function renderAdmin(s) {
+    if (!admin) return;
+    var r = s.round, open = r.status === "open";
+    DC.$("score-round").hidden = !(open && r.pending_end);
+    DC.$("cancel-ruling").hidden = !(open && r.pending_end);
+    DC.$("unlock").hidden = !(open && r.locked);
+    var rounds = DC.$("score-round-number"), keep = rounds.value;
+    DC.clear(rounds);
+    s.scoreboard.rounds.forEach(function (x) { rounds.appendChild(DC.el("option", { value: String(x.number), text: String(x.number) })); });
+    if (keep) rounds.value = keep; else if (s.scoreboard.rounds.length) rounds.value = String(s.scoreboard.rounds[s.scoreboard.rounds.length - 1].number);
+    var names = DC.$("score-name"), keepName = names.value;
+    DC.clear(names);
+    s.scoreboard.columns.forEach(function (c) { names.appendChild(DC.el("option", { value: c, text: c })); });
+    if (keepName) names.value = keepName;
+  }
   var feed = DC.live(gameId, render, function (st) { DC.setText("connection", "updates: " + st); });
 
   // Live camera (server-side loop): one MJPEG stream shared by all viewers.
@@ -138,8 +178,10 @@
   });
   DC.$("block-form").addEventListener("submit", function (ev) {
     ev.preventDefault();
+    var who = DC.$("proposer").value;
+    if (!confirm(who + " proposes a block? Every hand locks now. If every player confirms they cannot play, the round is scored.")) return;
     DC.setText("block-result", "Checking clockwise…");
-    DC.api("POST", "/api/games/" + gameId + "/rounds/current/block-check", { proposer: DC.$("proposer").value })
+    DC.api("POST", "/api/games/" + gameId + "/rounds/current/block-check", { proposer: who, confirm: true })
       .then(function (d) { if (lastCheckShown !== d.outcome.id) { lastCheckShown = d.outcome.id; DC.showSteps(DC.$("steps"), DC.$("block-result"), d.outcome); } render(d.state); })
       .catch(function (e) { var n = DC.$("block-result"); n.className = "error"; n.textContent = e.message; });
   });
@@ -157,7 +199,34 @@
   });
   DC.$("domino").addEventListener("click", function () {
     var who = DC.$("domino-player").value;
-    if (!confirm(who + " played their last tile: end the round?")) return;
-    DC.api("POST", "/api/games/" + gameId + "/rounds/current/domino", { player: who }).then(function (d) { render(d.state); }).catch(function (e) { msg(e.message, "error"); });
+    if (!confirm(who + " played their last tile: end and score the round?")) return;
+    DC.api("POST", "/api/games/" + gameId + "/rounds/current/domino", { player: who, confirm: true }).then(function (d) { render(d.state); }).catch(function (e) { msg(e.message, "error"); });
+  });
+  function withReason(question, method, path, extra) {
+    var reason = prompt(question);
+    if (!reason) return;
+    var body = extra || {}; body.reason = reason;
+    DC.api(method, "/api/games/" + gameId + path, body).then(function (d) { render(d.state || d); undoMsg("Done.", "ok"); }).catch(function (e) { undoMsg(e.message, "error"); });
+  }
+  DC.$("score-round").addEventListener("click", function () {
+    if (!confirm("Score the round now?")) return;
+    DC.api("POST", "/api/games/" + gameId + "/rounds/current/score").then(function (d) { render(d.state); }).catch(function (e) { msg(e.message, "error"); });
+  });
+  DC.$("cancel-ruling").addEventListener("click", function () { withReason("Why is this ruling cancelled? (kept in the audit trail)", "POST", "/rounds/current/cancel"); });
+  DC.$("unlock").addEventListener("click", function () { withReason("Why unlock the hands? (kept in the audit trail)", "POST", "/rounds/current/unlock"); });
+  DC.$("reopen").addEventListener("click", function () { withReason("Why reopen the last round? (kept in the audit trail)", "POST", "/rounds/reopen"); });
+  DC.$("score-form").addEventListener("submit", function (ev) {
+    ev.preventDefault();
+    var number = DC.$("score-round-number").value, name = DC.$("score-name").value;
+    var row = state.scoreboard.rounds.filter(function (x) { return String(x.number) === number; })[0];
+    if (!row) { undoMsg("No ended round to correct.", "error"); return; }
+    var points = {}; Object.keys(row.points).forEach(function (k) { points[k] = row.points[k]; });
+    points[name] = parseInt(DC.$("score-points").value, 10);
+    DC.api("PATCH", "/api/games/" + gameId + "/rounds/" + number + "/score", { points: points, reason: DC.$("score-reason").value })
+      .then(function (s) { render(s); undoMsg("Round " + number + " corrected.", "ok"); }).catch(function (e) { undoMsg(e.message, "error"); });
+  });
+  DC.$("delete-game").addEventListener("click", function () {
+    if (!confirm("Delete this game, its rounds, scores and photos? This cannot be undone.")) return;
+    DC.api("DELETE", "/api/games/" + gameId).then(function () { location.href = "/setup"; }).catch(function (e) { undoMsg(e.message, "error"); });
   });
 })();

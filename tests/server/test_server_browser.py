@@ -16,6 +16,7 @@ scripts/install-browser.sh (never `playwright install`).
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -245,6 +246,7 @@ def test_game_night_in_a_browser(browser, make_app, tmp_path) -> None:
         page.goto(game_url)
         page.wait_for_selector("#proposer option[value=Ben]", state="attached")
         page.select_option("#proposer", "Ben")
+        page.once("dialog", lambda dialog: dialog.accept())  # "Ben proposes a block?"
         page.click("#propose-block")
         steps = [f"{s['player']} confirms: cannot play" for s in verdict["verification"]]
         expect(page.locator("#steps li")).to_have_text(steps)
@@ -284,3 +286,205 @@ def test_game_night_in_a_browser(browser, make_app, tmp_path) -> None:
         for name in ("dashboard.png", "phone.png", "overlay.png", "players.png"):
             shutil.copy(shots / name, DOCS / name)
     print(f"screenshots in {shots}")
+
+
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True}
+
+
+@pytest.mark.slow
+def test_hand_lifecycle_lock_audit_and_undo_on_a_phone(browser, make_app, tmp_path) -> None:
+    """On 390x844 pages: a photo's reading is confirmed before the hand is in, a new photo
+    never replaces it silently, a proposal locks every hand, the audit trail names the
+    change (tiles only once the round is over), and the host reopens the round."""
+    from playwright.sync_api import expect
+    from server_factories import ADMIN, fake_scene, jpeg_bytes
+
+    shots = Path(os.environ.get("DOMINOCAM_ARTIFACTS") or tmp_path / "screenshots")
+    shots.mkdir(parents=True, exist_ok=True)
+    photo = tmp_path / "hand.jpg"
+    photo.write_bytes(jpeg_bytes(320, 240))
+    # The stand-in reader reads every hand photo as 1-2 0-0 (fake_scene).
+    app = make_app(SCENE_PROVIDER=fake_scene, SSE_MAX_S=30.0)
+    client = app.test_client()
+    r = client.post(
+        "/api/games", json={"variant": "block", "players": ["Ana", "Ben", "Caro"]}, headers=ADMIN
+    )
+    gid = r.json["game"]["id"]
+    lines = [{"name": "left", "open_end": 3}, {"name": "right", "open_end": 5}]
+    client.put(f"/api/games/{gid}/rounds/current/layout", json={"lines": lines}, headers=ADMIN)
+    links = {p["name"]: p["token"] for p in
+             client.get(f"/api/games/{gid}/players", headers=ADMIN).json["players"]}  # fmt: skip
+    client.put(f"/api/hand/{links['Ben']}/tiles", json={"tiles": [[3, 6], [1, 1]]})
+    client.put(f"/api/hand/{links['Caro']}/tiles", json={"tiles": [[2, 2]]})
+    server = ThreadedServer(app)
+    try:
+        phone = browser.new_context(**PHONE)
+        ana = phone.new_page()
+        ana.set_default_timeout(TIMEOUT_MS)
+        expect.set_options(timeout=TIMEOUT_MS)
+        ana.goto(f"{server.url}/hand/{links['Ana']}")
+        expect(ana.locator("#hand-status")).to_contain_text("Not in yet")
+
+        # Photo -> reading -> Ana corrects 0-0 to 0-4 and confirms; only then is it in.
+        ana.set_input_files("#hand-file", str(photo))
+        expect(ana.locator("#upload-msg.ok")).to_contain_text("Found 2 tiles")
+        expect(ana.locator("#hand-status")).to_contain_text("Read from your photo")
+        assert client.get(f"/api/games/{gid}/state").json["players"][0]["hand_status"] == (
+            "unconfirmed"
+        )
+        ana.locator("li.hand-tile").nth(1).locator("input").nth(1).fill("4")
+        ana.click("#save")
+        expect(ana.locator("#save-msg.ok")).to_have_text("Saved: 2 tiles, 7 pips.")
+        expect(ana.locator("#hand-status")).to_contain_text("Your hand is in (confirmed)")
+
+        # A new photo waits for confirmation; Ana keeps her confirmed hand.
+        ana.set_input_files("#hand-file", str(photo))
+        expect(ana.locator("#discard")).to_be_visible()
+        expect(ana.locator("#hand-status")).to_contain_text("confirmed hand stays as it was")
+        ana.click("#discard")
+        expect(ana.locator("#save-msg.ok")).to_have_text("Kept your confirmed hand.")
+        assert _hand_page_tiles(ana) == [[1, 2], [0, 4]]
+
+        # Ana changes her confirmed hand: the trail says so at once, without the tiles.
+        ana.locator("li.hand-tile button").last.click()
+        ana.click("#save")
+        expect(ana.locator("#save-msg.ok")).to_have_text("Saved: 1 tiles, 3 pips.")
+        expect(ana.locator("#audit li[data-action=hand]")).to_have_text(
+            re.compile(r"Ana changed Ana's confirmed hand \(2 tiles, now 1\)")
+        )
+
+        # Ana proposes a block (the page asks first): every hand locks, Ben can play.
+        ana.once("dialog", lambda dialog: dialog.accept())
+        ana.click("#propose")
+        expect(ana.locator("#block-result.error")).to_have_text("Not blocked: Ben can play.")
+        expect(ana.locator("#locked")).to_contain_text("Hands are locked (Ana proposed a block)")
+        expect(ana.locator("#save")).to_be_disabled()
+        ben = phone.new_page()
+        ben.goto(f"{server.url}/hand/{links['Ben']}")
+        expect(ben.locator("#can-play")).to_have_text(
+            re.compile(r"You can play (3-6|6-3) on left\.")
+        )
+        ana.screenshot(path=str(shots / "phone-locked.png"), full_page=True)
+
+        # The host, on a phone too, unlocks (a reason is asked), then Ben plays 3-6.
+        host = browser.new_context(**PHONE).new_page()
+        host.set_default_timeout(TIMEOUT_MS)
+        host.goto(f"{server.url}/login?next=/games/{gid}")
+        host.fill("input[name=token]", ADMIN_TOKEN)
+        host.click("button[type=submit]")
+        host.wait_for_url(f"**/games/{gid}")
+        expect(host.locator("#unlock")).to_be_visible()
+        host.once("dialog", lambda dialog: dialog.accept("Ben plays on"))
+        host.click("#unlock")
+        expect(host.locator("#unlock")).to_be_hidden()
+        client.put(f"/api/hand/{links['Ben']}/tiles", json={"tiles": [[1, 1]]})
+        client.put(
+            f"/api/games/{gid}/rounds/current/layout",
+            json={"lines": [{"name": "left", "open_end": 6}, {"name": "right", "open_end": 5}]},
+            headers=ADMIN,
+        )
+        # Caro proposes from the table; the round is scored; the trail now shows the tiles.
+        host.select_option("#proposer", "Caro")
+        host.once("dialog", lambda dialog: dialog.accept())
+        host.click("#propose-block")
+        host.wait_for_selector("#result-card:not([hidden])")
+        expect(host.locator("#audit")).to_contain_text("1-2 0-4 (7 pips) became 1-2 (3 pips)")
+        expect(host.locator("#audit")).to_contain_text("the host unlocked the hands (reason: Ben")
+        expect(host.locator("#scoreboard-table tr")).to_have_count(3)  # head, round 1, total
+        host.screenshot(path=str(shots / "phone-audit.png"), full_page=True)
+
+        # Undo: the host reopens the round; its points leave the scoreboard.
+        host.click("#undo summary")
+        host.once("dialog", lambda dialog: dialog.accept("Caro's 2-2 was a 2-3"))
+        host.click("#reopen")
+        expect(host.locator("#undo-msg.ok")).to_have_text("Done.")
+        expect(host.locator("#result-card")).to_be_hidden()
+        expect(host.locator("#scoreboard-table tr")).to_have_count(2)
+        expect(host.locator("#audit li[data-action=reopen]")).to_contain_text(
+            "the host reopened round 1"
+        )
+        expect(ana.locator("#locked")).to_contain_text("Hands are locked")
+    finally:
+        server.close()
+
+
+@pytest.mark.slow
+def test_the_correction_screen_shows_what_to_check(browser, make_app, tmp_path) -> None:
+    """A doubtful reading, a rejected box and a tile in two hands, fixed on the host's
+    correction screen; the table page marks the doubtful tile and names no hand's tile."""
+    from playwright.sync_api import expect
+    from server_factories import ADMIN, fake_scene, jpeg_bytes
+
+    def unsure(pixels, kind, set_max):
+        scene = fake_scene(pixels, kind, set_max)
+        if kind == "table":
+            scene["tiles"][1]["doubtful"] = True
+            scene["needs_review"] = True
+            scene["warnings"] = ["Tile 3-5 may be misread (it could be 3-6): please check it"]
+            h, w = pixels.shape[:2]
+            box = [
+                [w / 2, h / 2],
+                [w / 2 + 30, h / 2],
+                [w / 2 + 30, h / 2 + 15],
+                [w / 2, h / 2 + 15],
+            ]
+            scene["rejected"] = [{"corners": box, "probability": 0.3, "face": "up", "pips": [6, 6]}]
+        return scene
+
+    app = make_app(SCENE_PROVIDER=unsure, SSE_MAX_S=30.0)
+    client = app.test_client()
+    r = client.post(
+        "/api/games", json={"variant": "block", "players": ["Ana", "Ben", "Caro"]}, headers=ADMIN
+    )
+    gid = r.json["game"]["id"]
+    client.post(
+        f"/api/games/{gid}/rounds/current/table",
+        data=jpeg_bytes(640, 480),
+        content_type="image/jpeg",
+        headers=ADMIN,
+    )
+    links = {p["name"]: p["token"] for p in
+             client.get(f"/api/games/{gid}/players", headers=ADMIN).json["players"]}  # fmt: skip
+    for name, tiles in {"Ana": [[2, 6], [1, 1]], "Ben": [[2, 2]], "Caro": [[2, 6]]}.items():
+        client.put(f"/api/hand/{links[name]}/tiles", json={"tiles": tiles})
+    server = ThreadedServer(app)
+    try:
+        page = browser.new_context(**PHONE).new_page()
+        page.set_default_timeout(TIMEOUT_MS)
+        expect.set_options(timeout=TIMEOUT_MS)
+        page.goto(f"{server.url}/login?next=/games/{gid}/correct")
+        page.fill("input[name=token]", ADMIN_TOKEN)
+        page.click("button[type=submit]")
+        page.wait_for_url(f"**/games/{gid}/correct")
+        # Drawn apart: the doubtful tile dashed orange, the rejected box dashed grey.
+        expect(page.locator("polygon.tile.doubtful")).to_have_count(1)
+        expect(page.locator("polygon.rejected")).to_have_count(1)
+        expect(page.locator("#table-check")).to_contain_text("may be misread")
+        # A proposal is refused; the host sees the conflict, the players do not.
+        r = client.post(f"/api/hand/{links['Ben']}/block-check")
+        assert r.status_code == 409 and "table reading" in r.json["error"]
+        page.once("dialog", lambda dialog: dialog.accept("6-6"))
+        page.click("#rejected-list button.restore")
+        expect(page.locator("#review-msg.ok")).to_contain_text("Restored as tile 3")
+        expect(page.locator("polygon.rejected")).to_have_count(0)
+        page.click("#mark-checked")
+        expect(page.locator("#review-msg.ok")).to_have_text("The table reading is checked.")
+        r = client.post(f"/api/hand/{links['Ben']}/block-check")
+        assert r.status_code == 409 and "tile needs checking" in r.json["error"]
+        page.reload()
+        expect(page.locator("#conflicts li.conflict")).to_have_text(
+            re.compile(r"Tile 2-6 is in the hands of Ana and Caro")
+        )
+        page.screenshot(path=str(tmp_path / "correct-review.png"), full_page=True)
+        page.once("dialog", lambda dialog: dialog.accept("2-6 is Ana's"))
+        page.click("#conflicts button[data-player=Caro]")
+        expect(page.locator("#review-msg.ok")).to_have_text("2-6 removed from Caro's hand.")
+        expect(page.locator("#conflicts li.conflict")).to_have_count(0)
+        # The table page never names the tile; the check now runs.
+        table = browser.new_context(**PHONE).new_page()
+        table.goto(f"{server.url}/games/{gid}")
+        expect(table.locator("polygon.tile.doubtful")).to_have_count(1)
+        assert "2-6" not in table.locator("body").inner_text()
+        assert client.post(f"/api/hand/{links['Ben']}/block-check").status_code == 200
+    finally:
+        server.close()

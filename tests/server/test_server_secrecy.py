@@ -375,3 +375,25 @@ def test_every_open_endpoint_is_probed(tables) -> None:
             if not closed:
                 missing.append(f"{method} {rule.rule} -> {r.status_code}")
     assert not missing, missing
+
+
+def test_a_rules_engine_refusal_is_told_to_the_host_only(tables) -> None:
+    """Any refusal of the rules engine may name a hand's tile: the caller hears only that a
+    tile needs checking, the host's screen gets the engine's words."""
+    from dominocam.errors import UserInputError
+    from server.db import get_db
+    from server.game import rulings
+
+    t = tables()
+    words = "tile 5-6 is held twice: in Ana's hand and in Caro's hand"
+
+    def refuse() -> dict:
+        raise UserInputError(words)
+
+    with t.app.app_context(), pytest.raises(rulings.Conflict) as refused:
+        rulings._judge(refuse, get_db(), t.gid)
+    assert "tile needs checking" in str(refused.value) and "5-6" not in str(refused.value)
+    review = t.client.get(f"/api/games/{t.gid}/rounds/current/review", headers=ADMIN).json
+    assert words in review["rules_refusal"]
+    state = t.client.get(f"/api/games/{t.gid}/state").json
+    assert "5-6" not in json.dumps(state)
