@@ -26,6 +26,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "vision.cli",
     "vision.track_cli",
     "dominocam.round",
+    "tournament.cli",
 )
 
 EXIT_BAD_INPUT = 2
