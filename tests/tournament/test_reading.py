@@ -1,0 +1,157 @@
+"""Reading on real Celery workers: the newest frame wins, a worker killed mid-frame."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from typing import Any
+
+import pytest
+
+pytest.importorskip("celery", reason="needs the `tournament` extra (make test-tournament)")
+pytest.importorskip("psycopg", reason="needs the `tournament` extra (make test-tournament)")
+
+from tests.tournament.conftest import wait_until
+
+pytestmark = pytest.mark.tournament
+
+
+def stored_seqs(db: Any, event_id: int, table_id: str) -> list[int]:
+    rows = db.execute(
+        "SELECT seq FROM scenes WHERE event_id = %s AND table_id = %s ORDER BY seq",
+        (event_id, table_id),
+    ).fetchall()
+    return [row["seq"] for row in rows]
+
+
+def settled(redis_client: Any, event_id: int, tables: list[str]) -> bool:
+    """No table has a frame claimed and not stored, nor a task waiting."""
+    from tournament import frames
+
+    return all(
+        frames.reading(redis_client, event_id, t) is None
+        and not redis_client.exists(frames.table_key(event_id, t, "pending"))
+        for t in tables
+    )
+
+
+def test_newest_frame_wins(db, redis_client, make_event, workers, game_frames) -> None:
+    """Ten frames sent while no worker runs: one task waits, the newest frame is read, nine
+    are dropped and counted; the stored Scene is what the pipeline reads from that frame."""
+    from tournament import frames
+    from tournament.worker import QUEUE, make_app, send_frame
+    from vision.image_io import decode_image
+    from vision.layout import game_layout_config
+    from vision.pipeline import load_models, read_image
+
+    config, tokens = make_event(tables=1)
+    app = make_app(os.environ["DOMINOCAM_REDIS_URL"])
+    sent = [send_frame(redis_client, app, tokens.event_id, "t1", jpeg) for jpeg in game_frames[:10]]
+    assert [s.send_task for s in sent] == [True] + [False] * 9
+    assert redis_client.llen(QUEUE) == 1  # one task for ten frames: nothing queued behind it
+
+    workers.start("w1")
+    workers.wait_ready(["w1"])
+    wait_until(lambda: stored_seqs(db, tokens.event_id, "t1"), 60, "the table's Scene")
+    wait_until(lambda: settled(redis_client, tokens.event_id, ["t1"]), 30, "the worker")
+
+    assert stored_seqs(db, tokens.event_id, "t1") == [sent[-1].seq]
+    assert frames.stats(redis_client, tokens.event_id, "t1") == {
+        "sent": 10,
+        "dropped": 9,
+        "claimed": 1,
+        "read": 1,
+    }
+    row = db.execute(
+        "SELECT scene FROM scenes WHERE event_id = %s AND seq = %s",
+        (tokens.event_id, sent[-1].seq),
+    ).fetchone()
+    models = load_models(threads=1)
+    expected = read_image(
+        decode_image(game_frames[9]),
+        models.detector,
+        models.reader,
+        set_max=config.max_pip,
+        layout_config=game_layout_config(config.variant_name, 2),
+    ).to_dict()
+    assert row["scene"] == expected
+    assert expected["tiles"], "the last frame shows tiles, so the comparison means something"
+
+
+def test_two_tables_two_workers_one_killed_mid_frame(
+    db, redis_client, make_event, workers, game_frames
+) -> None:
+    """Two tables send frames to two workers; one worker's process is frozen while it reads
+    a frame of table 1, checked to have stored nothing of it, and SIGKILLed. Only that frame
+    is lost: both tables keep being read (by the other worker, and by the killed worker's
+    replacement process), every stored Scene is whole, and every frame sent is read,
+    dropped or that one lost frame."""
+    from tournament import frames
+    from tournament.worker import make_app, send_frame
+    from vision.scene import Scene
+
+    _, tokens = make_event(tables=2)
+    event_id = tokens.event_id
+    app = make_app(os.environ["DOMINOCAM_REDIS_URL"])
+    workers.start("w1")
+    workers.start("w2")
+    workers.wait_ready(["w1", "w2"])
+
+    def send_round(index: int) -> None:
+        for table in ("t1", "t2"):
+            send_frame(redis_client, app, event_id, table, game_frames[index % len(game_frames)])
+
+    killed: tuple[str, int] | None = None
+    index = 0
+    deadline = time.monotonic() + 90
+    while killed is None and time.monotonic() < deadline:
+        send_round(index)
+        index += 1
+        claim = wait_until(
+            lambda: frames.reading(redis_client, event_id, "t1") or "none", 5, "a claim"
+        )
+        if claim == "none":
+            continue
+        worker, seq = claim
+        pid = int(worker.rsplit(":", 1)[1])
+        os.kill(pid, signal.SIGSTOP)  # frozen mid-frame: now look before killing it
+        if seq in stored_seqs(db, event_id, "t1"):
+            os.kill(pid, signal.SIGCONT)  # it had finished; try again with another frame
+            time.sleep(0.1)
+            continue
+        os.kill(pid, signal.SIGKILL)
+        killed = (worker, seq)
+    assert killed is not None, "no frame of table 1 was seen being read"
+
+    # Both tables go on being read after the kill.
+    after = {"t1": 0, "t2": 0}
+    deadline = time.monotonic() + 90
+    while min(after.values()) < 3 and time.monotonic() < deadline:
+        send_round(index)
+        index += 1
+        time.sleep(0.4)
+        for table in after:
+            after[table] = sum(s > killed[1] for s in stored_seqs(db, event_id, table))
+    assert min(after.values()) >= 3, f"tables stopped being read after the kill: {after}"
+    wait_until(lambda: settled(redis_client, event_id, ["t1", "t2"]), 60, "the workers")
+
+    assert killed[1] not in stored_seqs(db, event_id, "t1")
+    rows = db.execute(
+        "SELECT table_id, seq, scene, worker FROM scenes WHERE event_id = %s", (event_id,)
+    ).fetchall()
+    for row in rows:
+        Scene.from_dict(row["scene"])  # whole and valid: raises on a broken Scene
+    killed_pid = killed[0]
+    later = [r for r in rows if r["seq"] > killed[1]]
+    assert any(r["worker"] != killed_pid for r in later)
+    for table, lost in (("t1", 1), ("t2", 0)):
+        counts = frames.stats(redis_client, event_id, table)
+        assert counts["claimed"] - counts["read"] == lost, (table, counts)
+        assert counts["sent"] == counts["read"] + counts["dropped"] + lost, (table, counts)
+        assert counts["read"] == len(stored_seqs(db, event_id, table))
+    latest = db.execute(
+        "SELECT id, latest_seq FROM event_tables WHERE event_id = %s ORDER BY id", (event_id,)
+    ).fetchall()
+    for row in latest:
+        assert row["latest_seq"] == max(stored_seqs(db, event_id, row["id"]))
