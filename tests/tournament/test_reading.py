@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("celery", reason="needs the `tournament` extra (make test-tournament)")
 pytest.importorskip("psycopg", reason="needs the `tournament` extra (make test-tournament)")
 
-from tests.tournament.conftest import wait_until
+from tournament_factories import settled, wait_until
 
 pytestmark = pytest.mark.tournament
 
@@ -23,17 +23,6 @@ def stored_seqs(db: Any, event_id: int, table_id: str) -> list[int]:
         (event_id, table_id),
     ).fetchall()
     return [row["seq"] for row in rows]
-
-
-def settled(redis_client: Any, event_id: int, tables: list[str]) -> bool:
-    """No table has a frame claimed and not stored, nor a task waiting."""
-    from tournament import frames
-
-    return all(
-        frames.reading(redis_client, event_id, t) is None
-        and not redis_client.exists(frames.table_key(event_id, t, "pending"))
-        for t in tables
-    )
 
 
 def test_newest_frame_wins(db, redis_client, make_event, workers, game_frames) -> None:

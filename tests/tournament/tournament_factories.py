@@ -98,3 +98,130 @@ def wait_until(predicate: Callable[[], Any], timeout: float, what: str) -> Any:
             return value
         time.sleep(0.05)
     raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class WebProcess:
+    """A real `dominocam serve --tournament CONFIG` process on 127.0.0.1."""
+
+    def __init__(self, urls: dict[str, str], config_path: Path, port: int, log: Path) -> None:
+        self.urls, self.config_path, self.port, self.log_path = urls, config_path, port, log
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        import urllib.request
+
+        env = {
+            **os.environ,
+            "DOMINOCAM_REDIS_URL": self.urls["redis"],
+            "DOMINOCAM_DATABASE_URL": self.urls["database"],
+        }
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "dominocam", "serve", "--tournament", str(self.config_path),
+             "--host", "127.0.0.1", "--port", str(self.port)],
+            cwd=REPO_ROOT, env=env, stdout=self.log_path.open("ab"), stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )  # fmt: skip
+
+        def healthy() -> bool:
+            if self.proc is not None and self.proc.poll() is not None:
+                raise AssertionError(self.log_path.read_text(errors="replace")[-2000:])
+            try:
+                with urllib.request.urlopen(f"{self.url}/api/health", timeout=2) as answer:
+                    return answer.status == 200
+            except OSError:
+                return False
+
+        wait_until(healthy, 60, f"the web process on port {self.port}")
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def kill(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+class StreamClient:
+    """An EventSource as a browser runs it: reads a stream in a thread and reconnects
+    (with Last-Event-ID) when the connection drops."""
+
+    def __init__(self, port: int, path: str) -> None:
+        import threading
+
+        self.port, self.path = port, path
+        self.events: list[dict[str, Any]] = []  # {"event", "id", "data", "connection"}
+        self.connections = 0
+        self.last_id: str | None = None
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        import http.client
+        import json
+
+        while not self.stopped.is_set():
+            try:
+                conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=15)
+                headers = {"Accept": "text/event-stream"}
+                if self.last_id is not None:
+                    headers["Last-Event-ID"] = self.last_id
+                conn.request("GET", self.path, headers=headers)
+                answer = conn.getresponse()
+                if answer.status != 200:
+                    raise OSError(f"status {answer.status}")
+                self.connections += 1
+                event: dict[str, Any] = {}
+                while not self.stopped.is_set():
+                    line = answer.readline()
+                    if not line:
+                        raise OSError("stream closed")
+                    text = line.decode().rstrip("\n")
+                    if text == "":
+                        if "data" in event:
+                            event["connection"] = self.connections
+                            event["data"] = json.loads(event["data"])
+                            self.events.append(event)
+                            if "id" in event:
+                                self.last_id = event["id"]
+                        event = {}
+                    elif not text.startswith(":"):
+                        key, _, value = text.partition(": ")
+                        event[key] = value
+            except (OSError, http.client.HTTPException):
+                time.sleep(0.2)  # the browser's retry
+
+    def scenes(self) -> list[dict[str, Any]]:
+        return [e for e in self.events if e.get("event") == "scene"]
+
+    def close(self) -> None:
+        self.stopped.set()
+
+
+def settled(redis_client: Any, event_id: int, tables: list[str]) -> bool:
+    """No table has a frame claimed and not stored, nor a task waiting."""
+    from tournament import frames
+
+    return all(
+        frames.reading(redis_client, event_id, t) is None
+        and not redis_client.exists(frames.table_key(event_id, t, "pending"))
+        for t in tables
+    )
