@@ -34,6 +34,28 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     parser.add_argument("--loglevel", default="WARNING", help="Celery log level")
     parser.set_defaults(func=run_worker)
 
+    feed = subparsers.add_parser(
+        "feed",
+        help="send a tournament table's camera frames to the event's web address",
+        description=(
+            "Send a table's frames (a camera, a video file or stream, or synth:SEED for a "
+            "rendered game) to a tournament web process at a steady rate."
+        ),
+    )
+    feed.add_argument("--url", required=True, help="the event's web address, http://HOST:PORT")
+    feed.add_argument("--table", required=True, help="the table's id in the event file")
+    feed.add_argument(
+        "--token",
+        default=os.environ.get("DOMINOCAM_TOKEN"),
+        help="the event's admin token (default $DOMINOCAM_TOKEN, which keeps it out of ps)",
+    )
+    feed.add_argument(
+        "--source", default="0", help="camera index, video file, stream URL or synth:SEED"
+    )
+    feed.add_argument("--fps", type=float, default=2.0, help="frames per second (default 2)")
+    feed.add_argument("--frames", type=int, default=None, help="stop after this many frames")
+    feed.set_defaults(func=run_feed)
+
 
 def _require_extra() -> None:
     try:
@@ -82,6 +104,16 @@ def run_worker(args: argparse.Namespace) -> int:
             "--without-mingle",
         ]
     )
+    return 0
+
+
+def run_feed(args: argparse.Namespace) -> int:
+    from tournament.feed import run_feed as feed
+
+    if not args.token:
+        raise UserInputError("give the event's admin token: --token or $DOMINOCAM_TOKEN")
+    with contextlib.suppress(KeyboardInterrupt):
+        feed(args.url, args.table, args.token, args.source, args.fps, args.frames)
     return 0
 
 
