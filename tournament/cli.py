@@ -119,11 +119,12 @@ def run_feed(args: argparse.Namespace) -> int:
 
 def serve_tournament(args: argparse.Namespace) -> int:
     """`dominocam serve --tournament CONFIG`: make the event if new, then serve it."""
-    _require_extra()
-    from tournament import settings, store
     from tournament.config import load_config
 
     config = load_config(args.tournament)
+    _require_extra()
+    from tournament import settings, store
+
     _check_services()
     conn = store.connect(settings.database_url())
     try:

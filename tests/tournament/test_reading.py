@@ -144,3 +144,38 @@ def test_two_tables_two_workers_one_killed_mid_frame(
     ).fetchall()
     for row in latest:
         assert row["latest_seq"] == max(stored_seqs(db, event_id, row["id"]))
+
+
+def test_sequence_numbers_keep_growing_when_redis_loses_its_data(
+    db, redis_client, make_event, game_frames
+) -> None:
+    """Redis runs without persistence: if it restarts empty, a table's sequence numbers
+    still grow (they start at Redis' clock), so PostgreSQL's Scenes keyed by them are never
+    confused with older ones, and the newest-Scene pointer keeps moving forward."""
+    from tournament import frames, store
+
+    _, tokens = make_event(tables=1)
+    first = frames.submit(redis_client, tokens.event_id, "t1", game_frames[0])
+    claimed = frames.claim(redis_client, tokens.event_id, "t1", "test:1")
+    assert claimed is not None and claimed.seq == first.seq and claimed.jpeg == game_frames[0]
+    assert store.store_scene(
+        db, tokens.event_id, "t1", claimed.seq, {"tiles": []}, sent_at=0.0, read_s=0.0, worker="x"
+    )
+    for key in redis_client.scan_iter(f"dominocam:e{tokens.event_id}:*"):
+        redis_client.delete(key)  # what a restart without persistence leaves
+    time.sleep(0.01)
+    again = frames.submit(redis_client, tokens.event_id, "t1", game_frames[1])
+    assert again.seq > first.seq
+    assert again.send_task  # nothing was pending any more
+    claimed = frames.claim(redis_client, tokens.event_id, "t1", "test:1")
+    assert claimed is not None and claimed.seq == again.seq
+    assert frames.claim(redis_client, tokens.event_id, "t1", "test:1") is None  # nothing newer
+    assert store.store_scene(
+        db, tokens.event_id, "t1", again.seq, {"tiles": [1]}, sent_at=0.0, read_s=0.0, worker="x"
+    )
+    # The same frame stored twice (a retried task) changes nothing.
+    assert not store.store_scene(
+        db, tokens.event_id, "t1", again.seq, {"tiles": [2]}, sent_at=0.0, read_s=0.0, worker="y"
+    )
+    latest = store.latest_scene(db, tokens.event_id, "t1")
+    assert latest == {"seq": again.seq, "scene": {"tiles": [1]}}
