@@ -58,7 +58,9 @@ def render_table_frames(seed: int, count: int, cache: Path) -> list[bytes]:
     step = max(1, video.frame_count // count)
     frames = []
     for index, image in enumerate(render_frames(video)):
-        if index % step or len(frames) >= count:
+        if len(frames) >= count:
+            break
+        if index % step:
             continue
         ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 85])
         assert ok
