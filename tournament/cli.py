@@ -117,6 +117,15 @@ def run_feed(args: argparse.Namespace) -> int:
     return 0
 
 
+def web_threads() -> int:
+    """Waitress threads per web process: each open event stream holds one
+    ($DOMINOCAM_WEB_THREADS, default 64)."""
+    raw = os.environ.get("DOMINOCAM_WEB_THREADS", "64")
+    if not raw.isdigit() or int(raw) < 4:
+        raise UserInputError(f"DOMINOCAM_WEB_THREADS must be a whole number >= 4, got {raw!r}")
+    return int(raw)
+
+
 def serve_tournament(args: argparse.Namespace) -> int:
     """`dominocam serve --tournament CONFIG`: make the event if new, then serve it."""
     from tournament.config import load_config
@@ -142,7 +151,7 @@ def serve_tournament(args: argparse.Namespace) -> int:
 
     app = create_app(settings.database_url(), settings.redis_url(), tokens.event_id)
     try:
-        server = create_server(app, host=args.host, port=args.port, threads=32)
+        server = create_server(app, host=args.host, port=args.port, threads=web_threads())
     except OSError as error:
         raise UserInputError(f"cannot listen on {args.host}:{args.port}: {error}") from error
     print(f"DominoCam tournament {config.name!r}: standings on {base}/  (Ctrl+C stops)", flush=True)
