@@ -18,7 +18,9 @@ then the tables send for `--seconds`. Printed per run:
 * latency per table, p50 and p99: from a frame being sent to its Scene arriving on the
   table's pub/sub channel (what a web process streams to viewers);
 * broker load: Redis commands per second, bytes in per second, memory;
-* database load: PostgreSQL transactions and rows written per second, database size.
+* database load: PostgreSQL transactions and rows written per second, the stored size of a
+  Scene, the database's size;
+* how long one frame takes a worker to read (median of the workers' own timings).
 
 Figures are numbers to read, never asserted. All processes (tables, workers, Redis,
 PostgreSQL) share the one machine it runs on.
@@ -245,6 +247,12 @@ def run_once(
         subscriber.close()
     finally:
         stop_workers(procs)
+    reads = conn.execute(
+        "SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY read_s) AS read_s, "
+        "avg(pg_column_size(scene)) AS scene_bytes FROM scenes "
+        "WHERE event_id = %s AND sent_at >= %s",
+        (event_id, started),
+    ).fetchone()
     per_table = []
     for table in tables:
         after = frames.stats(client, event_id, table)
@@ -272,6 +280,8 @@ def run_once(
         "fps_per_table": args.fps,
         "seconds": round(window, 1),
         "frames_read_per_s": read_total / window,
+        "read_s_median": float(reads["read_s"] or float("nan")),
+        "scene_kb_stored": float(reads["scene_bytes"] or 0) / 1024,
         "frames_sent_per_s": sum(t["sent"] for t in per_table) / window,
         "dropped_share": sum(t["dropped"] for t in per_table)
         / max(1, sum(t["sent"] for t in per_table)),
@@ -305,7 +315,8 @@ def print_run(result: dict[str, Any]) -> None:
         f"{result['fps_per_table']:g} frames/s each, {result['seconds']} s: "
         f"{result['frames_read_per_s']:.2f} frames read/s of {result['frames_sent_per_s']:.2f} "
         f"sent/s, {100 * result['dropped_share']:.0f}% dropped, "
-        f"latency p50 {result['latency_p50_ms']:.0f} ms"
+        f"latency p50 {result['latency_p50_ms']:.0f} ms; one frame takes a worker "
+        f"{1000 * result['read_s_median']:.0f} ms (median)"
     )
     print(
         f"  {'table':6} {'sent':>5} {'read':>5} {'dropped':>8} {'lost':>5} "
@@ -323,7 +334,8 @@ def print_run(result: dict[str, Any]) -> None:
     )
     print(
         f"  database: {result['pg_transactions_per_s']:.1f} transactions/s, "
-        f"{result['pg_rows_written_per_s']:.1f} rows written/s, {result['pg_size_mb']:.1f} MiB"
+        f"{result['pg_rows_written_per_s']:.1f} rows written/s, "
+        f"{result['scene_kb_stored']:.1f} KiB per Scene stored, {result['pg_size_mb']:.1f} MiB"
     )
 
 
