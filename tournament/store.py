@@ -32,6 +32,12 @@ from rules.state import parse_state
 from rules.tiles import parse_tile
 from tournament.config import EventConfig, parse_config
 
+
+class RoundConflict(UserInputError):
+    """The request is well formed but does not fit the round (HTTP 409): no open round,
+    a hand missing, a round that is not blocked."""
+
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
     id          serial PRIMARY KEY,
@@ -301,7 +307,7 @@ def _open_round(conn: psycopg.Connection[Any], event_id: int, table_id: str) -> 
         (event_id, table_id),
     ).fetchone()
     if row is None:
-        raise UserInputError(f"table {table_id} has no open round (its game is over)")
+        raise RoundConflict(f"table {table_id} has no open round (its game is over)")
     return row
 
 
@@ -423,7 +429,7 @@ def end_round(
         }
         missing = [name for name in table.seats if name not in hands]
         if missing:
-            raise UserInputError(f"hands missing for {', '.join(missing)}")
+            raise RoundConflict(f"hands missing for {', '.join(missing)}")
         state_json: dict[str, Any] = {
             "variant": config.variant_name,
             "rules": dict(config.rules),
@@ -447,7 +453,7 @@ def end_round(
         if ended_by == "block":
             verdict = check(state)
             if not verdict.blocked:
-                raise UserInputError("the round is not blocked: a player can still play or draw")
+                raise RoundConflict("the round is not blocked: a player can still play or draw")
             result = RoundResult.from_verdict(verdict, engine=game.next_engine())
             verdict_json = verdict.to_json()
         else:

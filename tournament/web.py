@@ -30,6 +30,7 @@ from werkzeug.exceptions import HTTPException
 
 from dominocam.errors import UserInputError
 from tournament import frames, store
+from tournament.pages import EVENT_OVERLAY, STANDINGS_PAGE, TABLE_OVERLAY
 from tournament.standings import event_standings
 
 # A comment line on every stream this often, so proxies and clients see it is alive.
@@ -102,32 +103,6 @@ class StreamHub:
                 time.sleep(0.5)
 
 
-STANDINGS_PAGE = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>{{ s.event }}: standings</title>
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<style>body{font-family:system-ui,sans-serif;margin:2rem}table{border-collapse:collapse;
-margin-bottom:2rem}td,th{padding:.3rem .8rem;border-bottom:1px solid #ccc;text-align:left}
-td.n{text-align:right}</style></head><body>
-<h1>{{ s.event }}</h1>
-<p>{{ s.variant }}: {{ "lowest" if s.lower_wins else "highest" }} total first.</p>
-<h2>Players</h2><table id="players"><tr><th>#</th><th>Player</th><th>Team</th><th>Table</th>
-<th>Points</th></tr>{% for p in s.players %}<tr><td>{{ p.rank }}</td><td>{{ p.name }}</td>
-<td>{{ p.team or "" }}</td><td>{{ p.table }}</td><td class="n">{{ p.total }}</td></tr>
-{% endfor %}</table>
-{% if s.teams %}<h2>Teams</h2><table id="teams"><tr><th>#</th><th>Team</th><th>Points</th></tr>
-{% for t in s.teams %}<tr><td>{{ t.rank }}</td><td>{{ t.name }}</td>
-<td class="n">{{ t.total }}</td></tr>{% endfor %}</table>{% endif %}
-<h2>Tables</h2><table id="tables"><tr><th>Table</th><th>Rounds</th><th>Status</th></tr>
-{% for t in s.tables %}<tr><td>{{ t.name }}</td><td class="n">{{ t.rounds }}</td>
-<td>{{ ("over: " ~ t.winners|join(", ")) if t.over else "playing" }}</td></tr>{% endfor %}
-</table>
-<script>
-// The page follows the event: reload when a round ends at any table.
-new EventSource("api/events").addEventListener("round", () => location.reload());
-</script></body></html>
-"""
-
-
 def create_app(database_url: str, redis_url: str, event_id: int) -> Flask:
     """The web app of one event (any number of processes may serve it at once)."""
     import redis
@@ -174,7 +149,7 @@ def create_app(database_url: str, redis_url: str, event_id: int) -> Flask:
 
     @app.errorhandler(UserInputError)
     def bad_input(error: UserInputError) -> tuple[Response, int]:
-        status = 409 if "open round" in str(error) or "missing" in str(error) else 400
+        status = 409 if isinstance(error, store.RoundConflict) else 400
         return jsonify(error=str(error), status=status), status
 
     @app.errorhandler(PermissionError)
@@ -197,6 +172,15 @@ def create_app(database_url: str, redis_url: str, event_id: int) -> Flask:
             return render_template_string(
                 STANDINGS_PAGE, s=event_standings(conn, event_id, config())
             )
+
+    @app.get("/overlay")
+    def event_overlay() -> str:
+        return render_template_string(EVENT_OVERLAY)
+
+    @app.get("/tables/<table_id>/overlay")
+    def table_overlay(table_id: str) -> str:
+        known_table(table_id)
+        return render_template_string(TABLE_OVERLAY, table_id=table_id)
 
     @app.get("/api/health")
     def health() -> Response:

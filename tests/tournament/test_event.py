@@ -87,7 +87,7 @@ def test_lower_wins_and_a_round_that_is_not_blocked(make_event, web) -> None:
         json={"ended_by": "block", "layout": BLOCKED_TABLE},
         headers=bearer(tokens.admin),
     )
-    assert refused.status_code == 400
+    assert refused.status_code == 409
     assert "not blocked" in refused.get_json()["error"]
     put_hand(client, p["P2"], [[6, 6], [2, 3]])
     end(client, tokens.admin, "t1", ended_by="block", layout=BLOCKED_TABLE)
@@ -135,8 +135,18 @@ def test_no_hand_visible_across_tables_or_before_the_round_ends(make_event, web)
     def answers(as_player: str | None) -> list[str]:
         headers = bearer(p[as_player]) if as_player else {}
         texts = []
-        for path in ("/", "/api/event", "/api/standings", "/api/tables/t1", "/api/tables/t2"):
-            texts.append(client.get(path, headers=headers).get_data(as_text=True))
+        for path in (
+            "/",
+            "/overlay",
+            "/tables/t1/overlay",
+            "/api/event",
+            "/api/standings",
+            "/api/tables/t1",
+            "/api/tables/t2",
+        ):
+            answer = client.get(path, headers=headers)
+            assert answer.status_code == 200, path
+            texts.append(answer.get_data(as_text=True))
         for table in ("t1", "t2"):
             stream = client.get(f"/api/tables/{table}/events", headers=headers, buffered=False)
             texts.append(next(stream.response).decode())  # the snapshot: state, Scene
@@ -189,3 +199,39 @@ def test_no_hand_visible_across_tables_or_before_the_round_ends(make_event, web)
     assert table1["rounds"][1]["status"] == "open" and "hands" not in table1["rounds"][1]
     assert leaks(answers(None), ["P3", "P4"]) == []
     assert leaks(answers("P1"), ["P3", "P4"]) == []
+
+
+def test_unknown_tables_and_bad_tokens_get_json_errors(make_event, web) -> None:
+    """404 for a table not in the event, 401 without a token, 403 with a wrong one or a
+    player's token on an admin endpoint, 400 for a body that is not what it must be."""
+    _, tokens = make_event(tables=1)
+    client = web(tokens.event_id)
+    cases = [
+        (client.get("/api/tables/t9"), 404),
+        (client.get("/tables/t9/overlay"), 404),
+        (client.post("/api/tables/t1/frames", data=b"\xff\xd8\xff"), 401),
+        (client.post("/api/tables/t1/frames", data=b"x", headers=bearer("nope")), 403),
+        (
+            client.post(
+                "/api/tables/t1/rounds/current/end",
+                json={"ended_by": "block"},
+                headers=bearer(tokens.players["P1"]),
+            ),
+            403,
+        ),
+        (client.post("/api/tables/t1/frames", data=b"GIF89a", headers=bearer(tokens.admin)), 400),
+        (client.put("/api/hand", json={"tiles": [[1, 2]]}, headers=bearer("nope")), 403),
+        (client.put("/api/hand", data="[]", headers=bearer(tokens.players["P1"])), 400),
+        (
+            client.post(
+                "/api/tables/t1/rounds/current/end",
+                json={"ended_by": "block"},
+                headers=bearer(tokens.admin),
+            ),
+            409,  # no hands yet
+        ),
+    ]
+    for answer, status in cases:
+        body = answer.get_json()
+        assert answer.status_code == status, (status, body)
+        assert body["status"] == status and body["error"]
