@@ -495,6 +495,77 @@ def end_round(
     }
 
 
+def reopen_last_round(
+    conn: psycopg.Connection[Any],
+    event_id: int,
+    table_id: str,
+    *,
+    reason: str,
+    author: str = "admin",
+) -> dict[str, Any]:
+    """Undo the table's last ended round: it is open again (its hands kept, its result
+    removed, so the standings lose its points), and the round opened after it goes.
+
+    Raises:
+        UserInputError: no reason given.
+        RoundConflict: no round has ended, or the next round already has hands.
+    """
+    if not isinstance(reason, str) or not reason.strip():
+        raise UserInputError("say why the round is reopened (reason)")
+    with conn.transaction():
+        rows = conn.execute(
+            "SELECT id, number, status, result FROM rounds WHERE event_id = %s AND table_id = %s "
+            "ORDER BY number DESC LIMIT 2 FOR UPDATE",
+            (event_id, table_id),
+        ).fetchall()
+        ended = next((r for r in rows if r["status"] == "ended"), None)
+        if ended is None:
+            raise RoundConflict(f"table {table_id} has no ended round to reopen")
+        later = [r for r in rows if r["number"] > ended["number"]]
+        for row in later:
+            has_hands = conn.execute(
+                "SELECT 1 FROM hands WHERE round_id = %s LIMIT 1", (row["id"],)
+            ).fetchone()
+            if has_hands:
+                raise RoundConflict(f"round {row['number']} already has hands; it cannot be undone")
+            conn.execute("DELETE FROM rounds WHERE id = %s", (row["id"],))
+        conn.execute(
+            "UPDATE rounds SET status = 'open', ended_by = NULL, result = NULL, ended_at = NULL "
+            "WHERE id = %s",
+            (ended["id"],),
+        )
+        _audit(
+            conn,
+            event_id,
+            table_id,
+            author,
+            "round-reopened",
+            {
+                "round": ended["number"],
+                "reason": reason.strip(),
+                "points_removed": ended["result"]["round"]["points"],
+            },
+        )
+    return {"round": ended["number"], "status": "open"}
+
+
+def audit_trail(conn: psycopg.Connection[Any], event_id: int, table_id: str) -> list[dict]:
+    """The table's audit trail, oldest first: who did what when (hands as tile counts)."""
+    return [
+        {
+            "at": row["at"].isoformat(),
+            "author": row["author"],
+            "action": row["action"],
+            "detail": row["detail"],
+        }
+        for row in conn.execute(
+            "SELECT at, author, action, detail FROM audit WHERE event_id = %s AND table_id = %s "
+            "ORDER BY id",
+            (event_id, table_id),
+        )
+    ]
+
+
 def public_table(conn: psycopg.Connection[Any], event_id: int, table_id: str) -> dict[str, Any]:
     """What anyone may see of a table: seats, each hand's tile count while its round is
     open, every ended round with its hands and result, and the newest Scene's sequence."""

@@ -252,6 +252,28 @@ def create_app(database_url: str, redis_url: str, event_id: int) -> Flask:
         client.publish(event_channel, json.dumps(message))
         return jsonify(outcome)
 
+    @app.post("/api/tables/<table_id>/rounds/last/reopen")
+    def reopen(table_id: str) -> Response:
+        require_admin()
+        known_table(table_id)
+        body = request.get_json(silent=True)
+        if not isinstance(body, dict):
+            raise UserInputError('send a JSON object: {"reason": "..."}')
+        with pool.connection() as conn:
+            outcome = store.reopen_last_round(
+                conn, event_id, table_id, reason=body.get("reason", "")
+            )
+        message = {"kind": "round", "table": table_id, "round": outcome["round"]}
+        client.publish(frames.channel(event_id, table_id), json.dumps(message))
+        client.publish(event_channel, json.dumps(message))
+        return jsonify(outcome)
+
+    @app.get("/api/tables/<table_id>/audit")
+    def audit(table_id: str) -> Response:
+        known_table(table_id)
+        with pool.connection() as conn:
+            return jsonify(audit=store.audit_trail(conn, event_id, table_id))
+
     @app.put("/api/hand")
     def put_hand() -> Response:
         token = bearer()

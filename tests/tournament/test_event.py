@@ -235,3 +235,52 @@ def test_unknown_tables_and_bad_tokens_get_json_errors(make_event, web) -> None:
         body = answer.get_json()
         assert answer.status_code == status, (status, body)
         assert body["status"] == status and body["error"]
+
+
+def test_undo_the_last_round_with_a_reason_in_the_audit_trail(make_event, web) -> None:
+    """The host reopens a table's last round: its points leave the standings, the round
+    opened after it goes, and the audit trail says who did what, with the reason."""
+    _, tokens = make_event(tables=2)
+    client = web(tokens.event_id)
+    p = tokens.players
+    put_hand(client, p["P1"], [[0, 1]])
+    put_hand(client, p["P2"], [[6, 6], [2, 3]])
+    end(client, tokens.admin, "t1", ended_by="block", layout=BLOCKED_TABLE)
+    assert client.get("/api/standings").get_json()["players"][0] == {
+        "rank": 1,
+        "name": "P1",
+        "total": 17,
+        "table": "t1",
+        "team": "Red",
+    }
+    no_reason = client.post(
+        "/api/tables/t1/rounds/last/reopen", json={}, headers=bearer(tokens.admin)
+    )
+    assert no_reason.status_code == 400
+    reopened = client.post(
+        "/api/tables/t1/rounds/last/reopen",
+        json={"reason": "P2 had a tile under the table"},
+        headers=bearer(tokens.admin),
+    )
+    assert reopened.get_json() == {"round": 1, "status": "open"}
+    standings = client.get("/api/standings").get_json()
+    assert {e["name"]: e["total"] for e in standings["players"]}["P1"] == 0
+    table = client.get("/api/tables/t1").get_json()
+    assert [(r["number"], r["status"]) for r in table["rounds"]] == [(1, "open")]
+    assert "hands" not in table["rounds"][0]  # open again: secret again
+    put_hand(client, p["P2"], [[6, 6], [2, 3], [3, 3]])
+    again = end(client, tokens.admin, "t1", ended_by="block", layout=BLOCKED_TABLE)
+    assert again["result"]["points"] == {"P1": 23}
+    trail = client.get("/api/tables/t1/audit").get_json()["audit"]
+    actions = [(e["author"], e["action"]) for e in trail]
+    assert actions == [
+        ("P1", "hand"),
+        ("P2", "hand"),
+        ("admin", "round-ended"),
+        ("admin", "round-reopened"),
+        ("P2", "hand"),
+        ("admin", "round-ended"),
+    ]
+    assert trail[3]["detail"]["reason"] == "P2 had a tile under the table"
+    assert trail[3]["detail"]["points_removed"] == {"P1": 17}
+    assert trail[0]["detail"] == {"round": 1, "tiles": 1}  # a count, never the tiles
