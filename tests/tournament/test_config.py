@@ -94,3 +94,20 @@ def test_serve_tournament_with_a_bad_file_says_why_in_one_line(
 def test_a_missing_file_is_named(tmp_path: Path) -> None:
     with pytest.raises(UserInputError, match="cannot read the event file"):
         load_config(tmp_path / "none.yaml")
+
+
+def test_the_command_line_stays_cheap_without_the_services() -> None:
+    """`dominocam --help` lists worker and feed without importing Celery, redis or psycopg
+    (single-table mode never needs them)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, dominocam.cli as c; text = c.build_parser().format_help(); "
+        "print('worker' in text, 'feed' in text, "
+        "sorted({'celery', 'redis', 'psycopg', 'waitress'} & set(sys.modules)))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert done.stdout.strip() == "True True []", done.stderr
