@@ -20,7 +20,10 @@ then the tables send for `--seconds`. Printed per run:
 * broker load: Redis commands per second, bytes in per second, memory;
 * database load: PostgreSQL transactions and rows written per second, the stored size of a
   Scene, the database's size;
-* how long one frame takes a worker to read (median of the workers' own timings).
+* how long one frame takes a worker to read (median of the workers' own timings);
+* with `--viewers V`: one web process (`dominocam serve --tournament`) and V event-stream
+  viewers on it, spread over the tables: how many got a stream, the share of Scenes they
+  received, and the latency from a frame being sent to its Scene reaching a viewer.
 
 Figures are numbers to read, never asserted. All processes (tables, workers, Redis,
 PostgreSQL) share the one machine it runs on.
@@ -106,6 +109,91 @@ class Subscriber:
         self.stop.set()
         self.thread.join(timeout=5)
         self.pubsub.close()
+
+
+class Viewers:
+    """`count` SSE viewers on one web process (`dominocam serve --tournament`), spread over
+    the tables; records when each viewer got each Scene."""
+
+    def __init__(self, count: int, port: int, tables: list[str]) -> None:
+        self.arrived: list[tuple[str, int, float]] = []
+        self.connected = 0
+        self.lock = threading.Lock()
+        self.stop = threading.Event()
+        self.threads = [
+            threading.Thread(target=self._view, args=(port, tables[i % len(tables)]), daemon=True)
+            for i in range(count)
+        ]
+        for thread in self.threads:
+            thread.start()
+
+    def _view(self, port: int, table: str) -> None:
+        import http.client
+
+        # Longer than the stream's keepalive: a socket that timed out once cannot be read again.
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        try:
+            conn.request("GET", f"/api/tables/{table}/events")
+            answer = conn.getresponse()
+            with self.lock:
+                self.connected += 1
+            event = ""
+            while not self.stop.is_set():
+                line = answer.readline()
+                if not line:
+                    return
+                text = line.decode()
+                if text.startswith("event: "):
+                    event = text[7:].strip()
+                elif text.startswith("data: ") and event == "scene":
+                    seq = int(json.loads(text[6:])["seq"])
+                    with self.lock:
+                        self.arrived.append((table, seq, time.time()))
+        except OSError:
+            return
+        finally:
+            conn.close()
+
+    def close(self) -> None:
+        self.stop.set()
+
+
+def start_web(config: Any, log_dir: Path, run: str) -> tuple[subprocess.Popen, int]:
+    import socket
+    import urllib.request
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    path = log_dir / f"{run}-event.json"
+    path.write_text(json.dumps(config.to_json()))
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "dominocam",
+            "serve",
+            "--tournament",
+            str(path),
+            "--port",
+            str(port),
+        ],
+        cwd=REPO,
+        stdout=(log_dir / f"{run}-web.log").open("wb"),
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+
+    def healthy() -> bool:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/health", timeout=2):
+                return True
+        except OSError:
+            return False
+
+    if not wait_for(healthy, 60):
+        raise SystemExit(f"the web process did not start; see {log_dir}")
+    return proc, port
 
 
 def redis_load(client: Any) -> dict[str, float]:
@@ -198,7 +286,12 @@ def run_once(
     celery_app = make_app(settings.redis_url())
     client.delete(QUEUE)
     procs = start_workers(workers, f"run{workers}", args.threads, log_dir)
+    viewers: Viewers | None = None
     try:
+        if args.viewers:
+            web, port = start_web(config, log_dir, f"run{workers}")
+            procs.append(web)
+            viewers = Viewers(args.viewers, port, tables)
         # Warm-up: every worker process has loaded its models and read a frame of each table.
         for table, shots in zip(tables, table_frames, strict=True):
             send_frame(client, celery_app, event_id, table, shots[0])
@@ -245,6 +338,8 @@ def run_once(
         )
         time.sleep(0.5)
         subscriber.close()
+        if viewers is not None:
+            viewers.close()
     finally:
         stop_workers(procs)
     reads = conn.execute(
@@ -274,6 +369,21 @@ def run_once(
             }
         )
     read_total = sum(t["read"] for t in per_table)
+    viewer_figures: dict[str, Any] = {}
+    if viewers is not None:
+        lags = [at - sent_at[(t, q)] for t, q, at in viewers.arrived if (t, q) in sent_at]
+        published = {k for k in sent_at if k in subscriber.arrived}
+        expected = sum(
+            len([k for k in published if k[0] == tables[i % len(tables)]])
+            for i in range(args.viewers)
+        )
+        viewer_figures = {
+            "viewers": args.viewers,
+            "viewers_connected": viewers.connected,
+            "viewer_scenes_delivered": len(lags) / max(1, expected),
+            "viewer_latency_p50_ms": 1000 * percentile(lags, 50),
+            "viewer_latency_p99_ms": 1000 * percentile(lags, 99),
+        }
     result = {
         "workers": workers,
         "tables": args.tables,
@@ -303,6 +413,7 @@ def run_once(
         / window,
         "pg_size_mb": pg_after["size"] / 2**20,
         "per_table": per_table,
+        **viewer_figures,
     }
     conn.close()
     client.close()
@@ -339,6 +450,17 @@ def print_run(result: dict[str, Any]) -> None:
     )
 
 
+def print_viewers(result: dict[str, Any]) -> None:
+    if "viewers" not in result:
+        return
+    print(
+        f"  web: {result['viewers']} viewers on one web process, {result['viewers_connected']} "
+        f"got a stream; {100 * result['viewer_scenes_delivered']:.0f}% of Scenes delivered, "
+        f"frame sent to viewer p50 {result['viewer_latency_p50_ms']:.0f} ms, "
+        f"p99 {result['viewer_latency_p99_ms']:.0f} ms"
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -354,6 +476,12 @@ def main() -> int:
     parser.add_argument("--warmup-timeout", type=float, default=180.0, help="seconds")
     parser.add_argument(
         "--cache", type=Path, default=REPO / "runs" / "bench-tournament", help="frames cache"
+    )
+    parser.add_argument(
+        "--viewers",
+        type=int,
+        default=0,
+        help="also start one web process and this many SSE viewers on it (default 0)",
     )
     parser.add_argument("--json", type=Path, default=None, help="also write the results here")
     args = parser.parse_args()
@@ -371,6 +499,7 @@ def main() -> int:
     for workers in counts:
         result = run_once(workers, args, table_frames, log_dir)
         print_run(result)
+        print_viewers(result)
         results.append(result)
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
