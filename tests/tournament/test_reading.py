@@ -68,14 +68,21 @@ def test_newest_frame_wins(db, redis_client, make_event, workers, game_frames) -
     assert expected["tiles"], "the last frame shows tiles, so the comparison means something"
 
 
+def parent_of(pid: int) -> int:
+    """The parent process id (Linux /proc)."""
+    with open(f"/proc/{pid}/stat") as stat:
+        return int(stat.read().rsplit(")", 1)[1].split()[1])
+
+
+@pytest.mark.parametrize("kill", ["reading-process", "whole-worker"])
 def test_two_tables_two_workers_one_killed_mid_frame(
-    db, redis_client, make_event, workers, game_frames
+    db, redis_client, make_event, workers, game_frames, kill
 ) -> None:
-    """Two tables send frames to two workers; one worker's process is frozen while it reads
-    a frame of table 1, checked to have stored nothing of it, and SIGKILLed. Only that frame
-    is lost: both tables keep being read (by the other worker, and by the killed worker's
-    replacement process), every stored Scene is whole, and every frame sent is read,
-    dropped or that one lost frame."""
+    """Two tables send frames to two workers; the process reading a frame of table 1 is
+    frozen, checked to have stored nothing of it, and SIGKILLed: that process alone (its
+    worker starts another), or its whole worker (a machine lost). Only that frame is lost:
+    both tables keep being read, by the other worker among others, every stored Scene is
+    whole, and every frame sent is read, dropped or that one lost frame."""
     from tournament import frames
     from tournament.worker import make_app, send_frame
     from vision.scene import Scene
@@ -86,21 +93,22 @@ def test_two_tables_two_workers_one_killed_mid_frame(
     workers.start("w1")
     workers.start("w2")
     workers.wait_ready(["w1", "w2"])
+    mains = {name: proc.pid for name, proc in workers.procs.items()}
 
     def send_round(index: int) -> None:
         for table in ("t1", "t2"):
             send_frame(redis_client, app, event_id, table, game_frames[index % len(game_frames)])
 
     killed: tuple[str, int] | None = None
+    killed_main = other_main = 0
     index = 0
     deadline = time.monotonic() + 90
     while killed is None and time.monotonic() < deadline:
         send_round(index)
         index += 1
-        claim = wait_until(
-            lambda: frames.reading(redis_client, event_id, "t1") or "none", 5, "a claim"
-        )
-        if claim == "none":
+        time.sleep(0.05)
+        claim = frames.reading(redis_client, event_id, "t1")
+        if claim is None:
             continue
         worker, seq = claim
         pid = int(worker.rsplit(":", 1)[1])
@@ -109,9 +117,15 @@ def test_two_tables_two_workers_one_killed_mid_frame(
             os.kill(pid, signal.SIGCONT)  # it had finished; try again with another frame
             time.sleep(0.1)
             continue
-        os.kill(pid, signal.SIGKILL)
+        killed_main = parent_of(pid)
+        other_main = next(m for m in mains.values() if m != killed_main)
+        if kill == "whole-worker":
+            os.killpg(killed_main, signal.SIGKILL)  # the worker and its pool process
+        else:
+            os.kill(pid, signal.SIGKILL)
         killed = (worker, seq)
     assert killed is not None, "no frame of table 1 was seen being read"
+    assert killed_main in mains.values()
 
     # Both tables go on being read after the kill.
     after = {"t1": 0, "t2": 0}
@@ -131,9 +145,12 @@ def test_two_tables_two_workers_one_killed_mid_frame(
     ).fetchall()
     for row in rows:
         Scene.from_dict(row["scene"])  # whole and valid: raises on a broken Scene
-    killed_pid = killed[0]
-    later = [r for r in rows if r["seq"] > killed[1]]
-    assert any(r["worker"] != killed_pid for r in later)
+    writers = {r["worker"] for r in rows if r["seq"] > killed[1]}
+    parents = {parent_of(int(w.rsplit(":", 1)[1])) for w in writers}
+    assert other_main in parents, "the other worker did not go on reading"
+    if kill == "whole-worker":
+        assert parents == {other_main}
+        assert workers.procs[next(n for n, m in mains.items() if m == killed_main)].poll()
     for table, lost in (("t1", 1), ("t2", 0)):
         counts = frames.stats(redis_client, event_id, table)
         assert counts["claimed"] - counts["read"] == lost, (table, counts)
