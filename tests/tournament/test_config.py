@@ -3,6 +3,7 @@ services needed: these run in the default test run)."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -111,3 +112,13 @@ def test_the_command_line_stays_cheap_without_the_services() -> None:
         [sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True, timeout=60
     )
     assert done.stdout.strip() == "True True []", done.stderr
+
+
+def test_worker_without_the_extra_says_which_to_install(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(sys.modules, "celery", None)  # as if the extra were not installed
+    assert main(["worker"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("dominocam: error: tournament mode needs the `tournament` extra")
+    assert "\n" not in err
