@@ -73,8 +73,16 @@ class WorkerContext:
 
     def event(self, event_id: int) -> Any:
         if event_id not in self.events:
-            self.events[event_id] = store.event_config(self.db, event_id)
+            self.events[event_id] = store.event_config(self.database(), event_id)
         return self.events[event_id]
+
+    def database(self) -> Any:
+        """The connection, made again if PostgreSQL dropped it (a restart, a failover): the
+        frame being stored when it dropped is lost, the next ones are not."""
+        if self.db.closed or self.db.broken:
+            log.warning("worker process %s: reconnecting to PostgreSQL", self.name)
+            self.db = store.connect(settings.database_url())
+        return self.db
 
 
 _context: WorkerContext | None = None
@@ -147,7 +155,7 @@ def read_newest(ctx: WorkerContext, event_id: int, table_id: str) -> Outcome:
     read_s = time.perf_counter() - started
     scene_json = scene.to_dict()
     stored = store.store_scene(
-        ctx.db,
+        ctx.database(),
         event_id,
         table_id,
         claimed.seq,

@@ -196,3 +196,43 @@ def test_sequence_numbers_keep_growing_when_redis_loses_its_data(
     )
     latest = store.latest_scene(db, tokens.event_id, "t1")
     assert latest == {"seq": again.seq, "scene": {"tiles": [1]}}
+
+
+def test_a_worker_reconnects_when_postgresql_drops_its_connection(
+    db, redis_client, make_event, workers, game_frames
+) -> None:
+    """PostgreSQL ends the worker's connection (as a restart or failover would): at most
+    the frame being stored then is lost, and the worker goes on storing the next ones."""
+    from tournament import frames
+    from tournament.worker import make_app, send_frame
+
+    _, tokens = make_event(tables=1)
+    event_id = tokens.event_id
+    app = make_app(os.environ["DOMINOCAM_REDIS_URL"])
+    workers.start("w1")
+    workers.wait_ready(["w1"])
+
+    def read_more(count: int) -> list[int]:
+        start = len(stored_seqs(db, event_id, "t1"))
+        deadline = time.monotonic() + 90
+        index = 0
+        while len(stored_seqs(db, event_id, "t1")) < start + count:
+            assert time.monotonic() < deadline, "the worker stopped storing Scenes"
+            send_frame(redis_client, app, event_id, "t1", game_frames[index % len(game_frames)])
+            index += 1
+            time.sleep(0.3)
+        return stored_seqs(db, event_id, "t1")
+
+    read_more(1)
+    ended = db.execute(
+        "SELECT count(*) AS n FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+        "WHERE datname = current_database() AND pid <> pg_backend_pid() "
+        "AND backend_type = 'client backend') AS t"
+    ).fetchone()["n"]
+    assert ended >= 1
+    read_more(2)
+    wait_until(lambda: settled(redis_client, event_id, ["t1"]), 60, "the worker")
+    counts = frames.stats(redis_client, event_id, "t1")
+    assert counts["claimed"] - counts["read"] <= 1, counts
+    assert counts["sent"] == counts["dropped"] + counts["claimed"], counts
+    assert "reconnecting to PostgreSQL" in workers.log("w1")
