@@ -144,7 +144,7 @@ def serve_tournament(args: argparse.Namespace) -> int:
     if tokens.admin is not None:
         print(f"Event {config.name!r} created. Admin token (shown once): {tokens.admin}")
         for name, token in tokens.players.items():
-            print(f"  {name}: player token {token}")
+            print(f"  {name}: {base}/hand/{token}")
     from waitress import create_server
 
     from tournament.web import create_app

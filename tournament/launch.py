@@ -65,7 +65,7 @@ def _launch(args: argparse.Namespace) -> int:
     if tokens.admin is not None:
         print(f"Event {config.name!r}: admin token (shown once): {tokens.admin}")
         for name, token in tokens.players.items():
-            print(f"  {name}: player token {token}")
+            print(f"  {name}: http://127.0.0.1:{args.port}/hand/{token}")
     elif args.feed_fps > 0:
         raise UserInputError(
             f"event {config.name!r} already exists and its admin token is not shown again; "

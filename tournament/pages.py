@@ -91,10 +91,10 @@ EVENT_OVERLAY = (
     + """</head><body><div id="box"><h1 id="title"></h1><ol id="players"></ol>
 <div id="teams" class="dim"></div></div>
 <script>
-const top = Number(new URLSearchParams(location.search).get("top") || 5);
+const shown = Number(new URLSearchParams(location.search).get("top") || 5);
 function show(s) {
   document.getElementById("title").textContent = s.event;
-  document.getElementById("players").replaceChildren(...s.players.slice(0, top).map((p) => {
+  document.getElementById("players").replaceChildren(...s.players.slice(0, shown).map((p) => {
     const li = document.createElement("li");
     li.textContent = p.name + " (" + p.table + "): " + p.total;
     return li;
@@ -107,3 +107,48 @@ refresh();
 new EventSource("api/events").addEventListener("round", refresh);
 </script></body></html>"""
 )
+
+HAND_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>My hand</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<style>body{font-family:system-ui,sans-serif;margin:1.2rem;font-size:1.1rem}
+input{font-size:1.1rem;width:100%;padding:.4rem}button{font-size:1.1rem;margin-top:.6rem}
+#message{margin-top:.8rem}</style></head><body>
+<h1 id="title">My hand</h1>
+<p id="hand"></p>
+<label for="tiles">My tiles, each as its two numbers joined by a dash, separated by spaces
+(empty when I went out):</label>
+<input id="tiles" autocomplete="off">
+<button id="save">Save my hand</button>
+<p id="message" role="status"></p>
+<script>
+const token = {{ token|tojson }};
+const auth = {headers: {"Authorization": "Bearer " + token}};
+function say(text) { document.getElementById("message").textContent = text; }
+function show(me) {
+  document.getElementById("title").textContent =
+    me.name + ", " + me.table + ", round " + me.round;
+  document.getElementById("hand").textContent = me.hand === null ? "No hand saved yet." :
+    "Saved: " + (me.hand.map((t) => t.join("-")).join(" ") || "no tiles");
+}
+function load() {
+  fetch("../api/hand", auth).then((r) => r.json().then((body) => {
+    if (!r.ok) throw new Error(body.error);
+    show(body);
+  })).catch((e) => say(e.message));
+}
+document.getElementById("save").addEventListener("click", () => {
+  const text = document.getElementById("tiles").value.trim();
+  const tiles = text ? text.split(/[\\s,;]+/).map((t) => t.split("-").map(Number)) : [];
+  fetch("../api/hand", {method: "PUT", headers: {...auth.headers,
+    "Content-Type": "application/json"}, body: JSON.stringify({tiles})})
+    .then((r) => r.json().then((body) => {
+      if (!r.ok) throw new Error(body.error);
+      say("Saved: " + body.tiles + " tiles for round " + body.round + ".");
+      load();
+    })).catch((e) => say(e.message));
+});
+load();
+</script></body></html>
+"""

@@ -30,7 +30,7 @@ from werkzeug.exceptions import HTTPException
 
 from dominocam.errors import UserInputError
 from tournament import frames, store
-from tournament.pages import EVENT_OVERLAY, STANDINGS_PAGE, TABLE_OVERLAY
+from tournament.pages import EVENT_OVERLAY, HAND_PAGE, STANDINGS_PAGE, TABLE_OVERLAY
 from tournament.standings import event_standings
 
 # A comment line on every stream this often, so proxies and clients see it is alive.
@@ -181,6 +181,13 @@ def create_app(database_url: str, redis_url: str, event_id: int) -> Flask:
     def table_overlay(table_id: str) -> str:
         known_table(table_id)
         return render_template_string(TABLE_OVERLAY, table_id=table_id)
+
+    @app.get("/hand/<token>")
+    def hand_page(token: str) -> Response:
+        """A player's phone page (the link printed when the event was made); it reads and
+        saves that player's own hand through the API with the token of its address."""
+        page = render_template_string(HAND_PAGE, token=token)
+        return Response(page, headers={"Cache-Control": "no-store"})
 
     @app.get("/api/health")
     def health() -> Response:

@@ -153,6 +153,7 @@ def test_no_hand_visible_across_tables_or_before_the_round_ends(make_event, web)
             stream.close()
         if as_player:
             texts.append(client.get("/api/hand", headers=headers).get_data(as_text=True))
+            texts.append(client.get(f"/hand/{p[as_player]}").get_data(as_text=True))
             # Errors a player can provoke: a tile twice, a tile off the set, ending a round.
             for body in ({"tiles": [[1, 2], [2, 1]]}, {"tiles": [[1, 9]]}):
                 texts.append(
