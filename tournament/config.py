@@ -26,8 +26,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from dominocam.errors import UserInputError
 from rules.variants import Variant, get_variant
 
@@ -103,20 +101,33 @@ def load_config(path: str | Path) -> EventConfig:
         text = path.read_text(encoding="utf-8")
     except OSError as error:
         raise UserInputError(f"cannot read the event file {path}: {error.strerror}") from error
+    except UnicodeDecodeError as error:
+        raise UserInputError(f"the event file {path} is not UTF-8 text") from error
     suffix = path.suffix.lower()
+    if suffix not in (".yaml", ".yml", ".toml", ".json"):
+        raise UserInputError(f"{path}: the event file must be .yaml, .yml, .toml or .json")
     try:
-        if suffix in (".yaml", ".yml"):
-            raw = yaml.safe_load(text)
-        elif suffix == ".toml":
+        if suffix == ".toml":
             raw = tomllib.loads(text)
         elif suffix == ".json":
             raw = json.loads(text)
         else:
-            raise UserInputError(f"{path}: the event file must be .yaml, .yml, .toml or .json")
-    except (yaml.YAMLError, tomllib.TOMLDecodeError, json.JSONDecodeError) as error:
+            raw = _load_yaml(text)
+    except (ValueError, tomllib.TOMLDecodeError) as error:
         first = str(error).splitlines()[0]
         raise UserInputError(f"{path} is not valid {suffix[1:].upper()}: {first}") from error
     return parse_config(raw, where=str(path))
+
+
+def _load_yaml(text: str) -> object:
+    """YAML through PyYAML, imported only here: TOML and JSON need only the standard
+    library. Its errors come back as ValueError."""
+    import yaml
+
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        raise ValueError(str(error)) from error
 
 
 def parse_config(raw: object, where: str = "event") -> EventConfig:

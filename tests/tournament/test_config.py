@@ -92,9 +92,12 @@ def test_serve_tournament_with_a_bad_file_says_why_in_one_line(
     assert message in lines[0]
 
 
-def test_a_missing_file_is_named(tmp_path: Path) -> None:
+def test_a_missing_or_binary_file_is_named(tmp_path: Path) -> None:
     with pytest.raises(UserInputError, match="cannot read the event file"):
         load_config(tmp_path / "none.yaml")
+    (tmp_path / "photo.yaml").write_bytes(b"\xff\xd8\xff\xe0 not text")
+    with pytest.raises(UserInputError, match="is not UTF-8 text"):
+        load_config(tmp_path / "photo.yaml")
 
 
 def test_the_command_line_stays_cheap_without_the_services() -> None:
