@@ -38,6 +38,14 @@ KEEPALIVE_S = 10.0
 MAX_FRAME_BYTES = 8 * 1024 * 1024
 
 
+class NoCredentials(PermissionError):
+    """No token was sent (HTTP 401; a wrong one is a plain PermissionError, 403)."""
+
+
+class UnknownTable(LookupError):
+    """The event has no such table (HTTP 404)."""
+
+
 class StreamHub:
     """One pub/sub connection per process, fanned out to the streams open on it."""
 
@@ -105,9 +113,10 @@ class StreamHub:
 
 def create_app(database_url: str, redis_url: str, event_id: int) -> Flask:
     """The web app of one event (any number of processes may serve it at once)."""
+    import psycopg
     import redis
     from psycopg.rows import dict_row
-    from psycopg_pool import ConnectionPool
+    from psycopg_pool import ConnectionPool, PoolTimeout
 
     from tournament.worker import make_app, send_frame
 
@@ -118,6 +127,7 @@ def create_app(database_url: str, redis_url: str, event_id: int) -> Flask:
         max_size=16,
         kwargs={"autocommit": True, "row_factory": dict_row},
         open=True,
+        timeout=10.0,  # a request waits this long for a connection, then answers 503
     )
     client = redis.Redis.from_url(redis_url)
     celery_app = make_app(redis_url)
@@ -132,7 +142,7 @@ def create_app(database_url: str, redis_url: str, event_id: int) -> Flask:
     def bearer() -> str:
         header = request.headers.get("Authorization", "")
         if not header.startswith("Bearer ") or not header[7:].strip():
-            raise PermissionError("send 'Authorization: Bearer TOKEN'")
+            raise NoCredentials("send 'Authorization: Bearer TOKEN'")
         return header[7:].strip()
 
     def require_admin() -> None:
@@ -145,7 +155,7 @@ def create_app(database_url: str, redis_url: str, event_id: int) -> Flask:
         try:
             config().table(table_id)
         except KeyError:
-            raise LookupError(f"no table {table_id!r} in this event") from None
+            raise UnknownTable(f"no table {table_id!r} in this event") from None
 
     @app.errorhandler(UserInputError)
     def bad_input(error: UserInputError) -> tuple[Response, int]:
@@ -154,12 +164,24 @@ def create_app(database_url: str, redis_url: str, event_id: int) -> Flask:
 
     @app.errorhandler(PermissionError)
     def refused(error: PermissionError) -> tuple[Response, int]:
-        status = 401 if "send" in str(error) else 403
+        status = 401 if isinstance(error, NoCredentials) else 403
         return jsonify(error=str(error), status=status), status
 
-    @app.errorhandler(LookupError)
-    def not_found(error: LookupError) -> tuple[Response, int]:
-        return jsonify(error=str(error.args[0] if error.args else error), status=404), 404
+    @app.errorhandler(UnknownTable)
+    def not_found(error: UnknownTable) -> tuple[Response, int]:
+        return jsonify(error=str(error), status=404), 404
+
+    @app.errorhandler(psycopg.OperationalError)
+    @app.errorhandler(PoolTimeout)
+    def database_away(error: Exception) -> tuple[Response, int]:
+        app.logger.warning("PostgreSQL unreachable: %s", error)
+        return jsonify(error="the event's database cannot be reached; try again", status=503), 503
+
+    @app.errorhandler(redis.ConnectionError)
+    @app.errorhandler(redis.TimeoutError)
+    def broker_away(error: Exception) -> tuple[Response, int]:
+        app.logger.warning("Redis unreachable: %s", error)
+        return jsonify(error="the event's broker cannot be reached; try again", status=503), 503
 
     @app.errorhandler(HTTPException)
     def http_error(error: HTTPException) -> tuple[Response, int]:

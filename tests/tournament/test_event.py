@@ -285,3 +285,27 @@ def test_undo_the_last_round_with_a_reason_in_the_audit_trail(make_event, web) -
     assert trail[3]["detail"]["reason"] == "P2 had a tile under the table"
     assert trail[3]["detail"]["points_removed"] == {"P1": 17}
     assert trail[0]["detail"] == {"round": 1, "tiles": 1}  # a count, never the tiles
+
+
+def test_an_unreachable_broker_gets_503_not_a_traceback(make_event, urls) -> None:
+    """Redis away (here: a port nothing listens on): the API says so with 503 JSON."""
+    from tournament_factories import free_port
+
+    from tournament.web import create_app
+
+    _, tokens = make_event(tables=1)
+    app = create_app(urls["database"], f"redis://127.0.0.1:{free_port()}/0", tokens.event_id)
+    try:
+        client = app.test_client()
+        for answer in (
+            client.get("/api/health"),
+            client.get("/api/tables/t1"),
+            client.post(
+                "/api/tables/t1/frames", data=b"\xff\xd8\xff\xe0", headers=bearer(tokens.admin)
+            ),
+        ):
+            assert answer.status_code == 503
+            assert "broker cannot be reached" in answer.get_json()["error"]
+        assert client.get("/api/standings").status_code == 200  # the database still answers
+    finally:
+        app.extensions["dominocam.tournament"]["pool"].close()
