@@ -6,7 +6,9 @@ rounds are the ended rounds stored in PostgreSQL. The event's standings add them
 * per player: the points of the player's scoring unit at their table (the player, or their
   partnership when the variant scores teams);
 * per team (the players' `team` in the event file): the points of its players when players
-  score, or of the team itself when teams score (counted once per round, not per member).
+  score, or of the team itself when teams score (counted once per round, not per member);
+  a partnership variant's default pairs, when the file gives no teams, are each table's own
+  ("t1 A": seats 1 and 3 of table t1).
 
 Ranks follow the variant: the highest total first, or the lowest when lower wins
 (penalty scoring, Mexican Train, Chicken Foot). Equal totals share a rank.
@@ -97,8 +99,11 @@ def event_standings(
             if team is not None and not team_scoring:
                 team_totals[team] = team_totals.get(team, 0) + totals[units[name]]
         if team_scoring:
+            named = all(config.player(name).team for name in table.seats)
             for unit, total in totals.items():
-                team_totals[unit] = team_totals.get(unit, 0) + total
+                # Default pairs (no teams in the file) are this table's own: "t1 A".
+                team = unit if named else f"{table.id} {unit}"
+                team_totals[team] = team_totals.get(team, 0) + total
         tables.append(
             {
                 "id": table.id,

@@ -309,3 +309,40 @@ def test_an_unreachable_broker_gets_503_not_a_traceback(make_event, urls) -> Non
         assert client.get("/api/standings").status_code == 200  # the database still answers
     finally:
         app.extensions["dominocam.tournament"]["pool"].close()
+
+
+def test_partnership_pairs_score_once_per_round_and_stay_per_table(make_event, web) -> None:
+    """Partnership without teams in the file: seats 1-3 and 2-4 of each table are pairs of
+    that table; the winning pair's points count once for the pair and for each partner."""
+    names = ["N1", "E1", "S1", "W1", "N2", "E2", "S2", "W2"]
+    _, tokens = make_event(
+        {
+            "event": "partnership-test-" + tokens_suffix(),
+            "variant": "partnership",
+            "players": names,
+            "tables": [{"id": "t1", "seats": names[:4]}, {"id": "t2", "seats": names[4:]}],
+        }
+    )
+    client = web(tokens.event_id)
+    p = tokens.players
+    for name, tiles in (
+        ("N1", [[6, 6], [1, 2]]),
+        ("E1", [[0, 2]]),
+        ("S1", [[5, 5]]),
+        ("W1", [[1, 1], [0, 0]]),
+    ):
+        put_hand(client, p[name], tiles)
+    ends = {"lines": [{"name": "left", "open_end": 4}, {"name": "right", "open_end": 3}]}
+    outcome = end(client, tokens.admin, "t1", ended_by="block", layout=ends, proposer="E1")
+    assert outcome["result"]["points"] == {"B": 25}
+    standings = client.get("/api/standings").get_json()
+    totals = {e["name"]: e["total"] for e in standings["players"]}
+    assert totals == {"E1": 25, "W1": 25, "N1": 0, "S1": 0, "N2": 0, "E2": 0, "S2": 0, "W2": 0}
+    teams = {e["name"]: e["total"] for e in standings["teams"]}
+    assert teams == {"t1 B": 25, "t1 A": 0, "t2 A": 0, "t2 B": 0}
+
+
+def tokens_suffix() -> str:
+    import uuid
+
+    return uuid.uuid4().hex[:8]
