@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 PIP    := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 
-.PHONY: run test test-slow lint format clean help
+.PHONY: run test test-slow test-tournament tournament lint format clean help
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*##/\t/'
@@ -23,6 +23,10 @@ $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 	$(PIP) -e ".[dev]"
 	touch $@
 
+$(VENV)/.installed-tournament: pyproject.toml | $(BIN)/python
+	$(PIP) -e ".[dev,tournament]"
+	touch $@
+
 $(VENV)/.installed-train: pyproject.toml | $(BIN)/python
 	$(PIP) -e ".[dev,train]"
 	touch $@
@@ -34,11 +38,21 @@ test: $(VENV)/.installed-dev  ## install and run the default tests (no torch), t
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy  # rules/ and vision/ (pyproject.toml [tool.mypy])
-	$(BIN)/python -m pytest  # pyproject addopts: not slow, not train
+	$(BIN)/python -m pytest  # pyproject addopts: not slow, not train, not tournament
 
 test-slow: $(VENV)/.installed-train  ## the slow checks CI also runs (training smoke runs, browser tests)
 	sh scripts/install-browser.sh
 	$(BIN)/python -m pytest -m "slow or train"
+
+# Tournament mode (docs/tournament.md): Debian's redis-server and postgresql, started privately
+# on loopback in a temporary folder and stopped afterwards, also when a test fails.
+test-tournament: $(VENV)/.installed-tournament  ## install Redis + PostgreSQL, start them, run the tournament tests, stop them
+	sh scripts/install-tournament-services.sh
+	sh scripts/tournament-services.sh run -- $(BIN)/python -m pytest -m tournament
+
+tournament: $(VENV)/.installed-tournament  ## try tournament mode on one machine: Redis, PostgreSQL, 2 workers, 2 web processes
+	sh scripts/install-tournament-services.sh
+	sh scripts/tournament-services.sh run -- $(BIN)/python -m tournament.launch examples/tournament/club-night.yaml
 
 lint: $(VENV)/.installed-dev  ## ruff check and mypy
 	$(BIN)/ruff check .

@@ -28,6 +28,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "vision.track_cli",
     "dominocam.round",
     "measure.cli",
+    "tournament.cli",
 )
 
 EXIT_BAD_INPUT = 2

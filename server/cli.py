@@ -51,10 +51,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="make a new admin token (printed once); old tokens and sessions stop working",
     )
+    parser.add_argument(
+        "--tournament",
+        metavar="CONFIG",
+        default=None,
+        help="serve a tournament's event (YAML/TOML/JSON) from PostgreSQL and Redis instead of "
+        "one table (docs/tournament.md)",
+    )
     parser.set_defaults(func=serve)
 
 
 def serve(args: argparse.Namespace) -> int:
+    if getattr(args, "tournament", None):
+        from tournament.cli import serve_tournament
+
+        return serve_tournament(args)
     import os
 
     from dominocam.errors import UserInputError

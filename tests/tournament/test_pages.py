@@ -1,0 +1,121 @@
+"""The phone page and the overlays in Debian's chromium, on a real web process."""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("celery", reason="needs the `tournament` extra (make test-tournament)")
+pytest.importorskip("waitress", reason="needs the `tournament` extra (make test-tournament)")
+
+from tournament_factories import WebProcess, free_port
+
+pytestmark = pytest.mark.tournament
+
+CHROMIUM = os.environ.get("DOMINOCAM_CHROMIUM", "/usr/bin/chromium")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
+TIMEOUT_MS = 20000
+NAME = "<b>Zed</b>"  # markup in a name must show as text
+
+
+@pytest.fixture
+def page():
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"{CHROMIUM} is missing: run scripts/install-browser.sh")
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        context = browser.new_context()
+        yield context.new_page()
+        context.close()
+        browser.close()
+
+
+def test_phone_page_and_overlays_follow_the_table(
+    page, make_event, redis_client, tmp_path, urls
+) -> None:
+    """A player saves their hand on the phone page; the table's overlay shows tile counts
+    (never tiles), the open ends of a Scene published for the table, and the round's points
+    once it ends; the event's overlay shows the standings."""
+    from tournament import frames
+
+    data = {
+        "event": f"pages-{uuid.uuid4().hex[:8]}",
+        "variant": "block",
+        "players": ["Ana", NAME],
+        "tables": [{"id": "t1", "name": "Table 1", "seats": ["Ana", NAME]}],
+    }
+    config, tokens = make_event(data)
+    path = tmp_path / "event.json"
+    path.write_text(json.dumps(config.to_json()))
+    web = WebProcess(urls, path, free_port(), tmp_path / "web.log")
+    web.start()
+    try:
+        page.set_default_timeout(TIMEOUT_MS)
+        page.goto(f"{web.url}/hand/{tokens.players['Ana']}")
+        page.wait_for_function("document.getElementById('title').textContent.includes('Ana')")
+        page.fill("#tiles", "0-1")
+        page.click("#save")
+        page.wait_for_function("document.getElementById('message').textContent.includes('Saved')")
+        page.wait_for_function("document.getElementById('hand').textContent === 'Saved: 0-1'")
+
+        overlay = page.context.new_page()
+        overlay.set_default_timeout(TIMEOUT_MS)
+        overlay.goto(f"{web.url}/tables/t1/overlay")
+        overlay.wait_for_function(
+            "document.getElementById('seats').textContent.includes('Ana: 1 tiles')"
+        )
+        assert f"{NAME}: no hand yet" in overlay.text_content("#seats")
+        assert overlay.locator("#seats b").count() == 0  # the name stayed text
+
+        scene = {"layout": {"open_ends": [5, 4]}, "face_down": 2, "tiles": []}
+        message = {"kind": "scene", "table": "t1", "seq": 1, "scene": scene}
+        redis_client.publish(frames.channel(tokens.event_id, "t1"), json.dumps(message))
+        overlay.wait_for_function(
+            "document.getElementById('ends').textContent.includes('Open ends: 5, 4')"
+        )
+        assert "face down: 2" in overlay.text_content("#ends")
+
+        put = page.request.put(
+            f"{web.url}/api/hand",
+            data=json.dumps({"tiles": [[6, 6], [2, 3]]}),
+            headers={
+                "Authorization": f"Bearer {tokens.players[NAME]}",
+                "Content-Type": "application/json",
+            },
+        )
+        assert put.ok
+        overlay.wait_for_function(
+            "document.getElementById('seats').textContent.includes('2 tiles')"
+        )
+        assert "6-6" not in overlay.content() and "[6,6]" not in overlay.content()
+
+        ended = page.request.post(
+            f"{web.url}/api/tables/t1/rounds/current/end",
+            data=json.dumps(
+                {
+                    "ended_by": "block",
+                    "layout": {
+                        "lines": [{"name": "left", "open_end": 5}, {"name": "right", "open_end": 4}]
+                    },
+                }
+            ),
+            headers={"Authorization": f"Bearer {tokens.admin}", "Content-Type": "application/json"},
+        )
+        assert ended.ok, ended.text()
+        overlay.wait_for_function(
+            "document.getElementById('result').textContent.includes('Round 1: Ana +17')"
+        )
+        assert "round 2" in overlay.text_content("#title")
+
+        event = page.context.new_page()
+        event.set_default_timeout(TIMEOUT_MS)
+        event.goto(f"{web.url}/overlay")
+        event.wait_for_function("document.getElementById('players').children.length === 2")
+        assert event.text_content("#players li:first-child") == "Ana (t1): 17"
+    finally:
+        web.stop()

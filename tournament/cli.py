@@ -1,0 +1,161 @@
+"""`dominocam worker` and `dominocam serve --tournament CONFIG` (cheap to import: Celery,
+redis and psycopg load inside the commands)."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import socket
+import sys
+
+from dominocam.errors import UserInputError
+
+EXTRA_HINT = "tournament mode needs the `tournament` extra: pip install -e '.[tournament]'"
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = subparsers.add_parser(
+        "worker",
+        help="read tournament tables' frames on a Celery worker (Redis broker, PostgreSQL)",
+        description=(
+            "Run a Celery worker that reads the frames of a tournament's tables. Each worker "
+            "process loads the models once; a table's newest frame wins. The services come "
+            "from DOMINOCAM_REDIS_URL and DOMINOCAM_DATABASE_URL (docs/tournament.md)."
+        ),
+    )
+    parser.add_argument(
+        "--concurrency", type=int, default=1, help="worker processes, each with its models"
+    )
+    parser.add_argument(
+        "--threads", type=int, default=1, help="onnxruntime threads per process (default 1)"
+    )
+    parser.add_argument("--name", default=None, help="worker name (default worker-PID@host)")
+    parser.add_argument("--loglevel", default="WARNING", help="Celery log level")
+    parser.set_defaults(func=run_worker)
+
+    feed = subparsers.add_parser(
+        "feed",
+        help="send a tournament table's camera frames to the event's web address",
+        description=(
+            "Send a table's frames (a camera, a video file or stream, or synth:SEED for a "
+            "rendered game) to a tournament web process at a steady rate."
+        ),
+    )
+    feed.add_argument("--url", required=True, help="the event's web address, http://HOST:PORT")
+    feed.add_argument("--table", required=True, help="the table's id in the event file")
+    feed.add_argument(
+        "--token",
+        default=os.environ.get("DOMINOCAM_TOKEN"),
+        help="the event's admin token (default $DOMINOCAM_TOKEN, which keeps it out of ps)",
+    )
+    feed.add_argument(
+        "--source", default="0", help="camera index, video file, stream URL or synth:SEED"
+    )
+    feed.add_argument("--fps", type=float, default=2.0, help="frames per second (default 2)")
+    feed.add_argument("--frames", type=int, default=None, help="stop after this many frames")
+    feed.set_defaults(func=run_feed)
+
+
+def _require_extra() -> None:
+    try:
+        import celery  # noqa: F401
+        import psycopg  # noqa: F401
+        import redis  # noqa: F401
+    except ImportError as error:
+        raise UserInputError(f"{EXTRA_HINT} ({error.name} is missing)") from error
+
+
+def _check_services() -> None:
+    """One-line errors when Redis or PostgreSQL cannot be reached."""
+    import redis
+
+    from tournament import settings, store
+
+    try:
+        redis.Redis.from_url(settings.redis_url(), socket_connect_timeout=5).ping()
+    except (redis.ConnectionError, redis.TimeoutError, ValueError) as error:
+        raise UserInputError(f"cannot reach Redis at {settings.redis_url()}: {error}") from error
+    store.connect(settings.database_url()).close()
+
+
+def run_worker(args: argparse.Namespace) -> int:
+    _require_extra()
+    if args.concurrency < 1 or args.threads < 1:
+        raise UserInputError("--concurrency and --threads must be at least 1")
+    _check_services()
+    from vision.onnx_model import resolve_model_path
+
+    resolve_model_path("detector", None)  # a missing model: one line now, not per frame
+    resolve_model_path("reader", None)
+    os.environ["DOMINOCAM_WORKER_THREADS"] = str(args.threads)
+    from tournament.worker import QUEUE, app
+
+    name = args.name or f"worker-{os.getpid()}@{socket.gethostname()}"
+    app.worker_main(
+        [
+            "worker",
+            "--pool=prefork",
+            f"--concurrency={args.concurrency}",
+            f"--hostname={name}",
+            f"--loglevel={args.loglevel}",
+            f"--queues={QUEUE}",
+            "--without-gossip",
+            "--without-mingle",
+        ]
+    )
+    return 0
+
+
+def run_feed(args: argparse.Namespace) -> int:
+    from tournament.feed import run_feed as feed
+
+    if not args.token:
+        raise UserInputError("give the event's admin token: --token or $DOMINOCAM_TOKEN")
+    with contextlib.suppress(KeyboardInterrupt):
+        feed(args.url, args.table, args.token, args.source, args.fps, args.frames)
+    return 0
+
+
+def web_threads() -> int:
+    """Waitress threads per web process: each open event stream holds one
+    ($DOMINOCAM_WEB_THREADS, default 64)."""
+    raw = os.environ.get("DOMINOCAM_WEB_THREADS", "64")
+    if not raw.isdigit() or int(raw) < 4:
+        raise UserInputError(f"DOMINOCAM_WEB_THREADS must be a whole number >= 4, got {raw!r}")
+    return int(raw)
+
+
+def serve_tournament(args: argparse.Namespace) -> int:
+    """`dominocam serve --tournament CONFIG`: make the event if new, then serve it."""
+    from tournament.config import load_config
+
+    config = load_config(args.tournament)
+    _require_extra()
+    from tournament import settings, store
+
+    _check_services()
+    conn = store.connect(settings.database_url())
+    try:
+        tokens = store.load_event(conn, config)
+    finally:
+        conn.close()
+    base = f"http://{args.host}:{args.port}"
+    if tokens.admin is not None:
+        print(f"Event {config.name!r} created. Admin token (shown once): {tokens.admin}")
+        for name, token in tokens.players.items():
+            print(f"  {name}: {base}/hand/{token}")
+    from waitress import create_server
+
+    from tournament.web import create_app
+
+    app = create_app(settings.database_url(), settings.redis_url(), tokens.event_id)
+    try:
+        server = create_server(app, host=args.host, port=args.port, threads=web_threads())
+    except OSError as error:
+        raise UserInputError(f"cannot listen on {args.host}:{args.port}: {error}") from error
+    print(f"DominoCam tournament {config.name!r}: standings on {base}/  (Ctrl+C stops)", flush=True)
+    with contextlib.suppress(KeyboardInterrupt):
+        server.run()
+    print("stopped", file=sys.stderr)
+    return 0

@@ -1,0 +1,195 @@
+"""Reading on Celery workers: the Celery app, the reading task, and what a worker holds.
+
+    dominocam worker --concurrency 2       # or: celery -A tournament.worker worker
+
+A task carries (event, table, frame sequence number) only; the frame itself waits in Redis
+as the table's newest (`tournament.frames`), so a worker that is behind reads the newest
+frame and the ones it replaced are dropped, never queued. Each worker process loads the
+models once (`worker_process_init`, or on its first task) and keeps one Redis client and one
+PostgreSQL connection.
+
+Killed mid-frame: tasks are acknowledged late, so the broker does not forget a task before
+it ran; the frame a dead worker had claimed is not read again (`task_reject_on_worker_lost`
+stays off: by then a newer frame is waiting, and reading an old one would be wasted), and
+the Scene is written only once it is complete, in one transaction keyed by
+(event, table, seq): a frame is either stored whole or not at all. The table's next frame
+sends a new task as usual.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import socket
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from celery import Celery, signals
+
+from tournament import frames, settings, store
+
+log = logging.getLogger("dominocam.worker")
+
+TASK_NAME = "tournament.read_frame"
+QUEUE = "dominocam.frames"
+
+
+def make_app(broker_url: str | None = None) -> Celery:
+    """The Celery app: Redis as broker, one queue for every table's reading tasks."""
+    app = Celery("dominocam", broker=broker_url or settings.redis_url())
+    app.conf.update(
+        task_acks_late=True,
+        task_reject_on_worker_lost=False,
+        worker_prefetch_multiplier=1,
+        task_default_queue=QUEUE,
+        task_ignore_result=True,
+        task_serializer="json",
+        accept_content=["json"],
+        broker_connection_retry_on_startup=True,
+        # A task a dead worker had reserved (and never started) comes back after this long;
+        # its table does not wait for it: `frames.PENDING_TTL_S` lets the next frame send
+        # a new one.
+        broker_transport_options={"visibility_timeout": 60},
+        worker_hijack_root_logger=False,
+    )
+    return app
+
+
+app = make_app()
+
+
+@dataclass
+class WorkerContext:
+    """What one worker process holds: the models, a Redis client, a database connection,
+    and each event's configuration (read once)."""
+
+    models: Any
+    redis: Any
+    db: Any
+    name: str
+    events: dict[int, Any] = field(default_factory=dict)
+
+    def event(self, event_id: int) -> Any:
+        if event_id not in self.events:
+            self.events[event_id] = store.event_config(self.database(), event_id)
+        return self.events[event_id]
+
+    def database(self) -> Any:
+        """The connection, made again if PostgreSQL dropped it (a restart, a failover): the
+        frame being stored when it dropped is lost, the next ones are not."""
+        if self.db.closed or self.db.broken:
+            log.warning("worker process %s: reconnecting to PostgreSQL", self.name)
+            self.db = store.connect(settings.database_url())
+        return self.db
+
+
+_context: WorkerContext | None = None
+_context_pid: int | None = None
+
+
+def context() -> WorkerContext:
+    """This process' context, made on first use (after a fork: a new one per process)."""
+    global _context, _context_pid
+    if _context is None or _context_pid != os.getpid():
+        import redis
+
+        from vision.pipeline import load_models
+
+        threads = int(os.environ.get("DOMINOCAM_WORKER_THREADS", "1"))
+        _context = WorkerContext(
+            models=load_models(threads=threads),
+            redis=redis.Redis.from_url(settings.redis_url()),
+            db=store.connect(settings.database_url()),
+            name=f"{socket.gethostname()}:{os.getpid()}",
+        )
+        _context_pid = os.getpid()
+        log.info("worker process %s loaded the models", _context.name)
+    return _context
+
+
+@signals.worker_process_init.connect
+def _load_in_child(**_: object) -> None:
+    """Prefork children load the models as they start, not on their first frame."""
+    context()
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one task did: `read` (a Scene stored), `stale` (nothing newer to read: another
+    task read this table's newest frame), `duplicate` (already stored), or `bad` (the frame
+    could not be decoded)."""
+
+    status: str
+    seq: int | None = None
+    read_s: float = 0.0
+
+
+def read_newest(ctx: WorkerContext, event_id: int, table_id: str) -> Outcome:
+    """Claim the table's newest frame, read it, store the Scene and publish it."""
+    from dominocam.errors import UserInputError
+    from vision.image_io import decode_image
+    from vision.layout import game_layout_config
+    from vision.pipeline import read_image
+
+    claimed = frames.claim(ctx.redis, event_id, table_id, ctx.name)
+    if claimed is None:
+        return Outcome("stale")
+    config = ctx.event(event_id)
+    started = time.perf_counter()
+    try:
+        image = decode_image(claimed.jpeg, f"frame {claimed.seq} of table {table_id}")
+    except UserInputError as error:
+        log.warning("%s", error)
+        ctx.redis.hincrby(frames.table_key(event_id, table_id, "stats"), "bad", 1)
+        return Outcome("bad", claimed.seq)
+    seats = len(config.table(table_id).seats)
+    scene = read_image(
+        image,
+        ctx.models.detector,
+        ctx.models.reader,
+        set_max=config.max_pip,
+        layout_config=game_layout_config(config.variant_name, seats),
+    )
+    read_s = time.perf_counter() - started
+    scene_json = scene.to_dict()
+    stored = store.store_scene(
+        ctx.database(),
+        event_id,
+        table_id,
+        claimed.seq,
+        scene_json,
+        sent_at=claimed.sent_at,
+        read_s=read_s,
+        worker=ctx.name,
+    )
+    if not stored:
+        return Outcome("duplicate", claimed.seq, read_s)
+    frames.count_read(ctx.redis, event_id, table_id)
+    message = {"kind": "scene", "table": table_id, "seq": claimed.seq, "scene": scene_json}
+    ctx.redis.publish(frames.channel(event_id, table_id), json.dumps(message))
+    return Outcome("read", claimed.seq, read_s)
+
+
+@app.task(name=TASK_NAME, ignore_result=True)
+def read_frame(event_id: int, table_id: str, seq: int) -> str:
+    """Read the newest frame of a table (`seq` is the frame that sent this task; a newer
+    one, if any, is read instead)."""
+    outcome = read_newest(context(), event_id, table_id)
+    log.debug("table %s frame %s (sent %s): %s", table_id, outcome.seq, seq, outcome.status)
+    return outcome.status
+
+
+def send_frame(
+    client: Any, celery_app: Celery, event_id: int, table_id: str, jpeg: bytes, **kw: Any
+) -> frames.Submitted:
+    """Store a frame as the table's newest and send a reading task when none waits.
+
+    This is what a table's camera process (or the web API) calls; it needs Redis and the
+    Celery app only, not the models.
+    """
+    submitted = frames.submit(client, event_id, table_id, jpeg, **kw)
+    if submitted.send_task:
+        celery_app.send_task(TASK_NAME, args=[event_id, table_id, submitted.seq], queue=QUEUE)
+    return submitted
