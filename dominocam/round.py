@@ -25,6 +25,7 @@ from typing import Any
 
 from dominocam.arguments import add_model_files, add_set
 from dominocam.errors import UserInputError
+from rules.i18n import _, add_language_option, format_number, resolve_language, use_language
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -85,6 +86,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="Mexican Train: NAME's train carries a marker (open to everyone); repeat",
     )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_language_option(parser)
     add_model_files(parser)
     parser.set_defaults(func=run)
 
@@ -194,30 +196,42 @@ def judge(
     confidence *= 0.7 ** max(0, extra)
     notes = [n for n in [scene_state.ownership_note(table_dict, owners)] if n]
     if boneyard is None:
-        notes.append(f"boneyard taken as the {table.face_down} face-down tiles of the table photo")
+        notes.append(
+            _("boneyard taken as the {count} face-down tiles of the table photo").format(
+                count=format_number(table.face_down)
+            )
+        )
     if verdict.blocked and doubts:
         status = "uncertain"
     else:
         status = "blocked" if verdict.blocked else "not blocked"
     text = rules.ruling(verdict, parsed)
+    shown_confidence = format_number(confidence, decimals=2)
     if status == "uncertain":
-        said = "Verdict: BLOCKED."
+        said = _("Verdict: BLOCKED.")
         uncertain = (
-            f"Verdict: uncertain: BLOCKED for the tiles the photos show, but the photos left "
-            f"doubts (confidence {confidence:.2f}); check the table before ending the round:\n"
+            _(
+                "Verdict: uncertain: BLOCKED for the tiles the photos show, but the photos "
+                "left doubts (confidence {confidence}); check the table before ending the "
+                "round:"
+            ).format(confidence=shown_confidence)
+            + "\n"
             + "\n".join(f"  - {d}" for d in doubts)
-            + "\nIf the photos show everything:"
+            + "\n"
+            + _("If the photos show everything:")
         )
         if said in text:
-            head, _, tail = text.partition(said)
+            head, _said, tail = text.partition(said)
             text = head + uncertain + tail
         else:
             text += "\n\n" + uncertain
     elif doubts:
-        text += f"\n\nDoubts about the photos (confidence {confidence:.2f}):\n"
-        text += "\n".join(f"  - {d}" for d in doubts)
+        text += "\n\n" + _("Doubts about the photos (confidence {confidence}):").format(
+            confidence=shown_confidence
+        )
+        text += "\n" + "\n".join(f"  - {d}" for d in doubts)
     if notes:
-        text += "\n\nNotes:\n" + "\n".join(f"  - {n}" for n in notes)
+        text += "\n\n" + _("Notes:") + "\n" + "\n".join(f"  - {n}" for n in notes)
     return {
         "status": status,
         "confidence": round(confidence, 4),
@@ -234,6 +248,16 @@ def judge(
 
 
 def run(args: argparse.Namespace) -> int:
+    """`dominocam round`: the ruling in the language of `--lang` (or the environment); the
+    JSON is computed in English, since programs read its texts too."""
+    language = resolve_language(args.lang)
+    if args.json:
+        return _run(args)
+    with use_language(language):
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     import rules
     from vision.layout import game_layout_config
 

@@ -50,6 +50,7 @@ from pathlib import Path
 from typing import Any, TypeGuard
 
 from dominocam.errors import UserInputError
+from rules.i18n import N_, _
 from rules.layout import Layout, Line, chain_end, infer_root
 from rules.tiles import SUPPORTED_SETS, Tile, hand_points, parse_tile, set_size
 from rules.variants import VARIANTS, Variant, get_variant
@@ -172,13 +173,17 @@ class GameState:
         ):
             raise UserInputError("players must be a tuple of Player")
         if len(self.players) < 2:
-            raise UserInputError(f"a round needs at least 2 players, got {len(self.players)}")
+            raise UserInputError(
+                _("a round needs at least 2 players, got {count}").format(count=len(self.players))
+            )
         names = [p.name for p in self.players]
         for name in names:
             if names.count(name) > 1:
-                raise UserInputError(f"two players are called {name!r}; names must differ")
+                raise UserInputError(
+                    _("two players are called {name!r}; names must differ").format(name=name)
+                )
         if sum(p.active for p in self.players) < 2:
-            raise UserInputError("a round needs at least 2 active players")
+            raise UserInputError(_("a round needs at least 2 active players"))
         if self.boneyard_tiles is not None:
             if not isinstance(self.boneyard_tiles, tuple):
                 raise UserInputError("boneyard_tiles must be a tuple of Tile")
@@ -186,13 +191,17 @@ class GameState:
         if not isinstance(self.boneyard, int) or isinstance(self.boneyard, bool):
             raise UserInputError(f"boneyard must be a whole number of tiles, got {self.boneyard!r}")
         if self.boneyard < 0:
-            raise UserInputError(f"boneyard cannot be negative, got {self.boneyard}")
+            raise UserInputError(
+                _("boneyard cannot be negative, got {count}").format(count=self.boneyard)
+            )
         for label in ("proposer", "leader", "last_played"):
             value = getattr(self, label)
             if value is not None:
                 self._known(value, label)
         if self.proposer is not None and not self.player(self.proposer).active:
-            raise UserInputError(f"proposer {self.proposer!r} is not an active player")
+            raise UserInputError(
+                _("proposer {name!r} is not an active player").format(name=self.proposer)
+            )
         for line in self.layout.lines:
             if line.owner is not None:
                 self._known(line.owner, f"owner of line {line.name!r}")
@@ -214,7 +223,11 @@ class GameState:
         top = f"{n}, the highest of a double-{n} set"
         for tile, where in self._all_tiles():
             if tile.high > n:  # type: ignore[operator]
-                raise UserInputError(f"tile {tile} in {where} has a half above {top}")
+                raise UserInputError(
+                    _("tile {tile} in {where} has a half above {top}").format(
+                        tile=tile, where=where, top=top
+                    )
+                )
         for line in self.layout.lines:
             for label, value in (("open end", line.open_end), ("root", line.root)):
                 if value is not None and value > n:  # type: ignore[operator]
@@ -433,27 +446,37 @@ def load_state(path: str | Path) -> GameState:
 
 def read_json(path: str | Path) -> Any:
     """The JSON document in `path` (`-`: standard input), with one-line errors."""
-    label = "standard input" if str(path) == "-" else str(path)
+    label = _("standard input") if str(path) == "-" else str(path)
     try:
         text = sys.stdin.read() if str(path) == "-" else Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise UserInputError(f"cannot read {label}: no such file") from None
+        raise UserInputError(_("cannot read {label}: no such file").format(label=label)) from None
     except IsADirectoryError:
-        raise UserInputError(f"cannot read {label}: it is a directory, not a file") from None
+        raise UserInputError(
+            _("cannot read {label}: it is a directory, not a file").format(label=label)
+        ) from None
     except PermissionError:
-        raise UserInputError(f"cannot read {label}: permission denied") from None
+        raise UserInputError(
+            _("cannot read {label}: permission denied").format(label=label)
+        ) from None
     except UnicodeDecodeError:
-        raise UserInputError(f"cannot read {label}: it is not UTF-8 text") from None
+        raise UserInputError(
+            _("cannot read {label}: it is not UTF-8 text").format(label=label)
+        ) from None
     except OSError as error:
         raise UserInputError(f"cannot read {label}: {error.strerror or error}") from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as error:
         raise UserInputError(
-            f"{label} is not valid JSON: {error.msg} at line {error.lineno} column {error.colno}"
+            _("{label} is not valid JSON: {reason} at line {line} column {column}").format(
+                label=label, reason=error.msg, line=error.lineno, column=error.colno
+            )
         ) from None
     except RecursionError:
-        raise UserInputError(f"{label} is nested too deeply to be a game state") from None
+        raise UserInputError(
+            _("{label} is nested too deeply to be a game state").format(label=label)
+        ) from None
 
 
 def _is_int(value: object) -> TypeGuard[int]:
@@ -461,33 +484,46 @@ def _is_int(value: object) -> TypeGuard[int]:
 
 
 def _type_name(value: object) -> str:
-    return {
-        dict: "an object",
-        list: "a list",
-        str: "text",
-        bool: "true/false",
-        int: "a number",
-        float: "a number",
-        type(None): "null",
-    }.get(type(value), type(value).__name__)
+    kind = {
+        dict: N_("an object"),
+        list: N_("a list"),
+        str: N_("text"),
+        bool: N_("true/false"),
+        int: N_("a number"),
+        float: N_("a number"),
+        type(None): N_("null"),
+    }.get(type(value))
+    return type(value).__name__ if kind is None else _(kind)
 
 
 def _object(value: object, where: str) -> Mapping[str, Any]:
     if not isinstance(value, dict):
-        raise UserInputError(f"{where} must be a JSON object, got {_type_name(value)}")
+        raise UserInputError(
+            _("{where} must be a JSON object, got {kind}").format(
+                where=where, kind=_type_name(value)
+            )
+        )
     return value
 
 
 def _only(obj: Mapping[str, Any], keys: Sequence[str], where: str) -> None:
     for key in obj:
         if key not in keys:
-            raise UserInputError(f"{where}: unknown field {key!r}; valid fields: {', '.join(keys)}")
+            raise UserInputError(
+                _("{where}: unknown field {key!r}; valid fields: {fields}").format(
+                    where=where, key=key, fields=", ".join(keys)
+                )
+            )
 
 
 def _bool(obj: Mapping[str, Any], key: str, where: str, default: bool = False) -> bool:
     value = obj.get(key, default)
     if not isinstance(value, bool):
-        raise UserInputError(f"{where}: {key} must be true or false, got {value!r}")
+        raise UserInputError(
+            _("{where}: {key} must be true or false, got {value!r}").format(
+                where=where, key=key, value=value
+            )
+        )
     return value
 
 
@@ -581,7 +617,7 @@ def _layout(raw: object, max_pip: int) -> Layout:
             raise UserInputError(f"{where}: name must be non-empty text, got {name!r}")
         items.append((name, line_obj))
     toes: dict[str, int] = {}
-    for _, line_obj in items:
+    for _name, line_obj in items:
         parent = line_obj.get("branch_of")
         if isinstance(parent, str):
             toes[parent] = toes.get(parent, 0) + 1
