@@ -167,7 +167,11 @@ class GameState:
             object.__setattr__(self, "max_pip", self.variant.set)
         if self.max_pip not in SUPPORTED_SETS:
             valid = ", ".join(str(n) for n in SUPPORTED_SETS)
-            raise UserInputError(f"unknown set double-{self.max_pip}; valid sets: {valid}")
+            raise UserInputError(
+                _("unknown set double-{set}; valid sets: {valid}").format(
+                    set=self.max_pip, valid=valid
+                )
+            )
         if not isinstance(self.players, tuple) or not all(
             isinstance(p, Player) for p in self.players
         ):
@@ -189,7 +193,11 @@ class GameState:
                 raise UserInputError("boneyard_tiles must be a tuple of Tile")
             object.__setattr__(self, "boneyard", len(self.boneyard_tiles))
         if not isinstance(self.boneyard, int) or isinstance(self.boneyard, bool):
-            raise UserInputError(f"boneyard must be a whole number of tiles, got {self.boneyard!r}")
+            raise UserInputError(
+                _("boneyard must be a whole number of tiles, got {value!r}").format(
+                    value=self.boneyard
+                )
+            )
         if self.boneyard < 0:
             raise UserInputError(
                 _("boneyard cannot be negative, got {count}").format(count=self.boneyard)
@@ -215,12 +223,14 @@ class GameState:
     def _known(self, name: object, label: str) -> None:
         if not isinstance(name, str) or name not in {p.name for p in self.players}:
             raise UserInputError(
-                f"unknown {label} {name!r}; players: {', '.join(p.name for p in self.players)}"
+                _("unknown {label} {name!r}; players: {players}").format(
+                    label=label, name=name, players=", ".join(p.name for p in self.players)
+                )
             )
 
     def _check_pips(self) -> None:
         n = self.max_pip
-        top = f"{n}, the highest of a double-{n} set"
+        top = _("{top}, the highest of a double-{top} set").format(top=n)
         for tile, where in self._all_tiles():
             if tile.high > n:  # type: ignore[operator]
                 raise UserInputError(
@@ -249,8 +259,10 @@ class GameState:
         if len(seen) + self.boneyard - len(self.boneyard_tiles or ()) > total:
             free = total - len(seen) + len(self.boneyard_tiles or ())
             raise UserInputError(
-                f"boneyard of {self.boneyard} is more than the {free} tiles of the "
-                f"double-{self.max_pip} set that are not in hands or on the table"
+                _(
+                    "boneyard of {count} is more than the {free} tiles of the "
+                    "double-{set} set that are not in hands or on the table"
+                ).format(count=self.boneyard, free=free, set=self.max_pip)
             )
 
     # --- queries ----------------------------------------------------------------------------
@@ -336,12 +348,16 @@ class GameState:
         if any(team is not None for team in given):
             missing = ", ".join(p.name for p in active if p.team is None)
             raise UserInputError(
-                f"{self.variant.title} scores teams, but some players have no team: {missing}"
+                _("{title} scores teams, but some players have no team: {missing}").format(
+                    title=_(self.variant.title), missing=missing
+                )
             )
         if len(active) != 4:
             raise UserInputError(
-                f"{self.variant.title} scores teams: give every player a team "
-                f"(the default pairs need exactly 4 players, got {len(active)})"
+                _(
+                    "{title} scores teams: give every player a team "
+                    "(the default pairs need exactly 4 players, got {count})"
+                ).format(title=_(self.variant.title), count=len(active))
             )
         return {p.name: "A" if i % 2 == 0 else "B" for i, p in enumerate(active)}
 
@@ -395,7 +411,11 @@ def parse_state(raw: object) -> GameState:
     max_pip = obj.get("set", variant.set)
     if not _is_int(max_pip) or max_pip not in SUPPORTED_SETS:
         valid = ", ".join(str(n) for n in SUPPORTED_SETS)
-        raise UserInputError(f"set must be one of {valid} (double-n), got {max_pip!r}")
+        raise UserInputError(
+            _("set must be one of {valid} (double-n), got {value!r}").format(
+                valid=valid, value=max_pip
+            )
+        )
     players = _players(obj.get("players"), max_pip)
     names = [p.name for p in players]
     declared = _declarations(obj.get("declarations", []), names)
@@ -415,14 +435,18 @@ def parse_state(raw: object) -> GameState:
         boneyard = boneyard_raw
     else:
         raise UserInputError(
-            f"boneyard must be a count of tiles (a whole number >= 0) or a list of tiles, "
-            f"got {boneyard_raw!r}"
+            _(
+                "boneyard must be a count of tiles (a whole number >= 0) or a list of tiles, "
+                "got {value!r}"
+            ).format(value=boneyard_raw)
         )
     people: dict[str, str | None] = {}
     for label in ("proposer", "leader", "last_played"):
         value = obj.get(label)
         if value is not None and not isinstance(value, str):
-            raise UserInputError(f"{label} must be a player's name, got {value!r}")
+            raise UserInputError(
+                _("{label} must be a player's name, got {value!r}").format(label=label, value=value)
+            )
         people[label] = value
     return GameState(
         variant=variant,
@@ -535,7 +559,11 @@ def _rules(raw: object) -> Mapping[str, object] | None:
 
 def _tiles_list(raw: object, where: str, max_pip: int) -> list[object]:
     if not isinstance(raw, list):
-        raise UserInputError(f"{where} must be a list of tiles [a, b], got {_type_name(raw)}")
+        raise UserInputError(
+            _("{where} must be a list of tiles [a, b], got {kind}").format(
+                where=where, kind=_type_name(raw)
+            )
+        )
     return raw
 
 
@@ -551,7 +579,9 @@ def _parse_tiles(raw: object, where: str, max_pip: int) -> tuple[Tile, ...]:
 
 def _players(raw: object, max_pip: int) -> list[Player]:
     if not isinstance(raw, list):
-        raise UserInputError(f"players must be a list of players, got {_type_name(raw)}")
+        raise UserInputError(
+            _("players must be a list of players, got {kind}").format(kind=_type_name(raw))
+        )
     players = []
     for index, item in enumerate(raw):
         where = f"players[{index}]"
@@ -559,12 +589,20 @@ def _players(raw: object, max_pip: int) -> list[Player]:
         _only(obj, PLAYER_KEYS, where)
         name = obj.get("name")
         if not isinstance(name, str) or not name.strip():
-            raise UserInputError(f"{where}: name must be non-empty text, got {name!r}")
+            raise UserInputError(
+                _("{where}: name must be non-empty text, got {value!r}").format(
+                    where=where, value=name
+                )
+            )
         where = f"player {name!r}"
         hand = _parse_tiles(obj.get("hand", []), f"{name}'s hand", max_pip)
         team = obj.get("team")
         if team is not None and (not isinstance(team, str) or not team.strip()):
-            raise UserInputError(f"{where}: team must be a name (text) or null, got {team!r}")
+            raise UserInputError(
+                _("{where}: team must be a name (text) or null, got {value!r}").format(
+                    where=where, value=team
+                )
+            )
         players.append(
             Player(
                 name=name,
@@ -579,7 +617,9 @@ def _players(raw: object, max_pip: int) -> list[Player]:
 
 def _declarations(raw: object, names: Sequence[str]) -> set[str]:
     if not isinstance(raw, list):
-        raise UserInputError(f"declarations must be a list of player names, got {raw!r}")
+        raise UserInputError(
+            _("declarations must be a list of player names, got {value!r}").format(value=raw)
+        )
     declared = set()
     for item in raw:
         name = item
@@ -590,7 +630,9 @@ def _declarations(raw: object, names: Sequence[str]) -> set[str]:
                 continue
         if not isinstance(name, str) or name not in names:
             raise UserInputError(
-                f"declarations: unknown player {name!r}; players: {', '.join(names)}"
+                _("declarations: unknown player {name!r}; players: {players}").format(
+                    name=name, players=", ".join(names)
+                )
             )
         declared.add(name)
     return declared
@@ -606,7 +648,9 @@ def _layout(raw: object, max_pip: int) -> Layout:
     hub = hubs["spinner"] or hubs["engine"]
     raw_lines = obj.get("lines", [])
     if not isinstance(raw_lines, list):
-        raise UserInputError(f"layout.lines must be a list of lines, got {_type_name(raw_lines)}")
+        raise UserInputError(
+            _("layout.lines must be a list of lines, got {kind}").format(kind=_type_name(raw_lines))
+        )
     items = []
     for index, item in enumerate(raw_lines):
         where = f"layout.lines[{index}]"
@@ -614,7 +658,11 @@ def _layout(raw: object, max_pip: int) -> Layout:
         _only(line_obj, LINE_KEYS, where)
         name = line_obj.get("name", f"line {index + 1}")
         if not isinstance(name, str) or not name.strip():
-            raise UserInputError(f"{where}: name must be non-empty text, got {name!r}")
+            raise UserInputError(
+                _("{where}: name must be non-empty text, got {value!r}").format(
+                    where=where, value=name
+                )
+            )
         items.append((name, line_obj))
     toes: dict[str, int] = {}
     for _name, line_obj in items:
@@ -648,7 +696,9 @@ def _layout(raw: object, max_pip: int) -> Layout:
     if len(lines) != len(items):
         names = [n for n, _ in items]
         dup = next(n for n in names if names.count(n) > 1)
-        raise UserInputError(f"two lines are called {dup!r}; line names must differ")
+        raise UserInputError(
+            _("two lines are called {name!r}; line names must differ").format(name=dup)
+        )
     return Layout(lines=lines, spinner=hubs["spinner"], engine=hubs["engine"])
 
 
@@ -658,7 +708,9 @@ def _hub_tile(value: object, key: str, max_pip: int) -> Tile:
     except UserInputError as error:
         raise UserInputError(f"layout.{key}: {error}") from None
     if not tile.is_double:
-        raise UserInputError(f"layout.{key} must be a double, got {tile}")
+        raise UserInputError(
+            _("layout.{key} must be a double, got {tile}").format(key=key, tile=tile)
+        )
     return tile
 
 
@@ -669,7 +721,11 @@ def _count(obj: Mapping[str, Any], key: str, where: str) -> int | None:
     if isinstance(value, dict) and key == "open_end":  # a Scene's {"tile", "value", "point"}
         value = value.get("value")
     if not _is_int(value) or value < 0:
-        raise UserInputError(f"{where}: {key} must be a whole number of pips >= 0, got {value!r}")
+        raise UserInputError(
+            _("{where}: {key} must be a whole number of pips >= 0, got {value!r}").format(
+                where=where, key=key, value=value
+            )
+        )
     return value
 
 
@@ -687,7 +743,11 @@ def _line(
     toes = _count(obj, "toes", where)
     owner = obj.get("owner")
     if owner is not None and not isinstance(owner, str):
-        raise UserInputError(f"{where}: owner must be a player's name or null, got {owner!r}")
+        raise UserInputError(
+            _("{where}: owner must be a player's name or null, got {value!r}").format(
+                where=where, value=owner
+            )
+        )
     has_tiles = "tiles" in obj
     tiles = _parse_tiles(obj["tiles"], f"line {name!r}", max_pip) if has_tiles else ()
     branch_of = obj.get("branch_of")
@@ -702,18 +762,22 @@ def _line(
         if root is None:
             if open_end is None:
                 raise UserInputError(
-                    f"{where} has no tiles and no open_end: give its open_end or its root"
+                    _("{where} has no tiles and no open_end: give its open_end or its root").format(
+                        where=where
+                    )
                 )
             root = open_end
         end = chain_end(root, tiles, name)
         if open_end is not None and open_end != end:
             raise UserInputError(
-                f"{where}: its tiles end on {end}, but its open_end says {open_end}"
+                _("{where}: its tiles end on {end}, but its open_end says {open_end}").format(
+                    where=where, end=end, open_end=open_end
+                )
             )
         open_end = end
     elif open_end is None:
         if root is None:
-            raise UserInputError(f"{where} needs an open_end or its tiles")
+            raise UserInputError(_("{where} needs an open_end or its tiles").format(where=where))
         open_end = root
     if "open_double" in obj:
         open_double = _bool(obj, "open_double", where)
