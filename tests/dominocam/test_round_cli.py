@@ -304,3 +304,12 @@ def test_the_ruling_of_a_round_in_another_language(tmp_path: Path) -> None:
     assert "Note:\n  - come mazzo sono state prese le 0 tessere coperte" in out
     as_json = run(*[a for a in args if a not in ("--lang", "it")], "--json", "--lang", "it")
     assert json.loads(as_json.stdout)["notes"][0].startswith("boneyard taken as the 0")
+
+
+@pytest.mark.parametrize("extra", [[], ["--json"]])
+def test_round_errors_are_one_line_in_the_chosen_language(tmp_path: Path, extra: list[str]) -> None:
+    table = write(tmp_path, "table.json", scene(chain([0, 1, 2, 3])))
+    args = ["round", "--table-json", table, "--variant", "block", "--lang", "vi", *extra]
+    result = run(*args, "--hand", "Ana")
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr == "dominocam: error: --hand phải có dạng TÊN=ẢNH, nhưng nhận được 'Ana'\n"
