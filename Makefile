@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 PIP    := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 
-.PHONY: run test test-slow test-tournament tournament lint format clean help
+.PHONY: run test test-slow test-tournament tournament lint format messages clean help
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*##/\t/'
@@ -61,6 +61,21 @@ lint: $(VENV)/.installed-dev  ## ruff check and mypy
 format: $(VENV)/.installed-dev  ## ruff format and autofix
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
+
+# The gettext catalogues of rules/i18n.py: extract the template, merge it into each
+# language's .po (new messages arrive untranslated; tests/rules/test_rules_i18n.py fails
+# until they are translated), then compile the .mo files that are committed beside them.
+LOCALE := rules/locale
+LANGUAGES := hu it vi es
+messages: $(VENV)/.installed-dev  ## extract, update and compile the message catalogues
+	$(BIN)/pybabel -q extract -F babel.cfg -o $(LOCALE)/dominocam.pot \
+		--project=dominocam --version=$$($(BIN)/python -c 'import dominocam; print(dominocam.__version__)') \
+		--msgid-bugs-address= --copyright-holder="DominoCam" --no-wrap --sort-by-file .
+	for lang in $(LANGUAGES); do test -f $(LOCALE)/$$lang/LC_MESSAGES/dominocam.po || \
+		$(BIN)/pybabel -q init -i $(LOCALE)/dominocam.pot -d $(LOCALE) -D dominocam -l $$lang; done
+	$(BIN)/pybabel -q update -i $(LOCALE)/dominocam.pot -d $(LOCALE) -D dominocam \
+		--no-wrap --no-fuzzy-matching --ignore-obsolete
+	$(BIN)/pybabel compile --statistics -d $(LOCALE) -D dominocam
 
 clean:  ## remove the virtual environment and caches
 	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache .hypothesis *.egg-info build dist

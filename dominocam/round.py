@@ -25,6 +25,14 @@ from typing import Any
 
 from dominocam.arguments import add_model_files, add_set
 from dominocam.errors import UserInputError
+from rules.i18n import (
+    DEFAULT_LANGUAGE,
+    _,
+    add_language_option,
+    format_number,
+    resolve_language,
+    use_language,
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -85,6 +93,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="Mexican Train: NAME's train carries a marker (open to everyone); repeat",
     )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_language_option(parser)
     add_model_files(parser)
     parser.set_defaults(func=run)
 
@@ -92,7 +101,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _hand_spec(text: str) -> tuple[str, str]:
     name, sep, path = text.partition("=")
     if not sep or not name.strip() or not path.strip():
-        raise UserInputError(f"--hand must look like NAME=PHOTO, got {text!r}")
+        raise UserInputError(
+            _("--hand must look like NAME=PHOTO, got {value!r}").format(value=text)
+        )
     return name.strip(), path.strip()
 
 
@@ -102,10 +113,14 @@ def _train_spec(text: str, players: list[str]) -> tuple[tuple[int, int], str | N
     name = name.strip()
     parts = pips.replace(":", "-").split("-")
     if not sep or not name or len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
-        raise UserInputError(f"--train must look like NAME=12-5, got {text!r}")
+        raise UserInputError(
+            _("--train must look like NAME=12-5, got {value!r}").format(value=text)
+        )
     if name != "public" and name not in players:
         raise UserInputError(
-            f"--train {text}: {name!r} is not a player (players: {', '.join(players)}; or `public`)"
+            _("--train {value}: {name!r} is not a player (players: {players}; or `public`)").format(
+                value=text, name=name, players=", ".join(players)
+            )
         )
     a, b = (int(p) for p in parts)
     return (min(a, b), max(a, b)), None if name == "public" else name
@@ -116,11 +131,11 @@ def _load_scene_json(path: str) -> Any:
 
     file = Path(path)
     if not file.is_file():
-        raise UserInputError(f"no such file: {path}")
+        raise UserInputError(_("no such file: {path}").format(path=path))
     try:
         return Scene.from_json(file.read_text())
     except UnicodeDecodeError as error:
-        raise UserInputError(f"{path}: not a Scene JSON text file") from error
+        raise UserInputError(_("{path}: not a Scene JSON text file").format(path=path)) from error
 
 
 class _Reader:
@@ -194,30 +209,42 @@ def judge(
     confidence *= 0.7 ** max(0, extra)
     notes = [n for n in [scene_state.ownership_note(table_dict, owners)] if n]
     if boneyard is None:
-        notes.append(f"boneyard taken as the {table.face_down} face-down tiles of the table photo")
+        notes.append(
+            _("boneyard taken as the {count} face-down tiles of the table photo").format(
+                count=format_number(table.face_down)
+            )
+        )
     if verdict.blocked and doubts:
         status = "uncertain"
     else:
         status = "blocked" if verdict.blocked else "not blocked"
     text = rules.ruling(verdict, parsed)
+    shown_confidence = format_number(confidence, decimals=2)
     if status == "uncertain":
-        said = "Verdict: BLOCKED."
+        said = _("Verdict: BLOCKED.")
         uncertain = (
-            f"Verdict: uncertain: BLOCKED for the tiles the photos show, but the photos left "
-            f"doubts (confidence {confidence:.2f}); check the table before ending the round:\n"
+            _(
+                "Verdict: uncertain: BLOCKED for the tiles the photos show, but the photos "
+                "left doubts (confidence {confidence}); check the table before ending the "
+                "round:"
+            ).format(confidence=shown_confidence)
+            + "\n"
             + "\n".join(f"  - {d}" for d in doubts)
-            + "\nIf the photos show everything:"
+            + "\n"
+            + _("If the photos show everything:")
         )
         if said in text:
-            head, _, tail = text.partition(said)
+            head, _said, tail = text.partition(said)
             text = head + uncertain + tail
         else:
             text += "\n\n" + uncertain
     elif doubts:
-        text += f"\n\nDoubts about the photos (confidence {confidence:.2f}):\n"
-        text += "\n".join(f"  - {d}" for d in doubts)
+        text += "\n\n" + _("Doubts about the photos (confidence {confidence}):").format(
+            confidence=shown_confidence
+        )
+        text += "\n" + "\n".join(f"  - {d}" for d in doubts)
     if notes:
-        text += "\n\nNotes:\n" + "\n".join(f"  - {n}" for n in notes)
+        text += "\n\n" + _("Notes:") + "\n" + "\n".join(f"  - {n}" for n in notes)
     return {
         "status": status,
         "confidence": round(confidence, 4),
@@ -234,6 +261,14 @@ def judge(
 
 
 def run(args: argparse.Namespace) -> int:
+    """`dominocam round`: the ruling and the errors in the language of `--lang` (or the
+    environment); the JSON is computed in English, since programs read its texts too."""
+    language = resolve_language(args.lang)
+    with use_language(language):
+        return _run(args, DEFAULT_LANGUAGE if args.json else language)
+
+
+def _run(args: argparse.Namespace, result_language: str) -> int:
     import rules
     from vision.layout import game_layout_config
 
@@ -245,31 +280,36 @@ def run(args: argparse.Namespace) -> int:
     hands = [_hand_spec(h) for h in args.hand]
     names = [n for n, _ in hands]
     if len(set(names)) != len(names):
-        raise UserInputError("each --hand needs a different player name")
+        raise UserInputError(_("each --hand needs a different player name"))
     if args.boneyard is not None and args.boneyard < 0:
-        raise UserInputError("--boneyard must be >= 0")
+        raise UserInputError(_("--boneyard must be >= 0"))
     owners = dict(_train_spec(t, names) for t in args.train)
     if len(owners) != len(args.train):
-        raise UserInputError("two --train options name the same first tile")
+        raise UserInputError(_("two --train options name the same first tile"))
     unknown = [m for m in args.marked if m not in names]
     if unknown:
-        raise UserInputError(f"--marked {unknown[0]!r} is not a player ({', '.join(names)})")
+        raise UserInputError(
+            _("--marked {name!r} is not a player ({players})").format(
+                name=unknown[0], players=", ".join(names)
+            )
+        )
     config = game_layout_config(variant.name, len(hands), args.engine)
     reader = _Reader(args)
     table = reader.scene(
         args.table or args.table_json, set_max, config, force_json=args.table_json is not None
     )
     hand_scenes = [(name, reader.scene(path, set_max, None)) for name, path in hands]
-    result = judge(
-        table,
-        hand_scenes,
-        variant.name,
-        set_max,
-        args.boneyard,
-        args.proposer,
-        owners,
-        tuple(args.marked),
-    )
+    with use_language(result_language):
+        result = judge(
+            table,
+            hand_scenes,
+            variant.name,
+            set_max,
+            args.boneyard,
+            args.proposer,
+            owners,
+            tuple(args.marked),
+        )
     if args.json:
         out = {k: v for k, v in result.items() if k != "text"}
         json.dump(out, sys.stdout)

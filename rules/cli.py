@@ -1,7 +1,8 @@
 """`dominocam rules ...`: judge a game state from the command line.
 
-* `dominocam rules check STATE.json [--json]` - the verdict (DESIGN.md) as a referee's
-  ruling, or as JSON; `-` reads the state from standard input.
+* `dominocam rules check STATE.json [--json] [--lang hu]` - the verdict (DESIGN.md) as a
+  referee's ruling (in English, Hungarian, Italian, Vietnamese or Spanish), or as JSON;
+  `-` reads the state from standard input.
 * `dominocam rules variants [--json]` - the variants, their settings and sources.
 
 Bad input raises `UserInputError`; `dominocam.cli` prints it on one line and exits 2.
@@ -14,6 +15,7 @@ import json
 import sys
 
 from rules.blocked import check
+from rules.i18n import add_language_option, resolve_language, use_language
 from rules.ruling import ruling
 from rules.state import load_state
 from rules.variants import SETTINGS, VARIANTS
@@ -77,6 +79,7 @@ def _add_check(actions: argparse._SubParsersAction) -> None:
         action="store_true",
         help="print the verdict as JSON (DESIGN.md's verdict plus added fields)",
     )
+    add_language_option(check_parser)
     check_parser.set_defaults(func=run_check)
 
 
@@ -96,13 +99,19 @@ def _usage(parser: argparse.ArgumentParser) -> int:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    """`dominocam rules check`: print the verdict; 0 whether blocked or not."""
-    state = load_state(args.state)
-    verdict = check(state)
+    """`dominocam rules check`: print the verdict; 0 whether blocked or not.
+
+    Error messages and the ruling are in the chosen language; the JSON is computed in
+    English (its reason and award texts are read by programs too).
+    """
+    language = resolve_language(args.lang)
+    with use_language(language):
+        state = load_state(args.state)
     if args.json:
-        _emit(json.dumps(verdict.to_json(), indent=2))
-    else:
-        _emit(ruling(verdict, state))
+        _emit(json.dumps(check(state).to_json(), indent=2))
+        return 0
+    with use_language(language):
+        _emit(ruling(check(state), state))
     return 0
 
 

@@ -6,6 +6,7 @@ who can still play what where, any foul, the pip totals, the winner and the poin
 
 from __future__ import annotations
 
+from rules.i18n import _, format_number, ngettext
 from rules.layout import END_LEAD, END_SPINNER, END_TRAIN, OpenEnd
 from rules.moves import Move
 from rules.state import GameState
@@ -13,12 +14,22 @@ from rules.verdict import Verdict
 
 
 def ruling(verdict: Verdict, state: GameState) -> str:
-    """A multi-line ruling for people (the human output of `dominocam rules check`)."""
+    """A multi-line ruling for people (the human output of `dominocam rules check`), in the
+    language of `rules.i18n.use_language` (English by default)."""
     variant = state.variant
     lines = [
-        f"Ruling: {variant.title} ({variant.name}), double-{verdict.max_pip} set, "
-        f"{len(state.players)} players clockwise: {', '.join(state.names)}.",
-        "Open ends: " + _ends(verdict.open_ends) + ".",
+        ngettext(
+            "Ruling: {title} ({name}), double-{set} set, {count} player clockwise: {names}.",
+            "Ruling: {title} ({name}), double-{set} set, {count} players clockwise: {names}.",
+            len(state.players),
+        ).format(
+            title=_(variant.title),
+            name=variant.name,
+            set=verdict.max_pip,
+            count=len(state.players),
+            names=", ".join(state.names),
+        ),
+        _("Open ends: {ends}.").format(ends=_ends(verdict.open_ends)),
         "",
     ]
     lines += _condition_1(verdict)
@@ -29,79 +40,93 @@ def ruling(verdict: Verdict, state: GameState) -> str:
         lines.append("")
         for name in dict.fromkeys(m.player for m in verdict.fouls):
             tiles = "; ".join(_where(m) for m in verdict.fouls if m.player == name)
-            lines.append(f"FOUL: {name} declared they cannot play but holds {tiles}.")
+            lines.append(
+                _("FOUL: {player} declared they cannot play but holds {tiles}.").format(
+                    player=name, tiles=tiles
+                )
+            )
     lines.append("")
     if verdict.went_out:
-        who = ", ".join(verdict.went_out)
         lines.append(
-            f"Verdict: NOT BLOCKED. {who} has no tiles left: the round ended by domino, "
-            "not by a block."
+            ngettext(
+                "Verdict: NOT BLOCKED. {players} has no tiles left: the round ended by "
+                "domino, not by a block.",
+                "Verdict: NOT BLOCKED. {players} have no tiles left: the round ended by "
+                "domino, not by a block.",
+                len(verdict.went_out),
+            ).format(players=", ".join(verdict.went_out))
         )
     elif verdict.blocked:
-        lines.append("Verdict: BLOCKED. Both conditions hold; the round ends at once.")
+        # Two messages: `dominocam round` puts its photo doubts between them.
+        lines.append(
+            _("Verdict: BLOCKED.") + " " + _("Both conditions hold; the round ends at once.")
+        )
+    elif not verdict.no_playable_end and not verdict.boneyard_exhausted:
+        lines.append(_("Verdict: NOT BLOCKED (condition 1 and condition 2 fail). Play goes on."))
+    elif not verdict.no_playable_end:
+        lines.append(_("Verdict: NOT BLOCKED (condition 1 fails). Play goes on."))
     else:
-        failing = [
-            label
-            for label, holds in (
-                ("condition 1", verdict.no_playable_end),
-                ("condition 2", verdict.boneyard_exhausted),
-            )
-            if not holds
-        ]
-        verb = "fails" if len(failing) == 1 else "fail"
-        lines.append(f"Verdict: NOT BLOCKED ({' and '.join(failing)} {verb}). Play goes on.")
+        lines.append(_("Verdict: NOT BLOCKED (condition 2 fails). Play goes on."))
     lines.append("")
-    lines.append("Pip totals: " + _totals(verdict, state) + ".")
+    lines.append(_("Pip totals: {totals}.").format(totals=_totals(verdict, state)))
     if verdict.team_totals is not None:
         members: dict[str, list[str]] = {}
         for name, team in state.teams().items():
             members.setdefault(team, []).append(name)
         teams = "; ".join(
-            f"{team} {total} ({' + '.join(members[team])})"
+            f"{team} {format_number(total)} ({' + '.join(members[team])})"
             for team, total in verdict.team_totals.items()
         )
-        lines.append(f"Team totals: {teams}.")
+        lines.append(_("Team totals: {teams}.").format(teams=teams))
     lines += _result(verdict, state)
     return "\n".join(lines)
 
 
 def _ends(ends: tuple[OpenEnd, ...]) -> str:
     if not ends:
-        return "none"
+        return _("none")
     return "; ".join(_end(e) for e in ends)
 
 
 def _end(end: OpenEnd) -> str:
     if end.kind == END_LEAD:
-        return "the table is empty (any tile may be led)"
+        return _("the table is empty (any tile may be led)")
     notes = []
     if end.kind == END_SPINNER:
-        notes.append("a free side of the spinner")
+        notes.append(_("a free side of the spinner"))
     if end.kind == END_TRAIN:
-        notes.append("not started")
+        notes.append(_("not started"))
     if end.owner is not None:
-        notes.append(f"{end.owner}'s")
+        notes.append(_("{owner}'s").format(owner=end.owner))
     if end.marked:
-        notes.append("marked")
+        notes.append(_("marked"))
     if end.needs:
-        notes.append(f"must take {end.needs} more tile{'s' if end.needs > 1 else ''} first")
+        notes.append(
+            ngettext(
+                "must take {count} more tile first",
+                "must take {count} more tiles first",
+                end.needs,
+            ).format(count=format_number(end.needs))
+        )
     extra = f" ({', '.join(notes)})" if notes else ""
     return f"{end.line} {end.value}{extra}"
 
 
 def _where(move: Move) -> str:
     if move.end is None:
-        return f"{move.tile} (to lead)"
-    return f"{move.tile} on {move.line} ({move.end})"
+        return _("{tile} (to lead)").format(tile=move.tile)
+    return _("{tile} on {line} ({end})").format(tile=move.tile, line=move.line, end=move.end)
 
 
 def _condition_1(verdict: Verdict) -> list[str]:
     if verdict.no_playable_end:
         return [
-            "Condition 1, no playable end: HOLDS. No active player holds a tile that may "
-            "legally extend any open end."
+            _(
+                "Condition 1, no playable end: HOLDS. No active player holds a tile that may "
+                "legally extend any open end."
+            )
         ]
-    lines = ["Condition 1, no playable end: FAILS. Still playable:"]
+    lines = [_("Condition 1, no playable end: FAILS. Still playable:")]
     for name in dict.fromkeys(m.player for m in verdict.playable):
         tiles = "; ".join(_where(m) for m in verdict.playable if m.player == name)
         lines.append(f"  {name}: {tiles}")
@@ -111,79 +136,123 @@ def _condition_1(verdict: Verdict) -> list[str]:
 def _condition_2(verdict: Verdict, state: GameState) -> list[str]:
     count, reserve = verdict.boneyard, verdict.reserve
     if verdict.draw == "none":
-        why = f"{state.variant.title} never draws"
+        title = _(state.variant.title)
         if count:
-            why += f" ({count} undealt tile{'s' if count != 1 else ''} sit out)"
-        return [f"Condition 2, boneyard exhausted: HOLDS. {why}."]
+            why = ngettext(
+                "{title} never draws ({count} undealt tile sits out)",
+                "{title} never draws ({count} undealt tiles sit out)",
+                count,
+            ).format(title=title, count=format_number(count))
+        else:
+            why = _("{title} never draws").format(title=title)
+        return [_("Condition 2, boneyard exhausted: HOLDS. {why}.").format(why=why)]
     if verdict.boneyard_exhausted:
         if count == 0:
-            return ["Condition 2, boneyard exhausted: HOLDS. The boneyard is empty."]
+            return [_("Condition 2, boneyard exhausted: HOLDS. The boneyard is empty.")]
         return [
-            f"Condition 2, boneyard exhausted: HOLDS. The boneyard holds {count}, and the "
-            f"last {reserve} may never be drawn."
+            ngettext(
+                "Condition 2, boneyard exhausted: HOLDS. The boneyard holds {count}, and the "
+                "last {reserve} may never be drawn.",
+                "Condition 2, boneyard exhausted: HOLDS. The boneyard holds {count}, and the "
+                "last {reserve} may never be drawn.",
+                reserve,
+            ).format(count=format_number(count), reserve=format_number(reserve))
         ]
-    plural = "s" if verdict.drawable != 1 else ""
-    reserve_note = f", {reserve} of them never drawn" if reserve else ""
+    if reserve:
+        boneyard = ngettext(
+            "boneyard {count}, {reserve} of them never drawn",
+            "boneyard {count}, {reserve} of them never drawn",
+            reserve,
+        ).format(count=format_number(count), reserve=format_number(reserve))
+    else:
+        boneyard = _("boneyard {count}").format(count=format_number(count))
     return [
-        f"Condition 2, boneyard exhausted: FAILS. {verdict.drawable} tile{plural} can still "
-        f"be drawn (boneyard {count}{reserve_note})."
+        ngettext(
+            "Condition 2, boneyard exhausted: FAILS. {drawable} tile can still be drawn "
+            "({boneyard}).",
+            "Condition 2, boneyard exhausted: FAILS. {drawable} tiles can still be drawn "
+            "({boneyard}).",
+            verdict.drawable,
+        ).format(drawable=format_number(verdict.drawable), boneyard=boneyard)
     ]
 
 
 def _verification(verdict: Verdict) -> list[str]:
     proposer = verdict.proposer
-    lines = [f"Verification, clockwise from {proposer}:"]
+    lines = [_("Verification, clockwise from {proposer}:").format(proposer=proposer)]
     for number, confirmation in enumerate(verdict.verification, start=1):
-        said = ""
-        if confirmation.declared:
-            said = ", as proposed" if confirmation.player == proposer else ", as declared"
+        player = confirmation.player
         if confirmation.can_play:
             tiles = "; ".join(_where(m) for m in confirmation.moves)
-            lines.append(
-                f"  {number}. {confirmation.player} CAN play: {tiles}. The check stops here."
+            text = _("{player} CAN play: {tiles}. The check stops here.").format(
+                player=player, tiles=tiles
             )
+        elif confirmation.declared and player == proposer:
+            text = _("{player} cannot play, as proposed: confirmed.").format(player=player)
+        elif confirmation.declared:
+            text = _("{player} cannot play, as declared: confirmed.").format(player=player)
         else:
-            lines.append(f"  {number}. {confirmation.player} cannot play{said}: confirmed.")
+            text = _("{player} cannot play: confirmed.").format(player=player)
+        lines.append(f"  {number}. {text}")
     if verdict.verification_complete:
         if verdict.boneyard_exhausted:
-            lines.append("  A full round of players confirmed in turn, with the boneyard empty.")
+            lines.append(
+                "  " + _("A full round of players confirmed in turn, with the boneyard empty.")
+            )
         else:
-            lines.append("  Every player confirmed, but tiles can still be drawn: no block yet.")
+            lines.append(
+                "  " + _("Every player confirmed, but tiles can still be drawn: no block yet.")
+            )
     return lines
 
 
 def _totals(verdict: Verdict, state: GameState) -> str:
     parts = []
     for player in state.players:
-        tiles = ", ".join(str(t) for t in sorted(player.hand)) or "no tiles"
-        out = "" if player.active else ", sitting out"
-        parts.append(f"{player.name} {verdict.pip_totals[player.name]} ({tiles}{out})")
+        tiles = ", ".join(str(t) for t in sorted(player.hand)) or _("no tiles")
+        out = _(", sitting out") if not player.active else ""
+        parts.append(
+            f"{player.name} {format_number(verdict.pip_totals[player.name])} ({tiles}{out})"
+        )
     blank = state.variant.double_blank
-    note = f" [0-0 counts {blank}]" if blank else ""
+    note = " " + _("[0-0 counts {points}]").format(points=format_number(blank)) if blank else ""
     return "; ".join(parts) + note
 
 
 def _result(verdict: Verdict, state: GameState) -> list[str]:
     score = verdict.score
     if score is None:
-        return ["Winner: none yet. Points: none (the round is not blocked)."]
+        return [_("Winner: none yet. Points: none (the round is not blocked).")]
     lines = []
     if score.winner is not None and not score.tied:
-        lines.append(f"Winner: {score.winner}, {score.reason}.")
+        lines.append(
+            _("Winner: {winner}, {reason}.").format(winner=score.winner, reason=score.reason)
+        )
     elif score.winner is not None:
-        lines.append(f"Winner: {score.winner}. {_capital(score.reason)}.")
+        lines.append(
+            _("Winner: {winner}. {reason}.").format(
+                winner=score.winner, reason=_capital(score.reason)
+            )
+        )
     else:
-        lines.append(f"Winner: none. {_capital(score.reason)}.")
+        lines.append(_("Winner: none. {reason}.").format(reason=_capital(score.reason)))
     if score.void:
-        lines.append("The hand is void: it is replayed and the next player leads.")
+        lines.append(_("The hand is void: it is replayed and the next player leads."))
     if state.variant.points == "penalty":
-        points = ", ".join(f"{u} {p}" for u, p in score.points.items())
-        lines.append(f"Points: {points} ({score.award}; the lowest game total wins).")
+        points = ", ".join(f"{u} {format_number(p)}" for u, p in score.points.items())
+        lines.append(
+            _("Points: {points} ({award}; the lowest game total wins).").format(
+                points=points, award=score.award
+            )
+        )
     elif score.points:
-        points = ", ".join(f"{u} scores {p}" for u, p in score.points.items())
-        lines.append(f"Points: {points} ({score.award}).")
+        points = ", ".join(
+            _("{unit} scores {points}").format(unit=u, points=format_number(p))
+            for u, p in score.points.items()
+        )
+        lines.append(_("Points: {points} ({award}).").format(points=points, award=score.award))
     else:
-        lines.append("Points: nobody scores.")
+        lines.append(_("Points: nobody scores."))
     return lines
 
 

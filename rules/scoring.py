@@ -32,6 +32,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from dominocam.errors import UserInputError
+from rules.i18n import N_, _, format_number, ngettext
 from rules.state import GameState
 
 
@@ -140,6 +141,16 @@ class _Table:
         return points
 
 
+# How the winner's points are counted, per `points` setting (translated where shown).
+POINTS_RULES: dict[str, str] = {
+    "others": N_("the winner takes the others' pips"),
+    "others-minus-own": N_("the winner takes the others' pips minus their own"),
+    "losing-team": N_("the winners take the losing team's pips"),
+    "all-hands": N_("the winners take every hand's pips"),
+    "none": N_("the winner takes no pips"),
+}
+
+
 def pip_totals(state: GameState) -> dict[str, int]:
     """Every player's remaining pip count, in seat order (see `GameState.pip_totals`)."""
     return state.pip_totals()
@@ -171,7 +182,7 @@ def score_blocked(state: GameState) -> RoundScore:
     elif variant.tie == "split":
         share = table.award(contenders) // len(contenders)
         points = {unit: share for unit in contenders}
-        award = f"{award}, shared equally and rounded down"
+        award = _("{award}, shared equally and rounded down").format(award=award)
     else:
         points = {}
     return RoundScore(
@@ -200,7 +211,14 @@ def score_domino(state: GameState, winner: str) -> RoundScore:
     award = _describe_points(table)
     points = table.penalty() if state.variant.points == "penalty" else {unit: table.award([unit])}
     return RoundScore(
-        table.unit, table.totals, unit, (), points, False, f"{winner} went out", award
+        table.unit,
+        table.totals,
+        unit,
+        (),
+        points,
+        False,
+        _("{winner} went out").format(winner=winner),
+        award,
     )
 
 
@@ -211,26 +229,39 @@ def _contenders(table: _Table) -> tuple[list[str], str]:
         blocker = state.blocker
         if blocker not in table.unit_of:
             raise UserInputError(f"the blocker {blocker!r} is not an active player")
-        return [table.unit_of[blocker]], f"who caused the block ({blocker} played last)"
+        why = _("who caused the block ({blocker} played last)").format(blocker=blocker)
+        return [table.unit_of[blocker]], why
     if variant.block_winner == "lowest-team":
         low = min(table.totals.values())
         lowest = [u for u, total in table.totals.items() if total == low]
-        return lowest, f"lowest team total ({low} pips)"
+        return lowest, ngettext(
+            "lowest team total ({pips} pip)", "lowest team total ({pips} pips)", low
+        ).format(pips=format_number(low))
     candidates = list(table.pips)
-    why = "lowest hand"
-    if variant.block_winner == "no-double":
-        free = [p for p in candidates if not state.player(p).has_double]
-        if free and len(free) < len(candidates):
-            candidates = free
-            why = "lowest hand holding no double"
-        elif not free:
-            why = "lowest hand (every hand holds a double)"
+    free = [p for p in candidates if not state.player(p).has_double]
+    no_double = variant.block_winner == "no-double"
+    if no_double and free and len(free) < len(candidates):
+        candidates = free
     low = min(table.pips[p] for p in candidates)
     units: list[str] = []
     for player in candidates:
         if table.pips[player] == low and table.unit_of[player] not in units:
             units.append(table.unit_of[player])
-    return units, f"{why} ({low} pips)"
+    if no_double and free and candidates is free:
+        why = ngettext(
+            "lowest hand holding no double ({pips} pip)",
+            "lowest hand holding no double ({pips} pips)",
+            low,
+        )
+    elif no_double and not free:
+        why = ngettext(
+            "lowest hand, every hand holding a double ({pips} pip)",
+            "lowest hand, every hand holding a double ({pips} pips)",
+            low,
+        )
+    else:
+        why = ngettext("lowest hand ({pips} pip)", "lowest hand ({pips} pips)", low)
+    return units, why.format(pips=format_number(low))
 
 
 def _break_tie(table: _Table, tied: list[str]) -> tuple[str | None, bool, str]:
@@ -249,35 +280,35 @@ def _break_tie(table: _Table, tied: list[str]) -> tuple[str | None, bool, str]:
         low = min(lightest.values())
         best = [u for u in tied if lightest[u] == low]
         if len(best) == 1:
-            return best[0], False, f"{names} tie; {best[0]} holds the lightest tile ({low})"
-        return None, False, f"{names} tie and hold equally light tiles ({low}): no score"
+            why = _("{names} tie; {unit} holds the lightest tile ({pips})")
+            return best[0], False, why.format(names=names, unit=best[0], pips=format_number(low))
+        why = _("{names} tie and hold equally light tiles ({pips}): no score")
+        return None, False, why.format(names=names, pips=format_number(low))
     if policy == "leader":
         for player in state.clockwise_from(state.leader_name):
             unit = table.unit_of.get(player)
             if unit in tied:
-                return unit, False, f"{names} tie; {unit} is first from the leader, {player}"
+                why = _("{names} tie; {unit} is first from the leader, {leader}")
+                return unit, False, why.format(names=names, unit=unit, leader=player)
     if policy == "split":
-        return None, False, f"{names} tie and split the points"
+        return None, False, _("{names} tie and split the points").format(names=names)
     if policy == "void":
-        return None, True, f"{names} tie: the hand is void, the next player leads"
-    return None, False, f"{names} tie: no score"
+        why = _("{names} tie: the hand is void, the next player leads")
+        return None, True, why.format(names=names)
+    return None, False, _("{names} tie: no score").format(names=names)
 
 
 def _describe_points(table: _Table) -> str:
     variant = table.state.variant
     if variant.points == "penalty":
-        return f"every {table.unit} scores their own pips as a penalty"
-    text = {
-        "others": "the winner takes the others' pips",
-        "others-minus-own": "the winner takes the others' pips minus their own",
-        "losing-team": "the winners take the losing team's pips",
-        "all-hands": "the winners take every hand's pips",
-        "none": "the winner takes no pips",
-    }[variant.points]
+        if table.unit == "team":
+            return _("every team scores its own pips as a penalty")
+        return _("every player scores their own pips as a penalty")
+    text = _(POINTS_RULES[variant.points])
     if variant.rounding == "nearest-5":
-        text += ", rounded to the nearest 5"
+        text += _(", rounded to the nearest 5")
     elif variant.rounding == "nearest-5-each":
-        text += ", each hand rounded to the nearest 5"
+        text += _(", each hand rounded to the nearest 5")
     if variant.bonus:
-        text += f", plus a bonus of {variant.bonus}"
+        text += _(", plus a bonus of {bonus}").format(bonus=format_number(variant.bonus))
     return text

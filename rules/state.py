@@ -50,6 +50,7 @@ from pathlib import Path
 from typing import Any, TypeGuard
 
 from dominocam.errors import UserInputError
+from rules.i18n import N_, _
 from rules.layout import Layout, Line, chain_end, infer_root
 from rules.tiles import SUPPORTED_SETS, Tile, hand_points, parse_tile, set_size
 from rules.variants import VARIANTS, Variant, get_variant
@@ -166,33 +167,49 @@ class GameState:
             object.__setattr__(self, "max_pip", self.variant.set)
         if self.max_pip not in SUPPORTED_SETS:
             valid = ", ".join(str(n) for n in SUPPORTED_SETS)
-            raise UserInputError(f"unknown set double-{self.max_pip}; valid sets: {valid}")
+            raise UserInputError(
+                _("unknown set double-{set}; valid sets: {valid}").format(
+                    set=self.max_pip, valid=valid
+                )
+            )
         if not isinstance(self.players, tuple) or not all(
             isinstance(p, Player) for p in self.players
         ):
             raise UserInputError("players must be a tuple of Player")
         if len(self.players) < 2:
-            raise UserInputError(f"a round needs at least 2 players, got {len(self.players)}")
+            raise UserInputError(
+                _("a round needs at least 2 players, got {count}").format(count=len(self.players))
+            )
         names = [p.name for p in self.players]
         for name in names:
             if names.count(name) > 1:
-                raise UserInputError(f"two players are called {name!r}; names must differ")
+                raise UserInputError(
+                    _("two players are called {name!r}; names must differ").format(name=name)
+                )
         if sum(p.active for p in self.players) < 2:
-            raise UserInputError("a round needs at least 2 active players")
+            raise UserInputError(_("a round needs at least 2 active players"))
         if self.boneyard_tiles is not None:
             if not isinstance(self.boneyard_tiles, tuple):
                 raise UserInputError("boneyard_tiles must be a tuple of Tile")
             object.__setattr__(self, "boneyard", len(self.boneyard_tiles))
         if not isinstance(self.boneyard, int) or isinstance(self.boneyard, bool):
-            raise UserInputError(f"boneyard must be a whole number of tiles, got {self.boneyard!r}")
+            raise UserInputError(
+                _("boneyard must be a whole number of tiles, got {value!r}").format(
+                    value=self.boneyard
+                )
+            )
         if self.boneyard < 0:
-            raise UserInputError(f"boneyard cannot be negative, got {self.boneyard}")
+            raise UserInputError(
+                _("boneyard cannot be negative, got {count}").format(count=self.boneyard)
+            )
         for label in ("proposer", "leader", "last_played"):
             value = getattr(self, label)
             if value is not None:
                 self._known(value, label)
         if self.proposer is not None and not self.player(self.proposer).active:
-            raise UserInputError(f"proposer {self.proposer!r} is not an active player")
+            raise UserInputError(
+                _("proposer {name!r} is not an active player").format(name=self.proposer)
+            )
         for line in self.layout.lines:
             if line.owner is not None:
                 self._known(line.owner, f"owner of line {line.name!r}")
@@ -206,15 +223,21 @@ class GameState:
     def _known(self, name: object, label: str) -> None:
         if not isinstance(name, str) or name not in {p.name for p in self.players}:
             raise UserInputError(
-                f"unknown {label} {name!r}; players: {', '.join(p.name for p in self.players)}"
+                _("unknown {label} {name!r}; players: {players}").format(
+                    label=label, name=name, players=", ".join(p.name for p in self.players)
+                )
             )
 
     def _check_pips(self) -> None:
         n = self.max_pip
-        top = f"{n}, the highest of a double-{n} set"
+        top = _("{top}, the highest of a double-{top} set").format(top=n)
         for tile, where in self._all_tiles():
             if tile.high > n:  # type: ignore[operator]
-                raise UserInputError(f"tile {tile} in {where} has a half above {top}")
+                raise UserInputError(
+                    _("tile {tile} in {where} has a half above {top}").format(
+                        tile=tile, where=where, top=top
+                    )
+                )
         for line in self.layout.lines:
             for label, value in (("open end", line.open_end), ("root", line.root)):
                 if value is not None and value > n:  # type: ignore[operator]
@@ -236,8 +259,10 @@ class GameState:
         if len(seen) + self.boneyard - len(self.boneyard_tiles or ()) > total:
             free = total - len(seen) + len(self.boneyard_tiles or ())
             raise UserInputError(
-                f"boneyard of {self.boneyard} is more than the {free} tiles of the "
-                f"double-{self.max_pip} set that are not in hands or on the table"
+                _(
+                    "boneyard of {count} is more than the {free} tiles of the "
+                    "double-{set} set that are not in hands or on the table"
+                ).format(count=self.boneyard, free=free, set=self.max_pip)
             )
 
     # --- queries ----------------------------------------------------------------------------
@@ -323,12 +348,16 @@ class GameState:
         if any(team is not None for team in given):
             missing = ", ".join(p.name for p in active if p.team is None)
             raise UserInputError(
-                f"{self.variant.title} scores teams, but some players have no team: {missing}"
+                _("{title} scores teams, but some players have no team: {missing}").format(
+                    title=_(self.variant.title), missing=missing
+                )
             )
         if len(active) != 4:
             raise UserInputError(
-                f"{self.variant.title} scores teams: give every player a team "
-                f"(the default pairs need exactly 4 players, got {len(active)})"
+                _(
+                    "{title} scores teams: give every player a team "
+                    "(the default pairs need exactly 4 players, got {count})"
+                ).format(title=_(self.variant.title), count=len(active))
             )
         return {p.name: "A" if i % 2 == 0 else "B" for i, p in enumerate(active)}
 
@@ -382,7 +411,11 @@ def parse_state(raw: object) -> GameState:
     max_pip = obj.get("set", variant.set)
     if not _is_int(max_pip) or max_pip not in SUPPORTED_SETS:
         valid = ", ".join(str(n) for n in SUPPORTED_SETS)
-        raise UserInputError(f"set must be one of {valid} (double-n), got {max_pip!r}")
+        raise UserInputError(
+            _("set must be one of {valid} (double-n), got {value!r}").format(
+                valid=valid, value=max_pip
+            )
+        )
     players = _players(obj.get("players"), max_pip)
     names = [p.name for p in players]
     declared = _declarations(obj.get("declarations", []), names)
@@ -402,14 +435,18 @@ def parse_state(raw: object) -> GameState:
         boneyard = boneyard_raw
     else:
         raise UserInputError(
-            f"boneyard must be a count of tiles (a whole number >= 0) or a list of tiles, "
-            f"got {boneyard_raw!r}"
+            _(
+                "boneyard must be a count of tiles (a whole number >= 0) or a list of tiles, "
+                "got {value!r}"
+            ).format(value=boneyard_raw)
         )
     people: dict[str, str | None] = {}
     for label in ("proposer", "leader", "last_played"):
         value = obj.get(label)
         if value is not None and not isinstance(value, str):
-            raise UserInputError(f"{label} must be a player's name, got {value!r}")
+            raise UserInputError(
+                _("{label} must be a player's name, got {value!r}").format(label=label, value=value)
+            )
         people[label] = value
     return GameState(
         variant=variant,
@@ -433,27 +470,37 @@ def load_state(path: str | Path) -> GameState:
 
 def read_json(path: str | Path) -> Any:
     """The JSON document in `path` (`-`: standard input), with one-line errors."""
-    label = "standard input" if str(path) == "-" else str(path)
+    label = _("standard input") if str(path) == "-" else str(path)
     try:
         text = sys.stdin.read() if str(path) == "-" else Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise UserInputError(f"cannot read {label}: no such file") from None
+        raise UserInputError(_("cannot read {label}: no such file").format(label=label)) from None
     except IsADirectoryError:
-        raise UserInputError(f"cannot read {label}: it is a directory, not a file") from None
+        raise UserInputError(
+            _("cannot read {label}: it is a directory, not a file").format(label=label)
+        ) from None
     except PermissionError:
-        raise UserInputError(f"cannot read {label}: permission denied") from None
+        raise UserInputError(
+            _("cannot read {label}: permission denied").format(label=label)
+        ) from None
     except UnicodeDecodeError:
-        raise UserInputError(f"cannot read {label}: it is not UTF-8 text") from None
+        raise UserInputError(
+            _("cannot read {label}: it is not UTF-8 text").format(label=label)
+        ) from None
     except OSError as error:
         raise UserInputError(f"cannot read {label}: {error.strerror or error}") from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as error:
         raise UserInputError(
-            f"{label} is not valid JSON: {error.msg} at line {error.lineno} column {error.colno}"
+            _("{label} is not valid JSON: {reason} at line {line} column {column}").format(
+                label=label, reason=error.msg, line=error.lineno, column=error.colno
+            )
         ) from None
     except RecursionError:
-        raise UserInputError(f"{label} is nested too deeply to be a game state") from None
+        raise UserInputError(
+            _("{label} is nested too deeply to be a game state").format(label=label)
+        ) from None
 
 
 def _is_int(value: object) -> TypeGuard[int]:
@@ -461,33 +508,46 @@ def _is_int(value: object) -> TypeGuard[int]:
 
 
 def _type_name(value: object) -> str:
-    return {
-        dict: "an object",
-        list: "a list",
-        str: "text",
-        bool: "true/false",
-        int: "a number",
-        float: "a number",
-        type(None): "null",
-    }.get(type(value), type(value).__name__)
+    kind = {
+        dict: N_("an object"),
+        list: N_("a list"),
+        str: N_("text"),
+        bool: N_("true/false"),
+        int: N_("a number"),
+        float: N_("a number"),
+        type(None): N_("null"),
+    }.get(type(value))
+    return type(value).__name__ if kind is None else _(kind)
 
 
 def _object(value: object, where: str) -> Mapping[str, Any]:
     if not isinstance(value, dict):
-        raise UserInputError(f"{where} must be a JSON object, got {_type_name(value)}")
+        raise UserInputError(
+            _("{where} must be a JSON object, got {kind}").format(
+                where=where, kind=_type_name(value)
+            )
+        )
     return value
 
 
 def _only(obj: Mapping[str, Any], keys: Sequence[str], where: str) -> None:
     for key in obj:
         if key not in keys:
-            raise UserInputError(f"{where}: unknown field {key!r}; valid fields: {', '.join(keys)}")
+            raise UserInputError(
+                _("{where}: unknown field {key!r}; valid fields: {fields}").format(
+                    where=where, key=key, fields=", ".join(keys)
+                )
+            )
 
 
 def _bool(obj: Mapping[str, Any], key: str, where: str, default: bool = False) -> bool:
     value = obj.get(key, default)
     if not isinstance(value, bool):
-        raise UserInputError(f"{where}: {key} must be true or false, got {value!r}")
+        raise UserInputError(
+            _("{where}: {key} must be true or false, got {value!r}").format(
+                where=where, key=key, value=value
+            )
+        )
     return value
 
 
@@ -499,7 +559,11 @@ def _rules(raw: object) -> Mapping[str, object] | None:
 
 def _tiles_list(raw: object, where: str, max_pip: int) -> list[object]:
     if not isinstance(raw, list):
-        raise UserInputError(f"{where} must be a list of tiles [a, b], got {_type_name(raw)}")
+        raise UserInputError(
+            _("{where} must be a list of tiles [a, b], got {kind}").format(
+                where=where, kind=_type_name(raw)
+            )
+        )
     return raw
 
 
@@ -515,7 +579,9 @@ def _parse_tiles(raw: object, where: str, max_pip: int) -> tuple[Tile, ...]:
 
 def _players(raw: object, max_pip: int) -> list[Player]:
     if not isinstance(raw, list):
-        raise UserInputError(f"players must be a list of players, got {_type_name(raw)}")
+        raise UserInputError(
+            _("players must be a list of players, got {kind}").format(kind=_type_name(raw))
+        )
     players = []
     for index, item in enumerate(raw):
         where = f"players[{index}]"
@@ -523,12 +589,20 @@ def _players(raw: object, max_pip: int) -> list[Player]:
         _only(obj, PLAYER_KEYS, where)
         name = obj.get("name")
         if not isinstance(name, str) or not name.strip():
-            raise UserInputError(f"{where}: name must be non-empty text, got {name!r}")
+            raise UserInputError(
+                _("{where}: name must be non-empty text, got {value!r}").format(
+                    where=where, value=name
+                )
+            )
         where = f"player {name!r}"
         hand = _parse_tiles(obj.get("hand", []), f"{name}'s hand", max_pip)
         team = obj.get("team")
         if team is not None and (not isinstance(team, str) or not team.strip()):
-            raise UserInputError(f"{where}: team must be a name (text) or null, got {team!r}")
+            raise UserInputError(
+                _("{where}: team must be a name (text) or null, got {value!r}").format(
+                    where=where, value=team
+                )
+            )
         players.append(
             Player(
                 name=name,
@@ -543,7 +617,9 @@ def _players(raw: object, max_pip: int) -> list[Player]:
 
 def _declarations(raw: object, names: Sequence[str]) -> set[str]:
     if not isinstance(raw, list):
-        raise UserInputError(f"declarations must be a list of player names, got {raw!r}")
+        raise UserInputError(
+            _("declarations must be a list of player names, got {value!r}").format(value=raw)
+        )
     declared = set()
     for item in raw:
         name = item
@@ -554,7 +630,9 @@ def _declarations(raw: object, names: Sequence[str]) -> set[str]:
                 continue
         if not isinstance(name, str) or name not in names:
             raise UserInputError(
-                f"declarations: unknown player {name!r}; players: {', '.join(names)}"
+                _("declarations: unknown player {name!r}; players: {players}").format(
+                    name=name, players=", ".join(names)
+                )
             )
         declared.add(name)
     return declared
@@ -570,7 +648,9 @@ def _layout(raw: object, max_pip: int) -> Layout:
     hub = hubs["spinner"] or hubs["engine"]
     raw_lines = obj.get("lines", [])
     if not isinstance(raw_lines, list):
-        raise UserInputError(f"layout.lines must be a list of lines, got {_type_name(raw_lines)}")
+        raise UserInputError(
+            _("layout.lines must be a list of lines, got {kind}").format(kind=_type_name(raw_lines))
+        )
     items = []
     for index, item in enumerate(raw_lines):
         where = f"layout.lines[{index}]"
@@ -578,10 +658,14 @@ def _layout(raw: object, max_pip: int) -> Layout:
         _only(line_obj, LINE_KEYS, where)
         name = line_obj.get("name", f"line {index + 1}")
         if not isinstance(name, str) or not name.strip():
-            raise UserInputError(f"{where}: name must be non-empty text, got {name!r}")
+            raise UserInputError(
+                _("{where}: name must be non-empty text, got {value!r}").format(
+                    where=where, value=name
+                )
+            )
         items.append((name, line_obj))
     toes: dict[str, int] = {}
-    for _, line_obj in items:
+    for _name, line_obj in items:
         parent = line_obj.get("branch_of")
         if isinstance(parent, str):
             toes[parent] = toes.get(parent, 0) + 1
@@ -612,7 +696,9 @@ def _layout(raw: object, max_pip: int) -> Layout:
     if len(lines) != len(items):
         names = [n for n, _ in items]
         dup = next(n for n in names if names.count(n) > 1)
-        raise UserInputError(f"two lines are called {dup!r}; line names must differ")
+        raise UserInputError(
+            _("two lines are called {name!r}; line names must differ").format(name=dup)
+        )
     return Layout(lines=lines, spinner=hubs["spinner"], engine=hubs["engine"])
 
 
@@ -622,7 +708,9 @@ def _hub_tile(value: object, key: str, max_pip: int) -> Tile:
     except UserInputError as error:
         raise UserInputError(f"layout.{key}: {error}") from None
     if not tile.is_double:
-        raise UserInputError(f"layout.{key} must be a double, got {tile}")
+        raise UserInputError(
+            _("layout.{key} must be a double, got {tile}").format(key=key, tile=tile)
+        )
     return tile
 
 
@@ -633,7 +721,11 @@ def _count(obj: Mapping[str, Any], key: str, where: str) -> int | None:
     if isinstance(value, dict) and key == "open_end":  # a Scene's {"tile", "value", "point"}
         value = value.get("value")
     if not _is_int(value) or value < 0:
-        raise UserInputError(f"{where}: {key} must be a whole number of pips >= 0, got {value!r}")
+        raise UserInputError(
+            _("{where}: {key} must be a whole number of pips >= 0, got {value!r}").format(
+                where=where, key=key, value=value
+            )
+        )
     return value
 
 
@@ -651,7 +743,11 @@ def _line(
     toes = _count(obj, "toes", where)
     owner = obj.get("owner")
     if owner is not None and not isinstance(owner, str):
-        raise UserInputError(f"{where}: owner must be a player's name or null, got {owner!r}")
+        raise UserInputError(
+            _("{where}: owner must be a player's name or null, got {value!r}").format(
+                where=where, value=owner
+            )
+        )
     has_tiles = "tiles" in obj
     tiles = _parse_tiles(obj["tiles"], f"line {name!r}", max_pip) if has_tiles else ()
     branch_of = obj.get("branch_of")
@@ -666,18 +762,22 @@ def _line(
         if root is None:
             if open_end is None:
                 raise UserInputError(
-                    f"{where} has no tiles and no open_end: give its open_end or its root"
+                    _("{where} has no tiles and no open_end: give its open_end or its root").format(
+                        where=where
+                    )
                 )
             root = open_end
         end = chain_end(root, tiles, name)
         if open_end is not None and open_end != end:
             raise UserInputError(
-                f"{where}: its tiles end on {end}, but its open_end says {open_end}"
+                _("{where}: its tiles end on {end}, but its open_end says {open_end}").format(
+                    where=where, end=end, open_end=open_end
+                )
             )
         open_end = end
     elif open_end is None:
         if root is None:
-            raise UserInputError(f"{where} needs an open_end or its tiles")
+            raise UserInputError(_("{where} needs an open_end or its tiles").format(where=where))
         open_end = root
     if "open_double" in obj:
         open_double = _bool(obj, "open_double", where)

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from dominocam.errors import UserInputError
+from rules.i18n import _
 
 # Double-n sets that the product supports: double-6, -9 and -12 are common, double-15 exists.
 SUPPORTED_SETS: tuple[int, ...] = (6, 9, 12, 15)
@@ -86,7 +87,9 @@ def full_set(max_pip: int) -> list[Tile]:
     """Every tile of a double-`max_pip` set, sorted."""
     if max_pip not in SUPPORTED_SETS:
         valid = ", ".join(str(n) for n in SUPPORTED_SETS)
-        raise UserInputError(f"unknown set double-{max_pip}; valid sets: {valid}")
+        raise UserInputError(
+            _("unknown set double-{set}; valid sets: {valid}").format(set=max_pip, valid=valid)
+        )
     return [Tile(a, b) for a in range(max_pip + 1) for b in range(a, max_pip + 1)]
 
 
@@ -101,17 +104,23 @@ def parse_tile(raw: object, max_pip: int | None = None) -> Tile:
         try:
             parts = [int(str(p).strip()) for p in parts]
         except ValueError:
-            raise UserInputError(f"cannot read tile {raw!r}; write it as [a, b]") from None
+            raise UserInputError(
+                _("cannot read tile {tile!r}; write it as [a, b]").format(tile=raw)
+            ) from None
     elif isinstance(raw, list | tuple) and len(raw) == 2:
         parts = list(raw)
     else:
-        raise UserInputError(f"cannot read tile {raw!r}; write it as [a, b]")
+        raise UserInputError(_("cannot read tile {tile!r}; write it as [a, b]").format(tile=raw))
     if not all(_is_int(p) and p >= 0 for p in parts):  # type: ignore[operator]
-        raise UserInputError(f"cannot read tile {raw!r}; halves must be whole numbers >= 0")
+        raise UserInputError(
+            _("cannot read tile {tile!r}; halves must be whole numbers >= 0").format(tile=raw)
+        )
     tile = Tile.of(parts[0], parts[1])  # type: ignore[arg-type]
     if max_pip is not None and tile.high > max_pip:
         raise UserInputError(
-            f"tile {tile} has a half above {max_pip}, the highest of a double-{max_pip} set"
+            _("tile {tile} has a half above {top}, the highest of a double-{top} set").format(
+                tile=tile, top=max_pip
+            )
         )
     return tile
 

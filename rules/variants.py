@@ -39,6 +39,7 @@ from types import MappingProxyType
 from typing import Any
 
 from dominocam.errors import UserInputError
+from rules.i18n import N_, _
 from rules.tiles import SUPPORTED_SETS
 
 # The shapes a layout takes on the table (`Variant.layout`), and those grown from an engine.
@@ -111,7 +112,9 @@ class Setting:
         ):
             return value
         raise UserInputError(
-            f"{where}.{self.name}: {value!r} is not a valid value; {self.describe_valid()}"
+            _("{where}.{setting}: {value!r} is not a valid value; {valid}").format(
+                where=where, setting=self.name, value=value, valid=self.describe_valid()
+            )
         )
 
 
@@ -311,7 +314,7 @@ class Variant:
 
 def _suggest(word: str, options: Mapping[str, object] | tuple[str, ...]) -> str:
     close = difflib.get_close_matches(word, list(options), n=1)
-    return f" (did you mean {close[0]!r}?)" if close else ""
+    return " " + _("(did you mean {option!r}?)").format(option=close[0]) if close else ""
 
 
 # --- the variants -----------------------------------------------------------------------------
@@ -324,7 +327,7 @@ ONLINEDOMINO_DRAW = "onlinedominogames.com/draw-dominoes"
 
 BLOCK = Variant(
     name="block",
-    title="Block",
+    title=N_("Block"),
     description="Two-ended line, no drawing: undealt tiles sit out.",
     set=6,  # double-6: RULES.md section 2; zpag.net block game; spaanszt (Hoyle)
     play="any-line",  # line games: anyone on either end (RULES.md section 2, "who may play")
@@ -358,7 +361,7 @@ BLOCK = Variant(
 DRAW = replace(
     BLOCK,
     name="draw",
-    title="Draw",
+    title=N_("Draw"),
     description="Block with a boneyard: draw until you can play; the last 2 tiles stay.",
     draw="until-playable",  # onlinedominogames.com/draw-dominoes; RULES.md section 2
     reserve=2,  # "last two tiles from the boneyard can not be drawn" (onlinedominogames.com);
@@ -379,7 +382,7 @@ WIKI_MUGGINS = "Wikipedia, Muggins"
 
 ALL_FIVES = Variant(
     name="all-fives",
-    title="All Fives",
+    title=N_("All Fives"),
     description="Draw game with one spinner (the first double) played on four sides.",
     set=6,  # pagat: "the game uses a double six domino set"
     play="any-line",  # pagat: "a tile matching the free end of one of the tiles"
@@ -417,7 +420,7 @@ TRAINS_SRC = "RULES.md section 2; reference.com Mexican Train"
 
 MEXICAN_TRAIN = Variant(
     name="mexican-train",
-    title="Mexican Train",
+    title=N_("Mexican Train"),
     description="Engine hub, one train per player plus the public Mexican train.",
     set=12,  # RULES.md section 2: double-12 Mexican Train; the engine is 12-12
     play="trains",  # own train, the Mexican train, trains with a marker (RULES.md section 2)
@@ -454,7 +457,7 @@ CHICKEN_SRC = "web.archive.org russellr Chicken Foot; onlinedominogames.com/chic
 
 CHICKEN_FOOT = Variant(
     name="chicken-foot",
-    title="Chicken Foot",
+    title=N_("Chicken Foot"),
     description="Centre double with four arms; every later double takes three toes first.",
     set=9,  # htfbw.com, russellr (archived): a double-nine set
     play="any-line",  # anyone may play on any toe (onlinedominogames.com)
@@ -494,7 +497,7 @@ PARTNERSHIP_SRC = "gambiter.com/domino/western/partnership.html (pagat.com's Par
 PARTNERSHIP = replace(
     BLOCK,
     name="partnership",
-    title="Latin partnership",
+    title=N_("Latin partnership"),
     description="Four players in two fixed pairs, all 28 tiles dealt, block play.",
     block_winner="lowest-team",  # pagat/gambiter: "won by the team whose unplayed tiles have
     # the lower pip total"
@@ -518,7 +521,7 @@ BERGEN_SRC = "puzzle-place.net/bergen.htm; domino-games.com Bergen"
 BERGEN = replace(
     BLOCK,
     name="bergen",
-    title="Bergen",
+    title=N_("Bergen"),
     description="Draw game scored for matching ends; a blocked round scores a bonus.",
     draw="until-playable",  # gamecabinet.com (Celko, after Armanino); domino-games.com
     reserve=2,  # gamecabinet.com: "blocked when nobody can play and there are at least two
@@ -545,7 +548,7 @@ BERGEN = replace(
 
 SEED = Variant(
     name="seed",
-    title="Founding rules",
+    title=N_("Founding rules"),
     description="The founding text: anyone extends any line; the lowest hand takes the rest.",
     set=12,  # the founding text's examples (an 11 end, 12-12) need a double-12 set
     play="any-line",  # founding text: "if even one player can extend even one line"
@@ -601,14 +604,17 @@ def get_variant(name: str, overrides: Mapping[str, object] | None = None) -> Var
     """
     if not isinstance(name, str):
         raise UserInputError(
-            f"variant must be a name (text), got {name!r}; valid: {', '.join(VARIANTS)}"
+            _("variant must be a name (text), got {name!r}; valid: {valid}").format(
+                name=name, valid=", ".join(VARIANTS)
+            )
         )
     key = name.strip().lower().replace("_", "-").replace(" ", "-")
     variant = VARIANTS.get(key)
     if variant is None:
         raise UserInputError(
-            f"unknown variant {name!r}{_suggest(key, VARIANTS)}; "
-            f"valid variants: {', '.join(VARIANTS)}"
+            _("unknown variant {name!r}{suggestion}; valid variants: {valid}").format(
+                name=name, suggestion=_suggest(key, VARIANTS), valid=", ".join(VARIANTS)
+            )
         )
     return variant.with_overrides(overrides)
 

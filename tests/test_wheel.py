@@ -113,6 +113,10 @@ def test_the_wheel_holds_the_package_data(wheel: Path) -> None:
         on_disk = {f"server/{folder}/{p.name}" for p in (REPO / "server" / folder).iterdir()}
         assert shipped == on_disk
     assert "dominotrain/yolov8-cls-narrow.yaml" in names
+    catalogues = sorted((REPO / "rules" / "locale").rglob("*.mo"))
+    assert len(catalogues) == 4  # hu, it, vi, es (rules/i18n.py reads them at run time)
+    for mo in catalogues:
+        assert f"rules/locale/{mo.relative_to(REPO / 'rules' / 'locale').as_posix()}" in names
     for package, folder in PACKAGE_FOLDERS.items():
         # The modules of this package itself; its sub-packages are checked as packages.
         prefix = package.replace(".", "/") + "/"
@@ -139,6 +143,19 @@ def test_the_installed_wheel_reads_a_bundled_picture(installed: Path, tmp_path: 
     truth = json.loads(PICTURE.with_suffix(".json").read_text())
     assert len(scene["tiles"]) >= len(truth["tiles"]) // 2  # the bundled detector found tiles
     assert any(tile.get("pips") for tile in scene["tiles"])  # and the reader read some
+
+
+def test_the_installed_wheel_rules_in_hungarian(installed: Path, tmp_path: Path) -> None:
+    state = REPO / "examples" / "states" / "design-example.json"
+    done = subprocess.run(
+        [str(installed / "dominocam"), "rules", "check", str(state), "--lang", "hu"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "Ítélet: BLOKKOLT." in done.stdout
 
 
 def test_the_installed_runtime_needs_no_yaml(installed: Path, tmp_path: Path) -> None:

@@ -286,3 +286,30 @@ def test_a_photo_without_a_detector_model_is_one_line_and_exit_2(tmp_path: Path)
     assert result.returncode == 2
     assert len(result.stderr.strip().splitlines()) == 1
     assert "detector" in result.stderr
+
+
+def test_the_ruling_of_a_round_in_another_language(tmp_path: Path) -> None:
+    # The uncertain case of test_a_missed_tile_makes_a_blocked_verdict_uncertain, in Italian.
+    table = write(tmp_path, "table.json", scene(chain([0, 1, 2, 3, 4, 5], skip=2)))
+    args = ["round", "--table-json", table, "--variant", "block", "--lang", "it"]
+    args += ["--hand", f"Ana={write(tmp_path, 'Ana.json', hand((6, 6)))}"]
+    args += ["--hand", f"Ben={write(tmp_path, 'Ben.json', hand((6, 1)))}"]
+    result = run(*args)
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "Verdetto: incerto: BLOCCATA per le tessere che si vedono nelle foto" in out
+    assert "Verdetto: BLOCCATA." not in out  # never a bare BLOCKED, in any language
+    assert "(affidabilità 0,49)" in out  # the decimal comma of Italian
+    assert "Se le foto mostrano tutto: Entrambe le condizioni sono soddisfatte" in out
+    assert "Note:\n  - come mazzo sono state prese le 0 tessere coperte" in out
+    as_json = run(*[a for a in args if a not in ("--lang", "it")], "--json", "--lang", "it")
+    assert json.loads(as_json.stdout)["notes"][0].startswith("boneyard taken as the 0")
+
+
+@pytest.mark.parametrize("extra", [[], ["--json"]])
+def test_round_errors_are_one_line_in_the_chosen_language(tmp_path: Path, extra: list[str]) -> None:
+    table = write(tmp_path, "table.json", scene(chain([0, 1, 2, 3])))
+    args = ["round", "--table-json", table, "--variant", "block", "--lang", "vi", *extra]
+    result = run(*args, "--hand", "Ana")
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr == "dominocam: error: --hand phải có dạng TÊN=ẢNH, nhưng nhận được 'Ana'\n"

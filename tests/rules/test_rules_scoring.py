@@ -124,7 +124,7 @@ def test_lowest_hand_with_team_points() -> None:
     ("hands", "winner", "why"),
     [
         ({"Ana": ["1-1"], "Ben": ["2-3"]}, "Ben", "holding no double"),  # 5 beats 2 with a double
-        ({"Ana": ["1-1"], "Ben": ["2-2"]}, "Ana", "every hand holds a double"),
+        ({"Ana": ["1-1"], "Ben": ["2-2"]}, "Ana", "every hand holding a double"),
         ({"Ana": ["0-1"], "Ben": ["2-3"]}, "Ana", "lowest hand"),
     ],
 )
