@@ -160,6 +160,24 @@ var DC = (function () {
   }
 
   /* Capture a still from getUserMedia (https or localhost only) as a JPEG Blob. */
+  /* The scoreboard as a table: one row per ended round, then the totals (winners marked). */
+  function scoreTable(sb) {
+    var table = el("table", { id: "scoreboard-table" });
+    var head = el("tr", {}, [el("th", { text: "Round" })]);
+    sb.columns.forEach(function (c) { head.appendChild(el("th", { text: c })); });
+    table.appendChild(head);
+    sb.rounds.forEach(function (r) {
+      var tr = el("tr", {}, [el("td", { text: r.number + (r.ended_by ? " (" + r.ended_by + ")" : "") })]);
+      sb.columns.forEach(function (c) { tr.appendChild(el("td", { text: r.points[c] === undefined ? "0" : String(r.points[c]) })); });
+      table.appendChild(tr);
+    });
+    var total = el("tr", { class: "total" }, [el("th", { text: "Total" })]);
+    var winners = (sb.final || {}).winners || [];
+    sb.columns.forEach(function (c) { total.appendChild(el("th", { "data-total": c, class: winners.indexOf(c) >= 0 ? "winner" : "", text: String(sb.totals[c]) })); });
+    table.appendChild(total);
+    return table;
+  }
+  function canUseWebcam() { return !!(window.isSecureContext && navigator.mediaDevices && navigator.mediaDevices.getUserMedia); }
   function startWebcam(box, video, button, onBlob) {
     if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) return Promise.reject(new Error("camera not available on this page (needs https or localhost)"));
     return navigator.mediaDevices.getUserMedia({ video: { facingMode: "environment", width: { ideal: 1920 } } }).then(function (stream) {
@@ -183,5 +201,5 @@ var DC = (function () {
   }
 
   return { renderAudit: renderAudit, el: el, svgEl: svgEl, clear: clear, $: $, setText: setText, api: api, live: live,
-    drawScene: drawScene, tileText: tileText, parseTiles: parseTiles, showSteps: showSteps, startWebcam: startWebcam };
+    drawScene: drawScene, tileText: tileText, parseTiles: parseTiles, showSteps: showSteps, startWebcam: startWebcam, canUseWebcam: canUseWebcam, scoreTable: scoreTable };
 })();

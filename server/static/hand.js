@@ -33,6 +33,13 @@
     msg("hand-status", status, pending || !v.me.confirmed ? "warn" : "muted");
     DC.$("discard").hidden = !(v.me.pending && v.me.confirmed) || locked;
     ["save", "add-tile", "hand-file", "cannot-play", "propose"].forEach(function (id) { DC.$(id).disabled = !!locked || r.status !== "open"; });
+    // Once the round is over there is nothing to photograph, save or propose: the result shows.
+    var over = r.status !== "open";
+    DC.$("photo-card").hidden = over;
+    DC.$("hand-edit").hidden = over;
+    DC.$("block-actions").hidden = over;
+    DC.setText("block-title", over ? "Round result" : "Block");
+    renderScoreboard(v.scoreboard);
     DC.setText("locked", locked ? "Hands are locked (" + r.locked.by + "): only the host can change a hand now." + (r.pending_end ? " " + r.pending_end.text : "") : "");
     DC.setText("review", (r.review || {}).messages ? r.review.messages.join(" ") : "");
     var play = v.me.can_play;
@@ -50,6 +57,15 @@
       v.players.forEach(function (p) { ul.appendChild(DC.el("li", { text: p.name + ": " + (p.hand || []).map(DC.tileText).join(" ") + " = " + (p.pip_total === undefined || p.pip_total === null ? "?" : p.pip_total) + " pips" + ((result.points || {})[p.name] !== undefined ? " · " + result.points[p.name] + " points" : "") })); });
     }
   }
+  function renderScoreboard(sb) {
+    var end = sb.end, text = "";
+    if (end && end.end === "descending-doubles") text = "Round " + Math.min(end.rounds_played + 1, end.planned_rounds) + " of " + end.planned_rounds + " · lowest total wins";
+    else if (end && end.end === "target") text = "Played to " + end.target + " points · " + (end.lower_wins ? "lowest" : "highest") + " total wins";
+    DC.setText("game-end", text);
+    DC.$("final").hidden = !sb.final;
+    DC.setText("final", sb.final ? sb.final.text : "");
+    DC.clear(DC.$("scoreboard")).appendChild(DC.scoreTable(sb));
+  }
   function load() { return DC.api("GET", base).then(render); }
   function upload(blob, name) {
     var fd = new FormData(); fd.append("photo", blob, name || "hand.jpg");
@@ -61,7 +77,7 @@
     }).catch(function (e) { msg("upload-msg", e.message, "error"); });
   }
   DC.$("hand-file").addEventListener("change", function (ev) { if (ev.target.files[0]) upload(ev.target.files[0], ev.target.files[0].name); ev.target.value = ""; });
-  if (window.isSecureContext && navigator.mediaDevices && navigator.mediaDevices.getUserMedia) {
+  if (DC.canUseWebcam()) {
     DC.$("live-camera").hidden = false;
     DC.$("live-camera").addEventListener("click", function () {
       DC.startWebcam(DC.$("webcam"), DC.$("webcam-video"), DC.$("webcam-shot"), function (b) { upload(b, "camera.jpg"); }).catch(function (e) { msg("upload-msg", e.message, "error"); });

@@ -89,26 +89,10 @@
     DC.setText("game-end", text);
     finalNode.hidden = !sb.final;
     finalNode.textContent = sb.final ? sb.final.text : "";
-    var next = DC.$("new-round");
-    if (next) next.hidden = !!sb.final;
   }
   function renderScoreboard(sb) {
     renderGameEnd(sb);
-    var box = DC.clear(DC.$("scoreboard"));
-    var table = DC.el("table", { id: "scoreboard-table" });
-    var head = DC.el("tr", {}, [DC.el("th", { text: "Round" })]);
-    sb.columns.forEach(function (c) { head.appendChild(DC.el("th", { text: c })); });
-    table.appendChild(head);
-    sb.rounds.forEach(function (r) {
-      var tr = DC.el("tr", {}, [DC.el("td", { text: r.number + (r.ended_by ? " (" + r.ended_by + ")" : "") })]);
-      sb.columns.forEach(function (c) { tr.appendChild(DC.el("td", { text: r.points[c] === undefined ? "0" : String(r.points[c]) })); });
-      table.appendChild(tr);
-    });
-    var total = DC.el("tr", { class: "total" }, [DC.el("th", { text: "Total" })]);
-    var winners = (sb.final || {}).winners || [];
-    sb.columns.forEach(function (c) { total.appendChild(DC.el("th", { "data-total": c, class: winners.indexOf(c) >= 0 ? "winner" : "", text: String(sb.totals[c]) })); });
-    table.appendChild(total);
-    box.appendChild(table);
+    DC.clear(DC.$("scoreboard")).appendChild(DC.scoreTable(sb));
   }
   function seatButton(text, kind, p, i) {
     var b = DC.el("button", { type: "button", class: "seat-" + kind, text: text, "aria-label": kind + " " + p.name });
@@ -134,6 +118,9 @@
     DC.$("score-round").hidden = !(open && r.pending_end);
     DC.$("cancel-ruling").hidden = !(open && r.pending_end);
     DC.$("unlock").hidden = !(open && r.locked);
+    // A next round can start only once this one is over (and the game is not); domino only while open.
+    DC.$("new-round").hidden = open || !!s.scoreboard.final;
+    DC.$("domino-box").hidden = !open;
     var rounds = DC.$("score-round-number"), keep = rounds.value;
     DC.clear(rounds);
     s.scoreboard.rounds.forEach(function (x) { rounds.appendChild(DC.el("option", { value: String(x.number), text: String(x.number) })); });
@@ -170,6 +157,8 @@
     }).catch(function (e) { msg(e.message, "error"); });
   }
   DC.$("table-file").addEventListener("change", function (ev) { if (ev.target.files[0]) upload(ev.target.files[0], ev.target.files[0].name); ev.target.value = ""; });
+  // getUserMedia exists only in a secure context (https or this computer): no button elsewhere.
+  if (DC.canUseWebcam()) DC.$("browser-camera").hidden = false;
   DC.$("browser-camera").addEventListener("click", function () {
     DC.startWebcam(DC.$("webcam"), DC.$("webcam-video"), DC.$("webcam-shot"), function (b) { upload(b, "camera.jpg"); }).catch(function (e) { msg(e.message, "error"); });
   });

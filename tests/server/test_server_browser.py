@@ -488,3 +488,99 @@ def test_the_correction_screen_shows_what_to_check(browser, make_app, tmp_path) 
         assert client.post(f"/api/hand/{links['Ben']}/block-check").status_code == 200
     finally:
         server.close()
+
+
+# Makes a page look like plain HTTP on a LAN address (no getUserMedia there).
+INSECURE = "Object.defineProperty(window, 'isSecureContext', { get: () => false });"
+
+
+def _login(page, url: str, target: str) -> None:
+    page.goto(f"{url}/login?next={target}")
+    page.fill("input[name=token]", ADMIN_TOKEN)
+    page.click("button[type=submit]")
+    page.wait_for_url(f"**{target}")
+
+
+@pytest.mark.slow
+def test_pages_show_only_what_can_be_done_now(browser, make_app, tmp_path) -> None:
+    """Issue 19 points 2 and 4: no camera, no freeze button; no getUserMedia, no live-camera
+    button; an empty tile form's Delete throws nothing; "Start next round" only once the round
+    is over; the phone page shows the scoreboard and, after the round, the result instead of
+    photo, save and propose."""
+    from playwright.sync_api import expect
+    from server_factories import ADMIN, fake_scene
+
+    app = make_app(SCENE_PROVIDER=fake_scene, SSE_MAX_S=30.0)
+    client = app.test_client()
+    r = client.post(
+        "/api/games", json={"variant": "block", "players": ["Ana", "Ben", "Caro"]}, headers=ADMIN
+    )
+    gid = r.json["game"]["id"]
+    links = {p["name"]: p["token"] for p in
+             client.get(f"/api/games/{gid}/players", headers=ADMIN).json["players"]}  # fmt: skip
+    for name, tiles in {"Ana": [[1, 2]], "Ben": [[3, 3]], "Caro": [[0, 4]]}.items():
+        client.put(f"/api/hand/{links[name]}/tiles", json={"tiles": tiles})
+    server = ThreadedServer(app)
+    errors: list[str] = []
+    try:
+        expect.set_options(timeout=TIMEOUT_MS)
+        host = browser.new_context().new_page()
+        host.on("pageerror", lambda e: errors.append(str(e)))
+        _login(host, server.url, f"/games/{gid}")
+        expect(host.locator("#game-title")).to_have_text(re.compile("."))
+        # No --camera: no freeze button. Loopback is a secure context: the webcam button shows.
+        expect(host.locator("#camera-snapshot")).to_be_hidden()
+        expect(host.locator("#browser-camera")).to_be_visible()
+        # The round is open: no next round yet, domino offered.
+        expect(host.locator("#new-round")).to_be_hidden()
+        expect(host.locator("#domino")).to_be_visible()
+
+        # The correction screen's tile form without a tile: Delete says so, nothing throws.
+        host.goto(f"{server.url}/games/{gid}/correct")
+        host.evaluate("document.getElementById('tile-delete').click()")
+        expect(host.locator("#msg.error")).to_have_text(re.compile("Choose a tile first"))
+        host.evaluate("document.getElementById('tile-form').requestSubmit()")
+        expect(host.locator("#msg.error")).to_have_text(re.compile("Choose a tile first"))
+
+        # Plain HTTP from a phone: neither page offers the browser camera.
+        insecure = browser.new_context(**PHONE)
+        insecure.add_init_script(INSECURE)
+        ana = insecure.new_page()
+        ana.on("pageerror", lambda e: errors.append(str(e)))
+        ana.goto(f"{server.url}/hand/{links['Ana']}")
+        expect(ana.locator("#hand-status")).to_contain_text("Your hand is in")
+        expect(ana.locator("#live-camera")).to_be_hidden()
+        expect(ana.locator("#photo-card")).to_be_visible()
+        expect(ana.locator("#propose")).to_be_visible()
+        expect(ana.locator("#scoreboard-table tr")).to_have_count(2)  # head, total
+        insecure_host = insecure.new_page()
+        _login(insecure_host, server.url, f"/games/{gid}")
+        expect(insecure_host.locator("#domino")).to_be_visible()
+        expect(insecure_host.locator("#browser-camera")).to_be_hidden()
+
+        # Ana goes out: the phone page follows the round's end.
+        host.goto(f"{server.url}/games/{gid}")
+        host.select_option("#domino-player", "Ana")
+        host.once("dialog", lambda dialog: dialog.accept())
+        host.click("#domino")
+        host.wait_for_selector("#result-card:not([hidden])")
+        expect(host.locator("#new-round")).to_be_visible()
+        expect(host.locator("#domino")).to_be_hidden()
+        points = client.get(f"/api/games/{gid}/state").json["scoreboard"]["totals"]["Ana"]
+        expect(ana.locator("#result")).to_be_visible()
+        expect(ana.locator("#winner")).to_contain_text("Winner: Ana")
+        expect(ana.locator("#photo-card")).to_be_hidden()
+        expect(ana.locator("#save")).to_be_hidden()
+        expect(ana.locator("#propose")).to_be_hidden()
+        expect(ana.locator("#scoreboard-table [data-total=Ana]")).to_have_text(str(points))
+        expect(ana.locator("#reveal")).to_contain_text("Ben: 3-3 = 6 pips")
+        ana.screenshot(path=str(tmp_path / "phone-round-over.png"), full_page=True)
+
+        # The next round: the host's button goes away again, the phone offers the photo.
+        host.click("#new-round")
+        expect(host.locator("#new-round")).to_be_hidden()
+        expect(ana.locator("#photo-card")).to_be_visible()
+        expect(ana.locator("#scoreboard-table tr")).to_have_count(3)  # head, round 1, total
+        assert errors == []
+    finally:
+        server.close()
