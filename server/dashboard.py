@@ -48,6 +48,21 @@ def table(game_id: int) -> Any:
     )
 
 
+@bp.get("/games/<int:game_id>/print")
+def print_view(game_id: int) -> Any:
+    """The scoreboard and the ended rounds' hands on a page made for paper (public, like the
+    table page: it shows only ended rounds)."""
+    conn = get_db()
+    return render_template(
+        "print.html",
+        game_id=game_id,
+        admin=_is_admin(),
+        game=game.get_game(conn, game_id),
+        board=game.scoreboard(conn, game_id),
+        history=game.round_history(conn, game_id),
+    )
+
+
 @bp.get("/games/<int:game_id>/correct")
 def correct(game_id: int) -> Any:
     game.get_game(get_db(), game_id)

@@ -22,8 +22,6 @@ from server.storage import dumps, now, transaction
 MAX_PLAYERS = 10
 
 
-
-
 def create_game(conn: sqlite3.Connection, spec: dict[str, Any]) -> int:
     """A new game with its players (clockwise seat order) and its first round.
 

@@ -49,6 +49,28 @@
     if (!check && lastCheckShown !== null) { lastCheckShown = null; DC.showSteps(DC.$("steps"), DC.$("block-result"), null); }
     renderResult(s);
     renderScoreboard(s.scoreboard);
+    renderHistory(s.history || []);
+  }
+  /* Ended rounds, newest first: each hand, the ruling and that round's audit trail. */
+  function renderHistory(rounds) {
+    DC.$("history-card").hidden = !rounds.length;
+    var box = DC.clear(DC.$("history"));
+    rounds.slice().reverse().forEach(function (r) {
+      var title = "Round " + r.number + (r.engine !== null && r.engine !== undefined ? " · engine " + r.engine + "-" + r.engine : "") +
+        " · " + (r.ended_by === "domino" ? "domino" : r.ended_by === "block" ? "blocked game" : "ended") + (r.winner ? " · winner " + r.winner : "");
+      var rows = DC.el("tbody");
+      r.hands.forEach(function (h) {
+        rows.appendChild(DC.el("tr", { "data-player": h.player }, [DC.el("td", { text: h.player }),
+          DC.el("td", { class: "hand", text: h.tiles === null ? "–" : h.tiles.map(DC.tileText).join(" ") || "(none)" }),
+          DC.el("td", { text: String(h.pip_total) }), DC.el("td", { text: h.points === null || h.points === undefined ? "" : String(h.points) })]));
+      });
+      var table = DC.el("table", {}, [DC.el("thead", {}, [DC.el("tr", {}, [DC.el("th", { text: "Player" }), DC.el("th", { text: "Hand" }), DC.el("th", { text: "Pips" }), DC.el("th", { text: "Points" })])]), rows]);
+      var trail = DC.el("ul", { class: "audit" });
+      r.audit.forEach(function (e) { trail.appendChild(DC.el("li", { text: new Date(e.time * 1000).toLocaleTimeString() + " · " + e.text + (e.reason ? " (reason: " + e.reason + ")" : "") })); });
+      var parts = [DC.el("summary", { text: title }), table];
+      if (r.audit.length) parts.push(trail);
+      box.appendChild(DC.el("details", { class: "history-round", "data-round": String(r.number) }, parts));
+    });
   }
   function renderResult(s) {
     var r = s.round, card = DC.$("result-card");

@@ -584,3 +584,60 @@ def test_pages_show_only_what_can_be_done_now(browser, make_app, tmp_path) -> No
         assert errors == []
     finally:
         server.close()
+
+
+@pytest.mark.slow
+def test_round_history_print_view_and_settings_in_words(browser, make_app, tmp_path) -> None:
+    """Issue 19 point 5 on the pages: round 1's hands stay on the table page once round 2
+    starts (and nothing of round 2 shows), the print view has the totals, and the setup page
+    names settings in words with the variant's default and its source."""
+    from playwright.sync_api import expect
+    from server_factories import ADMIN, fake_scene
+
+    app = make_app(SCENE_PROVIDER=fake_scene, SSE_MAX_S=30.0)
+    client = app.test_client()
+    r = client.post(
+        "/api/games", json={"variant": "block", "players": ["Ana", "Ben", "Caro"]}, headers=ADMIN
+    )
+    gid = r.json["game"]["id"]
+    links = {p["name"]: p["token"] for p in
+             client.get(f"/api/games/{gid}/players", headers=ADMIN).json["players"]}  # fmt: skip
+    for name, tiles in {"Ana": [[1, 2]], "Ben": [[3, 3]], "Caro": [[0, 4]]}.items():
+        client.put(f"/api/hand/{links[name]}/tiles", json={"tiles": tiles})
+    base = f"/api/games/{gid}/rounds/current"
+    client.post(f"{base}/domino", json={"player": "Ana", "confirm": True}, headers=ADMIN)
+    client.post(f"/api/games/{gid}/rounds", headers=ADMIN)
+    client.put(f"/api/hand/{links['Ben']}/tiles", json={"tiles": [[5, 6]]})
+    server = ThreadedServer(app)
+    try:
+        expect.set_options(timeout=TIMEOUT_MS)
+        host = browser.new_context().new_page()
+        _login(host, server.url, f"/games/{gid}")
+        expect(host.locator("#history-card")).to_be_visible()
+        round_one = host.locator("#history details[data-round='1']")
+        round_one.locator("summary").click()
+        expect(round_one.locator("tr[data-player=Ben] td.hand")).to_have_text("3-3")
+        expect(host.locator("#history details")).to_have_count(1)
+        assert "5-6" not in host.locator("body").inner_text()
+        expect(host.locator("#history-card a[href$='export.csv']")).to_be_visible()
+
+        public = browser.new_context(**PHONE).new_page()
+        public.goto(f"{server.url}/games/{gid}")
+        expect(public.locator("#history details")).to_have_count(1)
+        expect(public.locator("#history-card a[href$='export.csv']")).to_have_count(0)
+
+        host.goto(f"{server.url}/games/{gid}/print")
+        total = client.get(f"/api/games/{gid}/scoreboard").json["totals"]["Ana"]
+        expect(host.locator("#print-scoreboard [data-total=Ana]")).to_have_text(str(total))
+        host.emulate_media(media="print")
+        expect(host.locator("#print-button")).to_be_hidden()
+        host.emulate_media(media="screen")
+
+        host.goto(f"{server.url}/setup")
+        host.click("#settings-box summary")
+        setting = host.locator("label[data-setting=block_winner]")
+        expect(setting.locator("strong")).to_have_text("Who wins a blocked round")
+        expect(setting).to_contain_text("Default for Block: lowest-hand (source: founding text")
+        assert "block_winner" not in host.locator("#settings").inner_text()
+    finally:
+        server.close()

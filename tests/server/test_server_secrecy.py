@@ -197,6 +197,7 @@ def _open_requests(t: Table, name: str) -> dict[tuple[str, str], Callable[[], An
         ("POST", "/api/hand/<token>/block-check"): lambda: c.post(f"{hand}/block-check"),
         ("GET", "/"): lambda: c.get("/"),
         ("GET", "/games/<int:game_id>"): lambda: c.get(f"/games/{gid}"),
+        ("GET", "/games/<int:game_id>/print"): lambda: c.get(f"/games/{gid}/print"),
         ("GET", "/hand/<token>"): lambda: c.get(f"/hand/{token}"),
         ("GET", "/overlay"): lambda: c.get(f"/overlay?game={gid}"),
         ("GET", "/login"): lambda: c.get("/login"),
