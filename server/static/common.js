@@ -150,13 +150,49 @@ var DC = (function () {
         var st = outcome.stopped, where = st.tile ? " " + tileText(st.tile) + " on " + (st.line || "a line") : "";
         resultNode.className = "error";
         resultNode.textContent = "Not blocked: " + st.player + " can play" + where +
-          (st.foul ? " — FOUL: " + st.player + " had declared they cannot play." : ".");
+          (st.foul ? " — FOUL: " + foulText(st) : ".");
       } else {
         resultNode.className = "error";
         resultNode.textContent = "Not blocked: " + (outcome.boneyard_reason || "play goes on") + ".";
       }
     }
     next();
+  }
+
+  /* Mexican Train: one train per player in seat order, then the public train, each with its
+     open end and marker (a train not started yet has no line on the table). Null for games
+     without an engine. */
+  function trains(s) {
+    var r = s.round;
+    if (r.engine === null || r.engine === undefined) return null;
+    var rows = [];
+    function row(owner, line) {
+      return { owner: owner, label: owner ? owner + "'s train" : "Public train", started: !!line,
+        open_end: line ? line.open_end : null, marked: !!(line && line.marked), name: line ? line.name : "" };
+    }
+    s.players.forEach(function (p) {
+      var own = r.lines.filter(function (l) { return l.owner === p.name; });
+      if (!own.length) rows.push(row(p.name, null));
+      own.forEach(function (l) { rows.push(row(p.name, l)); });
+    });
+    var names = s.players.map(function (p) { return p.name; });
+    var public_ = r.lines.filter(function (l) { return !l.owner || names.indexOf(l.owner) < 0; });
+    if (!public_.length) rows.push(row(null, null));
+    public_.forEach(function (l) { rows.push(row(null, l)); });
+    return rows;
+  }
+  /* "Round 3 of 13 · engine 10-10 (12-12 … 0-0)" for a game with an engine, else "". */
+  function engineText(s) {
+    var r = s.round, set = s.game.set;
+    if (r.engine === null || r.engine === undefined) return "";
+    var end = s.scoreboard.end, of = end && end.planned_rounds ? " of " + end.planned_rounds : "";
+    return "Round " + r.number + of + " · engine " + r.engine + "-" + r.engine + " (" + set + "-" + set + " … 0-0)";
+  }
+
+  /* A foul worded as the player acted: said "cannot play", or only proposed the block. */
+  function foulText(st) {
+    if (st.foul_by === "proposed") return st.player + " proposed a block but can still play.";
+    return st.player + " had declared they cannot play.";
   }
 
   /* Capture a still from getUserMedia (https or localhost only) as a JPEG Blob. */
@@ -201,5 +237,5 @@ var DC = (function () {
   }
 
   return { renderAudit: renderAudit, el: el, svgEl: svgEl, clear: clear, $: $, setText: setText, api: api, live: live,
-    drawScene: drawScene, tileText: tileText, parseTiles: parseTiles, showSteps: showSteps, startWebcam: startWebcam, canUseWebcam: canUseWebcam, scoreTable: scoreTable };
+    drawScene: drawScene, tileText: tileText, parseTiles: parseTiles, showSteps: showSteps, startWebcam: startWebcam, canUseWebcam: canUseWebcam, scoreTable: scoreTable, trains: trains, engineText: engineText };
 })();

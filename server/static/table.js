@@ -19,10 +19,19 @@
     DC.setText("open-ends", r.open_ends.length ? r.open_ends.join(", ") : "none");
     DC.setText("boneyard", String(r.boneyard));
     DC.setText("face-down", String(r.table.face_down || 0));
-    var lines = DC.clear(DC.$("lines"));
-    r.lines.forEach(function (l) {
-      lines.appendChild(DC.el("li", { text: l.name + ": open end " + l.open_end + (l.owner ? " (train of " + l.owner + (l.marked ? ", marked" : "") + ")" : "") }));
-    });
+    var lines = DC.clear(DC.$("lines")), trains = DC.trains(s);
+    DC.setText("engine-round", DC.engineText(s));
+    if (trains) {
+      trains.forEach(function (t) {
+        lines.appendChild(DC.el("li", { class: "train" + (t.marked ? " marked" : ""), "data-owner": t.owner || "" }, [
+          DC.el("strong", { text: t.label }), t.started ? ": open end " + t.open_end : ": not started",
+          t.marked ? DC.el("span", { class: "marker", text: " · marker out: anyone may play on it" }) : ""]));
+      });
+    } else {
+      r.lines.forEach(function (l) {
+        lines.appendChild(DC.el("li", { text: l.name + ": open end " + l.open_end + (l.owner ? " (train of " + l.owner + (l.marked ? ", marked" : "") + ")" : "") }));
+      });
+    }
     DC.setText("warnings", ((r.table.scene || {}).warnings || []).join("; "));
     DC.setText("review", ((r.review || {}).messages || []).join(" "));
     DC.setText("locked", r.status === "open" && r.locked ? "Hands are locked (" + r.locked.by + ")." + (r.pending_end ? " " + r.pending_end.text : "") : "");

@@ -641,3 +641,75 @@ def test_round_history_print_view_and_settings_in_words(browser, make_app, tmp_p
         assert "block_winner" not in host.locator("#settings").inner_text()
     finally:
         server.close()
+
+
+@pytest.mark.slow
+def test_mexican_train_trains_by_owner_and_foul_wording(browser, make_app, tmp_path) -> None:
+    """Issue 19 point 6: the table page and the overlay show each train by owner with its
+    marker, the engine and the round (12-12 … 0-0); a proposer who can still play is told
+    they proposed, not that they had declared."""
+    from playwright.sync_api import expect
+    from server_factories import ADMIN, fake_scene
+
+    app = make_app(SCENE_PROVIDER=fake_scene, SSE_MAX_S=30.0)
+    client = app.test_client()
+    r = client.post(
+        "/api/games",
+        json={"variant": "mexican-train", "set": 12, "players": ["Ana", "Ben", "Caro"]},
+        headers=ADMIN,
+    )
+    assert r.status_code == 201, r.json
+    gid = r.json["game"]["id"]
+    lines = [
+        {"name": "public", "open_end": 7},
+        {"name": "Ana's train", "open_end": 5, "owner": "Ana", "marked": True},
+    ]
+    r = client.put(f"/api/games/{gid}/rounds/current/layout", json={"lines": lines}, headers=ADMIN)
+    assert r.status_code == 200, r.json
+    links = {p["name"]: p["token"] for p in
+             client.get(f"/api/games/{gid}/players", headers=ADMIN).json["players"]}  # fmt: skip
+    for name, tiles in {"Ana": [[0, 1]], "Ben": [[2, 3]], "Caro": [[5, 4]]}.items():
+        assert (
+            client.put(f"/api/hand/{links[name]}/tiles", json={"tiles": tiles}).status_code == 200
+        )
+    server = ThreadedServer(app)
+    try:
+        expect.set_options(timeout=TIMEOUT_MS)
+        page = browser.new_context().new_page()
+        page.goto(f"{server.url}/games/{gid}")
+        expect(page.locator("#engine-round")).to_have_text(
+            "Round 1 of 13 · engine 12-12 (12-12 … 0-0)"
+        )
+        trains = page.locator("#lines li.train")
+        expect(trains).to_have_count(4)
+        expect(trains.nth(0)).to_have_text(
+            "Ana's train: open end 5 · marker out: anyone may play on it"
+        )
+        expect(trains.nth(1)).to_have_text("Ben's train: not started ")
+        expect(trains.nth(2)).to_have_text("Caro's train: not started ")
+        expect(trains.nth(3)).to_have_text("Public train: open end 7")
+        assert "line 1" not in page.locator("#lines").inner_text()
+
+        overlay = browser.new_context().new_page()
+        overlay.goto(f"{server.url}/overlay?game={gid}")
+        expect(overlay.locator("#ends-label")).to_have_text(
+            "Round 1 of 13 · engine 12-12 (12-12 … 0-0)"
+        )
+        expect(overlay.locator("#ends .end.train")).to_have_count(2)
+        expect(overlay.locator("#ends .end.marked")).to_have_text("5Ana · marker")
+
+        # Caro proposes but can play on Ana's marked train: her foul is that she proposed.
+        caro = browser.new_context(**PHONE).new_page()
+        caro.goto(f"{server.url}/hand/{links['Caro']}")
+        expect(caro.locator("#hand-status")).to_contain_text("Your hand is in")
+        caro.once("dialog", lambda dialog: dialog.accept())
+        caro.click("#propose")
+        expect(caro.locator("#block-result.error")).to_have_text(
+            "Not blocked: Caro can play — FOUL: Caro proposed a block but can still play."
+        )
+        expect(page.locator("#block-result")).to_contain_text("Caro proposed a block")
+        assert "had declared" not in page.locator("body").inner_text()
+        page.screenshot(path=str(tmp_path / "mexican-table.png"), full_page=True)
+        overlay.screenshot(path=str(tmp_path / "mexican-overlay.png"))
+    finally:
+        server.close()

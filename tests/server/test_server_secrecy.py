@@ -339,7 +339,7 @@ def test_a_stopped_check_tells_the_tile_to_its_player_only(tables) -> None:
         f"/api/games/{t.gid}/rounds/current/block-check", json={"proposer": "Ana"}, headers=ADMIN
     )
     # Even the host's answer shows on the table screen: no tile there either.
-    assert r.json["outcome"]["stopped"] == {"player": "Caro", "foul": False}
+    assert r.json["outcome"]["stopped"] == {"player": "Caro", "foul": False, "foul_by": None}
     events = c.get("/api/events/poll?since=0").get_data(as_text=True)
     assert "[5,6]" not in events.replace(" ", "") and "5-6" not in events
     assert c.get(f"/api/hand/{t.token['Caro']}").json["me"]["can_play"]["tile"] in ([5, 6], [6, 5])
