@@ -262,7 +262,7 @@ def table_image(game_id: int, number: int) -> Any:
 def login() -> Any:
     body = request.get_json(silent=True) or request.form
     token = body.get("token")
-    auth.check_admin_token(get_db(), token if isinstance(token, str) else "")
+    auth.check_login_secret(get_db(), token if isinstance(token, str) else "")
     auth.start_session(get_db())
     return jsonify({"ok": True})
 

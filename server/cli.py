@@ -51,6 +51,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="make a new admin token (printed once); old tokens and sessions stop working",
     )
+    parser.add_argument(
+        "--reset-passphrase",
+        action="store_true",
+        help="forget the host's passphrase and end every session; /first-run opens again on "
+        "this computer",
+    )
     parser.set_defaults(func=serve)
 
 
@@ -76,6 +82,8 @@ def serve(args: argparse.Namespace) -> int:
         config["CAMERA"] = args.camera
     if args.reset_token:
         _reset_token(args.db)
+    if getattr(args, "reset_passphrase", False):
+        _reset_passphrase(args.db)
     try:
         app = create_app(config)
     except RuntimeError as error:
@@ -129,6 +137,21 @@ def _reset_token(db: str | None) -> None:
     token = auth.new_token()
     create_app({"DATABASE": db, "ADMIN_TOKEN": token} if db else {"ADMIN_TOKEN": token})
     _announce_token(token)
+
+
+def _reset_passphrase(db: str | None) -> None:
+    from server import auth, create_app, storage
+
+    app = create_app({"DATABASE": db} if db else {})
+    conn = storage.connect(app.config["DATABASE"])
+    try:
+        auth.clear_passphrase(conn)
+    finally:
+        conn.close()
+    print(
+        "dominocam: the passphrase is forgotten; set a new one at /first-run on this computer",
+        file=sys.stderr,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

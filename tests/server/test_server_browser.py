@@ -713,3 +713,32 @@ def test_mexican_train_trains_by_owner_and_foul_wording(browser, make_app, tmp_p
         overlay.screenshot(path=str(tmp_path / "mexican-overlay.png"))
     finally:
         server.close()
+
+
+@pytest.mark.slow
+def test_first_start_sets_a_passphrase(browser, make_app, tmp_path) -> None:
+    """Issue 19 point 7: on this computer, the login page leads to the first-run page; the
+    passphrase set there logs the host in, and again after logging out."""
+    from playwright.sync_api import expect
+
+    server = ThreadedServer(make_app())
+    try:
+        expect.set_options(timeout=TIMEOUT_MS)
+        page = browser.new_context().new_page()
+        page.goto(f"{server.url}/login?next=/setup")
+        page.click("#first-run-link a")
+        page.fill("input[name=passphrase]", "green double six")
+        page.fill("input[name=repeat]", "green double six")
+        page.click("#set-passphrase")
+        page.wait_for_url("**/setup")
+        expect(page.locator("h1")).to_have_text("New game")
+        page.click("text=Log out")
+        page.goto(f"{server.url}/login?next=/setup")
+        expect(page.locator("#first-run-link")).to_have_count(0)
+        page.fill("input[name=token]", "green double six")
+        page.click("button[type=submit]")
+        page.wait_for_url("**/setup")
+        page.goto(f"{server.url}/first-run")
+        expect(page.locator("#first-run-closed")).to_contain_text("already set")
+    finally:
+        server.close()

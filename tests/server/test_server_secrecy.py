@@ -201,6 +201,8 @@ def _open_requests(t: Table, name: str) -> dict[tuple[str, str], Callable[[], An
         ("GET", "/hand/<token>"): lambda: c.get(f"/hand/{token}"),
         ("GET", "/overlay"): lambda: c.get(f"/overlay?game={gid}"),
         ("GET", "/login"): lambda: c.get("/login"),
+        ("GET", "/first-run"): lambda: c.get("/first-run"),
+        ("POST", "/first-run"): lambda: c.post("/first-run", data={"passphrase": "x"}),
         ("POST", "/login"): lambda: c.post("/login", data={"token": "wrong"}),
         ("POST", "/logout"): lambda: c.post("/logout"),
         ("GET", "/static/<path:filename>"): lambda: c.get("/static/table.js"),
