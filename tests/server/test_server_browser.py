@@ -113,7 +113,7 @@ def _choose_tile(page, tile: int) -> None:
 
 
 def _hand_page_tiles(hand) -> list[list[int]]:
-    values = hand.locator("li.hand-tile input").evaluate_all("els => els.map(e => e.value)")
+    values = hand.locator("li.hand-tile select").evaluate_all("els => els.map(e => e.value)")
     return [[int(a), int(b)] for a, b in zip(values[::2], values[1::2], strict=True)]
 
 
@@ -216,8 +216,9 @@ def test_game_night_in_a_browser(browser, make_app, tmp_path) -> None:
             # Fix the first tile's halves, remove the others, add what the photo missed.
             rest = target
             if read:
-                hand.locator("li.hand-tile").first.locator("input").nth(0).fill(str(target[0][0]))
-                hand.locator("li.hand-tile").first.locator("input").nth(1).fill(str(target[0][1]))
+                first = hand.locator("li.hand-tile").first.locator("select")
+                first.nth(0).select_option(str(target[0][0]))
+                first.nth(1).select_option(str(target[0][1]))
                 rest = target[1:]
             while hand.locator("li.hand-tile").count() > len(target) - len(rest):
                 hand.locator("li.hand-tile button").last.click()
@@ -332,7 +333,7 @@ def test_hand_lifecycle_lock_audit_and_undo_on_a_phone(browser, make_app, tmp_pa
         assert client.get(f"/api/games/{gid}/state").json["players"][0]["hand_status"] == (
             "unconfirmed"
         )
-        ana.locator("li.hand-tile").nth(1).locator("input").nth(1).fill("4")
+        ana.locator("li.hand-tile").nth(1).locator("select").nth(1).select_option("4")
         ana.click("#save")
         expect(ana.locator("#save-msg.ok")).to_have_text("Saved: 2 tiles, 7 pips.")
         expect(ana.locator("#hand-status")).to_contain_text("Your hand is in (confirmed)")
@@ -740,5 +741,53 @@ def test_first_start_sets_a_passphrase(browser, make_app, tmp_path) -> None:
         page.wait_for_url("**/setup")
         page.goto(f"{server.url}/first-run")
         expect(page.locator("#first-run-closed")).to_contain_text("already set")
+    finally:
+        server.close()
+
+
+@pytest.mark.slow
+def test_a_hand_is_fixed_with_a_pip_picker_retake_and_clear(browser, make_app, tmp_path) -> None:
+    """Issue 19 point 3 (hands): a value is corrected with a pip picker (0..set), "Retake
+    photo" opens the camera again, "Clear all tiles" empties the list in one tap."""
+    from playwright.sync_api import expect
+    from server_factories import ADMIN, fake_scene, jpeg_bytes
+
+    photo = tmp_path / "hand.jpg"
+    photo.write_bytes(jpeg_bytes(320, 240))
+    app = make_app(SCENE_PROVIDER=fake_scene, SSE_MAX_S=30.0)
+    client = app.test_client()
+    r = client.post(
+        "/api/games", json={"variant": "block", "players": ["Ana", "Ben"]}, headers=ADMIN
+    )
+    gid = r.json["game"]["id"]
+    links = {p["name"]: p["token"] for p in
+             client.get(f"/api/games/{gid}/players", headers=ADMIN).json["players"]}  # fmt: skip
+    server = ThreadedServer(app)
+    try:
+        expect.set_options(timeout=TIMEOUT_MS)
+        ana = browser.new_context(**PHONE).new_page()
+        ana.goto(f"{server.url}/hand/{links['Ana']}")
+        expect(ana.locator("#retake")).to_be_hidden()
+        expect(ana.locator("#clear")).to_be_hidden()
+        ana.set_input_files("#hand-file", str(photo))
+        expect(ana.locator("#upload-msg.ok")).to_contain_text("Found 2 tiles")
+        expect(ana.locator("#retake")).to_be_visible()
+        picker = ana.locator("li.hand-tile").nth(1).locator("select").nth(1)
+        assert picker.locator("option").all_inner_texts() == [str(n) for n in range(7)]
+        picker.select_option("5")
+        expect(ana.locator("#total")).to_have_text("8 pips · 2 tiles")
+        # Retake opens the file chooser (the camera on a phone).
+        with ana.expect_file_chooser() as chooser:
+            ana.click("#retake")
+        chooser.value.set_files(str(photo))
+        expect(ana.locator("#hand-status")).to_contain_text("Read from your photo")
+        ana.click("#clear")
+        expect(ana.locator("li.hand-tile")).to_have_count(0)
+        expect(ana.locator("#total")).to_have_text("0 pips · 0 tiles")
+        ana.fill("#add-tile", "2-3")
+        ana.click("#add-form button")
+        ana.click("#save")
+        expect(ana.locator("#save-msg.ok")).to_have_text("Saved: 1 tiles, 5 pips.")
+        assert client.get(f"/api/hand/{links['Ana']}").json["me"]["hand"] == [[2, 3]]
     finally:
         server.close()
