@@ -189,6 +189,24 @@ var DC = (function () {
     return "Round " + r.number + of + " · engine " + r.engine + "-" + r.engine + " (" + set + "-" + set + " … 0-0)";
   }
 
+  /* The reader's doubts for players: one sentence naming the tiles to check (what to do
+     comes from the page), the reader's own notes behind a "Why?" toggle. */
+  function renderDoubts(box, scene, todo) {
+    clear(box);
+    var tiles = ((scene || {}).tiles || []).filter(function (t) { return t.doubtful; });
+    var notes = (scene || {}).warnings || [];
+    if (tiles.length) {
+      var names = tiles.map(function (t) { return t.pips ? tileText(t.pips) : "a face-down tile"; });
+      box.appendChild(el("p", { class: "warn doubt", text: (tiles.length === 1 ? "This tile may be misread: " + names[0] : "These " + tiles.length + " tiles may be misread: " + names.join(", ")) + ". " + todo }));
+    } else if ((scene || {}).needs_review) {
+      box.appendChild(el("p", { class: "warn doubt", text: "The reading may be wrong somewhere. " + todo }));
+    }
+    if (notes.length) {
+      var list = el("ul", {}, notes.map(function (n) { return el("li", { text: n }); }));
+      box.appendChild(el("details", { class: "why" }, [el("summary", { text: "Why?" }), list]));
+    }
+  }
+
   /* A foul worded as the player acted: said "cannot play", or only proposed the block. */
   function foulText(st) {
     if (st.foul_by === "proposed") return st.player + " proposed a block but can still play.";
@@ -237,5 +255,5 @@ var DC = (function () {
   }
 
   return { renderAudit: renderAudit, el: el, svgEl: svgEl, clear: clear, $: $, setText: setText, api: api, live: live,
-    drawScene: drawScene, tileText: tileText, parseTiles: parseTiles, showSteps: showSteps, startWebcam: startWebcam, canUseWebcam: canUseWebcam, scoreTable: scoreTable, trains: trains, engineText: engineText };
+    drawScene: drawScene, tileText: tileText, parseTiles: parseTiles, showSteps: showSteps, startWebcam: startWebcam, canUseWebcam: canUseWebcam, scoreTable: scoreTable, trains: trains, engineText: engineText, renderDoubts: renderDoubts };
 })();

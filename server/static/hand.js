@@ -55,6 +55,7 @@
     DC.setText("can-play", play ? "You can play " + DC.tileText(play.tile) + " on " + play.line + "." : "");
     DC.renderAudit(DC.$("audit"), v.audit);
     DC.$("cannot-play").checked = v.me.declared_cannot_play;
+    DC.renderDoubts(DC.$("hand-doubts"), pending ? v.me.scene : null, "Look at your tiles and fix any mistake with the pickers below, then confirm.");
     if (v.me.has_photo) DC.drawScene(DC.$("scene-wrap"), base + "/image", v.me.scene, { version: v.version, alt: "your hand" });
     var check = r.block_checks[0];
     if (check && check.id !== lastCheck) { lastCheck = check.id; DC.showSteps(DC.$("steps"), DC.$("block-result"), check); }

@@ -32,7 +32,7 @@
         lines.appendChild(DC.el("li", { text: l.name + ": open end " + l.open_end + (l.owner ? " (train of " + l.owner + (l.marked ? ", marked" : "") + ")" : "") }));
       });
     }
-    DC.setText("warnings", ((r.table.scene || {}).warnings || []).join("; "));
+    DC.renderDoubts(DC.$("warnings"), r.table.scene, admin ? "Tiles in doubt are drawn dashed orange: check them on the correction screen." : "Tiles in doubt are drawn dashed orange: the host checks them.");
     DC.setText("review", ((r.review || {}).messages || []).join(" "));
     DC.setText("locked", r.status === "open" && r.locked ? "Hands are locked (" + r.locked.by + ")." + (r.pending_end ? " " + r.pending_end.text : "") : "");
     DC.renderAudit(DC.$("audit"), s.audit);

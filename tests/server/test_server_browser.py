@@ -485,6 +485,16 @@ def test_the_correction_screen_shows_what_to_check(browser, make_app, tmp_path) 
         table = browser.new_context(**PHONE).new_page()
         table.goto(f"{server.url}/games/{gid}")
         expect(table.locator("polygon.tile.doubtful")).to_have_count(1)
+        # Issue 19 point 3: a sentence for players, the reader's notes behind "Why?".
+        expect(table.locator("#warnings .doubt")).to_have_text(
+            "This tile may be misread: 3-5. "
+            "Tiles in doubt are drawn dashed orange: the host checks them."
+        )
+        expect(table.locator("#warnings details li")).to_be_hidden()
+        table.click("#warnings details summary")
+        expect(table.locator("#warnings details li")).to_have_text(
+            "Tile 3-5 may be misread (it could be 3-6): please check it"
+        )
         assert "2-6" not in table.locator("body").inner_text()
         assert client.post(f"/api/hand/{links['Ben']}/block-check").status_code == 200
     finally:
