@@ -762,9 +762,15 @@ def test_a_hand_is_fixed_with_a_pip_picker_retake_and_clear(browser, make_app, t
     from playwright.sync_api import expect
     from server_factories import ADMIN, fake_scene, jpeg_bytes
 
+    def unsure_hand(pixels, kind, set_max):
+        scene = fake_scene(pixels, kind, set_max)
+        scene["tiles"][1]["doubtful"] = True
+        scene["warnings"] = ["tile 1: halves read 0 and 0 (p=0.41)"]
+        return scene
+
     photo = tmp_path / "hand.jpg"
     photo.write_bytes(jpeg_bytes(320, 240))
-    app = make_app(SCENE_PROVIDER=fake_scene, SSE_MAX_S=30.0)
+    app = make_app(SCENE_PROVIDER=unsure_hand, SSE_MAX_S=30.0)
     client = app.test_client()
     r = client.post(
         "/api/games", json={"variant": "block", "players": ["Ana", "Ben"]}, headers=ADMIN
@@ -782,6 +788,11 @@ def test_a_hand_is_fixed_with_a_pip_picker_retake_and_clear(browser, make_app, t
         ana.set_input_files("#hand-file", str(photo))
         expect(ana.locator("#upload-msg.ok")).to_contain_text("Found 2 tiles")
         expect(ana.locator("#retake")).to_be_visible()
+        expect(ana.locator("#hand-doubts .doubt")).to_have_text(
+            "This tile may be misread: 0-0. "
+            "Look at your tiles and fix any mistake with the pickers below, then confirm."
+        )
+        expect(ana.locator("#hand-doubts details")).to_contain_text("Why?")
         picker = ana.locator("li.hand-tile").nth(1).locator("select").nth(1)
         assert picker.locator("option").all_inner_texts() == [str(n) for n in range(7)]
         picker.select_option("5")
