@@ -152,6 +152,10 @@
     // A next round can start only once this one is over (and the game is not); domino only while open.
     DC.$("new-round").hidden = open || !!s.scoreboard.final;
     DC.$("domino-box").hidden = !open;
+    // An ended round takes no photo, hand or proposal: only the next round does.
+    DC.$("upload-form").hidden = !open;
+    DC.$("block-form").hidden = !open;
+    DC.$("hand-entry").hidden = !open;
     var rounds = DC.$("score-round-number"), keep = rounds.value;
     DC.clear(rounds);
     s.scoreboard.rounds.forEach(function (x) { rounds.appendChild(DC.el("option", { value: String(x.number), text: String(x.number) })); });

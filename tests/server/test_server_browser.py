@@ -577,6 +577,8 @@ def test_pages_show_only_what_can_be_done_now(browser, make_app, tmp_path) -> No
         host.wait_for_selector("#result-card:not([hidden])")
         expect(host.locator("#new-round")).to_be_visible()
         expect(host.locator("#domino")).to_be_hidden()
+        for control in ("#upload-form", "#block-form", "#hand-entry"):
+            expect(host.locator(control)).to_be_hidden()
         points = client.get(f"/api/games/{gid}/state").json["scoreboard"]["totals"]["Ana"]
         expect(ana.locator("#result")).to_be_visible()
         expect(ana.locator("#winner")).to_contain_text("Winner: Ana")
@@ -590,6 +592,7 @@ def test_pages_show_only_what_can_be_done_now(browser, make_app, tmp_path) -> No
         # The next round: the host's button goes away again, the phone offers the photo.
         host.click("#new-round")
         expect(host.locator("#new-round")).to_be_hidden()
+        expect(host.locator("#block-form")).to_be_visible()
         expect(ana.locator("#photo-card")).to_be_visible()
         expect(ana.locator("#scoreboard-table tr")).to_have_count(3)  # head, round 1, total
         assert errors == []
