@@ -815,3 +815,42 @@ def test_a_hand_is_fixed_with_a_pip_picker_retake_and_clear(browser, make_app, t
         assert client.get(f"/api/hand/{links['Ana']}").json["me"]["hand"] == [[2, 3]]
     finally:
         server.close()
+
+
+@pytest.mark.slow
+def test_a_portrait_photo_keeps_its_height_bounded(browser, make_app, tmp_path) -> None:
+    """Issue 19 point 1 (part): at 1366x768 a portrait table photo is at most 70% of the
+    window's height, and the outlines drawn over it cover exactly the image."""
+    from playwright.sync_api import expect
+    from server_factories import ADMIN, fake_scene, jpeg_bytes
+
+    app = make_app(SCENE_PROVIDER=fake_scene, SSE_MAX_S=30.0)
+    client = app.test_client()
+    r = client.post(
+        "/api/games", json={"variant": "block", "players": ["Ana", "Ben"]}, headers=ADMIN
+    )
+    gid = r.json["game"]["id"]
+    r = client.post(
+        f"/api/games/{gid}/rounds/current/table",
+        data=jpeg_bytes(720, 1280),
+        content_type="image/jpeg",
+        headers=ADMIN,
+    )
+    assert r.status_code == 201, r.json
+    server = ThreadedServer(app)
+    try:
+        expect.set_options(timeout=TIMEOUT_MS)
+        page = browser.new_context(viewport={"width": 1366, "height": 768}).new_page()
+        page.goto(f"{server.url}/games/{gid}")
+        expect(page.locator("#scene-wrap polygon.tile")).to_have_count(3)
+        page.wait_for_function("document.getElementById('scene-img').complete")
+        img = page.locator("#scene-img").bounding_box()
+        svg = page.locator("#scene-wrap svg").bounding_box()
+        assert img and svg
+        assert img["height"] <= 0.7 * 768 + 1
+        assert abs(img["width"] / img["height"] - 720 / 1280) < 0.01
+        for key in ("x", "y", "width", "height"):
+            assert abs(img[key] - svg[key]) <= 1, (key, img, svg)
+        page.screenshot(path=str(tmp_path / "portrait.png"), full_page=True)
+    finally:
+        server.close()
