@@ -219,7 +219,9 @@ def _announce_token(token: str) -> None:
     bar = "=" * 64
     print(
         f"\n{bar}\n DominoCam admin token (shown once, stored hashed):\n\n    {token}\n\n"
-        f" Log in at /login with it. Lost it? Restart with `dominocam serve --reset-token`.\n"
+        f" Log in at /login with it (scripts: Authorization: Bearer TOKEN), or choose a\n"
+        f" passphrase at /first-run in a browser on this computer.\n"
+        f" Lost it? Restart with `dominocam serve --reset-token`.\n"
         f"{bar}\n",
         file=sys.stderr,
         flush=True,

@@ -172,6 +172,29 @@ def scoreboard(game_id: int) -> Any:
     return jsonify(game.scoreboard(get_db(), game_id))
 
 
+@bp.get("/games/<int:game_id>/export.json")
+@admin_required
+def export_json(game_id: int) -> Any:
+    """The whole game (settings, players, scoreboard, every ended round) as a JSON download."""
+    data = game.export_json(get_db(), game_id)
+    response = jsonify(data)
+    name = f"dominocam-game-{game_id}.json"
+    response.headers["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
+
+
+@bp.get("/games/<int:game_id>/export.csv")
+@admin_required
+def export_csv(game_id: int) -> Any:
+    """One row per player per ended round, as a CSV download."""
+    text = game.export_csv(get_db(), game_id)
+    return Response(
+        text,
+        mimetype="text/csv",
+        headers={"Content-Disposition": f'attachment; filename="dominocam-game-{game_id}.csv"'},
+    )
+
+
 @bp.get("/events/poll")
 def events_poll() -> Any:
     since = request.args.get("since", default=0, type=int)
@@ -239,7 +262,7 @@ def table_image(game_id: int, number: int) -> Any:
 def login() -> Any:
     body = request.get_json(silent=True) or request.form
     token = body.get("token")
-    auth.check_admin_token(get_db(), token if isinstance(token, str) else "")
+    auth.check_login_secret(get_db(), token if isinstance(token, str) else "")
     auth.start_session(get_db())
     return jsonify({"ok": True})
 

@@ -13,6 +13,10 @@
   in the server's memory from when it is made ("New link", or the first time the host opens
   the player links) until the server stops, so the host can show its QR code again; after a
   restart the links still work but only "New link" shows one again (revoking the old).
+* First start: on the computer that runs the server (a request from 127.0.0.1 or ::1), while
+  no passphrase is set, `/first-run` lets the host choose a passphrase, stored like the token
+  (scrypt hash only). `/login` then accepts the passphrase or the token; scripts keep using
+  the token (`Authorization: Bearer` takes the token only).
 * Guessing is limited: past `GUESS_LIMIT` wrong tokens (admin or player) in
   `GUESS_WINDOW_S` from one address, every token from it gets 429 until the window passes.
 """
@@ -37,6 +41,10 @@ from flask import current_app, g, request, session
 from server import storage
 
 ADMIN_HASH_KEY = "admin_token_scrypt"
+PASSPHRASE_HASH_KEY = "admin_passphrase_scrypt"
+# A passphrase people type at the table: long enough not to be guessed in the guessing limit.
+MIN_PASSPHRASE = 8
+LOCAL_ADDRESSES = ("127.0.0.1", "::1")
 SECRET_KEY_KEY = "secret_key"
 CSRF_HEADER = "X-DominoCam"
 
@@ -173,6 +181,74 @@ def is_admin_token(conn: sqlite3.Connection, token: str) -> bool:
         _verified_cache.add(key)
         return True
     return False
+
+
+def has_passphrase(conn: sqlite3.Connection) -> bool:
+    return storage.get_setting(conn, PASSPHRASE_HASH_KEY) is not None
+
+
+def is_passphrase(conn: sqlite3.Connection, text: str) -> bool:
+    stored = storage.get_setting(conn, PASSPHRASE_HASH_KEY)
+    if not stored or not text or len(text) > MAX_ADMIN_TOKEN:
+        return False
+    key = (stored, hashlib.sha256(text.encode()).hexdigest())
+    if key in _verified_cache:
+        return True
+    if check_token_hash(text, stored):
+        if len(_verified_cache) > 64:
+            _verified_cache.clear()
+        _verified_cache.add(key)
+        return True
+    return False
+
+
+def first_run_open(conn: sqlite3.Connection) -> bool:
+    """The first-run page answers only this computer, and only while no passphrase is set."""
+    return request.remote_addr in LOCAL_ADDRESSES and not has_passphrase(conn)
+
+
+def set_passphrase(conn: sqlite3.Connection, passphrase: str, repeated: str) -> None:
+    """Store the first passphrase (scrypt hash only).
+
+    Raises:
+        AuthError: 403 when the page is closed (not this computer, or already set).
+        UserInputError: too short, too long, or the two entries differ.
+    """
+    from dominocam.errors import UserInputError
+
+    if passphrase != repeated:
+        raise UserInputError("the two passphrases differ: type the same one twice")
+    if len(passphrase) < MIN_PASSPHRASE:
+        raise UserInputError(f"the passphrase needs at least {MIN_PASSPHRASE} characters")
+    if len(passphrase) > MAX_ADMIN_TOKEN:
+        raise UserInputError(f"the passphrase may have at most {MAX_ADMIN_TOKEN} characters")
+    with storage.transaction(conn):
+        # Checked inside the write: two first-run forms sent at once set one passphrase.
+        if request.remote_addr not in LOCAL_ADDRESSES or has_passphrase(conn):
+            raise AuthError("a passphrase is already set: log in with it at /login", 403)
+        storage.set_setting(conn, PASSPHRASE_HASH_KEY, hash_token(passphrase))
+
+
+def clear_passphrase(conn: sqlite3.Connection) -> None:
+    """Forget the passphrase and end every session (`dominocam serve --reset-passphrase`):
+    the first-run page opens again on this computer."""
+    with storage.transaction(conn):
+        conn.execute("DELETE FROM settings WHERE key = ?", (PASSPHRASE_HASH_KEY,))
+        conn.execute("DELETE FROM admin_sessions")
+    _verified_cache.clear()
+
+
+def check_login_secret(conn: sqlite3.Connection, secret: str) -> None:
+    """Accept the admin token or the host's passphrase (the login form and `/api/login`),
+    counting a wrong one against this client's guesses.
+
+    Raises:
+        AuthError: 403 for a wrong one, 429 past the guessing limit.
+    """
+    _limiter().check(_client())
+    if not (is_admin_token(conn, secret) or is_passphrase(conn, secret)):
+        _limiter().failed(_client())
+        raise AuthError("the passphrase or admin token is wrong", 403)
 
 
 def check_admin_token(conn: sqlite3.Connection, token: str) -> None:

@@ -58,6 +58,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="serve a tournament's event (YAML/TOML/JSON) from PostgreSQL and Redis instead of "
         "one table (docs/tournament.md)",
     )
+    parser.add_argument(
+        "--reset-passphrase",
+        action="store_true",
+        help="forget the host's passphrase and end every session; /first-run opens again on "
+        "this computer",
+    )
     parser.set_defaults(func=serve)
 
 
@@ -87,6 +93,8 @@ def serve(args: argparse.Namespace) -> int:
         config["CAMERA"] = args.camera
     if args.reset_token:
         _reset_token(args.db)
+    if getattr(args, "reset_passphrase", False):
+        _reset_passphrase(args.db)
     try:
         app = create_app(config)
     except RuntimeError as error:
@@ -140,6 +148,21 @@ def _reset_token(db: str | None) -> None:
     token = auth.new_token()
     create_app({"DATABASE": db, "ADMIN_TOKEN": token} if db else {"ADMIN_TOKEN": token})
     _announce_token(token)
+
+
+def _reset_passphrase(db: str | None) -> None:
+    from server import auth, create_app, storage
+
+    app = create_app({"DATABASE": db} if db else {})
+    conn = storage.connect(app.config["DATABASE"])
+    try:
+        auth.clear_passphrase(conn)
+    finally:
+        conn.close()
+    print(
+        "dominocam: the passphrase is forgotten; set a new one at /first-run on this computer",
+        file=sys.stderr,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -6,10 +6,13 @@ API; no build step and nothing fetched from the internet.
 
 from __future__ import annotations
 
+import hmac
+import secrets
 from typing import Any
 
-from flask import Blueprint, current_app, redirect, render_template, request, url_for
+from flask import Blueprint, current_app, redirect, render_template, request, session, url_for
 
+from dominocam.errors import UserInputError
 from server import auth, engine, game
 from server.db import get_db
 from server.serving import phone_base_url, phones_can_reach
@@ -48,6 +51,21 @@ def table(game_id: int) -> Any:
     )
 
 
+@bp.get("/games/<int:game_id>/print")
+def print_view(game_id: int) -> Any:
+    """The scoreboard and the ended rounds' hands on a page made for paper (public, like the
+    table page: it shows only ended rounds)."""
+    conn = get_db()
+    return render_template(
+        "print.html",
+        game_id=game_id,
+        admin=_is_admin(),
+        game=game.get_game(conn, game_id),
+        board=game.scoreboard(conn, game_id),
+        history=game.round_history(conn, game_id),
+    )
+
+
 @bp.get("/games/<int:game_id>/correct")
 def correct(game_id: int) -> Any:
     game.get_game(get_db(), game_id)
@@ -79,15 +97,70 @@ def login() -> Any:
         target = "/"
     if request.method == "POST":
         try:
-            auth.check_admin_token(get_db(), request.form.get("token", "").strip())
+            auth.check_login_secret(get_db(), request.form.get("token", "").strip())
         except auth.AuthError as refused:
             if refused.status == 429:
                 raise
-            error = "That token is wrong. It was printed once in the terminal on first start."
+            error = (
+                "That passphrase or token is wrong. The token was printed once in the terminal "
+                "on first start."
+            )
         else:
             auth.start_session(get_db())
             return redirect(target)
-    return render_template("login.html", error=error, next=target), 403 if error else 200
+    page = render_template(
+        "login.html", error=error, next=target, first_run=auth.first_run_open(get_db())
+    )
+    return page, 403 if error else 200
+
+
+def _local_target(text: str | None) -> str:
+    target = text or "/"
+    return target if target.startswith("/") and not target.startswith("//") else "/"
+
+
+@bp.route("/first-run", methods=["GET", "POST"])
+def first_run() -> Any:
+    """The host sets a passphrase, on this computer only, while none is set (auth module)."""
+    conn = get_db()
+    if not auth.first_run_open(conn):
+        why = (
+            "A passphrase is already set: log in with it."
+            if auth.has_passphrase(conn)
+            else "The first-run page opens only on the computer that runs DominoCam "
+            "(http://127.0.0.1 there). Log in with the admin token instead."
+        )
+        return render_template("first_run.html", closed=why), 403
+    error = None
+    if request.method == "POST":
+        # A form from another site cannot know this session's nonce (cross-site forgery).
+        nonce = session.get("first_run_nonce")
+        sent = request.form.get("nonce", "")
+        if not isinstance(nonce, str) or not hmac.compare_digest(nonce, sent):
+            error = "This form has expired: it was sent again below, please retry."
+        else:
+            try:
+                auth.set_passphrase(
+                    conn,
+                    request.form.get("passphrase", "").strip(),
+                    request.form.get("repeat", "").strip(),
+                )
+            except UserInputError as refused:
+                error = f"{str(refused)[0].upper()}{str(refused)[1:]}."
+            else:
+                session.pop("first_run_nonce", None)
+                auth.start_session(conn)
+                return redirect(_local_target(request.form.get("next")))
+    session["first_run_nonce"] = secrets.token_urlsafe(24)
+    page = render_template(
+        "first_run.html",
+        closed=None,
+        error=error,
+        nonce=session["first_run_nonce"],
+        minimum=auth.MIN_PASSPHRASE,
+        next=_local_target(request.values.get("next")),
+    )
+    return page, 400 if error else 200
 
 
 @bp.post("/logout")

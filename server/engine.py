@@ -63,13 +63,39 @@ def variant_info(name: str) -> dict[str, Any]:
         "set": variant.set,
         "teams": bool(variant.team_scoring),
         "settings": dict(variant.settings),
+        # Where each default comes from (rules/variants.py), by setting name.
+        "sources": dict(variant.sources),
     }
 
 
+# What the setup page calls each setting: players' words, not the engine's keys.
+SETTING_LABELS: dict[str, str] = {
+    "play": "Where a player may play",
+    "double_cover": "Tiles an open double needs before play goes on elsewhere",
+    "spinner_arms": "Lines that may grow from the spinner",
+    "spinner_first": "Start every arm of the spinner first",
+    "draw": "Drawing from the boneyard",
+    "reserve": "Boneyard tiles that are never drawn",
+    "block_winner": "Who wins a blocked round",
+    "points": "Points for a blocked round",
+    "rounding": "Rounding of points",
+    "bonus": "Bonus points for the winner of a blocked round",
+    "tie": "A tie for the lowest count",
+    "double_blank": "What the 0-0 counts in a hand",
+    "game_end": "How the game ends",
+    "target": "Points that win the game",
+}
+
+
 def settings_schema() -> dict[str, Any]:
-    """Each overridable setting: help text, kind (choice/int/bool) and choices."""
+    """Each overridable setting: label (words), help text, kind (choice/int/bool), choices."""
     return {
-        name: {"help": setting.help, "kind": setting.kind, "choices": list(setting.choices or ())}
+        name: {
+            "label": SETTING_LABELS.get(name, name.replace("_", " ").capitalize()),
+            "help": setting.help,
+            "kind": setting.kind,
+            "choices": list(setting.choices or ()),
+        }
         for name, setting in rules.SETTINGS.items()
     }
 

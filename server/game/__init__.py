@@ -9,6 +9,7 @@
 - `scoreboard`: points per round, totals, and whether the game is over;
 - `review`: what the host must check before a ruling (doubtful reading, hand conflicts);
 - `audit`: the trail of every change after confirmation, with time, author and reason;
+- `history`: the ended rounds (hands, ruling, audit trail) and the game's CSV/JSON export;
 - `undo`: the host's corrections after the fact (reopen, score, delete, rename, reorder);
 - `views`: what the pages show (`public_state`, `player_view`).
 
@@ -46,6 +47,7 @@ from server.game.hands import (
     read_hand_photo,
     set_hand,
 )
+from server.game.history import export_csv, export_json, round_history
 from server.game.records import (
     Conflict,
     NotFound,
@@ -110,6 +112,8 @@ __all__ = [
     "discard_pending",
     "end_by_domino",
     "engine_double",
+    "export_csv",
+    "export_json",
     "final_result",
     "finish_game",
     "finish_if_over",
@@ -139,6 +143,7 @@ __all__ = [
     "reorder_players",
     "restore_rejected",
     "round_hands",
+    "round_history",
     "rules_state",
     "save_table_scene",
     "score_pending",

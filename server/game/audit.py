@@ -70,6 +70,30 @@ def entries(
     return out
 
 
+def round_entries(conn: sqlite3.Connection, round_id: int) -> list[dict[str, Any]]:
+    """Every entry of one ended round, oldest first, in full (tiles, totals, reasons).
+
+    Only for rounds that have ended: the caller (`history`) never passes an open one.
+    """
+    rows = conn.execute(
+        "SELECT a.*, r.number AS round_number FROM audit a JOIN rounds r ON r.id = a.round_id "
+        "WHERE a.round_id = ? AND r.status = 'ended' ORDER BY a.id",
+        (round_id,),
+    ).fetchall()
+    return [
+        {
+            "id": row["id"],
+            "time": row["created_at"],
+            "round": row["round_number"],
+            "action": row["action"],
+            "author": row["author"],
+            "reason": row["reason"],
+            "text": loads(row["detail"], {})["text"],
+        }
+        for row in rows
+    ]
+
+
 def require_reason(reason: object, what: str) -> str:
     """The host's reason as stored text; a clear error when it is missing."""
     text = str(reason or "").strip()[:300]

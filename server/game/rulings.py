@@ -192,8 +192,21 @@ def public_outcome(outcome: dict[str, Any]) -> dict[str, Any]:
     check and whether it was a foul, not which tile they hold or where it goes."""
     shown = dict(outcome)
     if shown.get("stopped"):
-        shown["stopped"] = {k: v for k, v in shown["stopped"].items() if k in ("player", "foul")}
+        shown["stopped"] = {
+            k: v for k, v in shown["stopped"].items() if k in ("player", "foul", "foul_by")
+        }
     return shown
+
+
+def _foul_by(foul: bool, said_cannot_play: bool, is_proposer: bool) -> str | None:
+    """What the player did that makes it a foul, so the pages word it as it happened:
+    "declared" (they said "cannot play"), "proposed" (they only proposed the block, which
+    counts as that declaration), or None (no foul)."""
+    if not foul:
+        return None
+    if said_cannot_play:
+        return "declared"
+    return "proposed" if is_proposer else "declared"
 
 
 def _outcome(
@@ -224,14 +237,17 @@ def _outcome(
                 "WHERE h.round_id = ? AND p.name = ?",
                 (rnd["id"], first["player"]),
             ).fetchone()
+            said_cannot_play = bool(declared and declared[0])
+            foul = first["foul"] or said_cannot_play
             stopped = {
                 "player": first["player"],
                 "tile": move.get("tile"),
                 "line": move.get("line"),
-                "foul": first["foul"] or bool(declared and declared[0]),
+                "foul": foul,
+                "foul_by": _foul_by(foul, said_cannot_play, first["player"] == proposer),
             }
         else:
-            stopped = {"player": None, "tile": None, "line": None, "foul": False}
+            stopped = {"player": None, "tile": None, "line": None, "foul": False, "foul_by": None}
     return {
         "proposer": proposer,
         "blocked": bool(verdict.get("blocked")),

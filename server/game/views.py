@@ -7,7 +7,7 @@ import sqlite3
 from typing import Any
 
 from server import storage
-from server.game import audit, review
+from server.game import audit, history, review
 from server.game.camera_events import latest_table_events
 from server.game.records import get_game, get_round, players, round_hands
 from server.game.rulings import public_outcome
@@ -106,6 +106,8 @@ def public_state(conn: sqlite3.Connection, game_id: int) -> dict[str, Any]:
         },
         "scoreboard": scoreboard(conn, game_id),
         "audit": audit.entries(conn, game_id),
+        # Ended rounds only, with every hand: nothing of a round still open.
+        "history": history.round_history(conn, game_id),
     }
 
 

@@ -150,7 +150,7 @@ var DC = (function () {
         var st = outcome.stopped, where = st.tile ? " " + tileText(st.tile) + " on " + (st.line || "a line") : "";
         resultNode.className = "error";
         resultNode.textContent = "Not blocked: " + st.player + " can play" + where +
-          (st.foul ? " — FOUL: " + st.player + " had declared they cannot play." : ".");
+          (st.foul ? " — FOUL: " + foulText(st) : ".");
       } else {
         resultNode.className = "error";
         resultNode.textContent = "Not blocked: " + (outcome.boneyard_reason || "play goes on") + ".";
@@ -159,7 +159,79 @@ var DC = (function () {
     next();
   }
 
+  /* Mexican Train: one train per player in seat order, then the public train, each with its
+     open end and marker (a train not started yet has no line on the table). Null for games
+     without an engine. */
+  function trains(s) {
+    var r = s.round;
+    if (r.engine === null || r.engine === undefined) return null;
+    var rows = [];
+    function row(owner, line) {
+      return { owner: owner, label: owner ? owner + "'s train" : "Public train", started: !!line,
+        open_end: line ? line.open_end : null, marked: !!(line && line.marked), name: line ? line.name : "" };
+    }
+    s.players.forEach(function (p) {
+      var own = r.lines.filter(function (l) { return l.owner === p.name; });
+      if (!own.length) rows.push(row(p.name, null));
+      own.forEach(function (l) { rows.push(row(p.name, l)); });
+    });
+    var names = s.players.map(function (p) { return p.name; });
+    var public_ = r.lines.filter(function (l) { return !l.owner || names.indexOf(l.owner) < 0; });
+    if (!public_.length) rows.push(row(null, null));
+    public_.forEach(function (l) { rows.push(row(null, l)); });
+    return rows;
+  }
+  /* "Round 3 of 13 · engine 10-10 (12-12 … 0-0)" for a game with an engine, else "". */
+  function engineText(s) {
+    var r = s.round, set = s.game.set;
+    if (r.engine === null || r.engine === undefined) return "";
+    var end = s.scoreboard.end, of = end && end.planned_rounds ? " of " + end.planned_rounds : "";
+    return "Round " + r.number + of + " · engine " + r.engine + "-" + r.engine + " (" + set + "-" + set + " … 0-0)";
+  }
+
+  /* The reader's doubts for players: one sentence naming the tiles to check (what to do
+     comes from the page), the reader's own notes behind a "Why?" toggle. */
+  function renderDoubts(box, scene, todo) {
+    clear(box);
+    var tiles = ((scene || {}).tiles || []).filter(function (t) { return t.doubtful; });
+    var notes = (scene || {}).warnings || [];
+    if (tiles.length) {
+      var names = tiles.map(function (t) { return t.pips ? tileText(t.pips) : "a face-down tile"; });
+      box.appendChild(el("p", { class: "warn doubt", text: (tiles.length === 1 ? "This tile may be misread: " + names[0] : "These " + tiles.length + " tiles may be misread: " + names.join(", ")) + ". " + todo }));
+    } else if ((scene || {}).needs_review) {
+      box.appendChild(el("p", { class: "warn doubt", text: "The reading may be wrong somewhere. " + todo }));
+    }
+    if (notes.length) {
+      var list = el("ul", {}, notes.map(function (n) { return el("li", { text: n }); }));
+      box.appendChild(el("details", { class: "why" }, [el("summary", { text: "Why?" }), list]));
+    }
+  }
+
+  /* A foul worded as the player acted: said "cannot play", or only proposed the block. */
+  function foulText(st) {
+    if (st.foul_by === "proposed") return st.player + " proposed a block but can still play.";
+    return st.player + " had declared they cannot play.";
+  }
+
   /* Capture a still from getUserMedia (https or localhost only) as a JPEG Blob. */
+  /* The scoreboard as a table: one row per ended round, then the totals (winners marked). */
+  function scoreTable(sb) {
+    var table = el("table", { id: "scoreboard-table" });
+    var head = el("tr", {}, [el("th", { text: "Round" })]);
+    sb.columns.forEach(function (c) { head.appendChild(el("th", { text: c })); });
+    table.appendChild(head);
+    sb.rounds.forEach(function (r) {
+      var tr = el("tr", {}, [el("td", { text: r.number + (r.ended_by ? " (" + r.ended_by + ")" : "") })]);
+      sb.columns.forEach(function (c) { tr.appendChild(el("td", { text: r.points[c] === undefined ? "0" : String(r.points[c]) })); });
+      table.appendChild(tr);
+    });
+    var total = el("tr", { class: "total" }, [el("th", { text: "Total" })]);
+    var winners = (sb.final || {}).winners || [];
+    sb.columns.forEach(function (c) { total.appendChild(el("th", { "data-total": c, class: winners.indexOf(c) >= 0 ? "winner" : "", text: String(sb.totals[c]) })); });
+    table.appendChild(total);
+    return table;
+  }
+  function canUseWebcam() { return !!(window.isSecureContext && navigator.mediaDevices && navigator.mediaDevices.getUserMedia); }
   function startWebcam(box, video, button, onBlob) {
     if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) return Promise.reject(new Error("camera not available on this page (needs https or localhost)"));
     return navigator.mediaDevices.getUserMedia({ video: { facingMode: "environment", width: { ideal: 1920 } } }).then(function (stream) {
@@ -183,5 +255,5 @@ var DC = (function () {
   }
 
   return { renderAudit: renderAudit, el: el, svgEl: svgEl, clear: clear, $: $, setText: setText, api: api, live: live,
-    drawScene: drawScene, tileText: tileText, parseTiles: parseTiles, showSteps: showSteps, startWebcam: startWebcam };
+    drawScene: drawScene, tileText: tileText, parseTiles: parseTiles, showSteps: showSteps, startWebcam: startWebcam, canUseWebcam: canUseWebcam, scoreTable: scoreTable, trains: trains, engineText: engineText, renderDoubts: renderDoubts };
 })();

@@ -53,6 +53,7 @@
     var id = ev.target.value;
     var tile = tiles().filter(function (t) { return String(t.id) === id; })[0];
     if (tile) select(tile);
+    else { selected = null; DC.$("tile-form").hidden = true; drawTable(); }
   });
   function reviewMsg(text, cls) { var n = DC.$("review-msg"); n.textContent = text; n.className = cls || ""; }
   function restore(box, index) {
@@ -115,11 +116,13 @@
   var feed = DC.live(gameId, render);
   DC.$("tile-form").addEventListener("submit", function (ev) {
     ev.preventDefault();
+    if (!selected) { msg("Choose a tile first (click it or pick it from the list).", "error"); return; }
     var pips = [parseInt(DC.$("tile-a").value, 10), parseInt(DC.$("tile-b").value, 10)];
     DC.api("PATCH", base + "/table/tiles/" + selected.id, { pips: pips }).then(function (s) { msg("Tile " + selected.id + " is now " + DC.tileText(pips) + ".", "ok"); render(s); })
       .catch(function (e) { msg(e.message, "error"); });
   });
   DC.$("tile-delete").addEventListener("click", function () {
+    if (!selected) { msg("Choose a tile first (click it or pick it from the list).", "error"); return; }
     var id = selected.id;
     DC.api("DELETE", base + "/table/tiles/" + id).then(function (s) { selected = null; msg("Tile " + id + " deleted.", "ok"); render(s); })
       .catch(function (e) { msg(e.message, "error"); });

@@ -4,18 +4,26 @@
   var tiles = [], dirty = false, lastCheck = null, view = null;
   function msg(id, text, cls) { var n = DC.$(id); n.textContent = text; n.className = cls || ""; }
   function total() { return tiles.reduce(function (s, t) { return s + (t[0] || 0) + (t[1] || 0); }, 0); }
+  /* A pip picker: one tap opens the list 0..set, a second picks the value. */
+  function pipPicker(tile, half, label) {
+    var most = view ? view.game.set : 15, pick = DC.el("select", { "aria-label": label, class: "pip" });
+    for (var n = 0; n <= Math.max(most, tile[half] || 0); n++) {
+      var o = DC.el("option", { value: String(n), text: String(n) });
+      if (n === tile[half]) o.selected = true;
+      pick.appendChild(o);
+    }
+    pick.addEventListener("change", function () { tile[half] = parseInt(pick.value, 10); dirty = true; DC.setText("total", total() + " pips · " + tiles.length + " tiles"); });
+    return pick;
+  }
   function renderTiles() {
     var list = DC.clear(DC.$("tiles"));
     tiles.forEach(function (t, i) {
-      var a = DC.el("input", { type: "number", min: "0", max: "15", value: t[0], "aria-label": "tile " + (i + 1) + " first half", inputmode: "numeric" });
-      var b = DC.el("input", { type: "number", min: "0", max: "15", value: t[1], "aria-label": "tile " + (i + 1) + " second half", inputmode: "numeric" });
-      var del = DC.el("button", { type: "button", text: "✕", "aria-label": "remove tile" });
-      a.addEventListener("input", function () { tiles[i][0] = parseInt(a.value, 10); dirty = true; DC.setText("total", total() + " pips"); });
-      b.addEventListener("input", function () { tiles[i][1] = parseInt(b.value, 10); dirty = true; DC.setText("total", total() + " pips"); });
+      var del = DC.el("button", { type: "button", text: "✕", "aria-label": "remove tile " + (i + 1) });
       del.addEventListener("click", function () { tiles.splice(i, 1); dirty = true; renderTiles(); });
-      list.appendChild(DC.el("li", { class: "hand-tile" }, [a, "–", b, del]));
+      list.appendChild(DC.el("li", { class: "hand-tile" }, [pipPicker(t, 0, "tile " + (i + 1) + " first half"), "–", pipPicker(t, 1, "tile " + (i + 1) + " second half"), del]));
     });
     DC.setText("total", total() + " pips · " + tiles.length + " tiles");
+    DC.$("clear").hidden = !tiles.length;
   }
   function render(v) {
     view = v;
@@ -32,13 +40,22 @@
       v.me.confirmed ? "Your hand is in (confirmed). Changes are recorded in the audit trail." : "Not in yet: take a photo or add your tiles, then confirm.";
     msg("hand-status", status, pending || !v.me.confirmed ? "warn" : "muted");
     DC.$("discard").hidden = !(v.me.pending && v.me.confirmed) || locked;
-    ["save", "add-tile", "hand-file", "cannot-play", "propose"].forEach(function (id) { DC.$(id).disabled = !!locked || r.status !== "open"; });
+    DC.$("retake").hidden = !v.me.has_photo;
+    ["save", "add-tile", "hand-file", "cannot-play", "propose", "retake", "clear"].forEach(function (id) { DC.$(id).disabled = !!locked || r.status !== "open"; });
+    // Once the round is over there is nothing to photograph, save or propose: the result shows.
+    var over = r.status !== "open";
+    DC.$("photo-card").hidden = over;
+    DC.$("hand-edit").hidden = over;
+    DC.$("block-actions").hidden = over;
+    DC.setText("block-title", over ? "Round result" : "Block");
+    renderScoreboard(v.scoreboard);
     DC.setText("locked", locked ? "Hands are locked (" + r.locked.by + "): only the host can change a hand now." + (r.pending_end ? " " + r.pending_end.text : "") : "");
     DC.setText("review", (r.review || {}).messages ? r.review.messages.join(" ") : "");
     var play = v.me.can_play;
     DC.setText("can-play", play ? "You can play " + DC.tileText(play.tile) + " on " + play.line + "." : "");
     DC.renderAudit(DC.$("audit"), v.audit);
     DC.$("cannot-play").checked = v.me.declared_cannot_play;
+    DC.renderDoubts(DC.$("hand-doubts"), pending ? v.me.scene : null, "Look at your tiles and fix any mistake with the pickers below, then confirm.");
     if (v.me.has_photo) DC.drawScene(DC.$("scene-wrap"), base + "/image", v.me.scene, { version: v.version, alt: "your hand" });
     var check = r.block_checks[0];
     if (check && check.id !== lastCheck) { lastCheck = check.id; DC.showSteps(DC.$("steps"), DC.$("block-result"), check); }
@@ -49,6 +66,15 @@
       var ul = DC.clear(DC.$("reveal"));
       v.players.forEach(function (p) { ul.appendChild(DC.el("li", { text: p.name + ": " + (p.hand || []).map(DC.tileText).join(" ") + " = " + (p.pip_total === undefined || p.pip_total === null ? "?" : p.pip_total) + " pips" + ((result.points || {})[p.name] !== undefined ? " · " + result.points[p.name] + " points" : "") })); });
     }
+  }
+  function renderScoreboard(sb) {
+    var end = sb.end, text = "";
+    if (end && end.end === "descending-doubles") text = "Round " + Math.min(end.rounds_played + 1, end.planned_rounds) + " of " + end.planned_rounds + " · lowest total wins";
+    else if (end && end.end === "target") text = "Played to " + end.target + " points · " + (end.lower_wins ? "lowest" : "highest") + " total wins";
+    DC.setText("game-end", text);
+    DC.$("final").hidden = !sb.final;
+    DC.setText("final", sb.final ? sb.final.text : "");
+    DC.clear(DC.$("scoreboard")).appendChild(DC.scoreTable(sb));
   }
   function load() { return DC.api("GET", base).then(render); }
   function upload(blob, name) {
@@ -61,12 +87,15 @@
     }).catch(function (e) { msg("upload-msg", e.message, "error"); });
   }
   DC.$("hand-file").addEventListener("change", function (ev) { if (ev.target.files[0]) upload(ev.target.files[0], ev.target.files[0].name); ev.target.value = ""; });
-  if (window.isSecureContext && navigator.mediaDevices && navigator.mediaDevices.getUserMedia) {
+  if (DC.canUseWebcam()) {
     DC.$("live-camera").hidden = false;
     DC.$("live-camera").addEventListener("click", function () {
       DC.startWebcam(DC.$("webcam"), DC.$("webcam-video"), DC.$("webcam-shot"), function (b) { upload(b, "camera.jpg"); }).catch(function (e) { msg("upload-msg", e.message, "error"); });
     });
   }
+  // Retake: a new photo (the reading waits for confirmation again); clear: start the list over.
+  DC.$("retake").addEventListener("click", function () { DC.$("hand-file").click(); });
+  DC.$("clear").addEventListener("click", function () { tiles = []; dirty = true; renderTiles(); msg("save-msg", "Tiles cleared: add yours, or take a new photo, then confirm.", "warn"); });
   DC.$("add-form").addEventListener("submit", function (ev) {
     ev.preventDefault();
     try { DC.parseTiles(DC.$("add-tile").value).forEach(function (t) { tiles.push(t); }); DC.$("add-tile").value = ""; dirty = true; renderTiles(); }

@@ -6,7 +6,10 @@
     var ends = DC.$("ends");
     if (ends) {
       DC.clear(ends);
-      r.lines.forEach(function (l) { ends.appendChild(DC.el("div", { class: "end" }, [String(l.open_end), DC.el("small", { text: l.name })])); });
+      var trains = DC.trains(s);
+      DC.setText("ends-label", trains ? DC.engineText(s) : "Open ends");
+      if (trains) trains.filter(function (t) { return t.started; }).forEach(function (t) { ends.appendChild(DC.el("div", { class: "end train" + (t.marked ? " marked" : ""), "data-owner": t.owner || "" }, [String(t.open_end), DC.el("small", { text: (t.owner || "public") + (t.marked ? " · marker" : "") })])); });
+      else r.lines.forEach(function (l) { ends.appendChild(DC.el("div", { class: "end" }, [String(l.open_end), DC.el("small", { text: l.name })])); });
       if (!r.lines.length) ends.appendChild(DC.el("div", { class: "end", text: "–" }));
     }
     var counts = DC.$("counts");

@@ -2,6 +2,7 @@
 (function () {
   var info = null;
   var variant = DC.$("variant"), settingsBox = DC.$("settings");
+  function defaultText(value, s) { return s.kind === "bool" ? (value ? "yes" : "no") : String(value); }
   function renderSettings() {
     DC.clear(settingsBox);
     var name = variant.value, values = (info.settings || {})[name] || {}, schema = info.schema || {};
@@ -20,7 +21,10 @@
         input = DC.el("input", { type: "number", "data-key": key, "data-kind": "int", value: values[key] });
       }
       input.setAttribute("data-default", JSON.stringify(values[key]));
-      settingsBox.appendChild(DC.el("label", {}, [key + (s.help ? " — " + s.help : "") + " ", input]));
+      var source = (v.sources || {})[key];
+      var about = "Default for " + (v.title || name) + ": " + defaultText(values[key], s) + (source ? " (source: " + source + ")" : "") + ".";
+      settingsBox.appendChild(DC.el("label", { "data-setting": key }, [DC.el("strong", { text: s.label || key }), " ", input,
+        DC.el("span", { class: "muted setting-help", text: (s.help ? s.help + ". " : "") + about })]));
     });
   }
   DC.api("GET", "/api/variants").then(function (data) {

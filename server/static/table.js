@@ -19,11 +19,20 @@
     DC.setText("open-ends", r.open_ends.length ? r.open_ends.join(", ") : "none");
     DC.setText("boneyard", String(r.boneyard));
     DC.setText("face-down", String(r.table.face_down || 0));
-    var lines = DC.clear(DC.$("lines"));
-    r.lines.forEach(function (l) {
-      lines.appendChild(DC.el("li", { text: l.name + ": open end " + l.open_end + (l.owner ? " (train of " + l.owner + (l.marked ? ", marked" : "") + ")" : "") }));
-    });
-    DC.setText("warnings", ((r.table.scene || {}).warnings || []).join("; "));
+    var lines = DC.clear(DC.$("lines")), trains = DC.trains(s);
+    DC.setText("engine-round", DC.engineText(s));
+    if (trains) {
+      trains.forEach(function (t) {
+        lines.appendChild(DC.el("li", { class: "train" + (t.marked ? " marked" : ""), "data-owner": t.owner || "" }, [
+          DC.el("strong", { text: t.label }), t.started ? ": open end " + t.open_end : ": not started",
+          t.marked ? DC.el("span", { class: "marker", text: " · marker out: anyone may play on it" }) : ""]));
+      });
+    } else {
+      r.lines.forEach(function (l) {
+        lines.appendChild(DC.el("li", { text: l.name + ": open end " + l.open_end + (l.owner ? " (train of " + l.owner + (l.marked ? ", marked" : "") + ")" : "") }));
+      });
+    }
+    DC.renderDoubts(DC.$("warnings"), r.table.scene, admin ? "Tiles in doubt are drawn dashed orange: check them on the correction screen." : "Tiles in doubt are drawn dashed orange: the host checks them.");
     DC.setText("review", ((r.review || {}).messages || []).join(" "));
     DC.setText("locked", r.status === "open" && r.locked ? "Hands are locked (" + r.locked.by + ")." + (r.pending_end ? " " + r.pending_end.text : "") : "");
     DC.renderAudit(DC.$("audit"), s.audit);
@@ -49,6 +58,28 @@
     if (!check && lastCheckShown !== null) { lastCheckShown = null; DC.showSteps(DC.$("steps"), DC.$("block-result"), null); }
     renderResult(s);
     renderScoreboard(s.scoreboard);
+    renderHistory(s.history || []);
+  }
+  /* Ended rounds, newest first: each hand, the ruling and that round's audit trail. */
+  function renderHistory(rounds) {
+    DC.$("history-card").hidden = !rounds.length;
+    var box = DC.clear(DC.$("history"));
+    rounds.slice().reverse().forEach(function (r) {
+      var title = "Round " + r.number + (r.engine !== null && r.engine !== undefined ? " · engine " + r.engine + "-" + r.engine : "") +
+        " · " + (r.ended_by === "domino" ? "domino" : r.ended_by === "block" ? "blocked game" : "ended") + (r.winner ? " · winner " + r.winner : "");
+      var rows = DC.el("tbody");
+      r.hands.forEach(function (h) {
+        rows.appendChild(DC.el("tr", { "data-player": h.player }, [DC.el("td", { text: h.player }),
+          DC.el("td", { class: "hand", text: h.tiles === null ? "–" : h.tiles.map(DC.tileText).join(" ") || "(none)" }),
+          DC.el("td", { text: String(h.pip_total) }), DC.el("td", { text: h.points === null || h.points === undefined ? "" : String(h.points) })]));
+      });
+      var table = DC.el("table", {}, [DC.el("thead", {}, [DC.el("tr", {}, [DC.el("th", { text: "Player" }), DC.el("th", { text: "Hand" }), DC.el("th", { text: "Pips" }), DC.el("th", { text: "Points" })])]), rows]);
+      var trail = DC.el("ul", { class: "audit" });
+      r.audit.forEach(function (e) { trail.appendChild(DC.el("li", { text: new Date(e.time * 1000).toLocaleTimeString() + " · " + e.text + (e.reason ? " (reason: " + e.reason + ")" : "") })); });
+      var parts = [DC.el("summary", { text: title }), table];
+      if (r.audit.length) parts.push(trail);
+      box.appendChild(DC.el("details", { class: "history-round", "data-round": String(r.number) }, parts));
+    });
   }
   function renderResult(s) {
     var r = s.round, card = DC.$("result-card");
@@ -89,26 +120,10 @@
     DC.setText("game-end", text);
     finalNode.hidden = !sb.final;
     finalNode.textContent = sb.final ? sb.final.text : "";
-    var next = DC.$("new-round");
-    if (next) next.hidden = !!sb.final;
   }
   function renderScoreboard(sb) {
     renderGameEnd(sb);
-    var box = DC.clear(DC.$("scoreboard"));
-    var table = DC.el("table", { id: "scoreboard-table" });
-    var head = DC.el("tr", {}, [DC.el("th", { text: "Round" })]);
-    sb.columns.forEach(function (c) { head.appendChild(DC.el("th", { text: c })); });
-    table.appendChild(head);
-    sb.rounds.forEach(function (r) {
-      var tr = DC.el("tr", {}, [DC.el("td", { text: r.number + (r.ended_by ? " (" + r.ended_by + ")" : "") })]);
-      sb.columns.forEach(function (c) { tr.appendChild(DC.el("td", { text: r.points[c] === undefined ? "0" : String(r.points[c]) })); });
-      table.appendChild(tr);
-    });
-    var total = DC.el("tr", { class: "total" }, [DC.el("th", { text: "Total" })]);
-    var winners = (sb.final || {}).winners || [];
-    sb.columns.forEach(function (c) { total.appendChild(DC.el("th", { "data-total": c, class: winners.indexOf(c) >= 0 ? "winner" : "", text: String(sb.totals[c]) })); });
-    table.appendChild(total);
-    box.appendChild(table);
+    DC.clear(DC.$("scoreboard")).appendChild(DC.scoreTable(sb));
   }
   function seatButton(text, kind, p, i) {
     var b = DC.el("button", { type: "button", class: "seat-" + kind, text: text, "aria-label": kind + " " + p.name });
@@ -134,6 +149,13 @@
     DC.$("score-round").hidden = !(open && r.pending_end);
     DC.$("cancel-ruling").hidden = !(open && r.pending_end);
     DC.$("unlock").hidden = !(open && r.locked);
+    // A next round can start only once this one is over (and the game is not); domino only while open.
+    DC.$("new-round").hidden = open || !!s.scoreboard.final;
+    DC.$("domino-box").hidden = !open;
+    // An ended round takes no photo, hand or proposal: only the next round does.
+    DC.$("upload-form").hidden = !open;
+    DC.$("block-form").hidden = !open;
+    DC.$("hand-entry").hidden = !open;
     var rounds = DC.$("score-round-number"), keep = rounds.value;
     DC.clear(rounds);
     s.scoreboard.rounds.forEach(function (x) { rounds.appendChild(DC.el("option", { value: String(x.number), text: String(x.number) })); });
@@ -170,6 +192,8 @@
     }).catch(function (e) { msg(e.message, "error"); });
   }
   DC.$("table-file").addEventListener("change", function (ev) { if (ev.target.files[0]) upload(ev.target.files[0], ev.target.files[0].name); ev.target.value = ""; });
+  // getUserMedia exists only in a secure context (https or this computer): no button elsewhere.
+  if (DC.canUseWebcam()) DC.$("browser-camera").hidden = false;
   DC.$("browser-camera").addEventListener("click", function () {
     DC.startWebcam(DC.$("webcam"), DC.$("webcam-video"), DC.$("webcam-shot"), function (b) { upload(b, "camera.jpg"); }).catch(function (e) { msg(e.message, "error"); });
   });

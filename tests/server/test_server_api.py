@@ -164,16 +164,41 @@ def test_block_check_stops_at_the_first_player_who_can_play(client, game, links)
     assert not outcome["blocked"]
     assert [s["player"] for s in outcome["steps"]] == ["Ben", "Caro"]
     # Ben hears who stopped the check and that it was a foul, not which tile Caro holds.
-    assert outcome["stopped"] == {"player": "Caro", "foul": True}
+    assert outcome["stopped"] == {"player": "Caro", "foul": True, "foul_by": "declared"}
     state = r.json["view"]
     assert state["round"]["status"] == "open"
     assert "[3,6]" not in json.dumps(state, separators=(",", ":"))
     assert "[2,5]" not in json.dumps(state, separators=(",", ":"))
-    assert state["round"]["block_checks"][0]["stopped"] == {"player": "Caro", "foul": True}
+    stopped = state["round"]["block_checks"][0]["stopped"]
+    assert stopped == {"player": "Caro", "foul": True, "foul_by": "declared"}
     assert state["me"]["can_play"] is None
     # Caro alone is told what she can play.
     caro = client.get(f"/api/hand/{links['Caro']}").json
     assert caro["me"]["can_play"] == {"tile": [2, 5], "line": "right"}
+
+
+def test_a_foul_is_worded_as_the_player_acted(client, game, links) -> None:
+    """Issue 19 point 6: a proposer who can still play only proposed ("proposed"); a player
+    who said "cannot play" declared it ("declared"), proposer or not."""
+    gid = _gid(game)
+    _layout(client, gid, [{"name": "left", "open_end": 3}, {"name": "right", "open_end": 5}])
+    _hand(client, links["Ana"], [[0, 1]])
+    _hand(client, links["Ben"], [[1, 1]])
+    _hand(client, links["Caro"], [[2, 5], [4, 4]])
+    _hand(client, links["Dev"], [[0, 0]])
+    r = client.post(f"/api/hand/{links['Caro']}/block-check")
+    assert r.json["outcome"]["stopped"] == {"player": "Caro", "foul": True, "foul_by": "proposed"}
+    assert (
+        client.post(
+            f"/api/games/{gid}/rounds/current/unlock", json={"reason": "play on"}, headers=ADMIN
+        ).status_code
+        == 200
+    )
+    client.post(f"/api/hand/{links['Caro']}/declare", json={"cannot_play": True})
+    r = client.post(f"/api/hand/{links['Caro']}/block-check")
+    assert r.json["outcome"]["stopped"] == {"player": "Caro", "foul": True, "foul_by": "declared"}
+    r = client.post(f"/api/hand/{links['Ana']}/block-check")
+    assert r.json["outcome"]["stopped"] == {"player": "Caro", "foul": True, "foul_by": "declared"}
 
 
 def test_confirmed_block_ends_the_round_and_scores(client, game, links) -> None:

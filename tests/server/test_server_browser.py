@@ -113,7 +113,7 @@ def _choose_tile(page, tile: int) -> None:
 
 
 def _hand_page_tiles(hand) -> list[list[int]]:
-    values = hand.locator("li.hand-tile input").evaluate_all("els => els.map(e => e.value)")
+    values = hand.locator("li.hand-tile select").evaluate_all("els => els.map(e => e.value)")
     return [[int(a), int(b)] for a, b in zip(values[::2], values[1::2], strict=True)]
 
 
@@ -216,8 +216,9 @@ def test_game_night_in_a_browser(browser, make_app, tmp_path) -> None:
             # Fix the first tile's halves, remove the others, add what the photo missed.
             rest = target
             if read:
-                hand.locator("li.hand-tile").first.locator("input").nth(0).fill(str(target[0][0]))
-                hand.locator("li.hand-tile").first.locator("input").nth(1).fill(str(target[0][1]))
+                first = hand.locator("li.hand-tile").first.locator("select")
+                first.nth(0).select_option(str(target[0][0]))
+                first.nth(1).select_option(str(target[0][1]))
                 rest = target[1:]
             while hand.locator("li.hand-tile").count() > len(target) - len(rest):
                 hand.locator("li.hand-tile button").last.click()
@@ -332,7 +333,7 @@ def test_hand_lifecycle_lock_audit_and_undo_on_a_phone(browser, make_app, tmp_pa
         assert client.get(f"/api/games/{gid}/state").json["players"][0]["hand_status"] == (
             "unconfirmed"
         )
-        ana.locator("li.hand-tile").nth(1).locator("input").nth(1).fill("4")
+        ana.locator("li.hand-tile").nth(1).locator("select").nth(1).select_option("4")
         ana.click("#save")
         expect(ana.locator("#save-msg.ok")).to_have_text("Saved: 2 tiles, 7 pips.")
         expect(ana.locator("#hand-status")).to_contain_text("Your hand is in (confirmed)")
@@ -484,7 +485,372 @@ def test_the_correction_screen_shows_what_to_check(browser, make_app, tmp_path) 
         table = browser.new_context(**PHONE).new_page()
         table.goto(f"{server.url}/games/{gid}")
         expect(table.locator("polygon.tile.doubtful")).to_have_count(1)
+        # Issue 19 point 3: a sentence for players, the reader's notes behind "Why?".
+        expect(table.locator("#warnings .doubt")).to_have_text(
+            "This tile may be misread: 3-5. "
+            "Tiles in doubt are drawn dashed orange: the host checks them."
+        )
+        expect(table.locator("#warnings details li")).to_be_hidden()
+        table.click("#warnings details summary")
+        expect(table.locator("#warnings details li")).to_have_text(
+            "Tile 3-5 may be misread (it could be 3-6): please check it"
+        )
         assert "2-6" not in table.locator("body").inner_text()
         assert client.post(f"/api/hand/{links['Ben']}/block-check").status_code == 200
+    finally:
+        server.close()
+
+
+# Makes a page look like plain HTTP on a LAN address (no getUserMedia there).
+INSECURE = "Object.defineProperty(window, 'isSecureContext', { get: () => false });"
+
+
+def _login(page, url: str, target: str) -> None:
+    page.goto(f"{url}/login?next={target}")
+    page.fill("input[name=token]", ADMIN_TOKEN)
+    page.click("button[type=submit]")
+    page.wait_for_url(f"**{target}")
+
+
+@pytest.mark.slow
+def test_pages_show_only_what_can_be_done_now(browser, make_app, tmp_path) -> None:
+    """Issue 19 points 2 and 4: no camera, no freeze button; no getUserMedia, no live-camera
+    button; an empty tile form's Delete throws nothing; "Start next round" only once the round
+    is over; the phone page shows the scoreboard and, after the round, the result instead of
+    photo, save and propose."""
+    from playwright.sync_api import expect
+    from server_factories import ADMIN, fake_scene
+
+    app = make_app(SCENE_PROVIDER=fake_scene, SSE_MAX_S=30.0)
+    client = app.test_client()
+    r = client.post(
+        "/api/games", json={"variant": "block", "players": ["Ana", "Ben", "Caro"]}, headers=ADMIN
+    )
+    gid = r.json["game"]["id"]
+    links = {p["name"]: p["token"] for p in
+             client.get(f"/api/games/{gid}/players", headers=ADMIN).json["players"]}  # fmt: skip
+    for name, tiles in {"Ana": [[1, 2]], "Ben": [[3, 3]], "Caro": [[0, 4]]}.items():
+        client.put(f"/api/hand/{links[name]}/tiles", json={"tiles": tiles})
+    server = ThreadedServer(app)
+    errors: list[str] = []
+    try:
+        expect.set_options(timeout=TIMEOUT_MS)
+        host = browser.new_context().new_page()
+        host.on("pageerror", lambda e: errors.append(str(e)))
+        _login(host, server.url, f"/games/{gid}")
+        expect(host.locator("#game-title")).to_have_text(re.compile("."))
+        # No --camera: no freeze button. Loopback is a secure context: the webcam button shows.
+        expect(host.locator("#camera-snapshot")).to_be_hidden()
+        expect(host.locator("#browser-camera")).to_be_visible()
+        # The round is open: no next round yet, domino offered.
+        expect(host.locator("#new-round")).to_be_hidden()
+        expect(host.locator("#domino")).to_be_visible()
+
+        # The correction screen's tile form without a tile: Delete says so, nothing throws.
+        host.goto(f"{server.url}/games/{gid}/correct")
+        host.evaluate("document.getElementById('tile-delete').click()")
+        expect(host.locator("#msg.error")).to_have_text(re.compile("Choose a tile first"))
+        host.evaluate("document.getElementById('tile-form').requestSubmit()")
+        expect(host.locator("#msg.error")).to_have_text(re.compile("Choose a tile first"))
+
+        # Plain HTTP from a phone: neither page offers the browser camera.
+        insecure = browser.new_context(**PHONE)
+        insecure.add_init_script(INSECURE)
+        ana = insecure.new_page()
+        ana.on("pageerror", lambda e: errors.append(str(e)))
+        ana.goto(f"{server.url}/hand/{links['Ana']}")
+        expect(ana.locator("#hand-status")).to_contain_text("Your hand is in")
+        expect(ana.locator("#live-camera")).to_be_hidden()
+        expect(ana.locator("#photo-card")).to_be_visible()
+        expect(ana.locator("#propose")).to_be_visible()
+        expect(ana.locator("#scoreboard-table tr")).to_have_count(2)  # head, total
+        insecure_host = insecure.new_page()
+        _login(insecure_host, server.url, f"/games/{gid}")
+        expect(insecure_host.locator("#domino")).to_be_visible()
+        expect(insecure_host.locator("#browser-camera")).to_be_hidden()
+
+        # Ana goes out: the phone page follows the round's end.
+        host.goto(f"{server.url}/games/{gid}")
+        host.select_option("#domino-player", "Ana")
+        host.once("dialog", lambda dialog: dialog.accept())
+        host.click("#domino")
+        host.wait_for_selector("#result-card:not([hidden])")
+        expect(host.locator("#new-round")).to_be_visible()
+        expect(host.locator("#domino")).to_be_hidden()
+        for control in ("#upload-form", "#block-form", "#hand-entry"):
+            expect(host.locator(control)).to_be_hidden()
+        points = client.get(f"/api/games/{gid}/state").json["scoreboard"]["totals"]["Ana"]
+        expect(ana.locator("#result")).to_be_visible()
+        expect(ana.locator("#winner")).to_contain_text("Winner: Ana")
+        expect(ana.locator("#photo-card")).to_be_hidden()
+        expect(ana.locator("#save")).to_be_hidden()
+        expect(ana.locator("#propose")).to_be_hidden()
+        expect(ana.locator("#scoreboard-table [data-total=Ana]")).to_have_text(str(points))
+        expect(ana.locator("#reveal")).to_contain_text("Ben: 3-3 = 6 pips")
+        ana.screenshot(path=str(tmp_path / "phone-round-over.png"), full_page=True)
+
+        # The next round: the host's button goes away again, the phone offers the photo.
+        host.click("#new-round")
+        expect(host.locator("#new-round")).to_be_hidden()
+        expect(host.locator("#block-form")).to_be_visible()
+        expect(ana.locator("#photo-card")).to_be_visible()
+        expect(ana.locator("#scoreboard-table tr")).to_have_count(3)  # head, round 1, total
+        assert errors == []
+    finally:
+        server.close()
+
+
+@pytest.mark.slow
+def test_round_history_print_view_and_settings_in_words(browser, make_app, tmp_path) -> None:
+    """Issue 19 point 5 on the pages: round 1's hands stay on the table page once round 2
+    starts (and nothing of round 2 shows), the print view has the totals, and the setup page
+    names settings in words with the variant's default and its source."""
+    from playwright.sync_api import expect
+    from server_factories import ADMIN, fake_scene
+
+    app = make_app(SCENE_PROVIDER=fake_scene, SSE_MAX_S=30.0)
+    client = app.test_client()
+    r = client.post(
+        "/api/games", json={"variant": "block", "players": ["Ana", "Ben", "Caro"]}, headers=ADMIN
+    )
+    gid = r.json["game"]["id"]
+    links = {p["name"]: p["token"] for p in
+             client.get(f"/api/games/{gid}/players", headers=ADMIN).json["players"]}  # fmt: skip
+    for name, tiles in {"Ana": [[1, 2]], "Ben": [[3, 3]], "Caro": [[0, 4]]}.items():
+        client.put(f"/api/hand/{links[name]}/tiles", json={"tiles": tiles})
+    base = f"/api/games/{gid}/rounds/current"
+    client.post(f"{base}/domino", json={"player": "Ana", "confirm": True}, headers=ADMIN)
+    client.post(f"/api/games/{gid}/rounds", headers=ADMIN)
+    client.put(f"/api/hand/{links['Ben']}/tiles", json={"tiles": [[5, 6]]})
+    server = ThreadedServer(app)
+    try:
+        expect.set_options(timeout=TIMEOUT_MS)
+        host = browser.new_context().new_page()
+        _login(host, server.url, f"/games/{gid}")
+        expect(host.locator("#history-card")).to_be_visible()
+        round_one = host.locator("#history details[data-round='1']")
+        round_one.locator("summary").click()
+        expect(round_one.locator("tr[data-player=Ben] td.hand")).to_have_text("3-3")
+        expect(host.locator("#history details")).to_have_count(1)
+        assert "5-6" not in host.locator("body").inner_text()
+        expect(host.locator("#history-card a[href$='export.csv']")).to_be_visible()
+
+        public = browser.new_context(**PHONE).new_page()
+        public.goto(f"{server.url}/games/{gid}")
+        expect(public.locator("#history details")).to_have_count(1)
+        expect(public.locator("#history-card a[href$='export.csv']")).to_have_count(0)
+
+        host.goto(f"{server.url}/games/{gid}/print")
+        total = client.get(f"/api/games/{gid}/scoreboard").json["totals"]["Ana"]
+        expect(host.locator("#print-scoreboard [data-total=Ana]")).to_have_text(str(total))
+        host.emulate_media(media="print")
+        expect(host.locator("#print-button")).to_be_hidden()
+        host.emulate_media(media="screen")
+
+        host.goto(f"{server.url}/setup")
+        host.click("#settings-box summary")
+        setting = host.locator("label[data-setting=block_winner]")
+        expect(setting.locator("strong")).to_have_text("Who wins a blocked round")
+        expect(setting).to_contain_text("Default for Block: lowest-hand (source: founding text")
+        assert "block_winner" not in host.locator("#settings").inner_text()
+    finally:
+        server.close()
+
+
+@pytest.mark.slow
+def test_mexican_train_trains_by_owner_and_foul_wording(browser, make_app, tmp_path) -> None:
+    """Issue 19 point 6: the table page and the overlay show each train by owner with its
+    marker, the engine and the round (12-12 … 0-0); a proposer who can still play is told
+    they proposed, not that they had declared."""
+    from playwright.sync_api import expect
+    from server_factories import ADMIN, fake_scene
+
+    app = make_app(SCENE_PROVIDER=fake_scene, SSE_MAX_S=30.0)
+    client = app.test_client()
+    r = client.post(
+        "/api/games",
+        json={"variant": "mexican-train", "set": 12, "players": ["Ana", "Ben", "Caro"]},
+        headers=ADMIN,
+    )
+    assert r.status_code == 201, r.json
+    gid = r.json["game"]["id"]
+    lines = [
+        {"name": "public", "open_end": 7},
+        {"name": "Ana's train", "open_end": 5, "owner": "Ana", "marked": True},
+    ]
+    r = client.put(f"/api/games/{gid}/rounds/current/layout", json={"lines": lines}, headers=ADMIN)
+    assert r.status_code == 200, r.json
+    links = {p["name"]: p["token"] for p in
+             client.get(f"/api/games/{gid}/players", headers=ADMIN).json["players"]}  # fmt: skip
+    for name, tiles in {"Ana": [[0, 1]], "Ben": [[2, 3]], "Caro": [[5, 4]]}.items():
+        assert (
+            client.put(f"/api/hand/{links[name]}/tiles", json={"tiles": tiles}).status_code == 200
+        )
+    server = ThreadedServer(app)
+    try:
+        expect.set_options(timeout=TIMEOUT_MS)
+        page = browser.new_context().new_page()
+        page.goto(f"{server.url}/games/{gid}")
+        expect(page.locator("#engine-round")).to_have_text(
+            "Round 1 of 13 · engine 12-12 (12-12 … 0-0)"
+        )
+        trains = page.locator("#lines li.train")
+        expect(trains).to_have_count(4)
+        expect(trains.nth(0)).to_have_text(
+            "Ana's train: open end 5 · marker out: anyone may play on it"
+        )
+        expect(trains.nth(1)).to_have_text("Ben's train: not started ")
+        expect(trains.nth(2)).to_have_text("Caro's train: not started ")
+        expect(trains.nth(3)).to_have_text("Public train: open end 7")
+        assert "line 1" not in page.locator("#lines").inner_text()
+
+        overlay = browser.new_context().new_page()
+        overlay.goto(f"{server.url}/overlay?game={gid}")
+        expect(overlay.locator("#ends-label")).to_have_text(
+            "Round 1 of 13 · engine 12-12 (12-12 … 0-0)"
+        )
+        expect(overlay.locator("#ends .end.train")).to_have_count(2)
+        expect(overlay.locator("#ends .end.marked")).to_have_text("5Ana · marker")
+
+        # Caro proposes but can play on Ana's marked train: her foul is that she proposed.
+        caro = browser.new_context(**PHONE).new_page()
+        caro.goto(f"{server.url}/hand/{links['Caro']}")
+        expect(caro.locator("#hand-status")).to_contain_text("Your hand is in")
+        caro.once("dialog", lambda dialog: dialog.accept())
+        caro.click("#propose")
+        expect(caro.locator("#block-result.error")).to_have_text(
+            "Not blocked: Caro can play — FOUL: Caro proposed a block but can still play."
+        )
+        expect(page.locator("#block-result")).to_contain_text("Caro proposed a block")
+        assert "had declared" not in page.locator("body").inner_text()
+        page.screenshot(path=str(tmp_path / "mexican-table.png"), full_page=True)
+        overlay.screenshot(path=str(tmp_path / "mexican-overlay.png"))
+    finally:
+        server.close()
+
+
+@pytest.mark.slow
+def test_first_start_sets_a_passphrase(browser, make_app, tmp_path) -> None:
+    """Issue 19 point 7: on this computer, the login page leads to the first-run page; the
+    passphrase set there logs the host in, and again after logging out."""
+    from playwright.sync_api import expect
+
+    server = ThreadedServer(make_app())
+    try:
+        expect.set_options(timeout=TIMEOUT_MS)
+        page = browser.new_context().new_page()
+        page.goto(f"{server.url}/login?next=/setup")
+        page.click("#first-run-link a")
+        page.fill("input[name=passphrase]", "green double six")
+        page.fill("input[name=repeat]", "green double six")
+        page.click("#set-passphrase")
+        page.wait_for_url("**/setup")
+        expect(page.locator("h1")).to_have_text("New game")
+        page.click("text=Log out")
+        page.goto(f"{server.url}/login?next=/setup")
+        expect(page.locator("#first-run-link")).to_have_count(0)
+        page.fill("input[name=token]", "green double six")
+        page.click("button[type=submit]")
+        page.wait_for_url("**/setup")
+        page.goto(f"{server.url}/first-run")
+        expect(page.locator("#first-run-closed")).to_contain_text("already set")
+    finally:
+        server.close()
+
+
+@pytest.mark.slow
+def test_a_hand_is_fixed_with_a_pip_picker_retake_and_clear(browser, make_app, tmp_path) -> None:
+    """Issue 19 point 3 (hands): a value is corrected with a pip picker (0..set), "Retake
+    photo" opens the camera again, "Clear all tiles" empties the list in one tap."""
+    from playwright.sync_api import expect
+    from server_factories import ADMIN, fake_scene, jpeg_bytes
+
+    def unsure_hand(pixels, kind, set_max):
+        scene = fake_scene(pixels, kind, set_max)
+        scene["tiles"][1]["doubtful"] = True
+        scene["warnings"] = ["tile 1: halves read 0 and 0 (p=0.41)"]
+        return scene
+
+    photo = tmp_path / "hand.jpg"
+    photo.write_bytes(jpeg_bytes(320, 240))
+    app = make_app(SCENE_PROVIDER=unsure_hand, SSE_MAX_S=30.0)
+    client = app.test_client()
+    r = client.post(
+        "/api/games", json={"variant": "block", "players": ["Ana", "Ben"]}, headers=ADMIN
+    )
+    gid = r.json["game"]["id"]
+    links = {p["name"]: p["token"] for p in
+             client.get(f"/api/games/{gid}/players", headers=ADMIN).json["players"]}  # fmt: skip
+    server = ThreadedServer(app)
+    try:
+        expect.set_options(timeout=TIMEOUT_MS)
+        ana = browser.new_context(**PHONE).new_page()
+        ana.goto(f"{server.url}/hand/{links['Ana']}")
+        expect(ana.locator("#retake")).to_be_hidden()
+        expect(ana.locator("#clear")).to_be_hidden()
+        ana.set_input_files("#hand-file", str(photo))
+        expect(ana.locator("#upload-msg.ok")).to_contain_text("Found 2 tiles")
+        expect(ana.locator("#retake")).to_be_visible()
+        expect(ana.locator("#hand-doubts .doubt")).to_have_text(
+            "This tile may be misread: 0-0. "
+            "Look at your tiles and fix any mistake with the pickers below, then confirm."
+        )
+        expect(ana.locator("#hand-doubts details")).to_contain_text("Why?")
+        picker = ana.locator("li.hand-tile").nth(1).locator("select").nth(1)
+        assert picker.locator("option").all_inner_texts() == [str(n) for n in range(7)]
+        picker.select_option("5")
+        expect(ana.locator("#total")).to_have_text("8 pips · 2 tiles")
+        # Retake opens the file chooser (the camera on a phone).
+        with ana.expect_file_chooser() as chooser:
+            ana.click("#retake")
+        chooser.value.set_files(str(photo))
+        expect(ana.locator("#hand-status")).to_contain_text("Read from your photo")
+        ana.click("#clear")
+        expect(ana.locator("li.hand-tile")).to_have_count(0)
+        expect(ana.locator("#total")).to_have_text("0 pips · 0 tiles")
+        ana.fill("#add-tile", "2-3")
+        ana.click("#add-form button")
+        ana.click("#save")
+        expect(ana.locator("#save-msg.ok")).to_have_text("Saved: 1 tiles, 5 pips.")
+        assert client.get(f"/api/hand/{links['Ana']}").json["me"]["hand"] == [[2, 3]]
+    finally:
+        server.close()
+
+
+@pytest.mark.slow
+def test_a_portrait_photo_keeps_its_height_bounded(browser, make_app, tmp_path) -> None:
+    """Issue 19 point 1 (part): at 1366x768 a portrait table photo is at most 70% of the
+    window's height, and the outlines drawn over it cover exactly the image."""
+    from playwright.sync_api import expect
+    from server_factories import ADMIN, fake_scene, jpeg_bytes
+
+    app = make_app(SCENE_PROVIDER=fake_scene, SSE_MAX_S=30.0)
+    client = app.test_client()
+    r = client.post(
+        "/api/games", json={"variant": "block", "players": ["Ana", "Ben"]}, headers=ADMIN
+    )
+    gid = r.json["game"]["id"]
+    r = client.post(
+        f"/api/games/{gid}/rounds/current/table",
+        data=jpeg_bytes(720, 1280),
+        content_type="image/jpeg",
+        headers=ADMIN,
+    )
+    assert r.status_code == 201, r.json
+    server = ThreadedServer(app)
+    try:
+        expect.set_options(timeout=TIMEOUT_MS)
+        page = browser.new_context(viewport={"width": 1366, "height": 768}).new_page()
+        page.goto(f"{server.url}/games/{gid}")
+        expect(page.locator("#scene-wrap polygon.tile")).to_have_count(3)
+        page.wait_for_function("document.getElementById('scene-img').complete")
+        img = page.locator("#scene-img").bounding_box()
+        svg = page.locator("#scene-wrap svg").bounding_box()
+        assert img and svg
+        assert img["height"] <= 0.7 * 768 + 1
+        assert abs(img["width"] / img["height"] - 720 / 1280) < 0.01
+        for key in ("x", "y", "width", "height"):
+            assert abs(img[key] - svg[key]) <= 1, (key, img, svg)
+        page.screenshot(path=str(tmp_path / "portrait.png"), full_page=True)
     finally:
         server.close()

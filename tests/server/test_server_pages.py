@@ -81,3 +81,44 @@ def test_config_layers_environment(monkeypatch, make_app) -> None:
     app = make_app()
     assert app.config["MAX_IMAGE_PIXELS"] == 1234
     assert make_app(MAX_IMAGE_PIXELS=99).config["MAX_IMAGE_PIXELS"] == 99
+
+
+def _tag(html: str, element_id: str) -> str:
+    found = re.search(rf'<[a-z]+ [^>]*id="{element_id}"[^>]*>', html)
+    assert found, element_id
+    return found.group(0)
+
+
+def test_conditional_buttons_start_hidden_and_hidden_wins(client, game) -> None:
+    """Issue 19 point 2: buttons that only sometimes apply are rendered `hidden` (the pages'
+    scripts show them when they apply) and the stylesheet lets `hidden` win over `display`."""
+    _login(client)
+    gid = game["game"]["id"]
+    html = client.get(f"/games/{gid}").get_data(as_text=True)
+    for element_id in ("camera-snapshot", "browser-camera", "new-round"):
+        assert " hidden" in _tag(html, element_id), element_id
+    css = client.get("/static/app.css").get_data(as_text=True)
+    assert re.search(r"\[hidden\]\s*\{\s*display:\s*none\s*!important", css)
+
+
+def test_phone_view_carries_the_scoreboard(client, game, links) -> None:
+    """Issue 19 point 4: the phone page's view has the scoreboard with totals."""
+    gid = game["game"]["id"]
+    hands = {"Ana": [[1, 2]], "Ben": [[3, 3]], "Caro": [[0, 4]], "Dev": [[6, 6]]}
+    for name, tiles in hands.items():
+        r = client.put(f"/api/hand/{links[name]}/tiles", json={"tiles": tiles})
+        assert r.status_code == 200
+    r = client.post(
+        f"/api/games/{gid}/rounds/current/domino",
+        json={"player": "Ana", "confirm": True},
+        headers={"Authorization": f"Bearer {ADMIN_TOKEN}"},
+    )
+    assert r.status_code == 200, r.json
+    view = client.get(f"/api/hand/{links['Ben']}").json
+    assert view["round"]["status"] == "ended"
+    board = view["scoreboard"]
+    assert [row["number"] for row in board["rounds"]] == [1]
+    assert board["totals"] == client.get(f"/api/games/{gid}/state").json["scoreboard"]["totals"]
+    assert board["totals"]["Ana"] > 0
+    html = client.get(f"/hand/{links['Ben']}").get_data(as_text=True)
+    assert 'id="scoreboard"' in html and 'id="photo-card"' in html

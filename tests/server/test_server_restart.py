@@ -50,7 +50,7 @@ def test_sigkill_mid_round_keeps_the_confirmed_state(tmp_path) -> None:
         http("PUT", f"{base}/api/hand/{token['Caro']}/tiles", {"tiles": [[4, 4]]})
         status, check = http("POST", f"{base}/api/hand/{token['Ana']}/block-check")
         assert status == 200
-        assert check["outcome"]["stopped"] == {"player": "Ben", "foul": True}
+        assert check["outcome"]["stopped"] == {"player": "Ben", "foul": True, "foul_by": "declared"}
         status, view = http("GET", f"{base}/api/hand/{token['Ben']}")
         assert view["me"]["can_play"] == {"tile": [2, 5], "line": "other"}
         status, _ = http("GET", f"{base}/api/games/{gid}/players", headers=ADMIN)

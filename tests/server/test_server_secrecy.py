@@ -197,9 +197,12 @@ def _open_requests(t: Table, name: str) -> dict[tuple[str, str], Callable[[], An
         ("POST", "/api/hand/<token>/block-check"): lambda: c.post(f"{hand}/block-check"),
         ("GET", "/"): lambda: c.get("/"),
         ("GET", "/games/<int:game_id>"): lambda: c.get(f"/games/{gid}"),
+        ("GET", "/games/<int:game_id>/print"): lambda: c.get(f"/games/{gid}/print"),
         ("GET", "/hand/<token>"): lambda: c.get(f"/hand/{token}"),
         ("GET", "/overlay"): lambda: c.get(f"/overlay?game={gid}"),
         ("GET", "/login"): lambda: c.get("/login"),
+        ("GET", "/first-run"): lambda: c.get("/first-run"),
+        ("POST", "/first-run"): lambda: c.post("/first-run", data={"passphrase": "x"}),
         ("POST", "/login"): lambda: c.post("/login", data={"token": "wrong"}),
         ("POST", "/logout"): lambda: c.post("/logout"),
         ("GET", "/static/<path:filename>"): lambda: c.get("/static/table.js"),
@@ -338,7 +341,7 @@ def test_a_stopped_check_tells_the_tile_to_its_player_only(tables) -> None:
         f"/api/games/{t.gid}/rounds/current/block-check", json={"proposer": "Ana"}, headers=ADMIN
     )
     # Even the host's answer shows on the table screen: no tile there either.
-    assert r.json["outcome"]["stopped"] == {"player": "Caro", "foul": False}
+    assert r.json["outcome"]["stopped"] == {"player": "Caro", "foul": False, "foul_by": None}
     events = c.get("/api/events/poll?since=0").get_data(as_text=True)
     assert "[5,6]" not in events.replace(" ", "") and "5-6" not in events
     assert c.get(f"/api/hand/{t.token['Caro']}").json["me"]["can_play"]["tile"] in ([5, 6], [6, 5])

@@ -1,0 +1,5 @@
+"use strict";
+(function () {
+  var button = DC.$("print-button");
+  if (button) button.addEventListener("click", function () { window.print(); });
+})();
