@@ -9,6 +9,7 @@ accuracy (synthetic and real, each with its Wilson 95% interval and count, from 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from measure.metrics import LENGTH_METRICS, Rate
@@ -105,6 +106,16 @@ def length_table(evaluation: dict) -> str:
     return "\n".join(blocks)
 
 
+# An absolute path into a checkout's runs/ folder: the card names it from runs/ on, so that
+# it says which run made the model without naming the machine it ran on.
+CHECKOUT_RUNS = re.compile(r"(?<![\w.])/[^\s`\"']*?/(?=runs/)")
+
+
+def without_checkout(text: str) -> str:
+    """`text` with every absolute `/.../runs/...` path cut to `runs/...`."""
+    return CHECKOUT_RUNS.sub("", text)
+
+
 def write_card(path: Path, summary: dict, evaluation: dict | None = None) -> Path:
     """Write the markdown card for one exported model."""
     kind = summary["kind"]
@@ -194,11 +205,11 @@ def write_card(path: Path, summary: dict, evaluation: dict | None = None) -> Pat
         "## Latency (bare onnxruntime forward pass, CPUExecutionProvider)",
         "",
         "Measured by `dominocam export` on the machine that exported the model, with whatever",
-        "else ran there at the time (on a shared machine, an upper bound); `dominocam bench`",
+        "else ran there at the time (an upper bound when the CPU was shared); `dominocam bench`",
         "measures the whole pipeline.",
         "",
         *latency_lines,
         "",
     ]
-    Path(path).write_text("\n".join(text))
+    Path(path).write_text(without_checkout("\n".join(text)))
     return Path(path)

@@ -94,3 +94,14 @@ def test_length_table_lists_the_groups_of_each_boxed_set():
     assert len(rows) == 2 and "(3/4)" in rows[0] and "(18/18)" in rows[1]
     assert rows[0].endswith("| - | - |")
     assert length_table(EVAL) == ""
+
+
+def test_card_names_runs_from_the_runs_folder_not_the_checkout(tmp_path):
+    absolute = {
+        **SUMMARY,
+        "weights": "/home/ana/dominocam/runs/reader/r/weights/best.pt",
+        "checkpoint_args": {**SUMMARY["checkpoint_args"], "pretrained": "/srv/x/runs/p/best.pt"},
+    }
+    text = write_card(tmp_path / "reader.md", absolute).read_text()
+    assert "`runs/reader/r/weights/best.pt`" in text and "`runs/p/best.pt`" in text
+    assert "/home/ana" not in text and "/srv/x" not in text
