@@ -22,6 +22,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "rules.cli",
     "dominosynth.cli",
     "dominotrain.cli",
+    "dominotrain.calibrate",
     "server.cli",
     "vision.cli",
     "vision.track_cli",

@@ -16,6 +16,13 @@ from time import perf_counter
 import numpy as np
 
 from vision import geometry
+from vision.confidence import (
+    Calibration,
+    load_calibration,
+    mark_doubtful,
+    reject_boxes,
+    review_scene,
+)
 from vision.decode import AdjacencyConstraint, joint_decode
 from vision.detector import CLOSEUP_MAX_BOXES, Detector, frame_for_closeups, merge_closeups
 from vision.layout import LayoutConfig, layout_scene, safe_adjacency
@@ -33,10 +40,15 @@ AdjacencyFn = Callable[[Scene], Sequence[AdjacencyConstraint]]
 
 @dataclass
 class Models:
-    """The detector and the reader, loaded once and shared."""
+    """The detector, the reader and the calibration of their scores, loaded once and shared.
+
+    `calibration` is None where no `models/calibration.json` exists: tiles then carry no
+    probability and nothing is rejected or marked doubtful.
+    """
 
     detector: Detector
     reader: Reader
+    calibration: Calibration | None = None
 
 
 def load_models(
@@ -46,8 +58,10 @@ def load_models(
     threads: int | None = None,
     conf: float = 0.25,
     iou: float = 0.7,
+    calibration: str | os.PathLike[str] | None = None,
 ) -> Models:
-    """Open both models (paths default to $DOMINOCAM_MODELS or the repository's models/).
+    """Open both models and the calibration (paths default to $DOMINOCAM_MODELS or the
+    repository's models/; a calibration named by path must exist).
 
     Raises:
         UserInputError: a model file is missing or unreadable (the message says how to get it).
@@ -57,6 +71,7 @@ def load_models(
     return Models(
         detector=Detector(detector_path, conf=conf, iou=iou, threads=threads),
         reader=Reader(reader_path, threads=threads),
+        calibration=load_calibration(calibration),
     )
 
 
@@ -72,6 +87,7 @@ def read_image(
     layout_config: LayoutConfig | None = None,
     closeups: bool = True,
     far_tiles: bool = True,
+    calibration: Calibration | None = None,
 ) -> Scene:
     """Read one photo into a Scene.
 
@@ -94,6 +110,10 @@ def read_image(
         far_tiles: when the first detection's tiles are small at the network input, detect
             again in overlapping windows of the photo (`Detector.detect_far_tiles`); False
             skips that.
+        calibration: turns the scores into each tile's `probability` and acts on it
+            (`vision.confidence`): boxes that are probably not tiles go to `rejected`,
+            probably misread tiles are `doubtful`, and `needs_review` says why in
+            `warnings`. None (the default) leaves tiles unassessed.
 
     Returns:
         The Scene; an image without tiles gives a Scene without tiles, not an error.
@@ -122,9 +142,6 @@ def read_image(
         SceneTile(id=i, face=d.face or "down", corners=d.corners, confidence=d.score)
         for i, d in enumerate(detections)
     ]
-    for tile in tiles:
-        if geometry.box_cut_by_border(tile.corners, width, height):
-            warnings.append(f"tile {tile.id} is cut by the image border")
 
     t0 = perf_counter()
     up = [t for t in tiles if t.face == "up"]
@@ -136,6 +153,15 @@ def read_image(
         warnings += back_warnings
     elif up:
         warnings.append(f"{len(up)} face-up tiles were not read: no reader model")
+    rejected, rejected_p = [], ()
+    if calibration is not None:
+        # Before joint decoding: a false box must not take a real tile's value from it.
+        before = tiles
+        tiles, rejected, rejected_p = reject_boxes(tiles, calibration, set_max)
+        warnings = _renumbered(warnings, before, tiles)
+    for tile in tiles:
+        if geometry.box_cut_by_border(tile.corners, width, height):
+            warnings.append(f"tile {tile.id} is cut by the image border")
     t1 = perf_counter()
     tiles, decode_warnings = joint_decode(tiles, set_max)
     config = layout_config or LayoutConfig()
@@ -152,9 +178,19 @@ def read_image(
     if timings is not None:
         timings["read"] = timings.get("read", 0.0) + (t1 - t0)
         timings["decode"] = timings.get("decode", 0.0) + (t2 - t1)
-    scene = Scene(width=width, height=height, tiles=tiles, warnings=warnings + decode_warnings)
+    if calibration is not None:
+        tiles = mark_doubtful(tiles, calibration)
+    scene = Scene(
+        width=width,
+        height=height,
+        tiles=tiles,
+        warnings=warnings + decode_warnings,
+        rejected=rejected,
+    )
     if with_layout:
         scene = layout_scene(scene, config)
+    if calibration is not None:
+        scene = review_scene(scene, calibration, set_max, rejected_p)
     if timings is not None:
         timings["layout"] = timings.get("layout", 0.0) + (perf_counter() - t2)
     return scene
@@ -190,3 +226,29 @@ def backs_face_down(
         for tile_id, p in turned.items()
     ]
     return out, warnings
+
+
+def _renumbered(
+    warnings: list[str], before: Sequence[SceneTile], after: Sequence[SceneTile]
+) -> list[str]:
+    """Warnings of the form "tile N: ..." about `before`, renumbered to `after` (the same
+    tiles less the rejected ones, same order; matched by their corners); a warning about a
+    rejected box is dropped."""
+    if len(before) == len(after):
+        return warnings
+    new_id: dict[int, int] = {}
+    k = 0
+    for tile in before:
+        if k < len(after) and np.array_equal(tile.corners, after[k].corners):
+            new_id[tile.id] = k
+            k += 1
+    out = []
+    for text in warnings:
+        head, sep, rest = text.partition(": ")
+        number = head.removeprefix("tile ")
+        if sep and head.startswith("tile ") and number.isdigit():
+            if int(number) not in new_id:
+                continue
+            text = f"tile {new_id[int(number)]}: {rest}"
+        out.append(text)
+    return out
