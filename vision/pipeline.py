@@ -25,7 +25,7 @@ from vision.confidence import (
 )
 from vision.decode import AdjacencyConstraint, joint_decode
 from vision.detector import CLOSEUP_MAX_BOXES, Detector, frame_for_closeups, merge_closeups
-from vision.layout import LayoutConfig, layout_scene, safe_adjacency
+from vision.layout import AUTO, LayoutConfig, layout_scene, safe_adjacency
 from vision.onnx_model import resolve_model_path
 from vision.reader import HalfReads, Reader, shows_back
 from vision.scene import Scene, SceneTile
@@ -164,7 +164,7 @@ def read_image(
             warnings.append(f"tile {tile.id} is cut by the image border")
     t1 = perf_counter()
     tiles, decode_warnings = joint_decode(tiles, set_max)
-    config = layout_config or LayoutConfig()
+    config = layout_config or LayoutConfig(kind=AUTO)
     if adjacency is None and with_layout:
 
         def adjacency(scene: Scene) -> Sequence[AdjacencyConstraint]:

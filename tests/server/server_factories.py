@@ -301,5 +301,6 @@ def runtime_scene(
         set_max=set_max,
         with_layout=table,
         layout_config=game_layout_config(variant, players) if table else None,
+        calibration=models.calibration,
     )
     return json.loads(scene.to_json())
