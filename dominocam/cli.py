@@ -23,7 +23,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "rules.cli",
     "dominosynth.cli",
     "dominotrain.cli",
-    "dominotrain.calibrate",
+    "measure.calibrate",
     "server.cli",
     "vision.cli",
     "vision.track_cli",

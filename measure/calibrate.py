@@ -149,8 +149,8 @@ def _records_of_scene(scene: Any, source: str, image: str) -> list[BoxRecord]:
 
 def label_synthetic(scene: Any, truth_file: Path, image: str) -> PhotoRecord:
     """Label the boxes of one synthetic picture against its `truth/NAME.json`."""
-    from dominotrain.evaluate import synthetic_truth
-    from dominotrain.metrics import boxes_match, match_boxes
+    from measure.evaluate import synthetic_truth
+    from measure.metrics import boxes_match, match_boxes
 
     truth, ignore, _set_max, _photo = synthetic_truth(truth_file)
     records = _records_of_scene(scene, "synthetic", image)
@@ -185,7 +185,7 @@ def label_synthetic(scene: Any, truth_file: Path, image: str) -> PhotoRecord:
 def label_real(scene: Any, label: dict[str, Any]) -> PhotoRecord:
     """Label the boxes of one real scene photo against its identity labels (module
     docstring)."""
-    from dominotrain.metrics import assign_reads, tile_key
+    from measure.metrics import assign_reads, tile_key
 
     records = _records_of_scene(scene, "real", label["image"])
     truth_up = [tile_key(p) for p in label.get("face_up", [])]
@@ -236,7 +236,7 @@ def collect_boxes(
     """Run the pipeline (no calibration) on the fit pictures and label every box."""
     from tqdm import tqdm
 
-    from dominotrain.evaluate import IMAGE_SUFFIXES, _set_max
+    from measure.evaluate import IMAGE_SUFFIXES, _set_max
     from vision.image_io import load_image
     from vision.pipeline import load_models, read_image
 
