@@ -321,18 +321,37 @@ def fit_model(photos: Sequence[PhotoRecord], label: str, features: Sequence[str]
     return Logistic(tuple(features), tuple(float(c) for c in coef), bias)
 
 
-def expected_calibration_error(p: np.ndarray, y: np.ndarray, bins: int = 10) -> float:
-    """Sum over equal-width bins of |mean p - fraction right| weighted by the bin's share."""
-    if len(p) == 0:
-        return float("nan")
+RELIABILITY_BINS = 10
+
+
+def reliability_bins(p: np.ndarray, y: np.ndarray, bins: int = RELIABILITY_BINS) -> list[dict]:
+    """Equal-width bins of the probabilities `p` with the outcomes `y` (1 = right): for each
+    bin with boxes, its range, count, mean probability, fraction right and their gap."""
     edges = np.linspace(0, 1, bins + 1)
     index = np.clip(np.digitize(p, edges[1:-1]), 0, bins - 1)
-    total = 0.0
+    out = []
     for k in range(bins):
         mask = index == k
         if mask.any():
-            total += mask.mean() * abs(p[mask].mean() - y[mask].mean())
-    return float(total)
+            mean_p, right = float(p[mask].mean()), float(y[mask].mean())
+            out.append(
+                {
+                    "lo": round(float(edges[k]), 2),
+                    "hi": round(float(edges[k + 1]), 2),
+                    "n": int(mask.sum()),
+                    "mean_p": round(mean_p, 4),
+                    "right": round(right, 4),
+                    "gap": round(abs(mean_p - right), 4),
+                }
+            )
+    return out
+
+
+def expected_calibration_error(p: np.ndarray, y: np.ndarray, bins: int = RELIABILITY_BINS) -> float:
+    """Sum over equal-width bins of |mean p - fraction right| weighted by the bin's share."""
+    if len(p) == 0:
+        return float("nan")
+    return float(sum(b["n"] * b["gap"] for b in reliability_bins(p, y, bins)) / len(p))
 
 
 # --- thresholds ----------------------------------------------------------------------------
