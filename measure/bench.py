@@ -138,7 +138,14 @@ def bench_size(
         t0 = perf_counter()
         decoded = decode_image(data, "bench.jpg")
         t1 = perf_counter()
-        scene = read_image(decoded, models.detector, models.reader, set_max, timings=timings)
+        scene = read_image(
+            decoded,
+            models.detector,
+            models.reader,
+            set_max,
+            timings=timings,
+            calibration=getattr(models, "calibration", None),  # as `dominocam read` runs
+        )
         t2 = perf_counter()
         if run < warmup:
             continue
