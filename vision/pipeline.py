@@ -61,18 +61,31 @@ def load_models(
     calibration: str | os.PathLike[str] | None = None,
 ) -> Models:
     """Open both models and the calibration (paths default to $DOMINOCAM_MODELS or the
-    repository's models/; a calibration named by path must exist).
+    repository's models/; the calibration defaults to `calibration.json` beside the detector,
+    and a calibration named by path must exist).
 
     Raises:
         UserInputError: a model file is missing or unreadable (the message says how to get it).
     """
     detector_path = resolve_model_path("detector", detector)
     reader_path = resolve_model_path("reader", reader)
+    beside = _beside(detector_path)
     return Models(
         detector=Detector(detector_path, conf=conf, iou=iou, threads=threads),
         reader=Reader(reader_path, threads=threads),
-        calibration=load_calibration(calibration),
+        calibration=load_calibration(calibration or beside) if calibration or beside else None,
     )
+
+
+def _beside(detector_path: os.PathLike[str] | str) -> os.PathLike[str] | None:
+    """The calibration of a detector: `calibration.json` in its folder, where there is one
+    (a calibration fits the models it was fitted with, so it is looked for beside them)."""
+    from pathlib import Path
+
+    from vision.confidence import CALIBRATION_FILE
+
+    path = Path(detector_path).parent / CALIBRATION_FILE
+    return path if path.is_file() else None
 
 
 def read_image(
