@@ -369,7 +369,7 @@ def score_scene_photo(
     covered = _covers([tile_key(r) for r in reads], truth_up)
     extra_reads = len(reads) - len(truth_up)
     exact = read_down == truth_down and covered and (extra_reads == 0 or extra_reads <= excluded)
-    empty = not truth_up and not truth_down and not excluded
+    empty = not truth_up and not truth_down  # realval README: the right answer is empty
     add_photo_figures(result, exact, needs_review, empty, predictions)
     if not exact:
         problems.append("tile set not exact")
