@@ -36,7 +36,7 @@ def committed() -> Calibration:
 def by_detector_score(calibration: Calibration) -> Calibration:
     """The committed thresholds on models that are the detector's score itself (p = det), so
     that a hand-made box has exactly the probability its score says."""
-    identity = Logistic(FEATURES, (1.0, 0.0, 0.0, 0.0, 0.0), 0.0)
+    identity = Logistic(FEATURES, tuple(float(f == "det") for f in FEATURES), 0.0)
     return replace(calibration, tile=identity, right=identity)
 
 
@@ -196,7 +196,9 @@ def test_a_missing_or_broken_calibration_file_is_a_clear_error(tmp_path):
 
 def test_a_calibration_that_needs_the_verifier_says_so():
     calibration = committed()
-    with_verifier = Logistic((*FEATURES, "verifier"), (1.0, 0, 0, 0, 0, 1.0), 0.0)
+    with_verifier = Logistic(
+        (*FEATURES, "verifier"), (1.0,) + (0.0,) * (len(FEATURES) - 1) + (1.0,), 0.0
+    )
     needs = replace(calibration, tile=with_verifier)
     with pytest.raises(UserInputError, match="verifier"):
         probabilities([SceneTile(0, "down", SQUARE, 0.9)], needs)

@@ -183,7 +183,7 @@ def test_read_image_with_a_calibration_rejects_flags_and_asks_for_review(
 
     from vision.confidence import FEATURES, Calibration, Logistic
 
-    identity = Logistic(FEATURES, (1.0, 0.0, 0.0, 0.0, 0.0), 0.0)
+    identity = Logistic(FEATURES, tuple(float(f == "det") for f in FEATURES), 0.0)
     calibration = Calibration(identity, identity, 0.8, 0.9, 0.5)
     models = load_models(double_models / "detector.onnx", double_models / "reader.onnx", threads=1)
     plain = read_image(painted_table.image, models.detector, models.reader, 12, closeups=False)

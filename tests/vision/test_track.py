@@ -270,7 +270,9 @@ def test_with_a_calibration_the_tracker_marks_by_its_probability() -> None:
     from vision.confidence import FEATURES, Logistic, load_calibration
 
     calibration = load_calibration(required=True)
-    identity = Logistic(FEATURES, (0.0, 1.0, 0.0, 0.0, 0.0), 0.0)  # p = the weaker half
+    identity = Logistic(
+        FEATURES, tuple(float(f == "half_lo") for f in FEATURES), 0.0
+    )  # p = the weaker half
     calibration = replace(calibration, tile=identity, right=identity)
     read = reader_by_script([((2, 5), 0.9)])  # clear for the tracker, under the threshold
     tracker = TableTracker(W, H, calibration=calibration)
