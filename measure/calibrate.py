@@ -84,6 +84,7 @@ class BoxRecord:
     cut: bool
     tile: bool | None
     right: bool | None
+    verifier: float | None = None
 
 
 @dataclass
@@ -120,7 +121,13 @@ def first_real_labels(root: Path) -> list[dict[str, Any]]:
 def _features(record: BoxRecord) -> dict[str, float]:
     from vision.confidence import box_features
 
-    return box_features(record.face, record.confidence, record.pip_confidence, twice=record.twice)
+    return box_features(
+        record.face,
+        record.confidence,
+        record.pip_confidence,
+        twice=record.twice,
+        verifier=record.verifier,
+    )
 
 
 def _records_of_scene(scene: Any, source: str, image: str) -> list[BoxRecord]:
@@ -142,6 +149,7 @@ def _records_of_scene(scene: Any, source: str, image: str) -> list[BoxRecord]:
             bool(box_cut_by_border(t.corners, scene.width, scene.height)),
             None,
             None,
+            t.verifier,
         )
         for t in scene.tiles
     ]
@@ -376,7 +384,13 @@ def _photo_outcome(photo: PhotoRecord, calibration: Any) -> tuple[bool, bool]:
         if b.face == "up" and b.pips is not None:
             counts[b.pips] = counts.get(b.pips, 0) + 1
     rows = [
-        box_features(b.face, b.confidence, b.pip_confidence, twice=counts.get(b.pips, 0) > 1)
+        box_features(
+            b.face,
+            b.confidence,
+            b.pip_confidence,
+            twice=counts.get(b.pips, 0) > 1,
+            verifier=b.verifier,
+        )
         for b in kept
     ]
     p_right = np.minimum(calibration.right.predict(rows), calibration.tile.predict(rows))
@@ -501,8 +515,13 @@ def run(args: argparse.Namespace) -> int:
     else:
         photos = collect_boxes(args.synthetic, args.realval, args.split, args.limit, args.quiet)
         _save_photos(args.cache, photos)
-    tile = fit_model(photos, "tile", FEATURES)
-    right = fit_model(photos, "right", FEATURES)
+    # The verifier's score joins the features when every box has one (the models ran it).
+    every = [b for p in photos for b in p.boxes]
+    features = FEATURES + (
+        ("verifier",) if every and all(b.verifier is not None for b in every) else ()
+    )
+    tile = fit_model(photos, "tile", features)
+    right = fit_model(photos, "right", features)
     calibration, table = choose_thresholds(photos, tile, right)
     fit: dict[str, Any] = {"command": "dominocam calibrate", "sources": {}, "doubt_grid": table}
     for source in sorted({p.source for p in photos}):

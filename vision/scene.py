@@ -76,7 +76,10 @@ class SceneTile:
             and both halves together, `vision.confidence`); None when not assessed (no
             calibration, or an old Scene JSON without the key).
         doubtful: probably a tile, probably misread: a person should look before a ruling
-            uses it (`vision.confidence.DOUBTFUL_BELOW`, or a read another tile also has).
+            uses it (below the calibration's `doubtful_below`, or a read another tile also
+            has).
+        verifier: the tile-or-not verifier's raw score of the box, where one ran; a feature
+            of the probability (`vision.confidence`), not written to JSON.
     """
 
     id: int
@@ -88,6 +91,7 @@ class SceneTile:
     half_probs: np.ndarray | None = field(default=None, repr=False)
     probability: float | None = None
     doubtful: bool = False
+    verifier: float | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         what = f"tile {self.id}"
