@@ -362,7 +362,7 @@ def review_scene(
     for tile in scene.doubtful:
         other = _second_reading(tile, set_max)
         could = f" (it could be {other[0]}-{other[1]})" if other is not None else ""
-        what = "may not be a tile, or may be misread" if tile.face == "down" else "may be misread"
+        what = "may not be a tile, or may lie face up" if tile.face == "down" else "may be misread"
         if tile.pips is not None:
             reasons.append(
                 f"Tile {tile.pips[0]}-{tile.pips[1]} (#{tile.id}) {what}{could}: please check it"
