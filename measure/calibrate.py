@@ -149,7 +149,7 @@ def _records_of_scene(scene: Any, source: str, image: str) -> list[BoxRecord]:
             bool(box_cut_by_border(t.corners, scene.width, scene.height)),
             None,
             None,
-            t.verifier,
+            t.verifier_score,
         )
         for t in scene.tiles
     ]

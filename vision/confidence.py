@@ -234,7 +234,7 @@ def _repeated(tiles: Sequence[SceneTile]) -> set[int]:
 
 
 def _verifier_of(tile: SceneTile) -> float | None:
-    return tile.verifier
+    return tile.verifier_score
 
 
 def probabilities(

@@ -78,7 +78,7 @@ class SceneTile:
         doubtful: probably a tile, probably misread: a person should look before a ruling
             uses it (below the calibration's `doubtful_below`, or a read another tile also
             has).
-        verifier: the tile-or-not verifier's raw score of the box, where one ran; a feature
+        verifier_score: the tile-or-not verifier's score of the box, where one ran; a feature
             of the probability (`vision.confidence`), not written to JSON.
     """
 
@@ -91,7 +91,7 @@ class SceneTile:
     half_probs: np.ndarray | None = field(default=None, repr=False)
     probability: float | None = None
     doubtful: bool = False
-    verifier: float | None = field(default=None, repr=False)
+    verifier_score: float | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         what = f"tile {self.id}"

@@ -210,9 +210,9 @@ def test_the_verifier_score_is_a_feature_when_the_calibration_has_it():
     only_verifier = Logistic(names, tuple(float(f == "verifier") for f in names), 0.0)
     uses = replace(calibration, tile=only_verifier, right=only_verifier)
     tiles = [
-        SceneTile(0, "up", SQUARE, 0.9, (1, 2), (0.9, 0.9), verifier=0.1),
-        SceneTile(1, "up", SQUARE + 50, 0.9, (3, 4), (0.9, 0.9), verifier=0.95),
+        SceneTile(0, "up", SQUARE, 0.9, (1, 2), (0.9, 0.9), verifier_score=0.1),
+        SceneTile(1, "up", SQUARE + 50, 0.9, (3, 4), (0.9, 0.9), verifier_score=0.95),
     ]
     p_tile, _ = probabilities(tiles, uses)
     assert p_tile == pytest.approx([0.1, 0.95])
-    assert "verifier" not in SceneTile(0, "up", SQUARE, 0.9, verifier=0.5).to_dict()
+    assert "verifier" not in SceneTile(0, "up", SQUARE, 0.9, verifier_score=0.5).to_dict()
