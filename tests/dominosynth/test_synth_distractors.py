@@ -29,7 +29,7 @@ def test_every_distractor_kind_is_a_weight_name_and_draws_a_sprite():
 def test_an_empty_picture_has_no_tile_but_objects_in_its_truth(render_sample):
     cfg = dataclasses.replace(CONFIGS["negatives"], empty_p=1.0)
     for index in range(3):
-        _jpg, _img, truth, ids, _scene, _rng = render_sample(index, seed=5, config=cfg)
+        _jpg, _img, truth, _ids, _scene, _rng = render_sample(index, seed=5, config=cfg)
         assert truth["empty"] is True
         assert truth["tiles"] == []
         assert truth["distractors"], "objects lie in the picture"
