@@ -11,20 +11,41 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from time import perf_counter
 
 import numpy as np
 
 from vision import geometry
 from vision.decode import AdjacencyConstraint, joint_decode
-from vision.detector import CLOSEUP_MAX_BOXES, Detector, frame_for_closeups, merge_closeups
+from vision.detector import (
+    CLOSEUP_MAX_BOXES,
+    Detection,
+    Detector,
+    frame_for_closeups,
+    merge_closeups,
+)
 from vision.layout import LayoutConfig, layout_scene, safe_adjacency
-from vision.onnx_model import resolve_model_path
+from vision.onnx_model import MODEL_FILES, default_models_dir, resolve_model_path
 from vision.reader import HalfReads, Reader, shows_back
 from vision.scene import Scene, SceneTile
+from vision.verifier import Verifier
 
 # Stages timed by `read_image(..., timings=...)` (detect is split in three).
-STAGES: tuple[str, ...] = ("preprocess", "forward", "postprocess", "read", "decode", "layout")
+STAGES: tuple[str, ...] = (
+    "preprocess",
+    "forward",
+    "postprocess",
+    "verify",
+    "read",
+    "decode",
+    "layout",
+)
+
+# A box the verifier scores below this is not a tile: it leaves the Scene. Chosen on the
+# synthetic verifier val split only (models/verifier.md), never on real photos. The
+# calibrated tile probability replaces this single threshold where it exists.
+VERIFIER_THRESHOLD = 0.5
 
 # Given the Scene after a first decoding, the pairs of touching halves that must agree
 # (the layout module's hook); an empty list means nothing to add.
@@ -33,10 +54,15 @@ AdjacencyFn = Callable[[Scene], Sequence[AdjacencyConstraint]]
 
 @dataclass
 class Models:
-    """The detector and the reader, loaded once and shared."""
+    """The detector (with its verifier, when there is one) and the reader, loaded once and
+    shared."""
 
     detector: Detector
     reader: Reader
+
+    @property
+    def verifier(self) -> Verifier | None:
+        return self.detector.verifier
 
 
 def load_models(
@@ -46,18 +72,28 @@ def load_models(
     threads: int | None = None,
     conf: float = 0.25,
     iou: float = 0.7,
+    verifier: str | os.PathLike[str] | None = None,
 ) -> Models:
-    """Open both models (paths default to $DOMINOCAM_MODELS or the repository's models/).
+    """Open the models (paths default to $DOMINOCAM_MODELS or the repository's models/).
+
+    The verifier is optional: without `verifier` it is opened from the models folder when
+    `verifier.onnx` is there (and only when the detector also comes from that folder, so a
+    detector given by path is never paired with a verifier made for another one).
 
     Raises:
         UserInputError: a model file is missing or unreadable (the message says how to get it).
     """
     detector_path = resolve_model_path("detector", detector)
     reader_path = resolve_model_path("reader", reader)
-    return Models(
-        detector=Detector(detector_path, conf=conf, iou=iou, threads=threads),
-        reader=Reader(reader_path, threads=threads),
-    )
+    if verifier is not None:
+        verifier_path: Path | None = resolve_model_path("verifier", verifier)
+    else:
+        default = default_models_dir() / MODEL_FILES["verifier"]
+        verifier_path = default if detector is None and default.is_file() else None
+    loaded = Detector(detector_path, conf=conf, iou=iou, threads=threads)
+    if verifier_path is not None:
+        loaded.verifier = Verifier(verifier_path, threads=threads)
+    return Models(detector=loaded, reader=Reader(reader_path, threads=threads))
 
 
 def read_image(
@@ -72,6 +108,8 @@ def read_image(
     layout_config: LayoutConfig | None = None,
     closeups: bool = True,
     far_tiles: bool = True,
+    verifier_threshold: float | None = VERIFIER_THRESHOLD,
+    rejected: list[Detection] | None = None,
 ) -> Scene:
     """Read one photo into a Scene.
 
@@ -94,6 +132,9 @@ def read_image(
         far_tiles: when the first detection's tiles are small at the network input, detect
             again in overlapping windows of the photo (`Detector.detect_far_tiles`); False
             skips that.
+        verifier_threshold: boxes the detector's verifier scores below this are left out
+            (None keeps every box, each with its `verifier_score`).
+        rejected: when given, the boxes left out by the verifier are appended to it.
 
     Returns:
         The Scene; an image without tiles gives a Scene without tiles, not an error.
@@ -101,17 +142,16 @@ def read_image(
     if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
         raise ValueError(f"expected a BGR uint8 HxWx3 image, got {image.dtype} {image.shape}")
     height, width = image.shape[:2]
-    detections = detector.detect(image, timings)
-    if closeups and len(detections) <= CLOSEUP_MAX_BOXES:
-        framed, pad = frame_for_closeups(image)
-        detections = merge_closeups(
-            detections, detector.detect(framed, timings), pad, (height, width)
-        )
-    # After the close-up pass: the halves and pips of a tile filling the frame are small
-    # boxes, which would otherwise ask for a look in windows.
-    if far_tiles:
-        detections = detector.detect_far_tiles(image, detections, timings)
-    detections = [d for d in detections if d.face is not None]
+    detections = detect_tiles(
+        image, detector, timings=timings, closeups=closeups, far_tiles=far_tiles
+    )
+    if verifier_threshold is not None:
+        verified = [
+            d.verifier_score is None or d.verifier_score >= verifier_threshold for d in detections
+        ]
+        if rejected is not None:
+            rejected.extend(d for d, ok in zip(detections, verified, strict=True) if not ok)
+        detections = [d for d, ok in zip(detections, verified, strict=True) if ok]
     # Reading order: top to bottom, then left to right (ids are stable for a still table).
     detections.sort(
         key=lambda d: (round(float(d.corners[:, 1].mean()) / 8), d.corners[:, 0].mean())
@@ -119,7 +159,13 @@ def read_image(
 
     warnings: list[str] = []
     tiles = [
-        SceneTile(id=i, face=d.face or "down", corners=d.corners, confidence=d.score)
+        SceneTile(
+            id=i,
+            face=d.face or "down",
+            corners=d.corners,
+            confidence=d.score,
+            verifier_score=d.verifier_score,
+        )
         for i, d in enumerate(detections)
     ]
     for tile in tiles:
@@ -158,6 +204,39 @@ def read_image(
     if timings is not None:
         timings["layout"] = timings.get("layout", 0.0) + (perf_counter() - t2)
     return scene
+
+
+def detect_tiles(
+    image: np.ndarray,
+    detector: Detector,
+    *,
+    timings: dict[str, float] | None = None,
+    closeups: bool = True,
+    far_tiles: bool = True,
+) -> list[Detection]:
+    """The detector's tile boxes in `image`, with the close-up and far-tile passes
+    (`read_image` explains them), each scored by the detector's verifier when it has one
+    (`Detection.verifier_score`; the time goes to the "verify" stage)."""
+    height, width = image.shape[:2]
+    detections = detector.detect(image, timings)
+    if closeups and len(detections) <= CLOSEUP_MAX_BOXES:
+        framed, pad = frame_for_closeups(image)
+        detections = merge_closeups(
+            detections, detector.detect(framed, timings), pad, (height, width)
+        )
+    # After the close-up pass: the halves and pips of a tile filling the frame are small
+    # boxes, which would otherwise ask for a look in windows.
+    if far_tiles:
+        detections = detector.detect_far_tiles(image, detections, timings)
+    detections = [d for d in detections if d.face is not None]
+    t0 = perf_counter()
+    if detector.verifier is not None and detections:
+        scores = detector.verifier.scores(image, [d.corners for d in detections])
+        for d, score in zip(detections, scores, strict=True):
+            d.verifier_score = float(score)
+    if timings is not None:
+        timings["verify"] = timings.get("verify", 0.0) + (perf_counter() - t0)
+    return detections
 
 
 def backs_face_down(

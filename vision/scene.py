@@ -60,6 +60,8 @@ class SceneTile:
         half_probs: (2, V) float64 probabilities of pip values 0..V-1 for half 0 and half 1 in
             corner order, as the reader gave them; kept for joint decoding and the layout,
             not written to JSON. None when face down or unread.
+        verifier_score: the verifier's probability that the box holds a real tile
+            (`vision.verifier`); None when no verifier looked at it.
     """
 
     id: int
@@ -69,6 +71,7 @@ class SceneTile:
     pips: tuple[int, int] | None = None
     pip_confidence: tuple[float, float] | None = None
     half_probs: np.ndarray | None = field(default=None, repr=False)
+    verifier_score: float | None = None
 
     def __post_init__(self) -> None:
         what = f"tile {self.id}"
@@ -79,6 +82,8 @@ class SceneTile:
             raise UserInputError(f"{what}: face must be one of {list(FACES)}, got {self.face!r}")
         self.corners = _as_corners(self.corners, what)
         self.confidence = _probability(self.confidence, f"{what}: confidence")
+        if self.verifier_score is not None:
+            self.verifier_score = _probability(self.verifier_score, f"{what}: verifier_score")
         if self.face == "down" and (self.pips is not None or self.pip_confidence is not None):
             raise UserInputError(f"{what}: a face-down tile has no pips")
         if self.pips is not None:
@@ -120,6 +125,8 @@ class SceneTile:
                 if self.pip_confidence is not None
                 else None
             )
+        if self.verifier_score is not None:
+            out["verifier_score"] = round(self.verifier_score, 4)
         return out
 
     @classmethod
@@ -139,6 +146,7 @@ class SceneTile:
             confidence=data["confidence"],
             pips=tuple(pips) if pips is not None else None,
             pip_confidence=tuple(conf) if conf is not None else None,
+            verifier_score=data.get("verifier_score"),
         )
 
 
