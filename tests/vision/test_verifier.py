@@ -64,3 +64,54 @@ def test_a_model_with_other_classes_is_refused_with_a_message(tmp_path):
     path = write_verifier(tmp_path / "v.onnx", names=("cat", "dog"))
     with pytest.raises(UserInputError, match="'tile' and 'not_tile'"):
         Verifier(path)
+
+
+class _ScoresByPosition:
+    """A verifier whose score of a box is set by the box's centre: boxes left of `x` are not
+    tiles (0.1), the others are (0.9)."""
+
+    def __init__(self, x: float) -> None:
+        self.x = x
+
+    def scores(self, image, corners):
+        return np.array([0.1 if np.mean(c[:, 0]) < self.x else 0.9 for c in corners])
+
+
+def test_the_pipeline_scores_every_box_and_leaves_out_what_is_not_a_tile(
+    painted_table, double_models
+):
+    from vision.pipeline import VERIFIER_THRESHOLD, load_models, read_image
+
+    models = load_models(double_models / "detector.onnx", double_models / "reader.onnx", threads=1)
+    everything = read_image(painted_table.image, models.detector, models.reader, 12, closeups=False)
+    assert all(t.verifier_score is None for t in everything.tiles)  # no verifier: all kept
+    models.detector.verifier = _ScoresByPosition(x=100)
+    try:
+        rejected: list = []
+        scene = read_image(
+            painted_table.image,
+            models.detector,
+            models.reader,
+            12,
+            closeups=False,
+            rejected=rejected,
+        )
+        kept = read_image(
+            painted_table.image,
+            models.detector,
+            models.reader,
+            12,
+            closeups=False,
+            verifier_threshold=None,
+        )
+    finally:
+        models.detector.verifier = None
+    left = [t for t in everything.tiles if t.center[0] < 100]
+    assert left, "the painted table has tiles on its left"
+    assert len(scene.tiles) == len(everything.tiles) - len(left)
+    assert len(rejected) == len(left)
+    assert all(d.verifier_score < VERIFIER_THRESHOLD for d in rejected)
+    assert all(t.center[0] >= 100 and t.verifier_score == 0.9 for t in scene.tiles)
+    assert scene.to_dict()["tiles"][0]["verifier_score"] == 0.9
+    assert len(kept.tiles) == len(everything.tiles)  # None keeps every box, scored
+    assert sorted(t.verifier_score for t in kept.tiles)[0] == 0.1
