@@ -26,7 +26,7 @@ from vision.detector import (
     merge_closeups,
 )
 from vision.layout import LayoutConfig, layout_scene, safe_adjacency
-from vision.onnx_model import MODEL_FILES, default_models_dir, resolve_model_path
+from vision.onnx_model import MODEL_FILES, resolve_model_path
 from vision.reader import HalfReads, Reader, shows_back
 from vision.scene import Scene, SceneTile
 from vision.verifier import Verifier
@@ -76,9 +76,8 @@ def load_models(
 ) -> Models:
     """Open the models (paths default to $DOMINOCAM_MODELS or the repository's models/).
 
-    The verifier is optional: without `verifier` it is opened from the models folder when
-    `verifier.onnx` is there (and only when the detector also comes from that folder, so a
-    detector given by path is never paired with a verifier made for another one).
+    The verifier is optional: without `verifier` it is the `verifier.onnx` beside the
+    detector's file when there is one (a verifier is trained on one detector's boxes).
 
     Raises:
         UserInputError: a model file is missing or unreadable (the message says how to get it).
@@ -88,8 +87,8 @@ def load_models(
     if verifier is not None:
         verifier_path: Path | None = resolve_model_path("verifier", verifier)
     else:
-        default = default_models_dir() / MODEL_FILES["verifier"]
-        verifier_path = default if detector is None and default.is_file() else None
+        beside = detector_path.parent / MODEL_FILES["verifier"]
+        verifier_path = beside if beside.is_file() else None
     loaded = Detector(detector_path, conf=conf, iou=iou, threads=threads)
     if verifier_path is not None:
         loaded.verifier = Verifier(verifier_path, threads=threads)

@@ -1,6 +1,7 @@
 """The verifier's training crops, cut from `dominocam synth` sets (models/verifier.md).
 
     python -m dominotrain.verifier_data --synth runs/data/negatives-s31-n300 --out DIR
+    python -m dominotrain.verifier_data --measure models/verifier.onnx --crops DIR/val
 
 For every picture of a set (its own train / val split), the committed detector's boxes are
 cut with `vision.verifier.verifier_crop` the way the runtime cuts them:
@@ -143,13 +144,42 @@ def build(sets: list[Path], out: Path, threads: int, seed: int) -> dict:
     return counts
 
 
+def measure(model: Path, folder: Path, threshold: float, threads: int) -> dict:
+    """The verifier `model` on the crops `folder/{tile,not_tile}/*.png`: how many of each
+    class it scores at `threshold` or more (a tile kept) and below (left out)."""
+    from vision.verifier import Verifier
+
+    verifier = Verifier(model, threads=threads)
+    result = {}
+    for label in (TILE_CLASS, NOT_TILE_CLASS):
+        files = sorted((folder / label).glob("*.png"))
+        crops = np.stack([cv2.imread(str(f)) for f in files]) if files else np.zeros((0,))
+        scores = verifier.classify(crops) if len(files) else np.zeros(0)
+        kept = int((scores >= threshold).sum())
+        result[label] = {"crops": len(files), "kept": kept, "left_out": len(files) - kept}
+    return result
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m dominotrain.verifier_data")
-    parser.add_argument("--synth", action="append", required=True, help="a dominocam synth set")
-    parser.add_argument("--out", required=True)
+    parser.add_argument("--synth", action="append", default=[], help="a dominocam synth set")
+    parser.add_argument("--out", help="where the crops go")
+    parser.add_argument("--measure", help="a verifier .onnx to score the crops of --crops with")
+    parser.add_argument("--crops", help="a split folder of crops (e.g. OUT/val) for --measure")
+    parser.add_argument("--threshold", type=float, default=0.5)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
+    if args.measure:
+        if not args.crops or not Path(args.crops).is_dir():
+            print("dominocam: error: --measure needs --crops FOLDER", file=sys.stderr)
+            return 2
+        found = measure(Path(args.measure), Path(args.crops), args.threshold, args.threads)
+        print(json.dumps(found))
+        return 0
+    if not args.synth or not args.out:
+        print("dominocam: error: give --synth DIR (one or more) and --out DIR", file=sys.stderr)
+        return 2
     sets = [Path(s) for s in args.synth]
     for s in sets:
         if not (s / "truth").is_dir():
