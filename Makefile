@@ -33,7 +33,7 @@ run: $(VENV)/.installed-run  ## install and start the dashboard
 test: $(VENV)/.installed-dev  ## install and run the default tests (no torch) and the linter
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/python -m pytest -m "not slow and not train"
+	$(BIN)/python -m pytest  # pyproject addopts: not slow, not train
 
 test-slow: $(VENV)/.installed-train  ## the slow checks CI also runs (training smoke runs, browser tests)
 	sh scripts/install-browser.sh

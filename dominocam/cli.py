@@ -13,6 +13,7 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from dominocam import __version__
 from dominocam.errors import UserInputError
@@ -26,14 +27,26 @@ COMMAND_MODULES: tuple[str, ...] = (
     "vision.cli",
     "vision.track_cli",
     "dominocam.round",
+    "measure.cli",
 )
 
 EXIT_BAD_INPUT = 2
 
 
+class OneLineErrorParser(argparse.ArgumentParser):
+    """An argparse parser whose usage errors are bad input like any other: one line, exit 2.
+
+    argparse's own error prints the usage and exits; here it raises `UserInputError`, whose
+    message names the command's --help. Subcommand parsers are made of the same class.
+    """
+
+    def error(self, message: str) -> NoReturn:
+        raise UserInputError(f"{message} (see `{self.prog} --help`)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The full command-line parser with every layer's subcommands."""
-    parser = argparse.ArgumentParser(
+    parser = OneLineErrorParser(
         prog="dominocam",
         description=(
             "DominoCam reads a domino table from photos, rules on blocked games exactly as "
@@ -51,11 +64,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; return its exit status (2 with a one-line message on bad input)."""
     parser = build_parser()
-    args = parser.parse_args(argv)
-    if not getattr(args, "func", None):
-        parser.print_help()
-        return EXIT_BAD_INPUT
     try:
+        args = parser.parse_args(argv)
+        if not getattr(args, "func", None):
+            parser.print_help()
+            return EXIT_BAD_INPUT
         return int(args.func(args) or 0)
     except UserInputError as error:
         print(f"dominocam: error: {error}", file=sys.stderr)

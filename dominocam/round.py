@@ -23,9 +23,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from dominocam.arguments import add_model_files, add_set
 from dominocam.errors import UserInputError
-
-SETS: tuple[int, ...] = (6, 9, 12, 15)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -52,9 +51,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="a player and the photo (or Scene .json) of their hand; repeat, clockwise",
     )
     parser.add_argument("--variant", required=True, help="rules variant (`dominocam rules`)")
-    parser.add_argument(
-        "--set", type=int, choices=SETS, default=None, help="double-n set (default: variant's)"
-    )
+    add_set(parser, default=None)
     parser.add_argument(
         "--boneyard",
         type=int,
@@ -88,8 +85,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="Mexican Train: NAME's train carries a marker (open to everyone); repeat",
     )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
-    parser.add_argument("--detector", metavar="PATH", help="detector ONNX file")
-    parser.add_argument("--reader", metavar="PATH", help="reader ONNX file")
+    add_model_files(parser)
     parser.set_defaults(func=run)
 
 

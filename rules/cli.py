@@ -51,7 +51,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     actions = rules.add_subparsers(dest="rules_command", metavar="ACTION")
     rules.set_defaults(func=lambda _args: _usage(rules))
+    _add_check(actions)
+    _add_variants(actions)
 
+
+def _add_check(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     check_parser = actions.add_parser(
         "check",
         help="rule on a game state: is the round blocked, who won, how many points",
@@ -75,6 +79,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     check_parser.set_defaults(func=run_check)
 
+
+def _add_variants(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     variants_parser = actions.add_parser(
         "variants",
         help="list the variants with their settings and sources",

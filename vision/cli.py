@@ -1,4 +1,4 @@
-"""`dominocam read` and `dominocam bench`.
+"""`dominocam read`.
 
 Cheap to import: OpenCV and onnxruntime are imported inside the command functions.
 """
@@ -11,59 +11,20 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from dominocam.arguments import (
+    add_conf,
+    add_model_files,
+    add_second_looks,
+    add_set,
+    add_threads,
+)
 from dominocam.errors import UserInputError
 
-SETS: tuple[int, ...] = (6, 9, 12, 15)
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".webp", ".bmp", ".tif", ".tiff"}
 
 
-def _size(text: str) -> tuple[int, int]:
-    try:
-        w, h = (int(v) for v in text.lower().split("x"))
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(
-            f"expected WIDTHxHEIGHT like 1280x720, got {text!r}"
-        ) from error
-    if w <= 0 or h <= 0:
-        raise argparse.ArgumentTypeError(f"sizes must be positive, got {text!r}")
-    return w, h
-
-
-def _model_flags(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--detector",
-        metavar="PATH",
-        help="detector ONNX file (default: models/detector.onnx or $DOMINOCAM_MODELS)",
-    )
-    parser.add_argument(
-        "--reader",
-        metavar="PATH",
-        help="reader ONNX file (default: models/reader.onnx or $DOMINOCAM_MODELS)",
-    )
-    parser.add_argument(
-        "--threads",
-        type=int,
-        default=None,
-        metavar="N",
-        help="onnxruntime threads (default: all cores)",
-    )
-    parser.add_argument(
-        "--no-closeups",
-        action="store_true",
-        help="skip the second look at a picture with few boxes, framed by grey, that finds a "
-        "tile filling the frame (a close-up); faster on such pictures",
-    )
-    parser.add_argument(
-        "--no-far-tiles",
-        action="store_true",
-        help="skip the second look, in four overlapping windows at about twice the scale, at "
-        "a photo whose tiles are small (a whole table from afar): such a photo is read about "
-        "3x faster, but its tiles under about 40 px are then often missed",
-    )
-
-
 def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add `read` and `bench` to the `dominocam` parser."""
+    """Add `read` to the `dominocam` parser."""
     read = subparsers.add_parser(
         "read",
         help="read table or hand photos into Scenes",
@@ -74,51 +35,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     read.add_argument("images", nargs="+", metavar="IMAGE", help="photo files (JPEG, PNG, ...)")
-    read.add_argument(
-        "--set", type=int, default=12, choices=SETS, help="the set's highest value (default 12)"
-    )
+    add_set(read)
     read.add_argument("--json", action="store_true", help="print Scene JSON, one line per image")
     read.add_argument(
         "--annotate",
         metavar="OUT",
         help="save the photo with boxes and values drawn (a .png/.jpg file, or a folder)",
     )
-    read.add_argument(
-        "--conf", type=float, default=0.25, help="detector confidence threshold (default 0.25)"
-    )
-    _model_flags(read)
+    add_conf(read)
+    add_model_files(read)
+    add_threads(read)
+    add_second_looks(read)
     read.set_defaults(func=run_read)
-
-    bench = subparsers.add_parser(
-        "bench",
-        help="time each stage of reading a photo",
-        description=(
-            "Time decode image, detect (preprocess / forward / postprocess), read, joint "
-            "decode, layout and the total on a synthetic table rendered by dominosynth (fixed "
-            "seed), as median and p90 over repeated runs, and the total as a ratio to the "
-            "detector's bare ONNX forward pass."
-        ),
-    )
-    bench.add_argument(
-        "--sizes",
-        type=_size,
-        nargs="+",
-        default=[(1280, 720), (1920, 1080)],
-        metavar="WxH",
-        help="table image sizes (default 1280x720 1920x1080)",
-    )
-    bench.add_argument("--tiles", type=int, default=36, help="tiles on the table (default 36)")
-    bench.add_argument("--runs", type=int, default=20, help="timed runs per size (default 20)")
-    bench.add_argument("--warmup", type=int, default=3, help="untimed runs first (default 3)")
-    bench.add_argument(
-        "--image", metavar="PATH", help="time this photo instead of a synthetic table"
-    )
-    bench.add_argument(
-        "--set", type=int, default=12, choices=SETS, help="the set's highest value (default 12)"
-    )
-    bench.add_argument("--json", action="store_true", help="print the results as JSON")
-    _model_flags(bench)
-    bench.set_defaults(func=run_bench)
 
 
 def _annotate_target(out: str, image: Path, several: bool) -> Path:
@@ -152,8 +80,6 @@ def run_read(args: argparse.Namespace) -> int:
     from vision.image_io import load_image
     from vision.pipeline import load_models, read_image
 
-    if args.threads is not None and args.threads < 1:
-        raise UserInputError("--threads must be at least 1")
     models = load_models(args.detector, args.reader, threads=args.threads, conf=args.conf)
     several = len(args.images) > 1
     failed = 0
@@ -183,53 +109,3 @@ def run_read(args: argparse.Namespace) -> int:
             if not cv2.imwrite(str(target), annotate(image, scene)):
                 raise UserInputError(f"cannot write the annotated image {target}")
     return 2 if failed else 0
-
-
-def run_bench(args: argparse.Namespace) -> int:
-    """`dominocam bench`."""
-    from vision.bench import bench_size, format_table
-    from vision.image_io import load_image
-    from vision.pipeline import load_models
-
-    if args.runs < 1 or args.warmup < 0 or args.tiles < 1:
-        raise UserInputError("--runs and --tiles must be at least 1, --warmup at least 0")
-    models = load_models(args.detector, args.reader, threads=args.threads)
-    results = []
-    if args.image:
-        image = load_image(args.image)
-        h, w = image.shape[:2]
-        results.append(
-            bench_size(
-                models, w, h, runs=args.runs, warmup=args.warmup, set_max=args.set, image=image
-            )
-        )
-    else:
-        for w, h in args.sizes:
-            results.append(
-                bench_size(
-                    models,
-                    w,
-                    h,
-                    n_tiles=args.tiles,
-                    runs=args.runs,
-                    warmup=args.warmup,
-                    set_max=args.set,
-                )
-            )
-    report = {
-        "detector": models.detector.describe(),
-        "reader": str(models.reader.path),
-        "threads": args.threads,
-        "results": results,
-    }
-    if args.json:
-        print(json.dumps(report))
-    else:
-        det = models.detector
-        rdr = models.reader
-        print(
-            f"detector {det.path.name} (input {det.imgsz[1]}x{det.imgsz[0]}), "
-            f"reader {rdr.path.name} (input {rdr.side}x{rdr.side})"
-        )
-        print(format_table(results))
-    return 0

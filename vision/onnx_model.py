@@ -8,6 +8,7 @@ folder. onnxruntime is imported inside the functions so that importing `vision` 
 from __future__ import annotations
 
 import ast
+import hashlib
 import os
 from pathlib import Path
 from typing import Any
@@ -106,3 +107,9 @@ def parse_imgsz(meta: dict[str, str], path: Path) -> tuple[int, int]:
     if isinstance(size, (list, tuple)) and len(size) == 2 and all(isinstance(v, int) for v in size):
         return int(size[0]), int(size[1])
     raise UserInputError(f"ONNX model {path}: metadata 'imgsz' is not [h, w]: {size!r}")
+
+
+def file_sha256(path: Path) -> str:
+    """The SHA-256 of a model file, in hex: names the exact model a figure was measured with."""
+    with open(path, "rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()

@@ -1,4 +1,4 @@
-"""`dominocam watch` (a live table from a camera, file or URL) and `dominocam track-eval`.
+"""`dominocam watch`: a live table from a camera, video file or URL.
 
 Cheap to import: OpenCV, onnxruntime and scipy are imported inside the command functions.
 """
@@ -12,14 +12,15 @@ import time
 from pathlib import Path
 from typing import Any
 
+from dominocam.arguments import add_conf, add_model_files, add_set, add_threads, positive_int
 from dominocam.errors import UserInputError
 
-SETS: tuple[int, ...] = (6, 9, 12, 15)
+# The layout kinds of `vision.layout.KINDS`, repeated here so that `--help` imports no numpy.
 KINDS: tuple[str, ...] = ("line", "spinner", "mexican", "chicken")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add `watch` and `track-eval` to the `dominocam` parser."""
+    """Add `watch` to the `dominocam` parser."""
     watch = subparsers.add_parser(
         "watch",
         help="follow a live table from a camera, video file or URL",
@@ -36,67 +37,29 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--events", metavar="EVENTS.jsonl", help="append each event as one JSON line here"
     )
     watch.add_argument(
-        "--every", type=int, default=1, metavar="N", help="process every N-th frame (default 1)"
+        "--every",
+        type=positive_int,
+        default=1,
+        metavar="N",
+        help="process every N-th frame (default 1)",
     )
-    watch.add_argument(
-        "--set", type=int, default=12, choices=SETS, help="the set's highest value (default 12)"
-    )
+    add_set(watch)
     watch.add_argument(
         "--kind", default="line", choices=KINDS, help="layout kind of the game (default line)"
     )
     watch.add_argument(
-        "--max-frames", type=int, default=None, metavar="N", help="stop after N frames read"
+        "--max-frames",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="stop after N frames read",
     )
-    watch.add_argument(
-        "--conf", type=float, default=0.25, help="detector confidence threshold (default 0.25)"
-    )
+    add_conf(watch)
     watch.add_argument("--json", action="store_true", help="print events as JSON lines")
     watch.add_argument("--quiet", action="store_true", help="no frames-per-second status line")
-    for flag, role in (("--detector", "detector"), ("--reader", "reader")):
-        watch.add_argument(
-            flag,
-            metavar="PATH",
-            help=f"{role} ONNX file (default: models/{role}.onnx or $DOMINOCAM_MODELS)",
-        )
-    watch.add_argument("--threads", type=int, default=None, metavar="N", help="onnxruntime threads")
+    add_model_files(watch)
+    add_threads(watch)
     watch.set_defaults(func=run_watch)
-
-    ev = subparsers.add_parser(
-        "track-eval",
-        help="measure the tracker on synthetic game videos",
-        description=(
-            "Plan synthetic game videos (dominosynth.video), feed the tracker detections made "
-            "from their exact truth through a simulated faulty detector and reader (or, with "
-            "--noise models, the real models on the rendered frames), and "
-            "report events found (recall), precision, false events, delay in frames and "
-            "open-end accuracy, with Wilson 95%% intervals."
-        ),
-    )
-    ev.add_argument("--seeds", default="0-9", help="video seeds, e.g. 0-9 or 1,4,7 (default 0-9)")
-    ev.add_argument(
-        "--noise",
-        default="full",
-        choices=["clean", "detector", "full", "models"],
-        help="clean: perfect detector and reader; detector: detector faults only; "
-        "full: detector and reader faults (default); models: render every frame and run the "
-        "bundled detector and reader on it (the whole live path; slower)",
-    )
-    ev.add_argument("--json", metavar="PATH", help="also write the summary as JSON to PATH")
-    ev.add_argument(
-        "--events",
-        metavar="PATH",
-        help="also write every event as JSON lines to PATH: each true move (found, missed or "
-        "never visible, with the tracker's frame and open end) and each tracker event (the "
-        "move, or why it is false); two such files are compared with --compare",
-    )
-    ev.add_argument(
-        "--compare",
-        nargs=2,
-        metavar=("BEFORE", "AFTER"),
-        help="measure nothing: print the events that differ between two --events files "
-        "(- only in BEFORE, + only in AFTER), e.g. two readers on the same seeds",
-    )
-    ev.set_defaults(func=run_track_eval)
 
 
 def open_source(source: str) -> tuple[Any, bool]:
@@ -117,12 +80,6 @@ def open_source(source: str) -> tuple[Any, bool]:
 
 def run_watch(args: argparse.Namespace) -> int:
     """`dominocam watch`."""
-    if args.every < 1:
-        raise UserInputError("--every must be at least 1")
-    if args.max_frames is not None and args.max_frames < 1:
-        raise UserInputError("--max-frames must be at least 1")
-    if args.threads is not None and args.threads < 1:
-        raise UserInputError("--threads must be at least 1")
     capture, live = open_source(args.source)
     try:
         return _watch(args, capture, live)
@@ -236,52 +193,3 @@ def draw_tracked(image: Any, result: Any) -> Any:
         cv2.LINE_AA,
     )
     return image
-
-
-def _bar(seeds: list[int]) -> Any:
-    from tqdm import tqdm
-
-    return tqdm(seeds, desc="videos", unit="video")
-
-
-def run_track_eval(args: argparse.Namespace) -> int:
-    """`dominocam track-eval`."""
-    import dataclasses
-
-    from vision.track_eval import (
-        NO_NOISE,
-        DetectorNoise,
-        compare_rows,
-        format_comparison,
-        format_table,
-        parse_seeds,
-        read_rows,
-        run,
-        write_rows,
-    )
-
-    if args.compare:
-        before, after = (read_rows(path) for path in args.compare)
-        print(format_comparison(*compare_rows(before, after)))
-        return 0
-
-    noise = {
-        "clean": NO_NOISE,
-        "detector": dataclasses.replace(DetectorNoise(), misread_p=0.0),
-        "full": DetectorNoise(),
-        "models": NO_NOISE,
-    }[args.noise]
-    models = None
-    if args.noise == "models":
-        from vision.pipeline import load_models
-
-        models = load_models()
-    summary, results = run(parse_seeds(args.seeds), noise=noise, models=models, progress=_bar)
-    summary["noise_name"] = args.noise
-    print(format_table(summary, results))
-    if args.json:
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps(summary, indent=1) + "\n")
-    if args.events:
-        write_rows(results, args.events)
-    return 0

@@ -7,11 +7,17 @@ import shlex
 import sys
 from pathlib import Path
 
+from dominocam.arguments import add_output_folder, output_folder, positive_int
 from dominocam.errors import UserInputError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the `synth` and `synth-video` subcommands."""
+    _add_synth(subparsers)
+    _add_video(subparsers)
+
+
+def _add_synth(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "synth",
         help="render a synthetic training set (YOLO-OBB, truth JSON, reader crops)",
@@ -22,8 +28,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "whatever --workers is."
         ),
     )
-    p.add_argument("--out", required=True, help="output folder (created; must be empty or new)")
-    p.add_argument("--count", required=True, type=int, help="number of images")
+    add_output_folder(p)
+    p.add_argument("--count", required=True, type=positive_int, help="number of images")
     p.add_argument(
         "--seed", required=True, type=int, help="random seed (images are seeded by seed and index)"
     )
@@ -43,7 +49,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=None,
         help="folder of background photos to mix with procedural ones",
     )
-    p.add_argument("--workers", default=1, type=int, help="worker processes (default 1)")
+    p.add_argument("--workers", default=1, type=positive_int, help="worker processes (default 1)")
     p.add_argument(
         "--val-fraction",
         default=0.1,
@@ -55,13 +61,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default="default",
         help="configuration name (default, robot, small, closeup, clean) or a YAML file",
     )
-    p.add_argument("--force", action="store_true", help="write into a folder that is not empty")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
-    _register_video(subparsers)
 
 
-def _register_video(subparsers: argparse._SubParsersAction) -> None:
+def _add_video(subparsers: argparse._SubParsersAction) -> None:
     v = subparsers.add_parser(
         "synth-video",
         help="render a synthetic game being played as a video, with its true events",
@@ -72,14 +75,12 @@ def _register_video(subparsers: argparse._SubParsersAction) -> None:
             "DIR/video.json. The same seed gives the same files."
         ),
     )
-    v.add_argument("--out", required=True, help="output folder (created; must be empty or new)")
+    add_output_folder(v)
     v.add_argument("--seed", required=True, type=int, help="random seed")
     v.add_argument("--size", default="640x360", help="frame size WxH (default 640x360)")
     v.add_argument("--fps", default=10.0, type=float, help="frames per second (default 10)")
     v.add_argument("--set", dest="max_pip", default=12, type=int, help="double-n set (default 12)")
     v.add_argument("--frames", action="store_true", help="write JPEG frames instead of an mp4")
-    v.add_argument("--force", action="store_true", help="write into a folder that is not empty")
-    v.add_argument("--quiet", action="store_true", help="no progress bar")
     v.set_defaults(func=run_video)
 
 
@@ -94,11 +95,7 @@ def run_video(args: argparse.Namespace) -> int:
     if not 0 < args.fps <= 120:
         raise UserInputError(f"--fps must be in (0, 120], got {args.fps}")
     width, height = parse_size(args.size)
-    out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        raise UserInputError(f"--out {out} exists and is not a folder")
-    if out.is_dir() and any(out.iterdir()) and not args.force:
-        raise UserInputError(f"--out {out} is not empty; choose a new folder or pass --force")
+    out = output_folder(args.out, args.force)
     spec = VideoSpec(width=width, height=height, fps=args.fps, max_pip=args.max_pip)
     command = "dominocam " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     card = write_video(
@@ -129,10 +126,6 @@ def run(args: argparse.Namespace) -> int:
     from dominosynth.generate import generate, parse_size
     from rules.tiles import SUPPORTED_SETS
 
-    if args.count < 1:
-        raise UserInputError(f"--count must be at least 1, got {args.count}")
-    if args.workers < 1:
-        raise UserInputError(f"--workers must be at least 1, got {args.workers}")
     if not 0.0 <= args.val_fraction < 1.0:
         raise UserInputError(f"--val-fraction must be in [0, 1), got {args.val_fraction}")
     sets = parse_sets(args.max_pip, SUPPORTED_SETS)
@@ -140,11 +133,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserInputError(f"--backgrounds {args.backgrounds} is not a folder")
     width, height = parse_size(args.size)
     config = load_config(args.config)
-    out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        raise UserInputError(f"--out {out} exists and is not a folder")
-    if out.is_dir() and any(out.iterdir()) and not args.force:
-        raise UserInputError(f"--out {out} is not empty; choose a new folder or pass --force")
+    out = output_folder(args.out, args.force)
     command = (
         "dominocam synth " + " ".join(shlex.quote(a) for a in sys.argv[2:])
         if len(sys.argv) > 2

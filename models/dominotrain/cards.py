@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from dominotrain.metrics import LENGTH_METRICS, Rate
+from measure.metrics import LENGTH_METRICS, Rate
 
 METRIC_LABELS = {
     "detection_recall": "detection recall",

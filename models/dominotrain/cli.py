@@ -1,74 +1,26 @@
-"""Subcommands `train`, `export`, `eval` and `import-labels` of the `dominocam` console script.
+"""Subcommands `train`, `export` and `import-labels` of the `dominocam` console script.
 
 Cheap to import: ultralytics and torch are imported inside the command functions (through
-`dominotrain.offline.setup`, which says which extra to install when they are missing), and
-`eval` needs neither.
+`dominotrain.offline.setup`, which says which extra to install when they are missing).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import math
-import sys
 from pathlib import Path
 
+from dominocam.arguments import positive_int
 from dominocam.errors import UserInputError
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
-def _fraction(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not 0.0 < value < 1.0:
-        raise argparse.ArgumentTypeError(f"must lie between 0 and 1, got {value}")
-    return value
-
-
-def _upscale(text: str) -> float:
-    """A `--max-upscale` value: a factor of at least 1, or 'none' for no limit (infinity)."""
-    if text.strip().lower() == "none":
-        return math.inf
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number or 'none', got {text!r}") from None
-    if not value >= 1.0:
-        raise argparse.ArgumentTypeError(f"must be at least 1 (1 never enlarges), got {value}")
-    return value
-
-
-def _border(text: str) -> float:
-    """A `--border` value: a fraction of the crop's longer side, 0 to 2."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not 0.0 <= value <= 2.0:
-        raise argparse.ArgumentTypeError(f"must lie between 0 and 2, got {value}")
-    return value
-
-
-def _chosen_upscale(given: float | None, default: float | None) -> float | None:
-    """The detector's `max_upscale` from the flag: the default when absent, None for 'none'."""
-    if given is None:
-        return default
-    return None if math.isinf(given) else given
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the training-side subcommands."""
+    _add_train(subparsers)
+    _add_export(subparsers)
+    _add_import_labels(subparsers)
+
+
+def _add_train(subparsers: argparse._SubParsersAction) -> None:
     train = subparsers.add_parser(
         "train",
         help="train the tile detector or the pip reader (needs the train extra)",
@@ -96,16 +48,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     train.add_argument(
         "--model", help="architecture YAML (default yolov8n-obb.yaml / yolov8n-cls.yaml)"
     )
-    train.add_argument("--epochs", type=_positive_int, help="default 30")
+    train.add_argument("--epochs", type=positive_int, help="default 30")
     train.add_argument(
         "--hours", type=float, help="train for this wall time instead (ultralytics `time`)"
     )
-    train.add_argument("--imgsz", type=_positive_int, help="input size, default 640 / 64")
-    train.add_argument("--batch", type=_positive_int, help="default 16 / 64")
+    train.add_argument("--imgsz", type=positive_int, help="input size, default 640 / 64")
+    train.add_argument("--batch", type=positive_int, help="default 16 / 64")
     train.add_argument("--device", default="cpu", help="cpu, or a CUDA index such as 0")
     train.add_argument("--name", help="run name under runs/<kind>/ (default: the kind)")
     train.add_argument("--weights", help="a .pt to fine-tune from (e.g. models/detector.pt)")
-    train.add_argument("--patience", type=_positive_int, default=100, help="early-stop patience")
+    train.add_argument("--patience", type=positive_int, default=100, help="early-stop patience")
     train.add_argument("--seed", type=int, default=0)
     train.add_argument("--resume", action="store_true", help="insist on resuming the run --name")
     train.add_argument("--fraction", type=float, help="train on this share of the training set")
@@ -124,6 +76,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     train.set_defaults(func=cmd_train)
 
+
+def _add_export(subparsers: argparse._SubParsersAction) -> None:
     export = subparsers.add_parser(
         "export",
         help="export a trained checkpoint to ONNX with metadata and a model card",
@@ -136,7 +90,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     export.add_argument("kind", choices=("detector", "reader"))
     export.add_argument("--weights", required=True, help="runs/<kind>/<name>/weights/best.pt")
-    export.add_argument("--imgsz", type=_positive_int, help="default: the training size")
+    export.add_argument("--imgsz", type=positive_int, help="default: the training size")
     export.add_argument("--out", default=None, help="output folder (default models/)")
     export.add_argument("--eval", dest="eval_json", help="JSON of `dominocam eval` for the card")
     export.add_argument("--no-pt", action="store_true", help="do not copy the .pt beside the ONNX")
@@ -147,72 +101,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     export.set_defaults(func=cmd_export)
 
-    evaluate = subparsers.add_parser(
-        "eval",
-        help="measure the models on synthetic validation data and real photos",
-        description=(
-            "Run the runtime pipeline (what `dominocam read` runs) on a synthetic val split "
-            "and/or ../shared/realval and report detection recall and precision, per-half and "
-            "exact-tile accuracy, exact pip totals and face-down counts, each with a Wilson 95% "
-            "interval and count; writes JSON, a confusion matrix and a failure gallery (PNG, "
-            "drawn with OpenCV: no torch or matplotlib needed)."
-        ),
-    )
-    evaluate.add_argument("--synthetic", help="a `dominocam synth` output folder (val split)")
-    evaluate.add_argument("--realval", help="the real validation folder (../shared/realval)")
-    evaluate.add_argument("--detector", help="detector .onnx (default models/detector.onnx)")
-    evaluate.add_argument("--reader", help="reader .onnx (default models/reader.onnx)")
-    evaluate.add_argument(
-        "--sets",
-        help="comma-separated subset of synthetic,synthetic_halves,synthetic_tiles,"
-        "realval_scenes,realval_tiles,realval_halves",
-    )
-    evaluate.add_argument("--limit", type=_positive_int, help="at most this many images per set")
-    evaluate.add_argument("--out", help="folder for eval.json and the PNGs (default runs/eval)")
-    evaluate.add_argument("--threads", type=_positive_int, help="onnxruntime threads")
-    evaluate.add_argument(
-        "--conf", type=_fraction, help="detector confidence threshold (default: `read`'s)"
-    )
-    evaluate.add_argument(
-        "--iou", type=_fraction, help="detector rotated-NMS IoU threshold (default: `read`'s)"
-    )
-    evaluate.add_argument(
-        "--overlap",
-        type=_fraction,
-        help="two boxes overlap when this share of either lies inside the other; the most "
-        "confident set of boxes without overlaps is kept (default: read's)",
-    )
-    evaluate.add_argument(
-        "--keep-overlapping", action="store_true", help="keep every box that NMS keeps"
-    )
-    evaluate.add_argument(
-        "--max-upscale",
-        type=_upscale,
-        help="enlarge a small picture at most this many times to fill the detector's input; "
-        "'none' fills it whatever the size (default: read's)",
-    )
-    evaluate.add_argument(
-        "--border",
-        type=_border,
-        default=0.0,
-        help="frame every tile crop (synthetic_tiles, realval_tiles) with a grey border this "
-        "fraction of its longer side wide, to see how the tile's size in the picture matters "
-        "(default 0: none)",
-    )
-    evaluate.add_argument(
-        "--no-closeups",
-        action="store_true",
-        help="no second look at pictures with few boxes (as `dominocam read --no-closeups`)",
-    )
-    evaluate.add_argument(
-        "--no-far-tiles",
-        action="store_true",
-        help="no second look in windows at photos whose tiles are small (as `dominocam read "
-        "--no-far-tiles`)",
-    )
-    evaluate.add_argument("--json", action="store_true", help="print the JSON instead of a table")
-    evaluate.set_defaults(func=cmd_eval)
 
+def _add_import_labels(subparsers: argparse._SubParsersAction) -> None:
     importer = subparsers.add_parser(
         "import-labels",
         help="convert labelled photos (YOLO-OBB from CVAT / Label Studio) for fine-tuning",
@@ -232,7 +122,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     importer.add_argument("--reader", help="reader .onnx for --orient reader")
     importer.add_argument("--val-fraction", type=float, default=0.2)
-    importer.add_argument("--crop", type=_positive_int, default=64, help="half crop side, px")
+    importer.add_argument("--crop", type=positive_int, default=64, help="half crop side, px")
     importer.set_defaults(func=cmd_import_labels)
 
 
@@ -332,53 +222,6 @@ def cmd_export(args: argparse.Namespace) -> int:
         f"wrote {summary['path']} ({summary['bytes'] / 1e6:.2f} MB), card {summary.get('card')}; "
         + "; ".join(f"batch {x['batch']}: median {x['median_ms']} ms" for x in lat)
     )
-    return 0
-
-
-def cmd_eval(args: argparse.Namespace) -> int:
-    from dominotrain import plots
-    from dominotrain.evaluate import describe_models, format_table, run_eval
-    from dominotrain.offline import PROJECT_ROOT
-    from vision.detector import MAX_UPSCALE
-    from vision.overlaps import OVERLAP_THRESHOLD
-
-    for flag in ("synthetic", "realval"):
-        value = getattr(args, flag)
-        if value and not Path(value).is_dir():
-            raise UserInputError(f"--{flag} {value}: not a folder")
-    sets = [s.strip() for s in args.sets.split(",")] if args.sets else None
-    results = run_eval(
-        Path(args.synthetic) if args.synthetic else None,
-        Path(args.realval) if args.realval else None,
-        detector=args.detector,
-        reader=args.reader,
-        sets=sets,
-        limit=args.limit,
-        threads=args.threads,
-        quiet=args.json,
-        conf=args.conf,
-        iou=args.iou,
-        overlap=None if args.keep_overlapping else (args.overlap or OVERLAP_THRESHOLD),
-        max_upscale=_chosen_upscale(args.max_upscale, MAX_UPSCALE),
-        border=args.border,
-        closeups=not args.no_closeups,
-        far_tiles=not args.no_far_tiles,
-    )
-    models = results.pop("_models")
-    out = Path(args.out) if args.out else PROJECT_ROOT / "runs" / "eval"
-    out.mkdir(parents=True, exist_ok=True)
-    report = {
-        "command": "dominocam " + " ".join(sys.argv[1:]),
-        "models": describe_models(models),
-        "sets": {name: result.to_dict() for name, result in results.items()},
-    }
-    (out / "eval.json").write_text(json.dumps(report, indent=1))
-    written = plots.write_plots(results, out)
-    if args.json:
-        print(json.dumps(report))
-    else:
-        print(format_table(results))
-        print(f"wrote {out / 'eval.json'} and {len(written)} PNGs in {out}")
     return 0
 
 

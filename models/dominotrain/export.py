@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import ast
 import csv
-import hashlib
 import json
 import shutil
 import statistics
@@ -29,6 +28,7 @@ import numpy as np
 
 from dominocam.errors import UserInputError
 from dominotrain.offline import PROJECT_ROOT
+from vision.onnx_model import file_sha256
 
 MODELS_DIR = PROJECT_ROOT / "models"
 TASK_KIND = {"obb": "detector", "classify": "reader"}
@@ -152,14 +152,6 @@ def measure_latency(
     }
 
 
-def sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def export(
     weights: Path,
     kind: str | None = None,
@@ -231,7 +223,7 @@ def export(
         "kind": kind,
         "path": str(target),
         "bytes": target.stat().st_size,
-        "sha256": sha256(target),
+        "sha256": file_sha256(target),
         "weights": str(weights),
         "imgsz": imgsz,
         "names": metadata.get("names"),

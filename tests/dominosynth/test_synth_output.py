@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 from pathlib import Path
@@ -10,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from dominocam.errors import UserInputError
-from dominosynth import cli as synth_cli
 from dominosynth.config import CONFIGS, SynthConfig, load_config
 from dominosynth.generate import generate
 
@@ -109,15 +107,13 @@ def test_config_yaml_round_trip(tmp_path: Path) -> None:
 
 
 def _main(argv: list[str]) -> int:
-    """The console script's error handling around this module's subcommand only."""
-    parser = argparse.ArgumentParser(prog="dominocam")
-    synth_cli.register(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(argv)
-    try:
-        return args.func(args)
-    except UserInputError as error:
-        print(f"dominocam: error: {error}", file=__import__("sys").stderr)
-        return 2
+    """The console script with this module's subcommands only."""
+    from unittest import mock
+
+    import dominocam.cli
+
+    with mock.patch.object(dominocam.cli, "COMMAND_MODULES", ("dominosynth.cli",)):
+        return dominocam.cli.main(argv)
 
 
 def test_cli_help(capsys) -> None:

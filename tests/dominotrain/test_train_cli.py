@@ -1,5 +1,5 @@
-"""Bad input to `train`, `export`, `eval` and `import-labels`: exit 2 with one line, no
-traceback, and no torch needed to say so."""
+"""Bad input to `train`, `export` and `import-labels`: exit 2 with one line, no traceback,
+and no torch needed to say so."""
 
 from __future__ import annotations
 
@@ -29,13 +29,13 @@ def run(monkeypatch, capsys):
 
 def test_help_lists_the_commands(run):
     text = dominocam.cli.build_parser().format_help()
-    for command in ("train", "export", "eval", "import-labels"):
+    for command in ("train", "export", "import-labels"):
         assert command in text
 
 
-def test_commands_and_eval_import_without_torch():
+def test_commands_import_without_torch():
     code = (
-        "import sys, dominotrain.cli, dominotrain.evaluate, dominotrain.plots; "
+        "import sys, dominotrain.cli; "
         "bad = {'torch', 'ultralytics', 'matplotlib'} & set(sys.modules); "
         "sys.exit(str(bad) if bad else 0)"
     )
@@ -52,8 +52,6 @@ def test_commands_and_eval_import_without_torch():
         (("train", "reader", "--data", ".", "--imgsz", "48"), "multiple of 32"),
         (("train", "reader", "--data", ".", "--arg", "lr0"), "KEY=VALUE"),
         (("export", "detector", "--weights", "/no/such.pt"), "no such file"),
-        (("eval",), "nothing to evaluate"),
-        (("eval", "--realval", "/no/such/folder"), "not a folder"),
         (("import-labels", "/no/such/folder", "--out", "/tmp/x"), "not a folder"),
     ],
 )
@@ -68,11 +66,6 @@ def test_bad_input_exits_2_with_one_line(run, args, message, tmp_path):
 def test_train_rejects_bad_numbers(run):
     code, _, err = run("train", "reader", "--data", ".", "--epochs", "0")
     assert code == 2 and "at least 1" in err
-
-
-def test_eval_unknown_set(run, tmp_path):
-    code, _, err = run("eval", "--synthetic", str(tmp_path), "--sets", "nope")
-    assert code == 2 and "unknown set" in err
 
 
 def test_a_run_being_trained_is_not_started_twice(run, tmp_path):

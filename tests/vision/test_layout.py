@@ -218,7 +218,7 @@ def test_layout_scene_fills_the_scene_json_layout() -> None:
     assert set(line["open_end"]) == {"tile", "value", "point"}
 
 
-# --- failure classes found on synthetic tables (python -m vision.layout_eval) -------------
+# --- failure classes found on synthetic tables (dominocam layout-eval) -------------
 
 
 def test_an_end_beside_a_side_it_does_not_face_is_no_contact() -> None:
@@ -427,36 +427,6 @@ def test_safe_adjacency_skips_reads_that_already_agree() -> None:
     chain = horizontal_chain([0, 1, 2])
     scene = read_scene([one_hot(0, 1), one_hot(1, 2, p=0.6)], chain)
     assert safe_adjacency(scene) == []
-
-
-# --- a small synthetic set, placed in-process by dominosynth (no images, a few seconds) -------
-
-
-def _real_package(name: str, folder: str) -> None:
-    """tests/ is on sys.path, so tests/<name> would be found as a namespace package before
-    the editable install's finder runs; put the real one first (as tests/dominosynth does)."""
-    import sys
-    from pathlib import Path
-
-    path = str(Path(__file__).resolve().parents[2] / folder)
-    if path not in sys.path:
-        sys.path.insert(0, path)
-    module = sys.modules.get(name)
-    if module is not None and getattr(module, "__file__", None) is None:
-        del sys.modules[name]
-
-
-def test_synthetic_tables_give_the_true_open_ends_or_say_why_not() -> None:
-    _real_package("dominosynth", "datasets")
-    _real_package("dominotrain", "models")
-    from vision.layout_eval import evaluate, generated_truths
-
-    results = evaluate(truths=generated_truths(16, seed=5, size=(960, 540)))
-    tables = sum(r.tables for r in results.values())
-    exact = sum(r.open_ends_ok for r in results.values())
-    assert tables == 16
-    assert exact >= 15
-    assert sum(r.silent for r in results.values()) == 0  # never wrong without a doubt
 
 
 def test_which_double_is_the_spinner_may_be_a_guess() -> None:

@@ -303,41 +303,6 @@ def test_config_is_validated_and_scales_with_the_frame_rate() -> None:
         TrackerConfig(max_resize=0)
 
 
-def test_events_of_synthetic_videos_match_the_truth() -> None:
-    from vision.track_eval import NO_NOISE, evaluate_seed
-
-    for seed in (1, 2):
-        result = evaluate_seed(seed, noise=NO_NOISE)
-        assert result.found == result.observable == result.true_events
-        assert result.false_events == 0
-        assert max(result.delays_visible) <= 3  # confirm_frames after first visible
-        assert result.reads == 2 * result.tiles  # a perfect reader: two reads that agree
-
-
-def test_track_eval_runs_the_bundled_models_on_rendered_frames() -> None:
-    from dominosynth.video import TINY_GAME, plan_video
-    from vision.pipeline import load_models
-    from vision.track_eval import evaluate_seed
-
-    spec = TINY_GAME
-    result = evaluate_seed(5, spec=spec, models=load_models())
-    assert result.frames == plan_video(5, spec).frame_count
-    assert result.reads >= 1  # the real reader was asked, and counted
-    assert 0 <= result.found <= result.true_events
-    assert result.tracker_events == result.found + result.false_events
-
-
-def test_a_noisy_detector_still_gives_the_moves() -> None:
-    from vision.track_eval import DetectorNoise, evaluate_seed, summarise
-
-    noise = DetectorNoise(misread_p=0.0)
-    results = [evaluate_seed(seed, noise=noise) for seed in (1, 6)]
-    summary = summarise(results)
-    assert summary["recall"] >= 0.9
-    assert summary["false_events"] <= 1
-    assert summary["reads_per_tile"] < 3
-
-
 def test_watch_with_a_bad_source_exits_2_with_one_line(capsys, tmp_path) -> None:
     assert main(["watch", str(tmp_path / "missing.mp4")]) == 2
     err = capsys.readouterr().err.strip()

@@ -18,9 +18,9 @@ Each event also gets a row (`EventRow`): every true move found, missed or never 
 every tracker event with why it is false (`FALSE_REASONS`), so that two runs (two readers, two
 tracker settings) can be compared event by event (`dominocam track-eval --events PATH`).
 
-Recall and precision carry Wilson 95 % intervals (`dominotrain.metrics.wilson`).
+Recall and precision carry Wilson 95 % intervals (`measure.metrics.wilson`).
 
-    python -m vision.track_eval --seeds 0-9          # or: dominocam track-eval --seeds 0-9
+    dominocam track-eval --seeds 0-9
 """
 
 from __future__ import annotations
@@ -402,7 +402,7 @@ class _CountingReader:
 
 def summarise(results: Sequence[VideoResult]) -> dict[str, Any]:
     """Totals over videos, with Wilson intervals and delay quantiles (frames)."""
-    from dominotrain.metrics import wilson
+    from measure.metrics import wilson
 
     def interval(k: int, n: int) -> list[float] | None:
         return [round(v, 4) for v in wilson(k, n)] if n else None
@@ -610,25 +610,3 @@ def run(
     summary["noise"] = asdict(noise)
     summary["seeds"] = list(seeds)
     return summary, results
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    import argparse
-
-    p = argparse.ArgumentParser(prog="python -m vision.track_eval", description=__doc__)
-    p.add_argument("--seeds", default="0-9")
-    p.add_argument("--clean", action="store_true", help="a perfect simulated detector")
-    p.add_argument("--json", metavar="PATH", help="also write the summary as JSON here")
-    args = p.parse_args(argv)
-    summary, results = run(
-        parse_seeds(args.seeds), noise=NO_NOISE if args.clean else DetectorNoise()
-    )
-    print(format_table(summary, results))
-    if args.json:
-        with open(args.json, "w") as fh:
-            json.dump(summary, fh, indent=1)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

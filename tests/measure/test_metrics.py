@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
-from dominotrain.metrics import (
+from measure.metrics import (
     Rate,
     assign_reads,
     boxes_match,

@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from dominocam.errors import UserInputError
-from dominotrain.metrics import (
+from measure.metrics import (
     LENGTH_METRICS,
     Rate,
     assign_reads,
@@ -830,7 +830,7 @@ def run_eval(
 
 def describe_models(models: EvalModels) -> dict:
     """Paths, hashes and metadata of the evaluated models (those opened), for the JSON."""
-    from dominotrain.export import sha256
+    from vision.onnx_model import file_sha256
 
     out = {}
     for kind in ("detector", "reader"):
@@ -838,7 +838,7 @@ def describe_models(models: EvalModels) -> dict:
         if model is None:
             continue
         path = Path(model.path)
-        out[kind] = {"path": str(path), "sha256": sha256(path), "bytes": path.stat().st_size}
+        out[kind] = {"path": str(path), "sha256": file_sha256(path), "bytes": path.stat().st_size}
         if kind == "detector":  # the thresholds change every detection figure
             out[kind].update(
                 conf=model.conf,

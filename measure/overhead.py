@@ -1,9 +1,9 @@
 """Time the runtime around the network with STAND-IN models (until the real ones land).
 
-    .venv/bin/python benchmarks/bench_pipeline.py [--runs 20] [--threads 2] [--json]
+    python -m measure.overhead [--runs 20] [--threads 2] [--json]
 
 The stand-in detector is a constant graph emitting the raw OBB output a good detector would
-give for the bench table (`vision.bench.bench_table`, rendered by dominosynth): each tile as
+give for the bench table (`measure.bench.bench_table`, rendered by dominosynth): each tile as
 ~20 jittered candidates over 8400 anchors at 640 px, so NMS does real work; the stand-in reader
 is a one-layer classifier on 64 px half crops. Their forward passes cost almost nothing, so
 the figures measure what the pipeline adds to the networks (letterbox, decode, NMS,
@@ -15,23 +15,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "tests" / "vision"))
-
-from onnx_doubles import raw_from_boxes, write_detector, write_reader  # noqa: E402
-
-from vision import geometry  # noqa: E402
-from vision.bench import BenchTable, bench_size, bench_table, format_table  # noqa: E402
-from vision.detector import Detector  # noqa: E402
-from vision.pipeline import Models  # noqa: E402
-from vision.reader import Reader  # noqa: E402
+from measure.bench import BenchTable, bench_size, bench_table, format_table
+from measure.standin import raw_from_boxes, write_detector, write_reader
+from vision import geometry
+from vision.detector import Detector
+from vision.pipeline import Models
+from vision.reader import Reader
 
 
 def standin_models(

@@ -1,7 +1,7 @@
 """The real scenes read with and without each optional stage: the verifier, the close-up pass
 and the far-tile pass (models/verifier.md, docs/decisions/2026-12-01-not-a-tile.md).
 
-    .venv/bin/python benchmarks/realval_passes.py [--realval ../shared/realval] \
+    .venv/bin/python -m measure.realval_passes [--realval ../shared/realval] \
         [--models DIR] [--no-verifier] [--no-closeups] [--no-far-tiles] [--threads 2]
 
 Prints, for all 108 scenes, the first 42 (DomiBot, jmherzog) and the 66 added on 2026-12-01,
@@ -21,11 +21,10 @@ import time
 from collections import Counter
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "models"), str(ROOT / "datasets")]
+from measure.evaluate import SetResult, _predictions, _set_max, score_scene_photo
+from measure.metrics import tile_key, wilson
 
-from dominotrain.evaluate import SetResult, _predictions, _set_max, score_scene_photo  # noqa: E402
-from dominotrain.metrics import tile_key, wilson  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 FIRST_SOURCES = ("DomiBotUPM/DomiBot", "jmherzog-de/domino-detection")
 

@@ -6,9 +6,9 @@ import cv2
 import numpy as np
 from train_factories import make_scene
 
-from dominotrain.evaluate import Failure, Prediction, SetResult
-from dominotrain.metrics import Rate
-from dominotrain.plots import draw_by_length, draw_confusion, write_plots
+from measure.evaluate import Failure, Prediction, SetResult
+from measure.metrics import Rate
+from measure.plots import draw_by_length, draw_confusion, write_plots
 
 
 def test_confusion_picture():

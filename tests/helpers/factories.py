@@ -1,6 +1,6 @@
 """Small factories for tiles and game states, shared by the test tree.
 
-Import as `import factories` (tests/ is on sys.path through tests/conftest.py).
+Import as `import factories` (tests/helpers/ is on pytest's `pythonpath`, pyproject.toml).
 
     t(5, 10)                    -> Tile(5, 10)
     hand("5-10", "12-12")       -> (Tile(5, 10), Tile(12, 12))

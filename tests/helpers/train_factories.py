@@ -1,6 +1,6 @@
-"""Tiny hand-drawn domino pictures for the dominotrain tests (not a data generator: white
-rectangles with a divider and dots on a flat background, just enough to exercise formats,
-a training step and an export)."""
+"""Tiny hand-drawn domino pictures for the dominotrain and measure tests (not a data
+generator: white rectangles with a divider and dots on a flat background, just enough to
+exercise formats, a training step and an export)."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dominotrain.evaluate import (
+from measure.evaluate import (
     Prediction,
     SetResult,
     format_table,

@@ -1,7 +1,7 @@
-"""The layout reconstruction measured against synthetic truth: `python -m vision.layout_eval`.
+"""The layout reconstruction measured against synthetic truth: `dominocam layout-eval`.
 
-    .venv/bin/python -m vision.layout_eval runs/data/synth-s7-n1200 [--limit N] [--json OUT]
-        [--failures DIR]
+    dominocam layout-eval SYNTH_DIR [--limit N] [--json OUT] [--failures] [--draw DIR]
+    dominocam layout-eval --generate 400 [--seed 101]
 
 `vision.layout.build_layout` runs on the *true* face-up tiles of every synthetic table
 picture (exact corners and halves from `truth/*.json`, as `dominocam synth` wrote them; hand
@@ -24,15 +24,13 @@ isolates the reconstruction from the detector and the reader. Per layout kind it
   `wrong_without_doubt`: tables whose open ends are wrong *and* no doubt was said - the
   silent errors a ruling could not flag.
 
-Rates carry Wilson 95% intervals (`dominotrain.metrics`). Tables without a layout (loose
+Rates carry Wilson 95% intervals (`measure.metrics`). Tables without a layout (loose
 tiles only) are reported as kind `scatter`: they must give no open end at all.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -40,7 +38,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
-from dominotrain.metrics import Rate
+from measure.metrics import Rate
 from vision.layout import LayoutConfig, LayoutTile, Reconstruction, build_layout
 
 KINDS: tuple[str, ...] = ("line", "spinner", "mexican", "chicken", "scatter")
@@ -342,61 +340,3 @@ def format_results(results: dict[str, KindResult]) -> str:
     rows.append(f"all ({total.tables} tables)")
     rows += [f"  {label:<32} {rates[key]!s}" for key, label in COLUMNS]
     return "\n".join(rows)
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m vision.layout_eval", description=__doc__.split("\n\n")[0]
-    )
-    parser.add_argument("root", type=Path, nargs="?", help="a `dominocam synth` output folder")
-    parser.add_argument(
-        "--generate",
-        type=int,
-        default=None,
-        metavar="N",
-        help="instead of a folder, make N table truths in-process (no images) from --seed",
-    )
-    parser.add_argument("--seed", type=int, default=101, help="seed of --generate")
-    parser.add_argument("--limit", type=int, default=None, help="at most this many tables")
-    parser.add_argument("--json", type=Path, default=None, help="write the figures as JSON")
-    parser.add_argument(
-        "--failures", action="store_true", help="list the pictures whose open ends are wrong"
-    )
-    parser.add_argument(
-        "--draw", type=Path, default=None, help="draw the failures as PNGs into this folder"
-    )
-    args = parser.parse_args(argv)
-    if (args.root is None) == (args.generate is None):
-        parser.error("give a synth folder or --generate N")
-    if args.draw is not None and args.root is None:
-        parser.error("--draw needs a synth folder (it draws on its images)")
-    try:
-        truths = generated_truths(args.generate, args.seed) if args.generate else None
-        results = evaluate(args.root, args.limit, truths=truths)
-    except FileNotFoundError as error:
-        print(f"layout_eval: error: {error}", file=sys.stderr)
-        return 2
-    print(format_results(results))
-    if args.failures:
-        for kind, r in results.items():
-            if r.failures:
-                print(f"{kind}: {' '.join(r.failures)}")
-    if args.draw is not None:
-        names = [n for r in results.values() for n in r.failures]
-        for path in draw_failures(args.root, names, args.draw):
-            print(f"drew {path}")
-    if args.json is not None:
-        data = {
-            kind: {
-                "tables": r.tables,
-                **{k: v.to_dict() for k, v in r.rates().items()},
-                "failures": r.failures,
-            }
-            for kind, r in results.items()
-        }
-        args.json.write_text(json.dumps(data, indent=1) + "\n")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

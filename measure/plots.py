@@ -9,7 +9,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from dominotrain.metrics import LENGTH_METRICS, confusion_matrix
+from measure.metrics import LENGTH_METRICS, confusion_matrix
 
 FONT = cv2.FONT_HERSHEY_SIMPLEX
 GREEN = (60, 200, 60)

@@ -1,0 +1,134 @@
+"""Command-line arguments that several `dominocam` subcommands share, spelt out once.
+
+Each `add_*` function adds one group of options to a subcommand's parser with the same
+name, type, default and help wherever it appears; the `type=` functions turn bad values
+into argparse's one-line usage error. Only the standard library and `rules.tiles` are
+imported, so every `cli` module can use this one and stay cheap to import.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from dominocam.errors import UserInputError
+from rules.tiles import SUPPORTED_SETS
+
+DEFAULT_SET = 12
+# The detector's confidence threshold of `read` and `watch`: ultralytics' own default for
+# prediction, at which every figure of the bundled detector is measured.
+DEFAULT_CONF = 0.25
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def fraction(text: str) -> float:
+    """An argparse type: a number strictly between 0 and 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"must lie between 0 and 1, got {value}")
+    return value
+
+
+def image_size(text: str) -> tuple[int, int]:
+    """An argparse type: 'WIDTHxHEIGHT' such as 1280x720, both positive."""
+    try:
+        w, h = (int(v) for v in text.lower().split("x"))
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(
+            f"expected WIDTHxHEIGHT like 1280x720, got {text!r}"
+        ) from error
+    if w <= 0 or h <= 0:
+        raise argparse.ArgumentTypeError(f"sizes must be positive, got {text!r}")
+    return w, h
+
+
+def add_set(parser: argparse.ArgumentParser, default: int | None = DEFAULT_SET) -> None:
+    """`--set N`: the double-N set of the tiles."""
+    said = f"default {default}" if default is not None else "default: the variant's"
+    parser.add_argument(
+        "--set",
+        type=int,
+        default=default,
+        choices=SUPPORTED_SETS,
+        help=f"the set's highest value ({said})",
+    )
+
+
+def add_model_files(parser: argparse.ArgumentParser) -> None:
+    """`--detector PATH` and `--reader PATH`: ONNX files other than the bundled ones."""
+    for flag in ("detector", "reader"):
+        parser.add_argument(
+            f"--{flag}",
+            metavar="PATH",
+            help=f"{flag} ONNX file (default: the bundled {flag}.onnx, or $DOMINOCAM_MODELS)",
+        )
+
+
+def add_threads(parser: argparse.ArgumentParser) -> None:
+    """`--threads N`: onnxruntime's threads."""
+    parser.add_argument(
+        "--threads",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="onnxruntime threads (default: all cores)",
+    )
+
+
+def add_conf(parser: argparse.ArgumentParser, default: float | None = DEFAULT_CONF) -> None:
+    """`--conf X`: the detector's confidence threshold."""
+    said = f"default {default}" if default is not None else "default: `read`'s"
+    parser.add_argument(
+        "--conf", type=fraction, default=default, help=f"detector confidence threshold ({said})"
+    )
+
+
+def add_second_looks(parser: argparse.ArgumentParser) -> None:
+    """`--no-closeups` and `--no-far-tiles`: skip the reading pipeline's two second looks."""
+    parser.add_argument(
+        "--no-closeups",
+        action="store_true",
+        help="skip the second look at a picture with few boxes, framed by grey, that finds a "
+        "tile filling the frame (a close-up); faster on such pictures",
+    )
+    parser.add_argument(
+        "--no-far-tiles",
+        action="store_true",
+        help="skip the second look, in four overlapping windows at about twice the scale, at "
+        "a photo whose tiles are small (a whole table from afar): such a photo is read about "
+        "3x faster, but its tiles under about 40 px are then often missed",
+    )
+
+
+def add_output_folder(parser: argparse.ArgumentParser) -> None:
+    """`--out DIR` (required, new or empty), `--force` and `--quiet`, for writers of data."""
+    parser.add_argument(
+        "--out", required=True, help="output folder (created; must be empty or new)"
+    )
+    parser.add_argument(
+        "--force", action="store_true", help="write into a folder that is not empty"
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def output_folder(text: str, force: bool) -> Path:
+    """The `--out` folder, checked: a new or empty folder, or any folder with `--force`."""
+    out = Path(text)
+    if out.exists() and not out.is_dir():
+        raise UserInputError(f"--out {out} exists and is not a folder")
+    if out.is_dir() and any(out.iterdir()) and not force:
+        raise UserInputError(f"--out {out} is not empty; choose a new folder or pass --force")
+    return out

@@ -1,0 +1,125 @@
+"""The import rules between the packages, read from the source with `ast` (nothing is run).
+
+The runtime (`rules`, `vision`, `server`, `dominocam`) never imports what makes data or
+measures (`dominosynth`, `dominotrain`, `measure`), so no package cycle can form and a
+wheel installed without the extras runs. Every import counts, also one inside a function.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+PACKAGES: dict[str, Path] = {
+    "rules": REPO / "rules",
+    "vision": REPO / "vision",
+    "server": REPO / "server",
+    "dominocam": REPO / "dominocam",
+    "dominosynth": REPO / "datasets" / "dominosynth",
+    "measure": REPO / "measure",
+    "dominotrain": REPO / "models" / "dominotrain",
+}
+# Modules of `dominocam` that import no other first-party package but `rules`, shared by
+# every layer: the error type and the command-line arguments.
+SHARED = {"dominocam.errors", "dominocam.arguments"}
+# Which first-party packages each package may import (besides itself and SHARED).
+ALLOWED: dict[str, set[str]] = {
+    "rules": set(),
+    "vision": {"rules"},
+    "server": {"rules", "vision", "dominocam"},
+    "dominocam": {"rules", "vision"},
+    "dominosynth": {"rules", "vision"},
+    "measure": {"rules", "vision", "dominosynth"},
+    "dominotrain": {"rules", "vision", "dominosynth", "measure"},
+}
+# Third-party modules a package must never import: the training stack everywhere but
+# dominotrain, the web stack outside server, and YAML (the synth and train extras' only)
+# in the runtime.
+TRAINING = {"torch", "torchvision", "ultralytics", "onnxslim"}
+FORBIDDEN: dict[str, set[str]] = {
+    "rules": TRAINING | {"flask", "yaml", "numpy", "cv2", "onnxruntime", "matplotlib"},
+    "vision": TRAINING | {"flask", "yaml", "matplotlib"},
+    "server": TRAINING | {"yaml", "matplotlib"},
+    "dominocam": TRAINING | {"flask", "yaml", "matplotlib"},
+    "dominosynth": TRAINING | {"flask", "matplotlib"},
+    "measure": TRAINING | {"flask", "yaml"},
+    "dominotrain": {"flask"},
+}
+
+
+def imports(folder: Path) -> Iterator[tuple[str, str]]:
+    """(file, imported module) for every absolute import in the package at `folder`."""
+    for path in sorted(folder.rglob("*.py")):
+        tree = ast.parse(path.read_text(), filename=str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            else:
+                continue
+            for name in names:
+                yield str(path.relative_to(folder.parent)), name
+
+
+def test_every_package_is_checked() -> None:
+    assert set(ALLOWED) == set(FORBIDDEN) == set(PACKAGES)
+    for folder in PACKAGES.values():
+        assert (folder / "__init__.py").is_file(), folder
+
+
+@pytest.mark.parametrize("package", sorted(PACKAGES))
+def test_a_package_imports_only_the_layers_below_it(package: str) -> None:
+    wrong = [
+        f"{where}: {name}"
+        for where, name in imports(PACKAGES[package])
+        if (top := name.split(".")[0]) in PACKAGES
+        and top != package
+        and top not in ALLOWED[package]
+        and name not in SHARED
+    ]
+    assert wrong == []
+
+
+@pytest.mark.parametrize("package", sorted(PACKAGES))
+def test_a_package_imports_no_library_it_must_not_need(package: str) -> None:
+    wrong = [
+        f"{where}: {name}"
+        for where, name in imports(PACKAGES[package])
+        if name.split(".")[0] in FORBIDDEN[package]
+    ]
+    assert wrong == []
+
+
+def test_the_shared_modules_import_only_rules() -> None:
+    for module in SHARED:
+        path = REPO / (module.replace(".", "/") + ".py")
+        tree = ast.parse(path.read_text())
+        found = {
+            node.module.split(".")[0]
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and node.module
+        } | {
+            alias.name.split(".")[0]
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Import)
+            for alias in node.names
+        }
+        assert found & set(PACKAGES) <= {"rules", "dominocam"}, module
+
+
+def test_an_import_inside_a_function_is_found(tmp_path: Path) -> None:
+    """What the rules read: a `vision` module importing dominosynth lazily is seen."""
+    fake = tmp_path / "vision"
+    fake.mkdir()
+    (fake / "__init__.py").write_text("import numpy as np\n")
+    (fake / "bad.py").write_text("def f():\n    from dominosynth.generate import Job\n")
+    assert sorted(imports(fake)) == [
+        ("vision/__init__.py", "numpy"),
+        ("vision/bad.py", "dominosynth.generate"),
+    ]
+    assert "dominosynth" not in ALLOWED["vision"]
