@@ -91,7 +91,9 @@ def main(argv: list[str] | None = None) -> int:
         first = label.get("source", {}).get("repo") in FIRST_SOURCES
         empty_truth = not label.get("face_up") and not int(label.get("face_down", 0))
         for g in ("all", "first42" if first else "new66"):
-            score_scene_photo(groups[g], label["image"], label, _predictions(scene))
+            score_scene_photo(
+                groups[g], label["image"], label, _predictions(scene), scene.layout.open_ends
+            )
             extra[g]["photos"] += 1
             extra[g]["exact"] += exact_tile_set(label, scene)
             if empty_truth:
