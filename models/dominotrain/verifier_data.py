@@ -144,19 +144,28 @@ def build(sets: list[Path], out: Path, threads: int, seed: int) -> dict:
     return counts
 
 
-def measure(model: Path, folder: Path, threshold: float, threads: int) -> dict:
+def measure(
+    model: Path, folder: Path, threshold: float, threads: int, keep_tiles: float | None = None
+) -> dict:
     """The verifier `model` on the crops `folder/{tile,not_tile}/*.png`: how many of each
-    class it scores at `threshold` or more (a tile kept) and below (left out)."""
+    class it scores at `threshold` or more (a tile kept) and below (left out). With
+    `keep_tiles`, the threshold is instead the highest one that keeps that share of the
+    tile crops (chosen on these crops, reported as `threshold`)."""
     from vision.verifier import Verifier
 
     verifier = Verifier(model, threads=threads)
-    result = {}
+    scores = {}
     for label in (TILE_CLASS, NOT_TILE_CLASS):
         files = sorted((folder / label).glob("*.png"))
         crops = np.stack([cv2.imread(str(f)) for f in files]) if files else np.zeros((0,))
-        scores = verifier.classify(crops) if len(files) else np.zeros(0)
-        kept = int((scores >= threshold).sum())
-        result[label] = {"crops": len(files), "kept": kept, "left_out": len(files) - kept}
+        scores[label] = verifier.classify(crops) if len(files) else np.zeros(0)
+    if keep_tiles is not None and len(scores[TILE_CLASS]):
+        ranked = np.sort(scores[TILE_CLASS])
+        threshold = float(ranked[int(np.floor((1 - keep_tiles) * len(ranked)))])
+    result: dict = {"threshold": round(threshold, 6)}
+    for label, s in scores.items():
+        kept = int((s >= threshold).sum())
+        result[label] = {"crops": len(s), "kept": kept, "left_out": len(s) - kept}
     return result
 
 
@@ -167,6 +176,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--measure", help="a verifier .onnx to score the crops of --crops with")
     parser.add_argument("--crops", help="a split folder of crops (e.g. OUT/val) for --measure")
     parser.add_argument("--threshold", type=float, default=0.5)
+    parser.add_argument(
+        "--keep-tiles", type=float, help="choose the threshold that keeps this share of tiles"
+    )
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
@@ -174,7 +186,9 @@ def main(argv: list[str] | None = None) -> int:
         if not args.crops or not Path(args.crops).is_dir():
             print("dominocam: error: --measure needs --crops FOLDER", file=sys.stderr)
             return 2
-        found = measure(Path(args.measure), Path(args.crops), args.threshold, args.threads)
+        found = measure(
+            Path(args.measure), Path(args.crops), args.threshold, args.threads, args.keep_tiles
+        )
         print(json.dumps(found))
         return 0
     if not args.synth or not args.out:
