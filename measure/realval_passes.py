@@ -51,6 +51,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--realval", default=str(ROOT.parent / "shared" / "realval"))
     parser.add_argument("--models", help="folder with detector.onnx, reader.onnx (verifier.onnx)")
     parser.add_argument("--no-verifier", action="store_true")
+    parser.add_argument(
+        "--verifier-threshold",
+        type=float,
+        help="leave out boxes the verifier scores below this (default VERIFIER_THRESHOLD)",
+    )
     parser.add_argument("--no-closeups", action="store_true")
     parser.add_argument("--no-far-tiles", action="store_true")
     parser.add_argument("--threads", type=int, default=2)
@@ -62,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
     from vision.image_io import load_image
-    from vision.pipeline import load_models, read_image
+    from vision.pipeline import VERIFIER_THRESHOLD, load_models, read_image
 
     folder = Path(args.models) if args.models else None
     models = load_models(
@@ -86,6 +91,9 @@ def main(argv: list[str] | None = None) -> int:
             _set_max(label["set"]),
             closeups=not args.no_closeups,
             far_tiles=not args.no_far_tiles,
+            verifier_threshold=(
+                VERIFIER_THRESHOLD if args.verifier_threshold is None else args.verifier_threshold
+            ),
         )
         seconds.append(time.perf_counter() - start)
         first = label.get("source", {}).get("repo") in FIRST_SOURCES

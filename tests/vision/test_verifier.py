@@ -74,7 +74,7 @@ class _ScoresByPosition:
         self.x = x
 
     def scores(self, image, corners):
-        return np.array([0.1 if np.mean(c[:, 0]) < self.x else 0.9 for c in corners])
+        return np.array([0.01 if np.mean(c[:, 0]) < self.x else 0.9 for c in corners])
 
 
 def test_the_pipeline_scores_every_box_and_leaves_out_what_is_not_a_tile(
@@ -94,6 +94,7 @@ def test_the_pipeline_scores_every_box_and_leaves_out_what_is_not_a_tile(
             models.reader,
             12,
             closeups=False,
+            verifier_threshold=VERIFIER_THRESHOLD,
             rejected=rejected,
         )
         kept = read_image(
@@ -114,4 +115,4 @@ def test_the_pipeline_scores_every_box_and_leaves_out_what_is_not_a_tile(
     assert all(t.center[0] >= 100 and t.verifier_score == 0.9 for t in scene.tiles)
     assert scene.to_dict()["tiles"][0]["verifier_score"] == 0.9
     assert len(kept.tiles) == len(everything.tiles)  # None keeps every box, scored
-    assert sorted(t.verifier_score for t in kept.tiles)[0] == 0.1
+    assert sorted(t.verifier_score for t in kept.tiles)[0] == 0.01
