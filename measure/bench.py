@@ -72,7 +72,7 @@ def bench_config(width: int, n_tiles: int) -> SynthConfig:
     return dataclasses.replace(
         CONFIGS["clean"],
         name="bench",
-        variant_weights=(0.0, 1.0, 0.0, 0.0, 0.0),
+        variant_weights={"spinner": 1.0},
         layout_tiles=(played, played),
         loose_tiles=(loose, loose),
         boneyard_tiles=(face_down, face_down),

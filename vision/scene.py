@@ -78,8 +78,9 @@ class SceneTile:
         doubtful: probably a tile, probably misread: a person should look before a ruling
             uses it (below the calibration's `doubtful_below`, or a read another tile also
             has).
-        verifier_score: the tile-or-not verifier's score of the box, where one ran; a feature
-            of the probability (`vision.confidence`), not written to JSON.
+        verifier_score: the verifier's probability that the box holds a real tile
+            (`vision.verifier`); None when no verifier looked at it. A feature of the
+            probability (`vision.confidence`).
     """
 
     id: int
@@ -91,7 +92,7 @@ class SceneTile:
     half_probs: np.ndarray | None = field(default=None, repr=False)
     probability: float | None = None
     doubtful: bool = False
-    verifier_score: float | None = field(default=None, repr=False)
+    verifier_score: float | None = None
 
     def __post_init__(self) -> None:
         what = f"tile {self.id}"
@@ -102,6 +103,8 @@ class SceneTile:
             raise UserInputError(f"{what}: face must be one of {list(FACES)}, got {self.face!r}")
         self.corners = _as_corners(self.corners, what)
         self.confidence = _probability(self.confidence, f"{what}: confidence")
+        if self.verifier_score is not None:
+            self.verifier_score = _probability(self.verifier_score, f"{what}: verifier_score")
         if self.face == "down" and (self.pips is not None or self.pip_confidence is not None):
             raise UserInputError(f"{what}: a face-down tile has no pips")
         if self.pips is not None:
@@ -151,6 +154,8 @@ class SceneTile:
         if self.probability is not None:
             out["probability"] = round(self.probability, 4)
         out["doubtful"] = self.doubtful
+        if self.verifier_score is not None:
+            out["verifier_score"] = round(self.verifier_score, 4)
         return out
 
     @classmethod
@@ -172,6 +177,7 @@ class SceneTile:
             pip_confidence=tuple(conf) if conf is not None else None,
             probability=data.get("probability"),
             doubtful=data.get("doubtful", False),
+            verifier_score=data.get("verifier_score"),
         )
 
 

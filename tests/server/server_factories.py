@@ -265,7 +265,7 @@ def rendered_photo(kind: str, index: int, seed: int = PHOTO_SEED, set_max: int =
     config = dataclasses.replace(
         CONFIGS["clean"],
         name="server-tests",
-        variant_weights=(1.0, 0.0, 0.0, 0.0, 0.0),  # line, spinner, mexican, chicken, scatter
+        variant_weights={"line": 1.0},
         layout_tiles=(6, 10),
         hand_tiles=(3, 6),
     )
