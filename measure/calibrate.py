@@ -235,7 +235,7 @@ def label_real(scene: Any, label: dict[str, Any]) -> PhotoRecord:
 
 
 def collect_boxes(
-    synthetic: Path | None,
+    synthetic: Sequence[Path],
     realval: Path | None,
     split: str = "train",
     limit: int | None = None,
@@ -250,15 +250,15 @@ def collect_boxes(
 
     models = load_models()
     jobs: list[tuple[str, Path, Any]] = []
-    if synthetic is not None:
-        images = synthetic / "detector" / "images" / split
-        if not images.is_dir() or not (synthetic / "truth").is_dir():
+    for folder in synthetic:
+        images = folder / "detector" / "images" / split
+        if not images.is_dir() or not (folder / "truth").is_dir():
             raise UserInputError(
-                f"--synthetic {synthetic}: expected detector/images/{split}/ and truth/ "
+                f"--synthetic {folder}: expected detector/images/{split}/ and truth/ "
                 "(a `dominocam synth` output folder)"
             )
         files = sorted(p for p in images.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
-        jobs += [("synthetic", p, synthetic / "truth" / f"{p.stem}.json") for p in files[:limit]]
+        jobs += [("synthetic", p, folder / "truth" / f"{p.stem}.json") for p in files[:limit]]
     if realval is not None:
         labels = first_real_labels(realval)
         jobs += [("real", realval / "scenes" / lab["image"], lab) for lab in labels[:limit]]
@@ -465,7 +465,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "act on it (docs/reading-confidence.md)."
         ),
     )
-    parser.add_argument("--synthetic", type=Path, metavar="DIR", help="a `dominocam synth` folder")
+    parser.add_argument(
+        "--synthetic",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="a `dominocam synth` folder; repeat for several",
+    )
     parser.add_argument("--split", default="train", help="its split to fit on (default train)")
     parser.add_argument("--realval", type=Path, metavar="DIR", help="../shared/realval")
     parser.add_argument(
@@ -504,7 +511,7 @@ def _load_photos(path: Path) -> list[PhotoRecord]:
 def run(args: argparse.Namespace) -> int:
     from vision.confidence import FEATURES, calibration_path
 
-    if args.synthetic is None and args.realval is None:
+    if not args.synthetic and args.realval is None:
         raise UserInputError("give --synthetic DIR and/or --realval DIR to fit on")
     if args.limit is not None and args.limit < 1:
         raise UserInputError("--limit must be >= 1")
@@ -535,7 +542,7 @@ def run(args: argparse.Namespace) -> int:
             "right": int(y.sum()),
             "ece": round(expected_calibration_error(p, y), 4),
         }
-    fit["synthetic_folder"] = str(args.synthetic) if args.synthetic else None
+    fit["synthetic_folders"] = [str(folder) for folder in args.synthetic]
     fit["synthetic_split"] = args.split if args.synthetic else None
     calibration = type(calibration)(**{**calibration.__dict__, "fit": fit})
     out = calibration_path(args.out)
