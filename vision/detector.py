@@ -39,6 +39,10 @@ class Detection:
         name: class name, e.g. "tile_up".
         verifier_score: the verifier's probability that the box holds a real tile, looked
             at in the full-resolution photo (`vision.verifier`); None when not verified.
+        source: which look found it: "photo" (the whole photo), "closeup" (the photo framed
+            by grey, `merge_closeups`) or "window" (the far-tile windows, `merge_slices`);
+            the passes' boxes are right less often on real photos (docs/decisions/
+            2026-12-01-not-a-tile.md), a fact the calibration may use.
     """
 
     corners: np.ndarray
@@ -46,6 +50,7 @@ class Detection:
     class_id: int
     name: str
     verifier_score: float | None = None
+    source: str = "photo"
 
     def __post_init__(self) -> None:
         self.corners = np.asarray(self.corners, dtype=np.float64)
@@ -116,7 +121,7 @@ def merge_closeups(
     """
     min_length = CLOSEUP_MIN_LENGTH * max(shape)
     big = [
-        Detection(d.corners - pad, d.score, d.class_id, d.name)
+        Detection(d.corners - pad, d.score, d.class_id, d.name, source="closeup")
         for d in framed
         if geometry.box_length(d.corners) >= min_length
     ]
@@ -189,7 +194,9 @@ def merge_slices(
             )
             if not cut_inside:
                 offset = np.array([x0, y0], dtype=np.float64)
-                boxes.append(Detection(d.corners + offset, d.score, d.class_id, d.name))
+                boxes.append(
+                    Detection(d.corners + offset, d.score, d.class_id, d.name, source="window")
+                )
     if not boxes:
         return []
     corners = np.array([d.corners for d in boxes])

@@ -284,8 +284,10 @@ def detect_tiles(
         detections = detector.detect_far_tiles(image, detections, timings)
     detections = [d for d in detections if d.face is not None]
     t0 = perf_counter()
-    if detector.verifier is not None and detections:
-        scores = detector.verifier.scores(image, [d.corners for d in detections])
+    # getattr: a stand-in detector (tests, tools) need not carry the attribute.
+    verifier = getattr(detector, "verifier", None)
+    if verifier is not None and detections:
+        scores = verifier.scores(image, [d.corners for d in detections])
         for d, score in zip(detections, scores, strict=True):
             d.verifier_score = float(score)
     if timings is not None:

@@ -28,8 +28,8 @@ def test_a_short_run_learns_painted_crops_and_exports_a_readable_verifier(tmp_pa
     from vision.verifier import Verifier
 
     _write_crops(tmp_path / "crops", np.random.default_rng(0))
-    record = train(tmp_path / "crops", tmp_path / "run", epochs=3, threads=1, seed=0, command="t")
-    assert len(record["epochs"]) == 3 and record["counts"]["val"] == {"not_tile": 16, "tile": 16}
+    record = train(tmp_path / "crops", tmp_path / "run", epochs=25, threads=1, seed=0, command="t")
+    assert len(record["epochs"]) == 25 and record["counts"]["val"] == {"not_tile": 16, "tile": 16}
     assert record["epochs"][-1]["accuracy"] >= 0.9
     verifier = Verifier(tmp_path / "run" / "verifier.onnx", threads=1)
     image = np.full((200, 200, 3), 40, np.uint8)
