@@ -906,20 +906,26 @@ def load_eval_models(
         UserInputError: a needed model file is missing or unreadable.
     """
     from vision.detector import Detector
-    from vision.onnx_model import resolve_model_path
+    from vision.onnx_model import MODEL_FILES, resolve_model_path
     from vision.reader import Reader
+    from vision.verifier import Verifier
 
     kinds = {kind for s in sets for kind in SET_MODELS[s]}
     models = EvalModels()
     if "detector" in kinds:
         thresholds = {k: v for k, v in (("conf", conf), ("iou", iou)) if v is not None}
+        detector_path = resolve_model_path("detector", detector)
         models.detector = Detector(
-            resolve_model_path("detector", detector),
+            detector_path,
             threads=threads,
             overlap=overlap,
             max_upscale=max_upscale,
             **thresholds,
         )
+        # The verifier beside the detector, as `vision.pipeline.load_models` takes it.
+        beside = detector_path.parent / MODEL_FILES["verifier"]
+        if beside.is_file():
+            models.detector.verifier = Verifier(beside, threads=threads)
     if "reader" in kinds:
         models.reader = Reader(resolve_model_path("reader", reader), threads=threads)
     return models
@@ -967,10 +973,13 @@ def run_eval(
         )
     models = load_eval_models(running, detector, reader, threads, conf, iou, overlap, max_upscale)
     models.closeups, models.far_tiles = closeups, far_tiles
-    if calibrated:
-        from vision.confidence import load_calibration
+    if calibrated and models.detector is not None:
+        from vision.confidence import CALIBRATION_FILE, load_calibration
 
-        models.calibration = load_calibration(calibration)
+        # As `load_models`: the file given, else the one beside the detector, else none.
+        beside = Path(models.detector.path).parent / CALIBRATION_FILE
+        if calibration is not None or beside.is_file():
+            models.calibration = load_calibration(calibration or beside)
     evaluators = {
         "synthetic": (eval_synthetic, synthetic),
         "synthetic_halves": (eval_synthetic_halves, synthetic),
