@@ -658,7 +658,7 @@ class TableTracker:
             probs = t.half_probs if t.face == "up" else None
             tiles.append(SceneTile(sid, t.face, corners, min(1.0, t.score), half_probs=probs))
         decoded, warnings = joint_decode(tiles, cfg.set_max)
-        if self.calibration is not None:
+        if self.calibration is not None and self._calibration_applies(decoded):
             decoded = mark_doubtful(decoded, self.calibration)
         else:
             decoded = [
@@ -677,6 +677,14 @@ class TableTracker:
                 t.shown_pips = None
             elif tile.pips is not None:
                 t.shown_pips, t.guess = tile.pips, None
+
+    def _calibration_applies(self, tiles: Sequence[SceneTile]) -> bool:
+        """Whether every tile has the features the calibration needs: the live path boxes
+        each frame with the detector alone, so a calibration fitted with the verifier's
+        score gives way to the tracker's own rule (`TrackerConfig.doubt`)."""
+        assert self.calibration is not None
+        needs_verifier = "verifier" in self.calibration.features
+        return not needs_verifier or all(t.verifier_score is not None for t in tiles)
 
     def _event(self, kind: str, track: _Track, timestamp: float) -> TableEvent:
         scene = self._scene

@@ -407,3 +407,16 @@ def test_watch_runs_a_video_end_to_end(double_models, painted_table, tmp_path, c
     assert up == sorted(t.pips for t in still.tiles if t.pips is not None)
     assert out.stat().st_size > 0
     assert "played" in capsys.readouterr().out
+
+
+def test_a_calibration_fitted_with_the_verifier_gives_way_to_the_trackers_own_rule() -> None:
+    # The live path boxes frames with the detector alone (no verifier score): the committed
+    # calibration cannot weigh such a box, so the tracker marks by its own doubt threshold.
+    from vision.confidence import load_calibration
+
+    calibration = load_calibration(required=True)
+    assert "verifier" in calibration.features
+    read = reader_by_script([((2, 5), 0.9)])  # clear for the tracker's own rule
+    results = run(TableTracker(W, H, calibration=calibration), [[tile_box(100, 100)]] * 12, read)
+    events = [e for r in results for e in r.events]
+    assert [(e.kind, e.pips, e.doubtful) for e in events] == [("added", (2, 5), False)]
