@@ -88,8 +88,8 @@ def test_a_sure_tile_is_neither_rejected_nor_doubtful():
 
 def test_committed_models_reject_a_weak_box_read_near_zero_and_trust_a_clear_tile():
     calibration = committed()
-    junk = SceneTile(0, "up", SQUARE, 0.3, (1, 3), (0.01, 0.02))
-    clear = SceneTile(1, "up", SQUARE, 0.95, (2, 5), (0.999, 0.999))
+    junk = SceneTile(0, "up", SQUARE, 0.3, (1, 3), (0.01, 0.02), verifier_score=0.05)
+    clear = SceneTile(1, "up", SQUARE, 0.95, (2, 5), (0.999, 0.999), verifier_score=0.95)
     p_tile, p_right = probabilities([junk, clear], calibration)
     assert p_tile[0] < calibration.reject_below <= p_tile[1]
     assert p_right[1] >= calibration.doubtful_below > p_right[0]
@@ -98,10 +98,11 @@ def test_committed_models_reject_a_weak_box_read_near_zero_and_trust_a_clear_til
 
 def test_the_probability_rises_with_each_score():
     calibration = committed()
-    base = box_features("up", 0.7, (0.7, 0.9))
+    base = box_features("up", 0.7, (0.7, 0.9), verifier=0.5)
     for name, better in (
-        ("det", box_features("up", 0.9, (0.7, 0.9))),
-        ("half_lo", box_features("up", 0.7, (0.9, 0.9))),
+        ("det", box_features("up", 0.9, (0.7, 0.9), verifier=0.5)),
+        ("half_lo", box_features("up", 0.7, (0.9, 0.9), verifier=0.5)),
+        ("verifier", box_features("up", 0.7, (0.7, 0.9), verifier=0.9)),
     ):
         low, high = calibration.right.predict([base, better])
         assert high > low, name
@@ -120,7 +121,14 @@ def test_joint_decoding_never_leaves_a_tile_below_the_threshold_unmarked(seed: i
         padded = np.zeros((2, 13))
         padded[:, :4] = probs
         tiles.append(
-            SceneTile(i, "up", SQUARE + 60 * i, float(rng.uniform(0.3, 1.0)), half_probs=padded)
+            SceneTile(
+                i,
+                "up",
+                SQUARE + 60 * i,
+                float(rng.uniform(0.3, 1.0)),
+                half_probs=padded,
+                verifier_score=float(rng.uniform(0.05, 1.0)),
+            )
         )
     singles = [joint_decode([t], 12)[0][0] for t in tiles]
     constraints = [((0, 1), (1, 0))] if rng.random() < 0.5 else []
@@ -215,4 +223,4 @@ def test_the_verifier_score_is_a_feature_when_the_calibration_has_it():
     ]
     p_tile, _ = probabilities(tiles, uses)
     assert p_tile == pytest.approx([0.1, 0.95])
-    assert "verifier" not in SceneTile(0, "up", SQUARE, 0.9, verifier_score=0.5).to_dict()
+    assert SceneTile(0, "up", SQUARE, 0.9, verifier_score=0.5).to_dict()["verifier_score"] == 0.5
