@@ -23,6 +23,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "rules.cli",
     "dominosynth.cli",
     "dominotrain.cli",
+    "measure.calibrate",
     "server.cli",
     "vision.cli",
     "vision.track_cli",

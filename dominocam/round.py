@@ -12,7 +12,10 @@ conversion the dashboard uses too) and judged by `rules.check`.
 When the photos leave doubts (a line broken by a tile the detector missed, an open end cut
 by the border, touching halves that differ at an open end, an unread tile), a BLOCKED
 verdict is reported as "uncertain: ..." with the doubts and a confidence below 1: a missing
-tile must never silently give a wrong "blocked".
+tile must never silently give a wrong "blocked". When a photo's reading is itself unsure (a
+Scene with `needs_review`, or a `doubtful` tile: `vision.confidence`), every verdict is
+"uncertain", naming the doubtful tiles and the reasons, with the ruling for the tiles as read
+below it: the round is never ruled silently on a reading a person should check.
 """
 
 from __future__ import annotations
@@ -167,6 +170,7 @@ class _Reader:
             set_max=set_max,
             with_layout=layout_config is not None,
             layout_config=layout_config,
+            calibration=self.models.calibration,
         )
 
 
@@ -214,13 +218,28 @@ def judge(
                 count=format_number(table.face_down)
             )
         )
-    if verdict.blocked and doubts:
+    review = _review(table, hands)
+    if review["needs_review"] or (verdict.blocked and doubts):
         status = "uncertain"
     else:
         status = "blocked" if verdict.blocked else "not blocked"
     text = rules.ruling(verdict, parsed)
     shown_confidence = format_number(confidence, decimals=2)
-    if status == "uncertain":
+    if review["needs_review"]:
+        # The reading itself is unsure: no ruling counts until a person has checked it.
+        named = review["doubtful_text"]
+        text = (
+            "Verdict: uncertain: the photos need a check before this ruling counts"
+            + (f" (doubtful: {named})" if named else "")
+            + ":\n"
+            + "\n".join(f"  - {r}" for r in review["reasons"])
+            + "\nFor the tiles as read:\n"
+            + text
+        )
+        if doubts:
+            text += f"\n\nDoubts about the layout (confidence {shown_confidence}):\n"
+            text += "\n".join(f"  - {d}" for d in doubts)
+    elif status == "uncertain":
         said = _("Verdict: BLOCKED.")
         uncertain = (
             _(
@@ -247,6 +266,8 @@ def judge(
         text += "\n\n" + _("Notes:") + "\n" + "\n".join(f"  - {n}" for n in notes)
     return {
         "status": status,
+        "needs_review": review["needs_review"],
+        "doubtful": review["doubtful"],
         "confidence": round(confidence, 4),
         "doubts": doubts,
         "notes": notes,
@@ -257,6 +278,46 @@ def judge(
             "hands": {name: list(d.get("warnings") or []) for name, d in hand_dicts},
         },
         "text": text,
+    }
+
+
+def _tile_text(tile: Any) -> str:
+    if tile.face == "down":
+        return f"face-down tile #{tile.id}"
+    if tile.pips is None:
+        return f"unread tile #{tile.id}"
+    return f"{tile.pips[0]}-{tile.pips[1]} (#{tile.id})"
+
+
+def _review(table: Any, hands: list[tuple[str, Any]]) -> dict[str, Any]:
+    """What the photos ask a person to check (`Scene.needs_review`, `SceneTile.doubtful`):
+    whether any does, the doubtful tiles per photo, one line naming them, and the reasons
+    (the Scenes' warnings that ask for a check)."""
+    photos = [("the table", table), *((f"{name}'s hand", scene) for name, scene in hands)]
+    doubtful = {
+        "table": [_tile_text(t) for t in table.doubtful],
+        "hands": {name: [_tile_text(t) for t in scene.doubtful] for name, scene in hands},
+    }
+    named = "; ".join(
+        f"{where}: {', '.join(_tile_text(t) for t in scene.doubtful)}"
+        for where, scene in photos
+        if scene.doubtful
+    )
+    reasons = [
+        f"{where}: {w}"
+        for where, scene in photos
+        if scene.needs_review or scene.doubtful
+        for w in scene.warnings
+        if "please check" in w
+    ]
+    needs = any(scene.needs_review or scene.doubtful for _, scene in photos)
+    if needs and not reasons:
+        reasons = [f"{where}: the reading is unsure" for where, s in photos if s.needs_review]
+    return {
+        "needs_review": needs,
+        "doubtful": doubtful,
+        "doubtful_text": named,
+        "reasons": reasons,
     }
 
 

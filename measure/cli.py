@@ -52,6 +52,22 @@ def chosen_upscale(given: float | None, default: float | None) -> float | None:
     return None if math.isinf(given) else given
 
 
+def add_calibration(parser: argparse.ArgumentParser) -> None:
+    """`--calibration PATH` and `--no-calibration`: which tile probability the reading uses."""
+    parser.add_argument(
+        "--calibration",
+        metavar="PATH",
+        help="calibration file of the tile probability (default: the committed "
+        "models/calibration.json, as `dominocam read` uses it)",
+    )
+    parser.add_argument(
+        "--no-calibration",
+        action="store_true",
+        help="read without any: no probability, nothing rejected or doubtful (the figures of "
+        "the reading before issue 17)",
+    )
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the measuring subcommands to the `dominocam` parser."""
     _add_eval(subparsers)
@@ -112,6 +128,7 @@ def _add_eval(subparsers: argparse._SubParsersAction) -> None:
         "(default 0: none)",
     )
     add_second_looks(evaluate)
+    add_calibration(evaluate)
     evaluate.add_argument("--json", action="store_true", help="print the JSON instead of a table")
     evaluate.set_defaults(func=run_eval_command)
 
@@ -227,6 +244,7 @@ def run_eval_command(args: argparse.Namespace) -> int:
     """`dominocam eval`: write eval.json and the PNGs; print a table (or the JSON)."""
     from measure import plots
     from measure.evaluate import describe_models, format_table, run_eval
+    from measure.gates import format_gates, gate_table
     from vision.detector import MAX_UPSCALE
     from vision.overlaps import OVERLAP_THRESHOLD
 
@@ -251,14 +269,18 @@ def run_eval_command(args: argparse.Namespace) -> int:
         border=args.border,
         closeups=not args.no_closeups,
         far_tiles=not args.no_far_tiles,
+        calibrated=not args.no_calibration,
+        calibration=args.calibration,
     )
     models = results.pop("_models")
     out = Path(args.out) if args.out else EVAL_OUT
     out.mkdir(parents=True, exist_ok=True)
+    gates = gate_table(results)
     report = {
         "command": "dominocam " + " ".join(sys.argv[1:]),
         "models": describe_models(models),
         "sets": {name: result.to_dict() for name, result in results.items()},
+        "gates": gates,
     }
     (out / "eval.json").write_text(json.dumps(report, indent=1))
     written = plots.write_plots(results, out)
@@ -266,6 +288,7 @@ def run_eval_command(args: argparse.Namespace) -> int:
         print(json.dumps(report))
     else:
         print(format_table(results))
+        print(format_gates(gates))
         print(f"wrote {out / 'eval.json'} and {len(written)} PNGs in {out}")
     return 0
 

@@ -44,11 +44,11 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -70,6 +70,7 @@ from vision.geometry import box_length, frame_in_grey
 from vision.overlaps import OVERLAP_THRESHOLD
 
 if TYPE_CHECKING:
+    from vision.confidence import Calibration
     from vision.detector import Detector
     from vision.reader import Reader
 
@@ -141,6 +142,11 @@ class SetResult:
     seconds: float = 0.0
     # tile length group (`metrics.length_group`) -> metric -> [k, n]; boxed sets only
     by_length: dict[str, dict[str, list[int]]] = field(default_factory=dict)
+    # (probability, read right) of every box the runtime judged (tiles and rejected boxes)
+    # whose truth is known: the reliability diagram and the expected calibration error.
+    calibration_points: list[tuple[float, bool]] = field(default_factory=list)
+    # Parts of the set scored apart too (the real scenes: the first 42, the 66 added later).
+    parts: dict[str, SetResult] = field(default_factory=dict)
 
     def add(self, metric: str, k: int, n: int) -> None:
         entry = self.counts.setdefault(metric, [0, 0])
@@ -182,6 +188,21 @@ class SetResult:
             ),
             "confusion": confusion_matrix(self.halves).tolist(),
             "failures": [f.to_dict() for f in sorted(self.failures, key=lambda f: -f.severity)],
+            **({"calibration": self.calibration()} if self.calibration_points else {}),
+        }
+
+    def calibration(self) -> dict:
+        """Expected calibration error and the reliability bins of `calibration_points`."""
+        from measure.calibrate import reliability_bins
+
+        p = np.array([q for q, _ in self.calibration_points])
+        y = np.array([float(r) for _, r in self.calibration_points])
+        bins = reliability_bins(p, y)
+        return {
+            "boxes": len(p),
+            "right": int(y.sum()),
+            "ece": round(sum(b["n"] * b["gap"] for b in bins) / max(len(p), 1), 4),
+            "bins": bins,
         }
 
 
@@ -195,6 +216,7 @@ def score_boxed_image(
     predictions: list[Prediction],
     ignore: list[np.ndarray] = (),
     photo: tuple[bool, bool] | None = None,
+    needs_review: bool | None = None,
 ) -> None:
     """Score one image whose tiles have boxes (synthetic truth) and record its failure.
 
@@ -204,6 +226,8 @@ def score_boxed_image(
         ignore: labelled boxes not scored (too little visible): matching them is no error.
         photo: whether the photo's pip total and face-down count are scored (default: when
             no tile is ignored or only partly visible).
+        needs_review: the Scene's `needs_review` (None: a reading without assessment); the
+            selective figures count the photos without it.
     """
     labels = [np.asarray(t["corners"], dtype=float) for t in truth]
     matching = match_boxes(labels, [p.corners for p in predictions], ignore=ignore)
@@ -250,6 +274,15 @@ def score_boxed_image(
         result.add("pip_total", true_total == read_total, 1)
     if photo[1]:
         result.add("face_down_count", true_down == read_down, 1)
+    if photo[0] and photo[1]:
+        # The exact tile set: every tile found, none invented, every face and value right.
+        exact = (
+            not matching.missed
+            and not matching.extra
+            and face_right == len(matching.pairs)
+            and tiles_ok == up_found == labelled_up
+        )
+        add_photo_figures(result, exact, needs_review, not truth and not ignore, predictions)
     missed = [labels[i] for i in matching.missed]
     for i in matching.missed:
         problems.append(f"missed {_tile_text(truth[i]['pips'])} ({truth[i]['face']})")
@@ -278,9 +311,17 @@ def score_scene_photo(
     label: dict,
     predictions: list[Prediction],
     open_ends: Iterable[int] = (),
+    needs_review: bool | None = None,
 ) -> None:
     """Score one real scene photo against its identity labels (no boxes; module docstring);
-    `open_ends` are those of the layout rebuilt from the photo."""
+    `open_ends` are those of the layout rebuilt from the photo, `needs_review` the Scene's
+    (None: a reading without assessment).
+
+    The labels' `free_ends`, where present, are the truth for the open ends (a branching
+    layout's `lines` start at the branch point, whose value is not free); elsewhere the
+    `lines`' open ends are. The exact tile set: the face-up reads are the labelled face-up
+    tiles (beyond them at most one read for each tile the label excludes as cut by the
+    frame) and the face-down count is right."""
     truth_up = [tile_key(p) for p in label.get("face_up", [])]
     truth_down = int(label.get("face_down", 0))
     excluded = len(label.get("excluded", []) or [])
@@ -325,7 +366,17 @@ def score_scene_photo(
         problems.append(f"face down {read_down} (true {truth_down})")
     if found != labelled:
         problems.append(f"{found} boxes for {labelled} tiles")
-    true_ends = sorted(v for line in label.get("lines") or [] for v in line["open_ends"])
+    covered = _covers([tile_key(r) for r in reads], truth_up)
+    extra_reads = len(reads) - len(truth_up)
+    exact = read_down == truth_down and covered and (extra_reads == 0 or extra_reads <= excluded)
+    empty = not truth_up and not truth_down  # realval README: the right answer is empty
+    add_photo_figures(result, exact, needs_review, empty, predictions)
+    if not exact:
+        problems.append("tile set not exact")
+    if "free_ends" in label:
+        true_ends = sorted(int(v) for v in label.get("free_ends") or [])
+    else:
+        true_ends = sorted(v for line in label.get("lines") or [] for v in line["open_ends"])
     if true_ends:
         read_ends = sorted(open_ends)
         result.add("open_ends", read_ends == true_ends, 1)
@@ -335,6 +386,35 @@ def score_scene_photo(
         problems.insert(0, f"pip total {read_total} (true {true_total})")
         severity = len(problems) - 1 + (true_total != read_total)
         result.failures.append(Failure(result.name, path, severity, problems, predictions))
+
+
+def _covers(reads: Sequence[tuple[int, int]], truth: Sequence[tuple[int, int]]) -> bool:
+    """Whether the multiset `reads` holds every tile of the multiset `truth`."""
+    left = list(reads)
+    for tile in truth:
+        if tile not in left:
+            return False
+        left.remove(tile)
+    return True
+
+
+def add_photo_figures(
+    result: SetResult,
+    exact: bool,
+    needs_review: bool | None,
+    empty: bool,
+    predictions: Sequence[Prediction],
+) -> None:
+    """The whole-photo figures: exact tile set; of a photo that shows no tile, whether the
+    Scene is empty; and the selective ones, where the reading was assessed (the share of
+    photos without `needs_review`, and the exact tile set among those)."""
+    result.add("exact_tile_set", exact, 1)
+    if empty:
+        result.add("empty_scene", not predictions, 1)
+    if needs_review is not None:
+        result.add("no_review", not needs_review, 1)
+        if not needs_review:
+            result.add("exact_tile_set_without_review", exact, 1)
 
 
 def score_tile_crop(
@@ -465,9 +545,12 @@ def eval_synthetic(models, root: Path, limit: int | None, quiet: bool) -> SetRes
             raise UserInputError(f"no truth file {truth_file} for {path}")
         truth, ignore, set_max, photo = synthetic_truth(truth_file, min_visible, min_readable)
         scene = read_image(
-            load_image(path), models.detector, models.reader, set_max, **models.passes
+            load_image(path), models.detector, models.reader, set_max, **models.read_options
         )
-        score_boxed_image(result, str(path), truth, _predictions(scene), ignore, photo)
+        review = scene.needs_review if models.calibration is not None else None
+        score_boxed_image(result, str(path), truth, _predictions(scene), ignore, photo, review)
+        if models.calibration is not None:
+            result.calibration_points += probability_points(scene, truth_file=truth_file)
     result.seconds = time.perf_counter() - start
     return result
 
@@ -573,7 +656,7 @@ def eval_synthetic_tiles(
     crops = synthetic_tile_crops(root, limit)
     for path, crop, pips, set_max in _progress(crops, "synthetic tiles", quiet):
         image = add_border(crop, border)
-        scene = read_image(image, models.detector, models.reader, set_max, **models.passes)
+        scene = read_image(image, models.detector, models.reader, set_max, **models.read_options)
         score_tile_crop(result, str(path), pips, _predictions(scene))
     result.seconds = time.perf_counter() - start
     return result
@@ -596,11 +679,71 @@ def eval_realval_scenes(models, root: Path, limit: int | None, quiet: bool) -> S
         path = root / "scenes" / label["image"]
         set_max = _set_max(label["set"])
         scene = read_image(
-            load_image(path), models.detector, models.reader, set_max, **models.passes
+            load_image(path), models.detector, models.reader, set_max, **models.read_options
         )
-        score_scene_photo(result, str(path), label, _predictions(scene), scene.layout.open_ends)
+        review = scene.needs_review if models.calibration is not None else None
+        points = probability_points(scene, label=label) if models.calibration is not None else []
+        part = result.parts.setdefault(
+            scene_part(label),
+            SetResult(f"realval_scenes_{scene_part(label)}", note=SCENE_PARTS[scene_part(label)]),
+        )
+        for target in (result, part):
+            score_scene_photo(
+                target, str(path), label, _predictions(scene), scene.layout.open_ends, review
+            )
+            target.calibration_points += points
     result.seconds = time.perf_counter() - start
     return result
+
+
+# The parts of realval/scenes scored apart: the 42 photos the runtime was first measured and
+# tuned on, and the 66 added later from three other sources (labels with `free_ends` or
+# `hand`), which nothing was fitted or tuned on.
+SCENE_PARTS = {
+    "first42": "the first 42 photos (DomiBot, jmherzog): calibration fitted on them",
+    "new66": "the 66 photos added later (Guix266, ljparrish, MikeyGBG): held out",
+}
+
+
+def scene_part(label: dict) -> str:
+    """`first42` or `new66` for one label of realval/scenes (`SCENE_PARTS`)."""
+    from measure.calibrate import HELD_OUT_SOURCES
+
+    later = "free_ends" in label or "hand" in label
+    return "new66" if later or label["image"].split("__")[0] in HELD_OUT_SOURCES else "first42"
+
+
+def probability_points(
+    scene, label: dict | None = None, truth_file: Path | None = None
+) -> list[tuple[float, bool]]:
+    """(probability, read right) of every box of an assessed Scene, its tiles and its
+    rejected boxes, labelled as `dominocam calibrate` labels them (`measure.calibrate`)."""
+    from measure.calibrate import label_real, label_synthetic
+    from vision.scene import Scene, SceneTile
+
+    boxes = [(t.probability, t.face, t.corners, t.pips) for t in scene.tiles]
+    boxes += [(b.probability, b.face, b.corners, b.pips) for b in scene.rejected]
+    boxes = [b for b in boxes if b[0] is not None]
+    if not boxes:
+        return []
+    every = Scene(
+        scene.width,
+        scene.height,
+        [
+            SceneTile(i, face, corners, p, pips if face == "up" else None)
+            for i, (p, face, corners, pips) in enumerate(boxes)
+        ],
+    )
+    if truth_file is not None:
+        photo = label_synthetic(every, truth_file, truth_file.name)
+    else:
+        assert label is not None
+        photo = label_real(every, label)
+    return [
+        (b[0], bool(r.right))
+        for b, r in zip(boxes, photo.boxes, strict=True)
+        if r.right is not None
+    ]
 
 
 def eval_realval_tiles(
@@ -617,7 +760,7 @@ def eval_realval_tiles(
         path = root / "tiles" / label["image"]
         set_max = 12 if "12" in str(label.get("note", "")) else 6
         image = add_border(load_image(path), border)
-        scene = read_image(image, models.detector, models.reader, set_max, **models.passes)
+        scene = read_image(image, models.detector, models.reader, set_max, **models.read_options)
         score_tile_crop(result, str(path), tile_key(label["pips"]), _predictions(scene))
     result.seconds = time.perf_counter() - start
     return result
@@ -715,11 +858,18 @@ class EvalModels:
     reader: Reader | None = None
     closeups: bool = True
     far_tiles: bool = True
+    calibration: Calibration | None = None
 
     @property
     def passes(self) -> dict[str, bool]:
         """The second looks, as `read_image` keywords."""
         return {"closeups": self.closeups, "far_tiles": self.far_tiles}
+
+    @property
+    def read_options(self) -> dict[str, Any]:
+        """Everything `read_image` takes besides the models: the second looks and the
+        calibration (the product reads with it: `dominocam read`, the dashboard)."""
+        return {**self.passes, "calibration": self.calibration}
 
 
 # The labels file of each real set, inside the --realval folder.
@@ -756,20 +906,26 @@ def load_eval_models(
         UserInputError: a needed model file is missing or unreadable.
     """
     from vision.detector import Detector
-    from vision.onnx_model import resolve_model_path
+    from vision.onnx_model import MODEL_FILES, resolve_model_path
     from vision.reader import Reader
+    from vision.verifier import Verifier
 
     kinds = {kind for s in sets for kind in SET_MODELS[s]}
     models = EvalModels()
     if "detector" in kinds:
         thresholds = {k: v for k, v in (("conf", conf), ("iou", iou)) if v is not None}
+        detector_path = resolve_model_path("detector", detector)
         models.detector = Detector(
-            resolve_model_path("detector", detector),
+            detector_path,
             threads=threads,
             overlap=overlap,
             max_upscale=max_upscale,
             **thresholds,
         )
+        # The verifier beside the detector, as `vision.pipeline.load_models` takes it.
+        beside = detector_path.parent / MODEL_FILES["verifier"]
+        if beside.is_file():
+            models.detector.verifier = Verifier(beside, threads=threads)
     if "reader" in kinds:
         models.reader = Reader(resolve_model_path("reader", reader), threads=threads)
     return models
@@ -791,9 +947,14 @@ def run_eval(
     border: float = 0.0,
     closeups: bool = True,
     far_tiles: bool = True,
+    calibrated: bool = True,
+    calibration: str | None = None,
 ) -> dict[str, SetResult]:
-    """Evaluate the runtime on the chosen sets; returns the results by set name, and the
-    `EvalModels` under "_models". `border` frames every tile crop (`add_border`)."""
+    """Evaluate the runtime on the chosen sets; returns the results by set name (a set's
+    parts, such as the real scenes' first 42 and new 66, under their own names), and the
+    `EvalModels` under "_models". `border` frames every tile crop (`add_border`);
+    `calibrated` reads as the product does, with the committed calibration (or the file
+    `calibration`), False without any."""
     wanted = set(sets or SETS)
     unknown = wanted - set(SETS)
     if unknown:
@@ -812,6 +973,13 @@ def run_eval(
         )
     models = load_eval_models(running, detector, reader, threads, conf, iou, overlap, max_upscale)
     models.closeups, models.far_tiles = closeups, far_tiles
+    if calibrated and models.detector is not None:
+        from vision.confidence import CALIBRATION_FILE, load_calibration
+
+        # As `load_models`: the file given, else the one beside the detector, else none.
+        beside = Path(models.detector.path).parent / CALIBRATION_FILE
+        if calibration is not None or beside.is_file():
+            models.calibration = load_calibration(calibration or beside)
     evaluators = {
         "synthetic": (eval_synthetic, synthetic),
         "synthetic_halves": (eval_synthetic_halves, synthetic),
@@ -824,6 +992,8 @@ def run_eval(
     for name in running:
         fn, root = evaluators[name]
         results[name] = fn(models, Path(root), limit, quiet)
+        for part in sorted(results[name].parts):
+            results[results[name].parts[part].name] = results[name].parts[part]
     results["_models"] = models  # type: ignore[assignment]
     return results
 
@@ -832,7 +1002,12 @@ def describe_models(models: EvalModels) -> dict:
     """Paths, hashes and metadata of the evaluated models (those opened), for the JSON."""
     from vision.onnx_model import file_sha256
 
-    out = {}
+    out: dict[str, Any] = {}
+    if models.calibration is not None:
+        out["calibration"] = {
+            "thresholds": models.calibration.to_dict()["thresholds"],
+            "features": list(models.calibration.features),
+        }
     for kind in ("detector", "reader"):
         model = getattr(models, kind)
         if model is None:

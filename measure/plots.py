@@ -1,6 +1,6 @@
 """PNG plots of `dominocam eval`, drawn with OpenCV (no matplotlib, so eval runs in the runtime
 environment): a confusion matrix of half values, a gallery of the worst failures, and the
-figures of a boxed set by tile length."""
+figures of a boxed set by tile length, and the reliability diagram of the tile probability."""
 
 from __future__ import annotations
 
@@ -143,6 +143,44 @@ def draw_by_length(
     return canvas
 
 
+def draw_reliability(calibration: dict, title: str, plot_px: int = 360) -> np.ndarray:
+    """A BGR reliability diagram: for each probability bin (x: mean probability), the fraction
+    of its boxes read right (y), a dot sized by the count, against the diagonal of perfect
+    calibration; `calibration` is `SetResult.calibration()`."""
+    margin_left, margin_top, margin_bottom, margin_right = 60, 60, 50, 30
+    width = margin_left + plot_px + margin_right
+    height = margin_top + plot_px + margin_bottom
+    canvas = np.full((height, width, 3), 255, np.uint8)
+    _text(canvas, title, (10, 22), 0.5)
+    _text(
+        canvas,
+        f"ECE {calibration['ece']:.3f} over {calibration['boxes']} boxes",
+        (10, 44),
+        0.45,
+        (90, 90, 90),
+    )
+
+    def at(p: float, q: float) -> tuple[int, int]:
+        return round(margin_left + plot_px * p), round(margin_top + plot_px * (1.0 - q))
+
+    for step in np.arange(0.0, 1.0001, 0.2):
+        cv2.line(canvas, at(step, 0), at(step, 1), (225, 225, 225), 1)
+        cv2.line(canvas, at(0, step), at(1, step), (225, 225, 225), 1)
+        _text(canvas, f"{step:.1f}", (at(step, 0)[0] - 10, height - 30), 0.4)
+        _text(canvas, f"{step:.1f}", (18, at(0, step)[1] + 5), 0.4)
+    cv2.line(canvas, at(0, 0), at(1, 1), (150, 150, 150), 1, cv2.LINE_AA)
+    _text(canvas, "probability", (margin_left + plot_px // 2 - 40, height - 8), 0.45)
+    _text(canvas, "right", (4, margin_top - 8), 0.45)
+    total = max(1, calibration["boxes"])
+    for b in calibration["bins"]:
+        radius = max(3, round(18 * (b["n"] / total) ** 0.5))
+        colour = GREEN if b["gap"] <= 0.05 else ORANGE
+        cv2.circle(canvas, at(b["mean_p"], b["right"]), radius, colour, -1, cv2.LINE_AA)
+        x, y = at(b["mean_p"], b["right"])
+        _text(canvas, str(b["n"]), (x + radius + 2, y + 4), 0.35, (60, 60, 60))
+    return canvas
+
+
 def _fit(image: np.ndarray, width: int, height: int) -> tuple[np.ndarray, float]:
     scale = min(width / image.shape[1], height / image.shape[0])
     resized = cv2.resize(
@@ -271,6 +309,11 @@ def write_plots(results: dict, out: Path, gallery_count: int = 24) -> list[Path]
             path = out / f"by_length_{name}.png"
             title = f"{name}: by tile length (long side in the photo), 95% intervals"
             cv2.imwrite(str(path), draw_by_length(result.length_metrics(), title))
+            written.append(path)
+        if result.calibration_points:
+            path = out / f"reliability_{name}.png"
+            title = f"{name}: tile probability against tiles read right"
+            cv2.imwrite(str(path), draw_reliability(result.calibration(), title))
             written.append(path)
         misread = draw_misreads(
             result.misreads, f"{name}: {len(result.misreads)} tiles read wrong (first 48)"

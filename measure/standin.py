@@ -6,6 +6,7 @@
 * `write_reader`: a real, tiny classifier: softmax of a linear function of each crop's mean
   colour, so a half painted red level `value_level(v)` reads as v. It checks the crop
   pipeline (rectification, half order, RGB channel order, batching) end to end.
+* `write_verifier`: a tile-or-not classifier: a crop is a tile when its mean red is high.
 * `raw_from_boxes`: the raw output tensor for given boxes in network-input pixels.
 """
 
@@ -152,6 +153,42 @@ def write_reader(
     )
     meta = {
         "names": repr({i: str(v) for i, v in enumerate(order)}),
+        "imgsz": repr([side, side]),
+        "task": "classify",
+    }
+    return _save(graph, path, meta)
+
+
+def write_verifier(
+    path: Path, side: int = 32, *, names: tuple[str, str] = ("not_tile", "tile")
+) -> Path:
+    """An ONNX tile-or-not classifier double: a crop whose mean red (RGB channel 0) is above
+    one half is a tile (softmax of +-alpha * (r - 0.5)); `names` are the two classes in
+    output order."""
+    alpha = 40.0
+    weight = np.zeros((3, 2), dtype=np.float32)
+    sign = np.array([1.0 if n == "tile" else -1.0 for n in names], dtype=np.float32)
+    weight[0] = alpha * sign
+    bias = (-alpha * 0.5 * sign).astype(np.float32)
+    nodes = [
+        helper.make_node("GlobalAveragePool", ["images"], ["pooled"]),
+        helper.make_node("Flatten", ["pooled"], ["flat"], axis=1),
+        helper.make_node("MatMul", ["flat", "weight"], ["logits0"]),
+        helper.make_node("Add", ["logits0", "bias"], ["logits"]),
+        helper.make_node("Softmax", ["logits"], ["output0"], axis=1),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "verifier_double",
+        [helper.make_tensor_value_info("images", TensorProto.FLOAT, ["N", 3, side, side])],
+        [helper.make_tensor_value_info("output0", TensorProto.FLOAT, ["N", 2])],
+        initializer=[
+            numpy_helper.from_array(weight, "weight"),
+            numpy_helper.from_array(bias, "bias"),
+        ],
+    )
+    meta = {
+        "names": repr(dict(enumerate(names))),
         "imgsz": repr([side, side]),
         "task": "classify",
     }

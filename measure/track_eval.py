@@ -184,6 +184,9 @@ FALSE_REASONS: dict[str, str] = {
     "already_found": "added again: this tile's move was already found",
     "before_set_down": "added before the tile was set down (another tile misread as it)",
 }
+# A doubtful tile shown for a person to check (`TableEvent.doubtful`): neither a move nor a
+# false one; its move is the event that later announces its values.
+TO_CHECK = "to_check"
 # What became of a true move.
 TRUTH_OUTCOMES = ("found", "missed", "never_visible")
 
@@ -271,7 +274,19 @@ def match_events(truth_events: Sequence[dict], events: Sequence[Any]) -> dict[st
     by_tile = {tuple(e["tile"]): e for e in truth_events}
     found: dict[tuple[int, int], dict] = {}
     tracker_rows = []
+    to_check: set[int] = set()  # tracks shown as tiles to check, their values not announced
     for e in as_dicts:
+        if e["kind"] == "added" and e.get("doubtful"):
+            # A tile shown for a person to check is no claimed move; the move is claimed
+            # when its values are announced (the "changed" event once it reads surely).
+            to_check.add(e["track"])
+            tracker_rows.append(
+                EventRow(0, "tracker", TO_CHECK, e["frame"], None, None, text=e.get("text"))
+            )
+            continue
+        if e["kind"] == "changed" and e.get("track") in to_check and e.get("pips") is not None:
+            to_check.discard(e["track"])
+            e = {**e, "kind": "added"}
         reason = false_reason(e, by_tile, found)
         pips = tuple(e["pips"]) if e.get("pips") is not None else None
         if reason is None:
@@ -287,7 +302,7 @@ def match_events(truth_events: Sequence[dict], events: Sequence[Any]) -> dict[st
                 text=e.get("text"),
             )
         )
-    false = sum(row.outcome != "move" for row in tracker_rows)
+    false = sum(row.outcome not in ("move", TO_CHECK) for row in tracker_rows)
     truth_rows = [_truth_row(t, found.get(tuple(t["tile"]))) for t in truth_events]
     delays_visible, delays_placed = [], []
     checked = right = 0
@@ -357,7 +372,8 @@ def evaluate_seed(
     spec = spec or VideoSpec()
     video = plan_video(seed, spec)
     config = _game_config(config or TrackerConfig(), video.variant)
-    tracker = TableTracker(spec.width, spec.height, config)
+    calibration = getattr(models, "calibration", None) if models is not None else None
+    tracker = TableTracker(spec.width, spec.height, config, calibration=calibration)
     events = []
     if models is None:
         sim = SimulatedFrames(video.frames, noise, seed, spec.max_pip)
@@ -383,7 +399,7 @@ def evaluate_seed(
         len(video.events),
         observable,
         m["found"],
-        len(events),
+        sum(not (e.kind == "added" and e.doubtful) for e in events),  # claimed changes
         m["false"],
         tuple(m["delays_visible"]),
         tuple(m["delays_placed"]),

@@ -259,6 +259,7 @@ def vision_scene(
         set_max=set_max,
         with_layout=kind == "table",
         layout_config=layout_config(table) if kind == "table" else None,
+        calibration=models.calibration,
     )
     return plain(scene)
 

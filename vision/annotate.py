@@ -8,14 +8,19 @@ from vision.scene import Scene
 
 UP_COLOUR = (60, 200, 60)  # BGR
 DOWN_COLOUR = (200, 120, 40)
-DOUBT_COLOUR = (40, 40, 230)  # a read whose weaker half is below `doubt`
+DOUBT_COLOUR = (40, 40, 230)  # a doubtful tile, or a read whose weaker half is below `doubt`
+REJECTED_COLOUR = (150, 150, 150)  # a box judged probably not a tile (dashed)
+DASH_PX = 8  # length of a dash (and of the gap after it) of a rejected box, at scale 1
 
 
 def annotate(image: np.ndarray, scene: Scene, *, doubt: float = 0.8) -> np.ndarray:
     """A copy of `image` (BGR uint8 HxWx3) with every tile of `scene` drawn on it.
 
     Face-up tiles show "a-b" and their lower half confidence, face-down tiles "down"; the
-    divider of each face-up tile is drawn, and reads below `doubt` are drawn in red.
+    divider of each face-up tile is drawn. Doubtful tiles (`SceneTile.doubtful`; for a Scene
+    without probabilities, reads whose weaker half is below `doubt`) are drawn in red with
+    "?" and their probability. Rejected boxes (probably not tiles) are drawn apart: dashed,
+    grey, "not a tile?", so that a person can restore one.
     """
     import cv2
 
@@ -23,10 +28,25 @@ def annotate(image: np.ndarray, scene: Scene, *, doubt: float = 0.8) -> np.ndarr
     height, width = out.shape[:2]
     scale = max(0.4, min(width, height) / 1400)
     thick = max(1, round(2 * scale))
+    for box in scene.rejected:
+        _dashed_polygon(out, box.corners, REJECTED_COLOUR, max(1, thick // 2), scale, cv2)
+        read = f" {box.pips[0]}-{box.pips[1]}" if box.pips is not None else ""
+        _label(
+            out,
+            f"not a tile?{read} p={box.probability:.2f}",
+            box.corners.mean(axis=0),
+            REJECTED_COLOUR,
+            scale * 0.8,
+            cv2,
+        )
     for tile in scene.tiles:
         pts = np.round(tile.corners).astype(np.int32)
         colour = DOWN_COLOUR if tile.face == "down" else UP_COLOUR
-        if tile.pip_confidence is not None and min(tile.pip_confidence) < doubt:
+        if tile.probability is not None:
+            doubtful = tile.doubtful
+        else:
+            doubtful = tile.pip_confidence is not None and min(tile.pip_confidence) < doubt
+        if doubtful:
             colour = DOUBT_COLOUR
         cv2.polylines(out, [pts.reshape(-1, 1, 2)], True, colour, thick, cv2.LINE_AA)
         if tile.face == "up":
@@ -38,10 +58,38 @@ def annotate(image: np.ndarray, scene: Scene, *, doubt: float = 0.8) -> np.ndarr
                 label += f" {min(tile.pip_confidence):.2f}"
         else:
             label = f"down {tile.confidence:.2f}"
+        if tile.probability is not None:
+            label = f"{label.split(' ')[0]} p={tile.probability:.2f}"
+        if doubtful:
+            label += " ?"
         _label(out, f"#{tile.id} {label}", tile.center, colour, scale, cv2)
     summary = f"{len(scene.tiles)} tiles, {scene.face_down} down, pip total {scene.pip_total}"
+    if scene.needs_review:
+        summary += " - please check"
     _label(out, summary, np.array([10.0, 10.0]), (255, 255, 255), scale * 1.2, cv2, anchor="tl")
     return out
+
+
+def _dashed_polygon(
+    image: np.ndarray,
+    corners: np.ndarray,
+    colour: tuple[int, int, int],
+    thick: int,
+    scale: float,
+    cv2: object,
+) -> None:
+    """The closed polygon `corners` drawn in dashes of DASH_PX * scale pixels."""
+    dash = max(3.0, DASH_PX * scale)
+    for k in range(len(corners)):
+        a, b = corners[k], corners[(k + 1) % len(corners)]
+        length = float(np.linalg.norm(b - a))
+        steps = max(1, int(length // (2 * dash)))
+        for i in range(steps + 1):
+            t0, t1 = 2 * i * dash / max(length, 1e-9), (2 * i + 1) * dash / max(length, 1e-9)
+            if t0 >= 1:
+                break
+            p, q = a + (b - a) * t0, a + (b - a) * min(t1, 1.0)
+            cv2.line(image, _pt(p), _pt(q), colour, thick, cv2.LINE_AA)  # type: ignore[attr-defined]
 
 
 def _pt(p: np.ndarray) -> tuple[int, int]:

@@ -60,13 +60,19 @@ def _annotate_target(out: str, image: Path, several: bool) -> Path:
 
 def _summary(path: str, scene: Any) -> str:
     up = [t for t in scene.tiles if t.face == "up"]
-    reads = ", ".join(f"{t.pips[0]}-{t.pips[1]}" for t in up if t.pips is not None)
+    reads = ", ".join(
+        f"{t.pips[0]}-{t.pips[1]}" + ("?" if t.doubtful else "") for t in up if t.pips is not None
+    )
     lines = [
         f"{path}: {len(scene.tiles)} tiles ({len(up)} face up, {scene.face_down} face down), "
         f"pip total {scene.pip_total}"
     ]
     if reads:
         lines.append(f"  face up: {reads}")
+    if scene.rejected:
+        lines.append(f"  left out as probably not tiles: {len(scene.rejected)} boxes")
+    if scene.needs_review:
+        lines.append("  needs review: a person should check this reading (reasons below)")
     lines += [f"  warning: {w}" for w in scene.warnings]
     return "\n".join(lines)
 
@@ -99,6 +105,7 @@ def run_read(args: argparse.Namespace) -> int:
             args.set,
             closeups=not args.no_closeups,
             far_tiles=not args.no_far_tiles,
+            calibration=models.calibration,
         )
         if args.json:
             print(json.dumps({"path": name, **scene.to_dict()}), flush=True)

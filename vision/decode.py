@@ -1,14 +1,19 @@
 """Joint decoding of the reader's per-half probabilities into tile values.
 
 Reading each tile on its own can give the same tile twice, or a value the set does not have.
-One physical double-n set holds each tile once, so the reads are decoded together: every
-face-up tile gets a distinct tile of the set, chosen to maximise the total log-probability of
-the reads (an assignment problem); a read that collides with a more likely one yields to its
-next best reading. Halves known to touch in a line (given later by the layout module through
+One physical double-n set holds each tile once, so the reads are decoded together: the
+distinct tiles of the set that maximise the total log-probability of the reads are found (an
+assignment problem). Halves known to touch in a line (given later by the layout module through
 `adjacency_constraints`) pool their evidence, since they must show the same value.
 
-Every change against the independent reading is reported as a warning that says what changed
-and why.
+A reading moves only to one that its own evidence (pooled with the halves it touches) finds at
+least as likely. A read that collides with a more likely one would have to take a reading it
+finds less likely, often far less ("12-12 (p=0.40) changed to 5-11 (p=0.00)": a confident
+wrong value made out of a doubtful one), so it keeps its own reading and is marked `doubtful`
+instead, with a warning naming the reading the set would allow: a person decides.
+
+Every change against the independent reading, and every such doubt, is reported as a warning
+that says what changed and why.
 """
 
 from __future__ import annotations
@@ -160,6 +165,26 @@ def joint_decode(
     holders: dict[int, list[int]] = {}  # set tile -> the rows given it, in order
     for row, k in enumerate(choice.tolist()):
         holders.setdefault(k, []).append(row)
+    # A reading moves only to one it finds at least as likely (module docstring); a read the
+    # set's constraint would push to a less likely one keeps its own and becomes doubtful.
+    # Of the reads that name one tile, the most likely keeps it plainly and the others keep it
+    # as doubtful; the assignment only says what each of those could be instead.
+    doubted: dict[int, int] = {}  # row -> the set tile the assignment would have given it
+    assigned = choice.copy()
+    choice = best_joint.copy()
+    if len(index) <= len(candidates):
+        for k in set(choice.tolist()):
+            rows = np.flatnonzero(choice == k)
+            if len(rows) < 2:
+                continue
+            keeper = int(rows[np.argmax(joint[rows, k])])
+            for row in rows.tolist():
+                if row != keeper:
+                    doubted[row] = (
+                        int(assigned[row])
+                        if assigned[row] != k
+                        else int(np.argsort(-joint[row])[1])
+                    )
     for row, i in enumerate(index):
         tile = out[i]
         chosen = candidates[int(choice[row])]
@@ -176,14 +201,31 @@ def joint_decode(
             half_probs = half_probs[::-1].copy()
         # Decoding again (with adjacency) mostly confirms the first decoding: such a tile is
         # kept as it is rather than copied and validated again.
-        if flip or tile.pips != (a, b) or tile.pip_confidence != confidence:
+        doubtful = tile.doubtful or row in doubted
+        if flip or tile.pips != (a, b) or tile.pip_confidence != confidence or doubtful:
             out[i] = replace(
                 tile,
                 corners=corners,
                 half_probs=half_probs,
                 pips=(a, b),
                 pip_confidence=confidence,
+                doubtful=doubtful,
             )
+        if row in doubted:
+            others = [out[index[r]].id for r in np.flatnonzero(choice == choice[row]) if r != row]
+            alternative = candidates[doubted[row]]
+            twice = (
+                f"tiles {others[0]} and {tile.id} are both read {_fmt(chosen)}, but a set has "
+                f"one {_fmt(chosen)}"
+                if others
+                else f"tile {tile.id} read {_fmt(chosen)} collides with another read"
+            )
+            warnings.append(
+                f"{twice}: tile {tile.id} may be misread (it could be {_fmt(alternative)}, "
+                f"p={np.exp(alone[row, doubted[row]]):.2f}, against "
+                f"p={np.exp(alone[row, choice[row]]):.2f} for {_fmt(chosen)}): please check it"
+            )
+            continue
         first = candidates[int(best_alone[row])]
         if first == chosen:
             continue

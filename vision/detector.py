@@ -19,6 +19,7 @@ from dominocam.errors import UserInputError
 from vision import geometry, overlaps
 from vision.onnx_model import metadata, open_session, parse_imgsz, parse_literal, parse_names
 from vision.overlaps import OVERLAP_THRESHOLD
+from vision.verifier import Verifier
 
 # Class names the runtime understands, and the face each one means.
 FACE_OF_CLASS: dict[str, str] = {"tile_up": "up", "tile_down": "down"}
@@ -36,12 +37,20 @@ class Detection:
         score: detector confidence 0..1.
         class_id: index into the model's `names`.
         name: class name, e.g. "tile_up".
+        verifier_score: the verifier's probability that the box holds a real tile, looked
+            at in the full-resolution photo (`vision.verifier`); None when not verified.
+        source: which look found it: "photo" (the whole photo), "closeup" (the photo framed
+            by grey, `merge_closeups`) or "window" (the far-tile windows, `merge_slices`);
+            the passes' boxes are right less often on real photos (docs/decisions/
+            2026-12-01-not-a-tile.md), a fact the calibration may use.
     """
 
     corners: np.ndarray
     score: float
     class_id: int
     name: str
+    verifier_score: float | None = None
+    source: str = "photo"
 
     def __post_init__(self) -> None:
         self.corners = np.asarray(self.corners, dtype=np.float64)
@@ -112,7 +121,7 @@ def merge_closeups(
     """
     min_length = CLOSEUP_MIN_LENGTH * max(shape)
     big = [
-        Detection(d.corners - pad, d.score, d.class_id, d.name)
+        Detection(d.corners - pad, d.score, d.class_id, d.name, source="closeup")
         for d in framed
         if geometry.box_length(d.corners) >= min_length
     ]
@@ -186,7 +195,9 @@ def merge_slices(
             )
             if not cut_inside:
                 offset = np.array([x0, y0], dtype=np.float64)
-                boxes.append(Detection(d.corners + offset, d.score, d.class_id, d.name))
+                boxes.append(
+                    Detection(d.corners + offset, d.score, d.class_id, d.name, source="window")
+                )
     if not boxes:
         return []
     corners = np.array([d.corners for d in boxes])
@@ -270,6 +281,10 @@ class Detector:
             `overlaps.keep_apart`); None keeps them all.
         max_upscale: enlarge a picture smaller than the network input at most this many
             times (`MAX_UPSCALE`); None enlarges it to fill the input.
+
+    Attributes:
+        verifier: the tile-or-not stage that looks at each box again at full resolution
+            (`vision.verifier.Verifier`, set by `vision.pipeline.load_models`); None: none.
     """
 
     def __init__(
@@ -288,6 +303,7 @@ class Detector:
         self.conf, self.iou, self.agnostic, self.max_det = conf, iou, agnostic, max_det
         self.overlap, self.max_upscale = overlap, max_upscale
         self.session = open_session(self.path, threads)
+        self.verifier: Verifier | None = None
         meta = metadata(self.session)
         self.names = parse_names(meta, self.path)
         self.imgsz = parse_imgsz(meta, self.path)

@@ -42,6 +42,13 @@ How a layout is recognised:
     Foot, where a double that is not the root closes its line and offers 3 toes (each
     unplayed toe is an open end showing the double's value), and except when
     `spinner_doubles` is set (every double a spinner: 3 more places).
+* `auto` (a photo of a game that is not named): every linked group of two or more tiles is
+  played (a table may hold several apart), each grown from its own root; a half of a plain
+  tile touched on its long side may carry two tiles (a T-junction at a non-double: the
+  tiles ending against its side from either hand); a double with at most
+  `AUTO_LINE_DOUBLE_LINKS` tiles against it lies in a line (its free places are 2 less those
+  tiles), one with more is a spinner or a cross (4 places). So T-junctions, spinners and
+  crosses are recognised from the picture alone, and the open ends are every free end.
 * Doubts (`Reconstruction.doubts`) say where the picture may hide a tile: linked groups
   apart from the layout, touching halves that differ near the layout, a line whose end tile
   is cut by the image border, a root with more lines than its kind allows. `confidence`
@@ -60,9 +67,14 @@ from rules.variants import LAYOUT_KINDS, VARIANTS
 from vision.decode import AdjacencyConstraint
 from vision.scene import LayoutLine, Scene, SceneLayout, SceneOpenEnd
 
-# Layout kinds (the rules variants' `layout`): how many places the root offers and what a
-# double does.
-KINDS: tuple[str, ...] = LAYOUT_KINDS
+# Layout kinds: the rules variants' `layout` (how many places the root offers and what a
+# double does), and `auto` for a photo whose game is not known (`dominocam read`): the shape
+# is taken from the photo alone.
+AUTO = "auto"
+KINDS: tuple[str, ...] = (*LAYOUT_KINDS, AUTO)
+# `auto`: a double with at most this many tiles against it lies in a line (2 places: its ends,
+# or its sides when crosswise); with more it is a spinner or a cross (4 places).
+AUTO_LINE_DOUBLE_LINKS = 2
 ROOT_PLACES = {"line": 2, "spinner": 4, "chicken": 4}
 CHICKEN_TOES = 3
 
@@ -462,11 +474,12 @@ def find_contacts(
 
 @dataclass(frozen=True)
 class _Link:
-    a: int
+    a: int  # the tile whose end touches
     a_half: int
-    b: int
+    b: int  # the tile it meets
     b_half: int
     gap: float
+    side: bool = False  # a's end meets b's long side
 
     def half_of(self, tile: int) -> int:
         return self.a_half if tile == self.a else self.b_half
@@ -494,12 +507,13 @@ def _links_and_warnings(
                     (
                         (c.tile, c.half),
                         (c.other, c.other_half),
-                        f"tiles {c.tile} and {c.other} touch with halves {mine} and {theirs}: "
-                        "a misread or a misplaced tile",
+                        f"tiles {c.tile} and {c.other} touch with halves {mine} and {theirs}, "
+                        "which do not match: they are not a played line (a misread, or tiles "
+                        "set down side by side)",
                     )
                 )
             continue
-        candidates.append(_Link(c.tile, c.half, c.other, c.other_half, c.gap))
+        candidates.append(_Link(c.tile, c.half, c.other, c.other_half, c.gap, c.kind == SIDE))
     candidates.sort(key=lambda link: (abs(link.gap), link.a, link.b))
     used: set[tuple[int, int]] = set()
     pairs: set[frozenset[int]] = set()
@@ -509,10 +523,13 @@ def _links_and_warnings(
         if pair in pairs:
             continue  # the same contact seen from both ends
         slots = [
-            (t, h)
+            (t, h, 0)
             for t, h in ((link.a, link.a_half), (link.b, link.b_half))
             if not tiles[t].is_double
         ]
+        if config.kind == AUTO and link.side and not tiles[link.b].is_double:
+            # The touched half's long sides: one tile may end against each (a T-junction).
+            slots[-1] = (link.b, link.b_half, 1 if (link.b, link.b_half, 1) not in used else 2)
         if any(slot in used for slot in slots):
             continue
         used.update(slots)
@@ -646,6 +663,18 @@ def _walk(
 
     def open_ends_at(node: int, is_root: bool, n_children: int) -> list[SceneOpenEnd]:
         tile = tiles[node]
+        if config.kind == AUTO:
+            # The picture alone: a plain tile's free halves; a double's free places.
+            if not tile.is_double:
+                return [
+                    SceneOpenEnd(node, tile.halves[h], _free_point(tile, h))
+                    for h in free_halves(node)
+                ]
+            links = n_children + (0 if is_root else 1)
+            places = 2 if links <= AUTO_LINE_DOUBLE_LINKS else 4
+            return [SceneOpenEnd(node, tile.halves[0], _free_point(tile, None))] * max(
+                0, places - links
+            )
         places = _places(tile, is_root, config)
         if tile.is_double or (is_root and config.kind == "mexican"):
             missing = max(0, places - n_children)
@@ -663,6 +692,8 @@ def _walk(
 
     def branching(node: int, is_root: bool) -> bool:
         tile = tiles[node]
+        if config.kind == AUTO:
+            return is_root or (tile.is_double and len(children[node]) >= 2)
         return is_root or (tile.is_double and (config.kind == "chicken" or config.spinner_doubles))
 
     def grow(path: list[int]) -> None:
@@ -690,13 +721,16 @@ def _walk(
             return
         # A plain tile with several children (a tile touching two others): branch lines.
         lines.append(LayoutLine(list(path), None))
+        if config.kind == AUTO:
+            for end in open_ends_at(node, False, len(kids)):
+                lines.append(LayoutLine([node], end))
         for kid in kids:
             grow([node, kid])
 
     root_kids = children[root]
     root_tile = tiles[root]
     ends = open_ends_at(root, True, len(root_kids))
-    if not root_tile.is_double and config.kind != "mexican":
+    if not root_tile.is_double and config.kind not in ("mexican", AUTO):
         ends = [
             SceneOpenEnd(root, root_tile.halves[h], _free_point(root_tile, h))
             for h in free_halves(root)
@@ -798,7 +832,12 @@ def build_layout(
     doubts: list[str] = []
     root: int | None = None
     layout_group: list[int] = []
-    if groups:
+    played: list[list[int]] = []  # auto: the other linked groups, played apart
+    if groups and config.kind == AUTO:
+        ordered = sorted(groups, key=lambda g: (-len(g), g[0]))
+        layout_group, played = ordered[0], ordered[1:]
+        root = _choose_root(layout_group, by_id, links)
+    elif groups:
         if config.kind == "line":
             layout_group = max(groups, key=lambda g: (len(g), -g[0]))
         else:
@@ -842,8 +881,20 @@ def build_layout(
             root, by_id, [k for k in links if k.a in in_layout], config
         )
         doubts.extend(walk_doubts)
+        for group in played:
+            members = set(group)
+            more, _, more_doubts = _walk(
+                _choose_root(group, by_id, links),
+                by_id,
+                [k for k in links if k.a in members],
+                config,
+            )
+            lines += more
+            doubts.extend(more_doubts)
+            in_layout |= members
+        layout_group = sorted(in_layout)
         for group in groups:
-            if group is not layout_group:
+            if group is not layout_group and not set(group) <= in_layout:
                 doubts.append(
                     f"tiles {', '.join(map(str, group))} are played together apart from the "
                     "layout: loose tiles that match, or a line broken by a missed tile"

@@ -17,7 +17,11 @@ from typing import Any
 
 from dominocam.errors import UserInputError
 
-MODEL_FILES: dict[str, str] = {"detector": "detector.onnx", "reader": "reader.onnx"}
+MODEL_FILES: dict[str, str] = {
+    "detector": "detector.onnx",
+    "reader": "reader.onnx",
+    "verifier": "verifier.onnx",
+}
 MODELS_ENV = "DOMINOCAM_MODELS"
 BUNDLED_MODELS = "dominomodels"
 
@@ -32,7 +36,8 @@ def default_models_dir() -> Path:
 
 
 def resolve_model_path(kind: str, override: str | os.PathLike[str] | None = None) -> Path:
-    """The file of model `kind` ("detector" or "reader"); a clear UserInputError if missing."""
+    """The file of model `kind` ("detector", "reader" or "verifier"); a clear UserInputError
+    if missing."""
     if kind not in MODEL_FILES:
         raise ValueError(f"unknown model kind {kind!r}; valid: {sorted(MODEL_FILES)}")
     if override is not None:

@@ -11,20 +11,50 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from time import perf_counter
 
 import numpy as np
 
 from vision import geometry
+from vision.confidence import (
+    Calibration,
+    load_calibration,
+    mark_doubtful,
+    reject_boxes,
+    review_scene,
+)
 from vision.decode import AdjacencyConstraint, joint_decode
-from vision.detector import CLOSEUP_MAX_BOXES, Detector, frame_for_closeups, merge_closeups
-from vision.layout import LayoutConfig, layout_scene, safe_adjacency
-from vision.onnx_model import resolve_model_path
+from vision.detector import (
+    CLOSEUP_MAX_BOXES,
+    Detection,
+    Detector,
+    frame_for_closeups,
+    merge_closeups,
+)
+from vision.layout import AUTO, LayoutConfig, layout_scene, safe_adjacency
+from vision.onnx_model import MODEL_FILES, resolve_model_path
 from vision.reader import HalfReads, Reader, shows_back
-from vision.scene import Scene, SceneTile
+from vision.scene import RejectedBox, Scene, SceneTile
+from vision.verifier import Verifier
 
 # Stages timed by `read_image(..., timings=...)` (detect is split in three).
-STAGES: tuple[str, ...] = ("preprocess", "forward", "postprocess", "read", "decode", "layout")
+STAGES: tuple[str, ...] = (
+    "preprocess",
+    "forward",
+    "postprocess",
+    "verify",
+    "read",
+    "decode",
+    "layout",
+)
+
+# A box the verifier scores below this is not a tile: it leaves the Scene. The highest
+# threshold that keeps 99 % of the tile crops of the verifier's synthetic val split (639 of
+# 645 at 0.0538; it leaves out 271 of 503 boxes that are not tiles), rounded down; chosen on
+# synthetic data only, never on real photos (models/verifier.md). The calibrated tile
+# probability replaces this single threshold where it exists.
+VERIFIER_THRESHOLD = 0.05
 
 # Given the Scene after a first decoding, the pairs of touching halves that must agree
 # (the layout module's hook); an empty list means nothing to add.
@@ -33,10 +63,20 @@ AdjacencyFn = Callable[[Scene], Sequence[AdjacencyConstraint]]
 
 @dataclass
 class Models:
-    """The detector and the reader, loaded once and shared."""
+    """The detector (with its verifier, when there is one), the reader and the calibration
+    of their scores, loaded once and shared.
+
+    `calibration` is None where no `calibration.json` lies beside the detector: tiles then
+    carry no probability and nothing is rejected or marked doubtful.
+    """
 
     detector: Detector
     reader: Reader
+    calibration: Calibration | None = None
+
+    @property
+    def verifier(self) -> Verifier | None:
+        return self.detector.verifier
 
 
 def load_models(
@@ -46,18 +86,44 @@ def load_models(
     threads: int | None = None,
     conf: float = 0.25,
     iou: float = 0.7,
+    verifier: str | os.PathLike[str] | None = None,
+    calibration: str | os.PathLike[str] | None = None,
 ) -> Models:
-    """Open both models (paths default to $DOMINOCAM_MODELS or the repository's models/).
+    """Open the models (paths default to $DOMINOCAM_MODELS or the repository's models/).
+
+    The verifier is optional: without `verifier` it is the `verifier.onnx` beside the
+    detector's file when there is one (a verifier is trained on one detector's boxes). So is
+    the calibration: `calibration.json` beside the detector, or the file named (which must
+    exist); it fits the models it was fitted with.
 
     Raises:
         UserInputError: a model file is missing or unreadable (the message says how to get it).
     """
     detector_path = resolve_model_path("detector", detector)
     reader_path = resolve_model_path("reader", reader)
+    if verifier is not None:
+        verifier_path: Path | None = resolve_model_path("verifier", verifier)
+    else:
+        beside_verifier = detector_path.parent / MODEL_FILES["verifier"]
+        verifier_path = beside_verifier if beside_verifier.is_file() else None
+    loaded = Detector(detector_path, conf=conf, iou=iou, threads=threads)
+    if verifier_path is not None:
+        loaded.verifier = Verifier(verifier_path, threads=threads)
+    beside = _beside(detector_path)
     return Models(
-        detector=Detector(detector_path, conf=conf, iou=iou, threads=threads),
+        detector=loaded,
         reader=Reader(reader_path, threads=threads),
+        calibration=load_calibration(calibration or beside) if calibration or beside else None,
     )
+
+
+def _beside(detector_path: os.PathLike[str] | str) -> os.PathLike[str] | None:
+    """The calibration of a detector: `calibration.json` in its folder, where there is one
+    (a calibration fits the models it was fitted with, so it is looked for beside them)."""
+    from vision.confidence import CALIBRATION_FILE
+
+    path = Path(detector_path).parent / CALIBRATION_FILE
+    return path if path.is_file() else None
 
 
 def read_image(
@@ -72,6 +138,9 @@ def read_image(
     layout_config: LayoutConfig | None = None,
     closeups: bool = True,
     far_tiles: bool = True,
+    calibration: Calibration | None = None,
+    verifier_threshold: float | None = None,
+    rejected: list[Detection] | None = None,
 ) -> Scene:
     """Read one photo into a Scene.
 
@@ -94,6 +163,15 @@ def read_image(
         far_tiles: when the first detection's tiles are small at the network input, detect
             again in overlapping windows of the photo (`Detector.detect_far_tiles`); False
             skips that.
+        calibration: turns the scores into each tile's `probability` and acts on it
+            (`vision.confidence`): boxes that are probably not tiles go to `rejected`,
+            probably misread tiles are `doubtful`, and `needs_review` says why in
+            `warnings`. None (the default) leaves tiles unassessed.
+        verifier_threshold: boxes the detector's verifier scores below this are left out.
+            None (the default) keeps every box, each with its `verifier_score`, for the
+            calibrated tile probability to weigh: at `VERIFIER_THRESHOLD` the verifier alone
+            also leaves out real tiles (models/verifier.md).
+        rejected: when given, the boxes left out by the verifier are appended to it.
 
     Returns:
         The Scene; an image without tiles gives a Scene without tiles, not an error.
@@ -101,17 +179,16 @@ def read_image(
     if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
         raise ValueError(f"expected a BGR uint8 HxWx3 image, got {image.dtype} {image.shape}")
     height, width = image.shape[:2]
-    detections = detector.detect(image, timings)
-    if closeups and len(detections) <= CLOSEUP_MAX_BOXES:
-        framed, pad = frame_for_closeups(image)
-        detections = merge_closeups(
-            detections, detector.detect(framed, timings), pad, (height, width)
-        )
-    # After the close-up pass: the halves and pips of a tile filling the frame are small
-    # boxes, which would otherwise ask for a look in windows.
-    if far_tiles:
-        detections = detector.detect_far_tiles(image, detections, timings)
-    detections = [d for d in detections if d.face is not None]
+    detections = detect_tiles(
+        image, detector, timings=timings, closeups=closeups, far_tiles=far_tiles
+    )
+    if verifier_threshold is not None:
+        verified = [
+            d.verifier_score is None or d.verifier_score >= verifier_threshold for d in detections
+        ]
+        if rejected is not None:
+            rejected.extend(d for d, ok in zip(detections, verified, strict=True) if not ok)
+        detections = [d for d, ok in zip(detections, verified, strict=True) if ok]
     # Reading order: top to bottom, then left to right (ids are stable for a still table).
     detections.sort(
         key=lambda d: (round(float(d.corners[:, 1].mean()) / 8), d.corners[:, 0].mean())
@@ -119,12 +196,15 @@ def read_image(
 
     warnings: list[str] = []
     tiles = [
-        SceneTile(id=i, face=d.face or "down", corners=d.corners, confidence=d.score)
+        SceneTile(
+            id=i,
+            face=d.face or "down",
+            corners=d.corners,
+            confidence=d.score,
+            verifier_score=d.verifier_score,
+        )
         for i, d in enumerate(detections)
     ]
-    for tile in tiles:
-        if geometry.box_cut_by_border(tile.corners, width, height):
-            warnings.append(f"tile {tile.id} is cut by the image border")
 
     t0 = perf_counter()
     up = [t for t in tiles if t.face == "up"]
@@ -136,9 +216,19 @@ def read_image(
         warnings += back_warnings
     elif up:
         warnings.append(f"{len(up)} face-up tiles were not read: no reader model")
+    rejected_boxes: list[RejectedBox] = []
+    rejected_p: tuple[float, ...] = ()
+    if calibration is not None:
+        # Before joint decoding: a false box must not take a real tile's value from it.
+        before = tiles
+        tiles, rejected_boxes, rejected_p = reject_boxes(tiles, calibration, set_max)
+        warnings = _renumbered(warnings, before, tiles)
+    for tile in tiles:
+        if geometry.box_cut_by_border(tile.corners, width, height):
+            warnings.append(f"tile {tile.id} is cut by the image border")
     t1 = perf_counter()
     tiles, decode_warnings = joint_decode(tiles, set_max)
-    config = layout_config or LayoutConfig()
+    config = layout_config or LayoutConfig(kind=AUTO)
     if adjacency is None and with_layout:
 
         def adjacency(scene: Scene) -> Sequence[AdjacencyConstraint]:
@@ -152,12 +242,57 @@ def read_image(
     if timings is not None:
         timings["read"] = timings.get("read", 0.0) + (t1 - t0)
         timings["decode"] = timings.get("decode", 0.0) + (t2 - t1)
-    scene = Scene(width=width, height=height, tiles=tiles, warnings=warnings + decode_warnings)
+    if calibration is not None:
+        tiles = mark_doubtful(tiles, calibration)
+    scene = Scene(
+        width=width,
+        height=height,
+        tiles=tiles,
+        warnings=warnings + decode_warnings,
+        rejected=rejected_boxes,
+    )
     if with_layout:
         scene = layout_scene(scene, config)
+    if calibration is not None:
+        scene = review_scene(scene, calibration, set_max, rejected_p)
     if timings is not None:
         timings["layout"] = timings.get("layout", 0.0) + (perf_counter() - t2)
     return scene
+
+
+def detect_tiles(
+    image: np.ndarray,
+    detector: Detector,
+    *,
+    timings: dict[str, float] | None = None,
+    closeups: bool = True,
+    far_tiles: bool = True,
+) -> list[Detection]:
+    """The detector's tile boxes in `image`, with the close-up and far-tile passes
+    (`read_image` explains them), each scored by the detector's verifier when it has one
+    (`Detection.verifier_score`; the time goes to the "verify" stage)."""
+    height, width = image.shape[:2]
+    detections = detector.detect(image, timings)
+    if closeups and len(detections) <= CLOSEUP_MAX_BOXES:
+        framed, pad = frame_for_closeups(image)
+        detections = merge_closeups(
+            detections, detector.detect(framed, timings), pad, (height, width)
+        )
+    # After the close-up pass: the halves and pips of a tile filling the frame are small
+    # boxes, which would otherwise ask for a look in windows.
+    if far_tiles:
+        detections = detector.detect_far_tiles(image, detections, timings)
+    detections = [d for d in detections if d.face is not None]
+    t0 = perf_counter()
+    # getattr: a stand-in detector (tests, tools) need not carry the attribute.
+    verifier = getattr(detector, "verifier", None)
+    if verifier is not None and detections:
+        scores = verifier.scores(image, [d.corners for d in detections])
+        for d, score in zip(detections, scores, strict=True):
+            d.verifier_score = float(score)
+    if timings is not None:
+        timings["verify"] = timings.get("verify", 0.0) + (perf_counter() - t0)
+    return detections
 
 
 def backs_face_down(
@@ -190,3 +325,29 @@ def backs_face_down(
         for tile_id, p in turned.items()
     ]
     return out, warnings
+
+
+def _renumbered(
+    warnings: list[str], before: Sequence[SceneTile], after: Sequence[SceneTile]
+) -> list[str]:
+    """Warnings of the form "tile N: ..." about `before`, renumbered to `after` (the same
+    tiles less the rejected ones, same order; matched by their corners); a warning about a
+    rejected box is dropped."""
+    if len(before) == len(after):
+        return warnings
+    new_id: dict[int, int] = {}
+    k = 0
+    for tile in before:
+        if k < len(after) and np.array_equal(tile.corners, after[k].corners):
+            new_id[tile.id] = k
+            k += 1
+    out = []
+    for text in warnings:
+        head, sep, rest = text.partition(": ")
+        number = head.removeprefix("tile ")
+        if sep and head.startswith("tile ") and number.isdigit():
+            if int(number) not in new_id:
+                continue
+            text = f"tile {new_id[int(number)]}: {rest}"
+        out.append(text)
+    return out

@@ -46,6 +46,18 @@ def _pip(value: Any, what: str) -> int:
     return int(value)
 
 
+def _flag(value: Any, what: str) -> bool:
+    if not isinstance(value, bool):
+        raise UserInputError(f'"{what}" must be true or false, got {value!r}')
+    return value
+
+
+def _list(value: Any, what: str) -> list:
+    if not isinstance(value, list):
+        raise UserInputError(f'"{what}" must be a list')
+    return value
+
+
 @dataclass
 class SceneTile:
     """One tile found in the image.
@@ -60,6 +72,15 @@ class SceneTile:
         half_probs: (2, V) float64 probabilities of pip values 0..V-1 for half 0 and half 1 in
             corner order, as the reader gave them; kept for joint decoding and the layout,
             not written to JSON. None when face down or unread.
+        probability: calibrated probability that this is a real tile read right (detection
+            and both halves together, `vision.confidence`); None when not assessed (no
+            calibration, or an old Scene JSON without the key).
+        doubtful: probably a tile, probably misread: a person should look before a ruling
+            uses it (below the calibration's `doubtful_below`, or a read another tile also
+            has).
+        verifier_score: the verifier's probability that the box holds a real tile
+            (`vision.verifier`); None when no verifier looked at it. A feature of the
+            probability (`vision.confidence`).
     """
 
     id: int
@@ -69,6 +90,9 @@ class SceneTile:
     pips: tuple[int, int] | None = None
     pip_confidence: tuple[float, float] | None = None
     half_probs: np.ndarray | None = field(default=None, repr=False)
+    probability: float | None = None
+    doubtful: bool = False
+    verifier_score: float | None = None
 
     def __post_init__(self) -> None:
         what = f"tile {self.id}"
@@ -79,6 +103,8 @@ class SceneTile:
             raise UserInputError(f"{what}: face must be one of {list(FACES)}, got {self.face!r}")
         self.corners = _as_corners(self.corners, what)
         self.confidence = _probability(self.confidence, f"{what}: confidence")
+        if self.verifier_score is not None:
+            self.verifier_score = _probability(self.verifier_score, f"{what}: verifier_score")
         if self.face == "down" and (self.pips is not None or self.pip_confidence is not None):
             raise UserInputError(f"{what}: a face-down tile has no pips")
         if self.pips is not None:
@@ -99,6 +125,11 @@ class SceneTile:
             if probs.ndim != 2 or probs.shape[0] != 2 or probs.shape[1] < 1:
                 raise ValueError(f"{what}: half_probs must have shape (2, V), got {probs.shape}")
             self.half_probs = probs
+        if self.probability is not None:
+            self.probability = _probability(self.probability, f"{what}: probability")
+        if not isinstance(self.doubtful, (bool, np.bool_)):
+            raise UserInputError(f"{what}: doubtful must be true or false, got {self.doubtful!r}")
+        self.doubtful = bool(self.doubtful)
 
     @property
     def center(self) -> np.ndarray:
@@ -120,6 +151,11 @@ class SceneTile:
                 if self.pip_confidence is not None
                 else None
             )
+        if self.probability is not None:
+            out["probability"] = round(self.probability, 4)
+        out["doubtful"] = self.doubtful
+        if self.verifier_score is not None:
+            out["verifier_score"] = round(self.verifier_score, 4)
         return out
 
     @classmethod
@@ -139,6 +175,58 @@ class SceneTile:
             confidence=data["confidence"],
             pips=tuple(pips) if pips is not None else None,
             pip_confidence=tuple(conf) if conf is not None else None,
+            probability=data.get("probability"),
+            doubtful=data.get("doubtful", False),
+            verifier_score=data.get("verifier_score"),
+        )
+
+
+@dataclass
+class RejectedBox:
+    """A box judged probably not a tile: kept out of `tiles` and never counted, but drawn
+    apart (dashed, grey) so that a person can restore it.
+
+    Attributes:
+        corners: (4, 2) float64 corners in image pixels (the order of `SceneTile.corners`).
+        probability: calibrated probability that it is a real tile read right.
+        face: "up" or "down", as the detector saw it.
+        pips: the reader's best reading (a, b), a <= b, of a face-up box; None otherwise.
+    """
+
+    corners: np.ndarray
+    probability: float
+    face: str
+    pips: tuple[int, int] | None = None
+
+    def __post_init__(self) -> None:
+        self.corners = _as_corners(self.corners, "rejected box")
+        self.probability = _probability(self.probability, "rejected box: probability")
+        if self.face not in FACES:
+            raise UserInputError(f"rejected box: face must be one of {list(FACES)}")
+        if self.pips is not None:
+            if len(self.pips) != 2:
+                raise UserInputError("rejected box: pips must be two values [a, b]")
+            a, b = (_pip(v, "rejected box: pips") for v in self.pips)
+            self.pips = (min(a, b), max(a, b))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "corners": [[round(float(x), 2), round(float(y), 2)] for x, y in self.corners],
+            "probability": round(self.probability, 4),
+            "face": self.face,
+            "pips": list(self.pips) if self.pips is not None else None,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> RejectedBox:
+        if not isinstance(data, Mapping) or "corners" not in data or "probability" not in data:
+            raise UserInputError(f"a rejected box needs corners and probability: {data!r}")
+        pips = data.get("pips")
+        return cls(
+            corners=data["corners"],
+            probability=data["probability"],
+            face=data.get("face", "up"),
+            pips=tuple(pips) if pips is not None else None,
         )
 
 
@@ -255,6 +343,9 @@ class Scene:
         tiles: the tiles found; `tiles[i].id == i`.
         layout: lines and open ends (empty until the layout module fills it).
         warnings: human-readable notes on doubtful input or changed reads.
+        needs_review: any doubt that could change a ruling (a doubtful tile, a layout doubt,
+            a tile cut by the border, two reads of one tile); the reasons are in `warnings`.
+        rejected: boxes judged probably not tiles (not in `tiles`, never counted).
     """
 
     width: int
@@ -262,6 +353,8 @@ class Scene:
     tiles: list[SceneTile] = field(default_factory=list)
     layout: SceneLayout = field(default_factory=SceneLayout)
     warnings: list[str] = field(default_factory=list)
+    needs_review: bool = False
+    rejected: list[RejectedBox] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         for name in ("width", "height"):
@@ -276,6 +369,16 @@ class Scene:
             if tile.id != index:
                 raise UserInputError(f"tiles[{index}] has id {tile.id}; ids must be 0..n-1")
         self.warnings = [str(w) for w in self.warnings]
+        self.needs_review = bool(self.needs_review)
+        self.rejected = list(self.rejected)
+        for box in self.rejected:
+            if not isinstance(box, RejectedBox):
+                raise TypeError(f"rejected holds {type(box).__name__}, not RejectedBox")
+
+    @property
+    def doubtful(self) -> list[SceneTile]:
+        """The tiles a person should check before a ruling uses them."""
+        return [tile for tile in self.tiles if tile.doubtful]
 
     @property
     def face_down(self) -> int:
@@ -303,6 +406,8 @@ class Scene:
             "pip_total": self.pip_total,
             "layout": self.layout.to_dict(),
             "warnings": list(self.warnings),
+            "needs_review": self.needs_review,
+            "rejected": [box.to_dict() for box in self.rejected],
         }
 
     def to_json(self, **kwargs: Any) -> str:
@@ -312,7 +417,9 @@ class Scene:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Scene:
         """Parse the JSON form (extra keys such as `path` are ignored; derived counts are
-        recomputed, and checked against the given ones when present)."""
+        recomputed, and checked against the given ones when present). A Scene written before
+        the reading assessed itself has no `probability`, `doubtful`, `needs_review` or
+        `rejected`: it reads as not assessed, nothing doubtful, no review, nothing rejected."""
         if not isinstance(data, Mapping):
             raise UserInputError("a Scene must be a JSON object")
         image = data.get("image")
@@ -330,6 +437,10 @@ class Scene:
             tiles=[SceneTile.from_dict(t) for t in tiles],
             layout=SceneLayout.from_dict(data.get("layout")),
             warnings=warnings,
+            needs_review=_flag(data.get("needs_review", False), "needs_review"),
+            rejected=[
+                RejectedBox.from_dict(r) for r in _list(data.get("rejected", []), "rejected")
+            ],
         )
         for key in ("face_down", "pip_total"):
             derived = getattr(scene, key)

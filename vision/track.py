@@ -42,12 +42,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 import numpy as np
 
 from vision import geometry
+from vision.confidence import Calibration, mark_doubtful
 from vision.decode import joint_decode
 from vision.layout import LayoutConfig, layout_scene
 from vision.scene import Scene, SceneTile
@@ -226,6 +227,8 @@ class TableEvent:
         open_end: the value the tile leaves free at the end of its line (None if it ends none).
         open_ends: every open end of the table after the change.
         text: one sentence for people ("6-4 played on line 2, open end now 4").
+        doubtful: the tile is not read surely (`SceneTile.doubtful`): `pips` is None and the
+            text asks for a check; a doubtful tile is never announced as a confirmed move.
     """
 
     kind: str
@@ -238,6 +241,7 @@ class TableEvent:
     open_end: int | None
     open_ends: tuple[int, ...]
     text: str
+    doubtful: bool = False
 
     def __post_init__(self) -> None:
         if self.kind not in EVENT_KINDS:
@@ -255,6 +259,7 @@ class TableEvent:
             "open_end": self.open_end,
             "open_ends": list(self.open_ends),
             "text": self.text,
+            "doubtful": self.doubtful,
         }
 
 
@@ -300,6 +305,7 @@ class _Track:
     stale: bool = False  # the box moved since the reading: it is read again (`_take_reading`)
     resized: int = 0  # frames in a row its box came in another size (`TrackerConfig.max_resize`)
     shown_pips: tuple[int, int] | None = None  # the values last announced
+    guess: tuple[int, int] | None = None  # the values of a doubtful reading (not announced)
 
     @property
     def face(self) -> str:
@@ -351,6 +357,11 @@ class TableTracker:
     Args:
         width, height: frame size in pixels.
         config: thresholds.
+        calibration: gives each shown tile its `probability` and marks it `doubtful` below
+            the calibration's threshold (`vision.confidence`); without one a tile is doubtful
+            when its weaker half is below `TrackerConfig.doubt`. Either way, and when two
+            tiles are read as one (`vision.decode`), a doubtful tile is shown as such, never
+            as a confirmed move.
 
     Example::
 
@@ -361,8 +372,15 @@ class TableTracker:
             show(result.scene); log(result.events)
     """
 
-    def __init__(self, width: int, height: int, config: TrackerConfig | None = None) -> None:
+    def __init__(
+        self,
+        width: int,
+        height: int,
+        config: TrackerConfig | None = None,
+        calibration: Calibration | None = None,
+    ) -> None:
         self.config = config or TrackerConfig()
+        self.calibration = calibration
         self.width, self.height = int(width), int(height)
         if self.width <= 0 or self.height <= 0:
             raise ValueError("frame size must be positive")
@@ -450,12 +468,18 @@ class TableTracker:
         self._tracks = keep
         reread = any(t.confirmed for t in due) and reads > 0
         if events_pending or reread or self._scene_dirty():
-            before = {t.id: t.shown_pips for t in self._tracks if t.confirmed}
+            before = {t.id: (t.shown_pips, t.guess) for t in self._tracks if t.confirmed}
             self._rebuild_scene()
             added = {t.id for kind, t in events_pending if kind == "added"}
             for t in self._tracks:
                 old = before.get(t.id)
-                if t.confirmed and t.id not in added and old is not None and old != t.shown_pips:
+                if (
+                    t.confirmed
+                    and t.id not in added
+                    and old is not None
+                    and old != (None, None)
+                    and old != (t.shown_pips, t.guess)
+                ):
                     events_pending.append(("changed", t))
         events = tuple(self._event(kind, track, timestamp) for kind, track in events_pending)
         confirmed_ids = {t.id: t for t in self._tracks if t.confirmed}
@@ -634,21 +658,46 @@ class TableTracker:
             probs = t.half_probs if t.face == "up" else None
             tiles.append(SceneTile(sid, t.face, corners, min(1.0, t.score), half_probs=probs))
         decoded, warnings = joint_decode(tiles, cfg.set_max)
+        if self.calibration is not None and self._calibration_applies(decoded):
+            decoded = mark_doubtful(decoded, self.calibration)
+        else:
+            decoded = [
+                replace(t, doubtful=True)
+                if t.pip_confidence is not None and min(t.pip_confidence) < cfg.doubt
+                else t
+                for t in decoded
+            ]
         scene = Scene(self.width, self.height, decoded, warnings=warnings)
-        self._scene = layout_scene(scene, cfg.layout)
+        scene = layout_scene(scene, cfg.layout)
+        self._scene = replace(scene, needs_review=any(t.doubtful for t in scene.tiles))
         self._scene_tracks = tuple(t.id for t in confirmed)
         for t, tile in zip(confirmed, self._scene.tiles, strict=True):
-            if tile.pips is not None:
-                t.shown_pips = tile.pips
+            if tile.pips is not None and tile.doubtful:
+                t.guess = tile.pips
+                t.shown_pips = None
+            elif tile.pips is not None:
+                t.shown_pips, t.guess = tile.pips, None
+
+    def _calibration_applies(self, tiles: Sequence[SceneTile]) -> bool:
+        """Whether every tile has the features the calibration needs: the live path boxes
+        each frame with the detector alone, so a calibration fitted with the verifier's
+        score gives way to the tracker's own rule (`TrackerConfig.doubt`)."""
+        assert self.calibration is not None
+        needs_verifier = "verifier" in self.calibration.features
+        return not needs_verifier or all(t.verifier_score is not None for t in tiles)
 
     def _event(self, kind: str, track: _Track, timestamp: float) -> TableEvent:
         scene = self._scene
         pips = track.shown_pips if track.face == "up" else None
         line: int | None = None
         open_end: int | None = None
+        doubtful = False
         if kind != "removed" and track.id in self._scene_tracks:
             sid = self._scene_tracks.index(track.id)
             pips = scene.tiles[sid].pips
+            doubtful = scene.tiles[sid].doubtful
+            if doubtful and pips is not None:
+                pips = None  # never announced: a person checks it
             for j, ln in enumerate(scene.layout.lines):
                 if ln.open_end is not None and ln.open_end.tile == sid:
                     line, open_end = j, ln.open_end.value
@@ -660,6 +709,9 @@ class TableTracker:
             if pips is not None
             else ("a face-down tile" if track.face == "down" else "an unread tile")
         )
+        if doubtful and track.face == "up":
+            maybe = track.guess or track.shown_pips
+            name = "a tile not read surely" + (f" (maybe {maybe[0]}-{maybe[1]})" if maybe else "")
         ends = ", ".join(str(v) for v in scene.layout.open_ends) or "none"
         if kind == "added":
             text = f"{name} played" if track.face == "up" else f"{name} appeared"
@@ -672,6 +724,8 @@ class TableTracker:
         else:
             text = f"tile #{track.id} now reads {name}"
         text += f" (open ends: {ends})"
+        if doubtful:
+            text += ": please check it"
         return TableEvent(
             kind,
             self._frame,
@@ -683,6 +737,7 @@ class TableTracker:
             open_end,
             tuple(scene.layout.open_ends),
             text,
+            doubtful,
         )
 
 

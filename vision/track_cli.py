@@ -120,7 +120,7 @@ def _watch(args: argparse.Namespace, capture: Any, live: bool) -> int:
                 continue
             h, w = frame.shape[:2]
             if tracker is None:
-                tracker = TableTracker(w, h, config)
+                tracker = TableTracker(w, h, config, calibration=models.calibration)
             stamp = time.monotonic() - start if live else (frames - 1) / fps
             result = track_frame(tracker, frame, models.detector, models.reader, stamp)
             processed += 1

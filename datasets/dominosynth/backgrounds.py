@@ -134,6 +134,32 @@ def texture(
     return img.astype(np.float32)
 
 
+# Real photographs bundled inside scikit-image's wheel (skimage/data, read from disk: the
+# `skimage.data` functions of other pictures may try to download). Surfaces a table may
+# look like, and real clutter (coins, printed text, a page, a chessboard): never a domino.
+SAMPLE_PHOTOS: tuple[str, ...] = (
+    "brick.png",
+    "grass.png",
+    "gravel.png",
+    "coins.png",
+    "text.png",
+    "page.png",
+    "chessboard_RGB.png",
+    "coffee.png",
+)
+
+
+def sample_photos() -> list[Path]:
+    """The files of `SAMPLE_PHOTOS` in the installed scikit-image (the `synth` extra), or []
+    where scikit-image is not installed."""
+    try:
+        import skimage
+    except ImportError:
+        return []
+    folder = Path(skimage.__file__).parent / "data"
+    return [folder / name for name in SAMPLE_PHOTOS if (folder / name).is_file()]
+
+
 def list_photos(folder: str | Path | None) -> list[Path]:
     """Background photos in `folder`, sorted (so output does not depend on listing order)."""
     if not folder:

@@ -59,7 +59,7 @@ def _add_synth(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--config",
         default="default",
-        help="configuration name (default, robot, small, closeup, clean) or a YAML file",
+        help="default, robot, small, closeup, negatives, clean, or a YAML file",
     )
     p.set_defaults(func=run)
 

@@ -3,7 +3,8 @@
 A data card records `SynthConfig.to_dict()` so that an experiment can say exactly which
 distribution a model was trained on. Ranges are `(low, high)` tuples sampled uniformly
 unless the field name says otherwise (`*_log` ranges are sampled log-uniformly);
-probabilities are 0..1; weights are relative. Lengths are millimetres on the table,
+probabilities are 0..1; weights are relative, a mapping from a choice's name to its weight
+(`WEIGHT_CHOICES` lists the names; a name left out weighs 0). Lengths are millimetres on the table,
 sizes in the image are pixels of the output image.
 """
 
@@ -17,6 +18,40 @@ from typing import Any
 from dominocam.errors import UserInputError
 
 Range = tuple[float, float]
+Weights = dict[str, float]
+
+# The names each `*_weights` field chooses between, in the order the generator draws them
+# (drawing by position keeps pictures of a given seed the same as before names existed).
+WEIGHT_CHOICES: dict[str, tuple[str, ...]] = {
+    "kind_weights": ("table", "hand"),
+    # scatter: no layout, loose tiles only
+    "variant_weights": ("line", "spinner", "mexican", "chicken", "scatter"),
+    "hand_arrangement_weights": ("row", "cluster", "rack"),
+    "body_weights": ("ivory", "black", "coloured", "translucent"),
+    # black_or_white: black pips (white on black bodies); by_value: a colour per value
+    "pip_colour_weights": ("black_or_white", "by_value", "one_colour"),
+    # plain: paper, dark cloth, grey board
+    "background_weights": ("wood", "felt", "cloth", "pattern", "stone", "plastic", "plain"),
+    # See dominosynth.distractors for what each one is.
+    "distractor_weights": (
+        "die",
+        "card",
+        "coin",
+        "pad",
+        "picture",
+        "printed_board",
+        "grid",
+        "lettering",
+        "chip",
+        "pen",
+        "phone",
+    ),
+}
+
+
+def weights(**named: float) -> Weights:
+    """A weight mapping (a helper for readable defaults)."""
+    return dict(named)
 
 
 @dataclass(frozen=True)
@@ -43,15 +78,20 @@ class SynthConfig:
 
     name: str = "default"
     # What is in the picture.
-    kind_weights: tuple[float, float] = (0.7, 0.3)  # table, hand
-    variant_weights: tuple[float, float, float, float, float] = (0.3, 0.2, 0.2, 0.15, 0.15)
-    # line, spinner, mexican, chicken, scatter (no layout, loose tiles only)
+    kind_weights: Weights = field(default_factory=lambda: weights(table=0.7, hand=0.3))
+    variant_weights: Weights = field(
+        default_factory=lambda: weights(
+            line=0.3, spinner=0.2, mexican=0.2, chicken=0.15, scatter=0.15
+        )
+    )
     layout_tiles: Range = (1, 30)
     loose_tiles: Range = (0, 6)
     boneyard_tiles: Range = (0, 14)
     boneyard_stack_p: float = 0.3
     hand_tiles: Range = (3, 15)
-    hand_arrangement_weights: tuple[float, float, float] = (0.4, 0.3, 0.3)  # row, cluster, rack
+    hand_arrangement_weights: Weights = field(
+        default_factory=lambda: weights(row=0.4, cluster=0.3, rack=0.3)
+    )
     closeup_p: float = 0.0
     closeup_fill: Range = (0.7, 1.0)
     gap_mm: Range = (0.0, 3.0)
@@ -61,10 +101,12 @@ class SynthConfig:
     tile_length_mm: Range = (40.0, 54.0)
     tile_thickness_ratio: Range = (0.22, 0.42)  # thickness / tile width
     corner_radius_ratio: Range = (0.04, 0.14)  # radius / tile width
-    body_weights: tuple[float, float, float, float] = (0.62, 0.14, 0.14, 0.10)
-    # white/ivory, black, coloured, translucent
-    pip_colour_weights: tuple[float, float, float] = (0.5, 0.35, 0.15)
-    # black (or white on black bodies), coloured by value, one colour for all
+    body_weights: Weights = field(
+        default_factory=lambda: weights(ivory=0.62, black=0.14, coloured=0.14, translucent=0.10)
+    )
+    pip_colour_weights: Weights = field(
+        default_factory=lambda: weights(black_or_white=0.5, by_value=0.35, one_colour=0.15)
+    )
     pin_p: float = 0.5
     back_pattern_p: float = 0.4
     divider_width_ratio: Range = (0.015, 0.05)  # of the tile width
@@ -77,10 +119,16 @@ class SynthConfig:
     yaw_deg: Range = (-180.0, 180.0)
     camera_distance_ratio: Range = (8.0, 25.0)  # distance / visible table width
     # Background.
-    background_weights: tuple[float, ...] = (0.2, 0.15, 0.15, 0.1, 0.1, 0.1, 0.2)
-    # wood, felt, cloth, pattern, stone, plastic, plain (paper, dark cloth, grey board)
+    background_weights: Weights = field(
+        default_factory=lambda: weights(
+            wood=0.2, felt=0.15, cloth=0.15, pattern=0.1, stone=0.1, plastic=0.1, plain=0.2
+        )
+    )
     dark_background_p: float = 0.3
     photo_background_p: float = 0.5  # when --backgrounds is given
+    # scikit-image's bundled photographs (brick, grass, gravel, coins, text, a page...) as the
+    # table surface, where scikit-image is installed (the `synth` extra)
+    sample_photo_p: float = 0.1
     # Light and camera effects.
     exposure: Range = (0.35, 1.25)
     auto_exposure_p: float = 0.7  # meter the whole frame like a camera (dark table: bright tiles)
@@ -99,9 +147,30 @@ class SynthConfig:
     motion_blur_px: Range = (2.0, 7.0)
     jpeg_quality: Range = (55.0, 95.0)
     grayscale_p: float = 0.0
-    # Distractors.
+    # What is not a tile (dominosynth.distractors): objects on the table, pictures without
+    # any tile, and marks drawn over the picture.
     distractors: Range = (0, 4)
+    distractor_weights: Weights = field(
+        default_factory=lambda: weights(
+            die=0.08,
+            card=0.1,
+            coin=0.08,
+            pad=0.08,
+            picture=0.12,
+            printed_board=0.12,
+            grid=0.1,
+            lettering=0.1,
+            chip=0.08,
+            pen=0.07,
+            phone=0.07,
+        )
+    )
+    empty_p: float = 0.1  # pictures with no tile at all (distractors only)
+    empty_distractors: Range = (1, 6)
+    watermark_p: float = 0.08  # letters printed over the whole picture, half transparent
+    border_patch_p: float = 0.1  # a dark patch (cloth, shadow) at the picture's border
     arm_p: float = 0.12
+    sleeve_p: float = 0.5  # of the arms: a sleeve to the wrist
     # Labels.
     min_visible_fraction: float = 0.5  # tiles less visible than this are not boxed
     reader_crop_px: int = 64
@@ -119,22 +188,19 @@ class SynthConfig:
             if f.name.endswith("_p") or f.name in ("min_visible_fraction", "reader_min_visible"):
                 if not 0.0 <= float(value) <= 1.0:
                     raise UserInputError(f"config {self.name}: {f.name} must be in 0..1")
-            elif f.name.endswith("_weights"):
-                if not value or min(value) < 0 or sum(value) <= 0:
-                    raise UserInputError(f"config {self.name}: {f.name} needs weights >= 0")
-            elif (
-                isinstance(value, tuple)
-                and len(value) == 2
-                and f.name != "kind_weights"
-                and float(value[0]) > float(value[1])
-            ):
+            elif f.name in WEIGHT_CHOICES:
+                _check_weights(self.name, f.name, value)
+            elif isinstance(value, tuple) and len(value) == 2 and float(value[0]) > float(value[1]):
                 raise UserInputError(f"config {self.name}: {f.name} must be (low, high)")
-        if len(self.background_weights) != 7:
-            raise UserInputError(f"config {self.name}: background_weights needs 7 weights")
         if self.reader_crop_px < 8:
             raise UserInputError(f"config {self.name}: reader_crop_px must be >= 8")
         if self.tilt_deg[1] > 60:
             raise UserInputError(f"config {self.name}: tilt_deg above 60 is not supported")
+
+    def weight_list(self, name: str) -> list[float]:
+        """The weights of field `name` in the order of `WEIGHT_CHOICES[name]` (0 if left out)."""
+        given = getattr(self, name)
+        return [float(given.get(choice, 0.0)) for choice in WEIGHT_CHOICES[name]]
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON/YAML values (tuples become lists)."""
@@ -172,14 +238,31 @@ class SynthConfig:
         return cls.from_dict(base)
 
 
+def _check_weights(config: str, name: str, value: Any) -> None:
+    choices = WEIGHT_CHOICES[name]
+    if not isinstance(value, dict):
+        raise UserInputError(
+            f"config {config}: {name} must map names to weights, e.g. "
+            f"{{{choices[0]}: 1.0}}; names: {', '.join(choices)}"
+        )
+    unknown = sorted(set(value) - set(choices))
+    if unknown:
+        raise UserInputError(
+            f"config {config}: {name} has unknown names {unknown}; valid: {', '.join(choices)}"
+        )
+    numbers = [float(v) for v in value.values()]
+    if not numbers or min(numbers) < 0 or sum(numbers) <= 0:
+        raise UserInputError(f"config {config}: {name} needs weights >= 0, not all 0")
+
+
 CONFIGS: dict[str, SynthConfig] = {
     "default": SynthConfig(),
     # Close to the DomiBot robot camera: small white tiles on dark cloth, dim frames.
     "robot": SynthConfig(
         name="robot",
-        variant_weights=(0.35, 0.05, 0.0, 0.0, 0.6),
-        body_weights=(1.0, 0.0, 0.0, 0.0),
-        pip_colour_weights=(1.0, 0.0, 0.0),
+        variant_weights=weights(line=0.35, spinner=0.05, scatter=0.6),
+        body_weights=weights(ivory=1.0),
+        pip_colour_weights=weights(black_or_white=1.0),
         tile_px_log_table=(30.0, 110.0),
         dark_background_p=0.7,
         dim_p=0.3,
@@ -190,8 +273,8 @@ CONFIGS: dict[str, SynthConfig] = {
     # small picture (at most 2x, vision.detector.MAX_UPSCALE).
     "small": SynthConfig(
         name="small",
-        kind_weights=(0.85, 0.15),
-        variant_weights=(0.5, 0.1, 0.1, 0.1, 0.2),
+        kind_weights=weights(table=0.85, hand=0.15),
+        variant_weights=weights(line=0.5, spinner=0.1, mexican=0.1, chicken=0.1, scatter=0.2),
         layout_tiles=(1, 3),
         loose_tiles=(0, 2),
         boneyard_tiles=(0, 1),
@@ -210,7 +293,7 @@ CONFIGS: dict[str, SynthConfig] = {
     # pictures teach it close-up tiles at the sizes it can box.
     "closeup": SynthConfig(
         name="closeup",
-        kind_weights=(0.0, 1.0),
+        kind_weights=weights(hand=1.0),
         closeup_p=0.7,
         hand_tiles=(1, 3),
         tile_px_log_hand=(120.0, 360.0),
@@ -219,17 +302,29 @@ CONFIGS: dict[str, SynthConfig] = {
         arm_p=0.0,
         grayscale_p=0.25,
     ),
+    # Crowded with what is not a tile, a third of the pictures without any tile: the
+    # verifier's training pictures (models/verifier.md), never the detector's.
+    "negatives": SynthConfig(
+        name="negatives",
+        distractors=(3, 10),
+        empty_p=0.3,
+        empty_distractors=(3, 10),
+        watermark_p=0.3,
+        border_patch_p=0.4,
+        sample_photo_p=0.3,
+        arm_p=0.3,
+    ),
     # No clutter and no camera effects: for tests and for looking at label geometry.
     "clean": SynthConfig(
         name="clean",
-        body_weights=(1.0, 0.0, 0.0, 0.0),
-        pip_colour_weights=(1.0, 0.0, 0.0),
+        body_weights=weights(ivory=1.0),
+        pip_colour_weights=weights(black_or_white=1.0),
         boneyard_tiles=(0, 0),
         loose_tiles=(0, 2),
         tile_px_log_table=(60.0, 100.0),
         flat_view_p=1.0,
         dark_background_p=1.0,
-        background_weights=(0, 0, 0, 0, 0, 0, 1),
+        background_weights=weights(plain=1.0),
         exposure=(1.0, 1.0),
         auto_exposure_p=0.0,
         dim_p=0.0,
@@ -241,6 +336,10 @@ CONFIGS: dict[str, SynthConfig] = {
         motion_blur_p=0.0,
         jpeg_quality=(95.0, 95.0),
         distractors=(0, 0),
+        sample_photo_p=0.0,
+        empty_p=0.0,
+        watermark_p=0.0,
+        border_patch_p=0.0,
         arm_p=0.0,
         pin_p=0.0,
         skew_deg=(0.0, 1.0),

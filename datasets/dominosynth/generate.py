@@ -65,7 +65,8 @@ def make_sample(job: Job):
     rng = np.random.default_rng(np.random.SeedSequence([job.seed, job.index]))
     kind = job.kind
     if kind == "mixed":
-        kind = "table" if rng.random() < cfg.kind_weights[0] / sum(cfg.kind_weights) else "hand"
+        table, hand = cfg.weight_list("kind_weights")
+        kind = "table" if rng.random() < table / (table + hand) else "hand"
     scene = render.build_scene(
         rng, cfg, job.width, job.height, kind, job.max_pip, [Path(p) for p in job.photos]
     )
@@ -168,10 +169,28 @@ def truth_dict(scene, ids: np.ndarray, job: Job, kind: str) -> dict:
             "tilt_deg": round(float(scene.extras["tilt"]), 2),
             "tile_px": round(float(scene.extras["tile_px"]), 1),
         },
+        "empty": bool(scene.extras.get("empty", False)),
         "tiles": tiles,
         "lines": lines,
         "open_ends": open_ends,
+        "distractors": distractor_truth(scene, w, h),
     }
+
+
+def distractor_truth(scene, width: int, height: int) -> list[dict]:
+    """The objects that are not tiles and lie at least partly in the picture: their kind and
+    the image corners of their top face (unlabelled for the detector; the verifier's
+    negatives are cut around them)."""
+    out = []
+    for box in scene.boxes:
+        if box.kind is None:
+            continue
+        corners = scene.camera.project(box.face_corners())
+        lo, hi = corners.min(axis=0), corners.max(axis=0)
+        if hi[0] < 0 or hi[1] < 0 or lo[0] > width - 1 or lo[1] > height - 1:
+            continue
+        out.append({"kind": str(box.kind), "corners": np.round(corners, 2).tolist()})
+    return out
 
 
 def yolo_lines(truth: dict, cfg: SynthConfig) -> list[str]:

@@ -8,20 +8,22 @@ camera). Image points are pixels, x right, y down, pixel centres at integers (Op
 from __future__ import annotations
 
 import math
+import random
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-from dominosynth import backgrounds, sprites
-from dominosynth.config import SynthConfig
+from dominosynth import backgrounds, distractors, sprites
+from dominosynth.config import WEIGHT_CHOICES, SynthConfig
+from dominosynth.distractors import Distractor
 from dominosynth.placement import Occupancy, Pose, TablePlacer, overlap, rect_corners
 from dominosynth.play import VARIANTS, Layout, simulate
 from rules.tiles import Tile, full_set
 
 ID_SIDE = 100000  # id-map offset for the sides of a box (not its face)
-CLOSEUP = 3  # the hand arrangement after row, cluster, rack: one tile filling the frame
 
 
 @dataclass(frozen=True)
@@ -104,6 +106,7 @@ class Box:
     opacity: float = 1.0
     on_table: bool = True
     chamfer: float = 0.0
+    kind: Distractor | None = None  # what an object that is not a tile is
 
     def face_corners(self) -> np.ndarray:
         """(4, 3) corners of the top face in the vision/geometry.py order."""
@@ -141,9 +144,20 @@ def _loguniform(rng: np.random.Generator, lo: float, hi: float) -> float:
     return float(math.exp(rng.uniform(math.log(lo), math.log(hi))))
 
 
-def _weighted(rng: np.random.Generator, weights) -> int:
-    w = np.asarray(weights, np.float64)
-    return int(rng.choice(len(w), p=w / w.sum()))
+def _choose(rng: np.random.Generator, cfg: SynthConfig, name: str) -> str:
+    """One name of `WEIGHT_CHOICES[name]`, drawn by the config's weights."""
+    w = np.asarray(cfg.weight_list(name), np.float64)
+    return WEIGHT_CHOICES[name][int(rng.choice(len(w), p=w / w.sum()))]
+
+
+class HandArrangement(StrEnum):
+    """How a hand picture's tiles lie (`SynthConfig.hand_arrangement_weights` names the first
+    three; a close-up is drawn by `closeup_p`)."""
+
+    ROW = "row"  # rows on the table
+    CLUSTER = "cluster"  # a heap on the table
+    RACK = "rack"  # standing in a rack, faces to the camera
+    CLOSEUP = "closeup"  # one tile filling the frame
 
 
 class _SpriteCache:
@@ -161,6 +175,122 @@ class _SpriteCache:
         return self.cache["back"]
 
 
+@dataclass(frozen=True)
+class TileSize:
+    """The set's tiles in mm: length, width (half the length) and thickness."""
+
+    length: float
+    width: float
+    thickness: float
+
+
+@dataclass(frozen=True)
+class View:
+    """How the picture is taken (sampled before anything is placed)."""
+
+    tile_px: float  # tile length in output pixels
+    tilt: float  # degrees from straight down
+    yaw: float  # degrees
+    focal: float  # pixels
+    px_per_mm: float
+    arrangement: HandArrangement | None  # None for a table picture
+    closeup_horizontal: bool = True  # a close-up tile lies along the picture's width
+
+
+class _Builder:
+    """Places tiles and objects into one scene; holds what every placement shares."""
+
+    def __init__(self, rng, cfg, size: TileSize, style, sprite_cache, cam, region) -> None:
+        self.rng, self.cfg, self.size, self.style, self.sprites = (
+            rng,
+            cfg,
+            size,
+            style,
+            sprite_cache,
+        )
+        self.cam = cam
+        self.region = region
+        self.occ = Occupancy(region)
+        self.boxes: list[Box] = []
+        self.tiles: list[SceneTile] = []
+        # A typical distance across the visible table, mm (spreads of random placement).
+        self.span = float(np.ptp(region[:, 0]) + np.ptp(region[:, 1])) / 4
+
+    def flat_tile(self, pose: Pose, tile: SceneTile, base: float = 0.0) -> None:
+        """A tile lying on the table (or on another tile, `base` mm up) at `pose`."""
+        size = self.size
+        u = np.array([math.cos(pose.angle), math.sin(pose.angle), 0.0])
+        v = np.array([u[1], -u[0], 0.0])
+        sprite, alpha = self.sprites.face(tile.halves) if tile.face == "up" else self.sprites.back()
+        self.tiles.append(tile)
+        self.boxes.append(
+            Box(
+                centre=np.array([pose.cx, pose.cy, base + size.thickness]),
+                u=u,
+                v=v,
+                n=np.array([0, 0, 1.0]),
+                hl=size.length / 2,
+                hw=size.width / 2,
+                thickness=size.thickness,
+                sprite=sprite,
+                alpha=alpha,
+                side=self.style.side,
+                tile=len(self.tiles) - 1,
+                opacity=0.88 if self.style.translucent else 1.0,
+                on_table=True,
+                chamfer=self.style.corner_radius * size.width,
+            )
+        )
+
+    def free_pose(self, centre: np.ndarray, spread: float, tries: int = 30) -> Pose | None:
+        """A random pose near `centre` where a tile overlaps nothing placed yet."""
+        for _ in range(tries):
+            p = centre + self.rng.normal(0, spread, 2)
+            pose = Pose(float(p[0]), float(p[1]), float(self.rng.uniform(-math.pi, math.pi)))
+            poly = pose.corners(self.size.length, shrink=0.5)
+            if self.occ.free(poly):
+                self.occ.add(poly)
+                return pose
+        return None
+
+
+def _sample_view(
+    rng: np.random.Generator, cfg: SynthConfig, width: int, height: int, kind: str, size: TileSize
+) -> View:
+    tile_px = _loguniform(
+        rng, *(cfg.tile_px_log_table if kind == "table" else cfg.tile_px_log_hand)
+    )
+    tilt = 0.0 if rng.random() < cfg.flat_view_p else float(rng.uniform(*cfg.tilt_deg))
+    arrangement = (
+        HandArrangement(_choose(rng, cfg, "hand_arrangement_weights")) if kind == "hand" else None
+    )
+    # (p > 0 is tested first so that configs without close-ups draw the same numbers as before)
+    closeup = kind == "hand" and cfg.closeup_p > 0 and rng.random() < cfg.closeup_p
+    horizontal = True
+    if closeup:
+        arrangement = HandArrangement.CLOSEUP
+        along_long_side = rng.random() < 0.8
+        tile_px = float(rng.uniform(*cfg.closeup_fill)) * (
+            max(width, height) if along_long_side else min(width, height)
+        )
+        horizontal = along_long_side == (width >= height)
+    if arrangement is HandArrangement.RACK:
+        tilt = max(tilt, 18.0)  # a rack is seen from the front, never from straight above
+    yaw = (
+        float(rng.uniform(-12, 12))
+        if arrangement is HandArrangement.RACK
+        else float(rng.uniform(*cfg.yaw_deg))
+    )
+    focal = width * float(rng.uniform(0.8, 1.5))
+    px_per_mm = tile_px / size.length
+    if closeup:
+        # A camera a few tile lengths away: a longer lens, and the scale set on the tile's top
+        # face, which at that distance is noticeably nearer than the table.
+        focal = width * float(rng.uniform(1.5, 3.5))
+        px_per_mm = focal / (focal / px_per_mm + size.thickness)
+    return View(tile_px, tilt, yaw, focal, px_per_mm, arrangement, horizontal)
+
+
 def build_scene(
     rng: np.random.Generator,
     cfg: SynthConfig,
@@ -170,223 +300,198 @@ def build_scene(
     max_pip: int,
     photos: list[Path] | None = None,
 ) -> Scene:
-    """Sample a whole scene: camera, layout, tiles, distractors, background."""
-    L = float(rng.uniform(*cfg.tile_length_mm))
-    W = L / 2
-    T = W * float(rng.uniform(*cfg.tile_thickness_ratio))
+    """Sample a whole scene: camera, layout, tiles, distractors, background.
+
+    With probability `cfg.empty_p` the picture shows no tile at all, only distractors (drawn
+    after the camera, so the picture is taken as one with tiles would be).
+    """
+    length = float(rng.uniform(*cfg.tile_length_mm))
+    width_mm = length / 2
+    size = TileSize(length, width_mm, width_mm * float(rng.uniform(*cfg.tile_thickness_ratio)))
     style = sprites.random_style(rng, cfg)
-    sc = _SpriteCache(style, rng)
-    tile_px = _loguniform(
-        rng, *(cfg.tile_px_log_table if kind == "table" else cfg.tile_px_log_hand)
-    )
-    tilt = 0.0 if rng.random() < cfg.flat_view_p else float(rng.uniform(*cfg.tilt_deg))
-    arrangement = _weighted(rng, cfg.hand_arrangement_weights) if kind == "hand" else -1
-    # (p > 0 is tested first so that configs without close-ups draw the same numbers as before)
-    closeup = kind == "hand" and cfg.closeup_p > 0 and rng.random() < cfg.closeup_p
-    if closeup:
-        arrangement = CLOSEUP
-        along_long_side = rng.random() < 0.8
-        tile_px = float(rng.uniform(*cfg.closeup_fill)) * (
-            max(width, height) if along_long_side else min(width, height)
-        )
-        horizontal = along_long_side == (width >= height)
-    if arrangement == 2:
-        tilt = max(tilt, 18.0)
-    yaw = float(rng.uniform(*cfg.yaw_deg)) if arrangement != 2 else float(rng.uniform(-12, 12))
-    focal = width * float(rng.uniform(0.8, 1.5))
-    px_per_mm = tile_px / L
-    if closeup:
-        # A camera a few tile lengths away: a longer lens, and the scale set on the tile's top
-        # face, which at that distance is noticeably nearer than the table.
-        focal = width * float(rng.uniform(1.5, 3.5))
-        px_per_mm = focal / (focal / px_per_mm + T)
-    cam = make_camera(width, height, np.zeros(2), px_per_mm, focal, tilt, yaw)
+    sprite_cache = _SpriteCache(style, rng)
+    view = _sample_view(rng, cfg, width, height, kind, size)
+    empty = cfg.empty_p > 0 and rng.random() < cfg.empty_p
+    cam = make_camera(width, height, np.zeros(2), view.px_per_mm, view.focal, view.tilt, view.yaw)
     deck = full_set(max_pip)
     deck = [deck[i] for i in rng.permutation(len(deck))]
-    boxes: list[Box] = []
-    tiles: list[SceneTile] = []
-    cut = rng.random() < 0.3
+    cut = rng.random() < 0.3  # tiles may lie beyond the border
     region = cam.table_region(margin_px=-0.08 * width if cut else 0.04 * min(width, height))
-    occ = Occupancy(region)
-    layout = None
-    variant = None
-
-    def flat_tile(pose: Pose, st: SceneTile, base: float = 0.0) -> None:
-        a = pose.angle
-        u = np.array([math.cos(a), math.sin(a), 0.0])
-        v = np.array([u[1], -u[0], 0.0])
-        spr, alp = sc.face(st.halves) if st.face == "up" else sc.back()
-        tiles.append(st)
-        boxes.append(
-            Box(
-                np.array([pose.cx, pose.cy, base + T]),
-                u,
-                v,
-                np.array([0, 0, 1.0]),
-                L / 2,
-                W / 2,
-                T,
-                spr,
-                alp,
-                style.side,
-                len(tiles) - 1,
-                0.88 if style.translucent else 1.0,
-                True,
-                style.corner_radius * W,
-            )
+    builder = _Builder(rng, cfg, size, style, sprite_cache, cam, region)
+    layout, variant = None, None
+    if empty:
+        pass
+    elif kind == "table":
+        layout, variant = _place_table(builder, deck, view)
+    elif view.arrangement is HandArrangement.CLOSEUP:
+        pose, tile = _closeup_tile(
+            rng, deck, length, math.radians(-view.yaw), view.closeup_horizontal
         )
-
-    def random_free_pose(centre: np.ndarray, spread: float, tries: int = 30) -> Pose | None:
-        for _ in range(tries):
-            p = centre + rng.normal(0, spread, 2)
-            pose = Pose(float(p[0]), float(p[1]), float(rng.uniform(-math.pi, math.pi)))
-            poly = pose.corners(L, shrink=0.5)
-            if occ.free(poly):
-                occ.add(poly)
-                return pose
-        return None
-
-    span = float(np.ptp(region[:, 0]) + np.ptp(region[:, 1])) / 4
-    if kind == "table":
-        vi = _weighted(rng, cfg.variant_weights)
-        if vi < len(VARIANTS):
-            variant = VARIANTS[vi]
-            heading = (
-                math.radians(-yaw) + rng.integers(4) * math.pi / 2 + rng.normal(0, 0.05)
-                if rng.random() < 0.75
-                else float(rng.uniform(-math.pi, math.pi))
-            )
-            centre = rng.normal(0, 0.15, 2) * span
-            placer = TablePlacer(
-                rng,
-                L,
-                occ,
-                (float(centre[0]), float(centre[1])),
-                heading,
-                cfg.gap_mm,
-                cfg.touching_p,
-                cfg.skew_deg,
-            )
-            target = int(rng.integers(int(cfg.layout_tiles[0]), int(cfg.layout_tiles[1]) + 1))
-            import random as _random
-
-            layout = simulate(
-                _random.Random(int(rng.integers(2**31))),
-                variant,
-                deck,
-                target,
-                placer,
-                players=int(rng.integers(2, 7)),
-            )
-            for uid, pt in enumerate(layout.tiles):
-                flat_tile(
-                    placer.poses[uid], SceneTile("up", pt.tile, (pt.inner, pt.outer), "layout", uid)
-                )
-        for _ in range(
-            int(rng.integers(int(cfg.loose_tiles[0]), int(cfg.loose_tiles[1]) + 1))
-            + (6 if vi == 4 else 0)
-        ):
-            if not deck:
-                break
-            pose = random_free_pose(rng.normal(0, 0.3, 2) * span, span * 0.6)
-            if pose is None:
-                break
-            t = deck.pop()
-            h = (t.low, t.high) if rng.random() < 0.5 else (t.high, t.low)
-            tiles_face = "up" if vi != 4 or rng.random() < 0.75 else "down"
-            flat_tile(pose, SceneTile(tiles_face, t, h, "loose"))
-        n_bone = int(rng.integers(int(cfg.boneyard_tiles[0]), int(cfg.boneyard_tiles[1]) + 1))
-        bone_centre = rng.normal(0, 0.5, 2) * span
-        for _ in range(n_bone):
-            if not deck:
-                break
-            t = deck.pop()
-            stacked = [
-                b
-                for b in boxes
-                if b.tile >= 0 and tiles[b.tile].role == "boneyard" and b.centre[2] < 1.5 * T
-            ]
-            if stacked and rng.random() < cfg.boneyard_stack_p:
-                under = stacked[int(rng.integers(len(stacked)))]
-                ang = math.atan2(under.u[1], under.u[0]) + rng.normal(0, 0.3)
-                p = under.centre[:2] + rng.normal(0, W * 0.25, 2)
-                flat_tile(
-                    Pose(float(p[0]), float(p[1]), float(ang)),
-                    SceneTile("down", t, (t.low, t.high), "boneyard"),
-                    base=T,
-                )
-                continue
-            pose = random_free_pose(bone_centre, L * 1.2)
-            if pose is None:
-                deck.append(t)
-                break
-            flat_tile(pose, SceneTile("down", t, (t.low, t.high), "boneyard"))
-    elif closeup:
-        pose, st = _closeup_tile(rng, deck, L, math.radians(-yaw), horizontal)
-        occ.add(pose.corners(L))
-        flat_tile(pose, st)
+        builder.occ.add(pose.corners(length))
+        builder.flat_tile(pose, tile)
     else:
-        n = int(rng.integers(int(cfg.hand_tiles[0]), int(cfg.hand_tiles[1]) + 1))
-        hand = [deck.pop() for _ in range(min(n, len(deck)))]
-        if arrangement == 0:  # a row on the table
-            upright = rng.random() < 0.7
-            pitch = (W if upright else L) + float(rng.uniform(0, 6))
-            per_row = max(1, int(np.ptp(region[:, 0]) * 0.9 // pitch))
-            row_gap = (L if upright else W) + float(rng.uniform(3, 15))
-            x0 = -min(len(hand), per_row) * pitch / 2 + pitch / 2
-            for k, t in enumerate(hand):
-                r, c = divmod(k, per_row)
-                p = np.array([x0 + c * pitch, r * row_gap - row_gap * (len(hand) // per_row) / 2])
-                ang = (
-                    (math.pi / 2 if upright else 0.0)
-                    + math.radians(float(rng.normal(0, 2)))
-                    + rng.integers(2) * math.pi
-                )
-                rot = math.radians(-yaw)
-                pr = np.array(
-                    [
-                        p[0] * math.cos(rot) - p[1] * math.sin(rot),
-                        p[0] * math.sin(rot) + p[1] * math.cos(rot),
-                    ]
-                )
-                pose = Pose(float(pr[0]), float(pr[1]), ang + rot)
-                poly = pose.corners(L, shrink=0.5)
-                if not occ.free(poly):
-                    continue
-                occ.add(poly)
-                flat_tile(pose, SceneTile("up", t, (t.low, t.high), "hand"))
-        elif arrangement == 1:  # a cluster
-            for t in hand:
-                pose = random_free_pose(np.zeros(2), L * 1.1)
-                if pose is None:
-                    break
-                h = (t.low, t.high) if rng.random() < 0.5 else (t.high, t.low)
-                flat_tile(pose, SceneTile("up", t, h, "hand"))
-        else:  # standing in a rack, long edge down, leaning back, facing the camera
-            _rack(rng, cam, hand, L, W, T, style, sc, boxes, tiles)
-    _distractors(rng, cfg, cam, occ, boxes, sc, style, L, span, max_pip)
+        _place_hand(builder, deck, view)
+    count_range = cfg.empty_distractors if empty else cfg.distractors
+    _place_distractors(
+        builder, int(rng.integers(int(count_range[0]), int(count_range[1]) + 1)), max_pip
+    )
     light_dir = rng.uniform(-math.pi, math.pi)
     light = np.array([math.cos(light_dir), math.sin(light_dir)]) * float(
         rng.uniform(*cfg.shadow_offset)
     )
-    bg = _background(rng, cfg, cam, photos or [])
+    background = _background(rng, cfg, cam, photos or [])
     return Scene(
         cam,
         kind,
         variant,
         max_pip,
-        boxes,
-        tiles,
+        builder.boxes,
+        builder.tiles,
         layout,
-        bg,
+        background,
         light,
         arm=bool(rng.random() < cfg.arm_p),
-        extras={"style": style, "tile_px": tile_px, "tilt": tilt},
+        extras={"style": style, "tile_px": view.tile_px, "tilt": view.tilt, "empty": empty},
     )
 
 
+def _place_table(
+    builder: _Builder, deck: list[Tile], view: View
+) -> tuple[Layout | None, str | None]:
+    """A table picture: a played layout (or none: scatter), loose tiles, a boneyard."""
+    rng, cfg, size, span = builder.rng, builder.cfg, builder.size, builder.span
+    variant_name = _choose(rng, cfg, "variant_weights")
+    layout, variant = None, None
+    if variant_name in VARIANTS:
+        variant = variant_name
+        # Mostly square to the picture (people play along the table's edges).
+        heading = (
+            math.radians(-view.yaw) + rng.integers(4) * math.pi / 2 + rng.normal(0, 0.05)
+            if rng.random() < 0.75
+            else float(rng.uniform(-math.pi, math.pi))
+        )
+        centre = rng.normal(0, 0.15, 2) * span
+        placer = TablePlacer(
+            rng,
+            size.length,
+            builder.occ,
+            (float(centre[0]), float(centre[1])),
+            heading,
+            cfg.gap_mm,
+            cfg.touching_p,
+            cfg.skew_deg,
+        )
+        target = int(rng.integers(int(cfg.layout_tiles[0]), int(cfg.layout_tiles[1]) + 1))
+        layout = simulate(
+            random.Random(int(rng.integers(2**31))),
+            variant,
+            deck,
+            target,
+            placer,
+            players=int(rng.integers(2, 7)),
+        )
+        for uid, played in enumerate(layout.tiles):
+            builder.flat_tile(
+                placer.poses[uid],
+                SceneTile("up", played.tile, (played.inner, played.outer), "layout", uid),
+            )
+    scatter = variant_name == "scatter"
+    loose = int(rng.integers(int(cfg.loose_tiles[0]), int(cfg.loose_tiles[1]) + 1))
+    for _ in range(loose + (6 if scatter else 0)):
+        if not deck:
+            break
+        pose = builder.free_pose(rng.normal(0, 0.3, 2) * span, span * 0.6)
+        if pose is None:
+            break
+        t = deck.pop()
+        halves = (t.low, t.high) if rng.random() < 0.5 else (t.high, t.low)
+        face = "up" if not scatter or rng.random() < 0.75 else "down"
+        builder.flat_tile(pose, SceneTile(face, t, halves, "loose"))
+    _place_boneyard(builder, deck)
+    return layout, variant
+
+
+def _place_boneyard(builder: _Builder, deck: list[Tile]) -> None:
+    """Face-down tiles in a heap, some lying on others."""
+    rng, cfg, size = builder.rng, builder.cfg, builder.size
+    count = int(rng.integers(int(cfg.boneyard_tiles[0]), int(cfg.boneyard_tiles[1]) + 1))
+    centre = rng.normal(0, 0.5, 2) * builder.span
+    for _ in range(count):
+        if not deck:
+            break
+        t = deck.pop()
+        on_table = [
+            b
+            for b in builder.boxes
+            if b.tile >= 0
+            and builder.tiles[b.tile].role == "boneyard"
+            and b.centre[2] < 1.5 * size.thickness
+        ]
+        if on_table and rng.random() < cfg.boneyard_stack_p:
+            under = on_table[int(rng.integers(len(on_table)))]
+            angle = math.atan2(under.u[1], under.u[0]) + rng.normal(0, 0.3)
+            p = under.centre[:2] + rng.normal(0, size.width * 0.25, 2)
+            builder.flat_tile(
+                Pose(float(p[0]), float(p[1]), float(angle)),
+                SceneTile("down", t, (t.low, t.high), "boneyard"),
+                base=size.thickness,
+            )
+            continue
+        pose = builder.free_pose(centre, size.length * 1.2)
+        if pose is None:
+            deck.append(t)
+            break
+        builder.flat_tile(pose, SceneTile("down", t, (t.low, t.high), "boneyard"))
+
+
+def _place_hand(builder: _Builder, deck: list[Tile], view: View) -> None:
+    """A player's hand: in rows, in a heap, or standing in a rack."""
+    rng, cfg, size = builder.rng, builder.cfg, builder.size
+    n = int(rng.integers(int(cfg.hand_tiles[0]), int(cfg.hand_tiles[1]) + 1))
+    hand = [deck.pop() for _ in range(min(n, len(deck)))]
+    if view.arrangement is HandArrangement.ROW:
+        _place_rows(builder, hand, view)
+    elif view.arrangement is HandArrangement.CLUSTER:
+        for t in hand:
+            pose = builder.free_pose(np.zeros(2), size.length * 1.1)
+            if pose is None:
+                break
+            halves = (t.low, t.high) if rng.random() < 0.5 else (t.high, t.low)
+            builder.flat_tile(pose, SceneTile("up", t, halves, "hand"))
+    else:
+        _rack(builder, hand)
+
+
+def _place_rows(builder: _Builder, hand: list[Tile], view: View) -> None:
+    """Tiles side by side in rows (upright or lying along the row), turned with the camera."""
+    rng, size, region = builder.rng, builder.size, builder.region
+    upright = rng.random() < 0.7
+    pitch = (size.width if upright else size.length) + float(rng.uniform(0, 6))
+    per_row = max(1, int(np.ptp(region[:, 0]) * 0.9 // pitch))
+    row_gap = (size.length if upright else size.width) + float(rng.uniform(3, 15))
+    x0 = -min(len(hand), per_row) * pitch / 2 + pitch / 2
+    rot = math.radians(-view.yaw)
+    turn = np.array([[math.cos(rot), -math.sin(rot)], [math.sin(rot), math.cos(rot)]])
+    for k, t in enumerate(hand):
+        row, col = divmod(k, per_row)
+        p = turn @ np.array(
+            [x0 + col * pitch, row * row_gap - row_gap * (len(hand) // per_row) / 2]
+        )
+        angle = (
+            (math.pi / 2 if upright else 0.0)
+            + math.radians(float(rng.normal(0, 2)))
+            + rng.integers(2) * math.pi
+        )
+        pose = Pose(float(p[0]), float(p[1]), angle + rot)
+        poly = pose.corners(size.length, shrink=0.5)
+        if not builder.occ.free(poly):
+            continue
+        builder.occ.add(poly)
+        builder.flat_tile(pose, SceneTile("up", t, (t.low, t.high), "hand"))
+
+
 def _closeup_tile(
-    rng: np.random.Generator, deck: list, L: float, rot: float, horizontal: bool
+    rng: np.random.Generator, deck: list, length: float, rot: float, horizontal: bool
 ) -> tuple[Pose, SceneTile]:
     """One tile near the picture centre, its long side along the picture's width (or height).
 
@@ -394,69 +499,70 @@ def _closeup_tile(
     Mostly face up: a close-up is taken to read a tile.
     """
     t = deck.pop()
-    ang = rot + (0.0 if horizontal else math.pi / 2) + math.radians(float(rng.normal(0, 3)))
-    ang += float(rng.integers(2)) * math.pi
-    centre = rng.normal(0, 0.04 * L, 2)
+    angle = rot + (0.0 if horizontal else math.pi / 2) + math.radians(float(rng.normal(0, 3)))
+    angle += float(rng.integers(2)) * math.pi
+    centre = rng.normal(0, 0.04 * length, 2)
     face = "up" if rng.random() < 0.85 else "down"
-    h = (t.low, t.high) if rng.random() < 0.5 else (t.high, t.low)
-    return Pose(float(centre[0]), float(centre[1]), ang), SceneTile(face, t, h, "hand")
+    halves = (t.low, t.high) if rng.random() < 0.5 else (t.high, t.low)
+    return Pose(float(centre[0]), float(centre[1]), angle), SceneTile(face, t, halves, "hand")
 
 
-def _rack(rng, cam, hand, L, W, T, style, sc, boxes, tiles) -> None:
+def _rack(builder: _Builder, hand: list[Tile]) -> None:
     """Tiles standing in a rack: long axis along the rack, faces leaning back to the camera."""
+    rng, cam, size, style = builder.rng, builder.cam, builder.size, builder.style
     toward = cam.C[:2] / (np.linalg.norm(cam.C[:2]) + 1e-9)
     along = np.array([toward[1], -toward[0]])
     lean = math.radians(float(rng.uniform(15, 35)))
     up = np.array([0, 0, 1.0])
-    tw = np.array([toward[0], toward[1], 0.0])
-    n = math.cos(lean) * tw + math.sin(lean) * up  # face normal
-    vdir = math.cos(lean) * up - math.sin(lean) * tw  # up the face
-    pitch = L + float(rng.uniform(0.5, 3))
-    rack_h = T * 1.5
+    to_camera = np.array([toward[0], toward[1], 0.0])
+    normal = math.cos(lean) * to_camera + math.sin(lean) * up
+    up_the_face = math.cos(lean) * up - math.sin(lean) * to_camera
+    pitch = size.length + float(rng.uniform(0.5, 3))
+    rack_height = size.thickness * 1.5
     start = -pitch * (len(hand) - 1) / 2
     for k, t in enumerate(hand):
-        base = np.array([*(along * (start + k * pitch)), rack_h])
-        centre = base + vdir * (W / 2) + n * 0.0
+        base = np.array([*(along * (start + k * pitch)), rack_height])
+        centre = base + up_the_face * (size.width / 2)
         u = np.array([along[0], along[1], 0.0])
         halves = (t.low, t.high) if rng.random() < 0.5 else (t.high, t.low)
         if rng.random() < 0.5:
             u = -u
-        v = np.cross(n, u)  # so that the face is not mirrored seen from the front
-        spr, alp = sc.face(halves)
-        tiles.append(SceneTile("up", t, halves, "hand"))
-        boxes.append(
+        v = np.cross(normal, u)  # so that the face is not mirrored seen from the front
+        sprite, alpha = builder.sprites.face(halves)
+        builder.tiles.append(SceneTile("up", t, halves, "hand"))
+        builder.boxes.append(
             Box(
-                centre,
-                u,
-                -v,
-                n,
-                L / 2,
-                W / 2,
-                T,
-                spr,
-                alp,
-                style.side,
-                len(tiles) - 1,
-                0.88 if style.translucent else 1.0,
-                False,
-                style.corner_radius * W,
+                centre=centre,
+                u=u,
+                v=-v,
+                n=normal,
+                hl=size.length / 2,
+                hw=size.width / 2,
+                thickness=size.thickness,
+                sprite=sprite,
+                alpha=alpha,
+                side=style.side,
+                tile=len(builder.tiles) - 1,
+                opacity=0.88 if style.translucent else 1.0,
+                on_table=False,
+                chamfer=style.corner_radius * size.width,
             )
         )
     # The rack itself: a long wooden bar in front of and below the tiles.
     wood = np.empty((64, 512, 3), np.float32)
     wood[:] = rng.uniform(40, 160, 3)
     wood *= 1 + 0.08 * np.sin(np.arange(512) / rng.uniform(3, 9))[None, :, None]
-    length = pitch * len(hand) / 2 + L * 0.4
-    bar_c = np.array([*(tw[:2] * (T * 1.2)), rack_h])
-    boxes.append(
+    bar_length = pitch * len(hand) / 2 + size.length * 0.4
+    bar_centre = np.array([*(to_camera[:2] * (size.thickness * 1.2)), rack_height])
+    builder.boxes.append(
         Box(
-            bar_c,
+            bar_centre,
             np.array([along[0], along[1], 0.0]),
-            np.array([tw[0], tw[1], 0.0]),
+            np.array([to_camera[0], to_camera[1], 0.0]),
             up,
-            length,
-            T * 1.0,
-            rack_h,
+            bar_length,
+            size.thickness,
+            rack_height,
             cv2.resize(wood, (64, 512)).astype(np.float32),
             np.ones((512, 64), np.float32),
             tuple(float(c) * 0.7 for c in wood[0, 0]),
@@ -464,122 +570,37 @@ def _rack(rng, cam, hand, L, W, T, style, sc, boxes, tiles) -> None:
     )
 
 
-def _flat_sprite(h: int, w: int, colour) -> tuple[np.ndarray, np.ndarray]:
-    img = np.empty((h, w, 3), np.float32)
-    img[:] = colour
-    return img, np.ones((h, w), np.float32)
-
-
-def _distractors(rng, cfg, cam, occ, boxes, sc, style, L, span, max_pip) -> None:
-    n = int(rng.integers(int(cfg.distractors[0]), int(cfg.distractors[1]) + 1))
-    for _ in range(n):
-        kind = rng.choice(["die", "card", "coin", "pad", "picture"])
-        ang = float(rng.uniform(-math.pi, math.pi))
-        if kind == "die":
-            s = L * rng.uniform(0.3, 0.45)
-            hl = hw = s / 2
-            th = s
-            img, alp = _flat_sprite(
-                128,
-                128,
-                rng.choice([(235, 235, 235), (40, 40, 200), (30, 30, 30), (220, 220, 240)]),
-            )
-            pipc = (20, 20, 20) if img[0, 0].sum() > 400 else (240, 240, 240)
-            pts = {
-                1: [(64, 64)],
-                2: [(32, 32), (96, 96)],
-                3: [(32, 32), (64, 64), (96, 96)],
-                4: [(32, 32), (96, 32), (32, 96), (96, 96)],
-                5: [(32, 32), (96, 32), (32, 96), (96, 96), (64, 64)],
-                6: [(32, 28), (32, 64), (32, 100), (96, 28), (96, 64), (96, 100)],
-            }[int(rng.integers(1, 7))]
-            for p in pts:
-                cv2.circle(img, p, 11, pipc, -1, cv2.LINE_AA)
-            side = tuple(float(c) * 0.75 for c in img[0, 0])
-        elif kind == "card":
-            hl, hw, th = 44.0, 31.5, 0.4
-            img8 = np.full((256, 180, 3), 245, np.uint8)
-            alp = np.ones((256, 180), np.float32)
-            col = (30, 30, 200) if rng.random() < 0.5 else (20, 20, 20)
-            cv2.rectangle(img8, (14, 14), (165, 241), col, 2)
-            for k in range(int(rng.integers(1, 9))):
-                cv2.circle(img8, (60 + 60 * (k % 2), 50 + 40 * (k // 2)), 12, col, -1, cv2.LINE_AA)
-            cv2.putText(
-                img8,
-                str(rng.choice(list("A23456789JQK"))),
-                (20, 40),
-                cv2.FONT_HERSHEY_SIMPLEX,
-                1,
-                col,
-                2,
-            )
-            img = img8.astype(np.float32)
-            side = (200, 200, 200)
-        elif kind == "coin":
-            r = float(rng.uniform(9, 14))
-            hl = hw = r
-            th = 1.8
-            metal = tuple(
-                float(c) for c in rng.choice([(60, 140, 190), (170, 170, 170), (40, 90, 150)])
-            )
-            img = np.zeros((128, 128, 3), np.float32)
-            alp = np.zeros((128, 128), np.float32)
-            cv2.circle(alp, (64, 64), 63, 1.0, -1, cv2.LINE_AA)
-            cv2.circle(img, (64, 64), 63, metal, -1, cv2.LINE_AA)
-            cv2.circle(img, (64, 64), 52, tuple(c * 0.8 for c in metal), 2, cv2.LINE_AA)
-            cv2.circle(img, (52, 52), 18, tuple(min(255, c * 1.3) for c in metal), -1, cv2.LINE_AA)
-            img = cv2.GaussianBlur(img, (0, 0), 2)
-            side = tuple(c * 0.7 for c in metal)
-        elif kind == "pad":
-            hl, hw, th = float(rng.uniform(50, 75)), float(rng.uniform(35, 50)), 3.0
-            img, alp = _flat_sprite(256, 180, (230, 245, 250))
-            for y in range(30, 256, 14):
-                cv2.line(img, (0, y), (180, y), (200, 170, 150), 1)
-            for y in range(44, 230, 14):
-                if rng.random() < 0.7:
-                    x = int(rng.integers(10, 60))
-                    pts = np.array(
-                        [
-                            [x + 6 * k, y - 2 - int(rng.integers(0, 7))]
-                            for k in range(int(rng.integers(3, 18)))
-                        ],
-                        np.int32,
-                    )
-                    cv2.polylines(img, [pts], False, (120, 40, 20), 1, cv2.LINE_AA)
-            side = (210, 220, 225)
-        else:  # a printed picture of a domino (a hard negative: flat, on paper, no tile label)
-            hl, hw, th = L * rng.uniform(0.6, 1.2), L * rng.uniform(0.5, 0.9), 0.2
-            img, alp = _flat_sprite(256, 200, (240, 240, 240))
-            t = Tile.of(int(rng.integers(0, max_pip + 1)), int(rng.integers(0, max_pip + 1)))
-            face, fa = sc.face((t.low, t.high))
-            small = cv2.resize(face, (60, 120))
-            fa = cv2.resize(fa, (60, 120))[..., None]
-            roi = img[60:180, 70:130]
-            roi[:] = roi * (1 - fa) + small * fa * 0.9
-            cv2.rectangle(img, (0, 0), (199, 255), (200, 200, 200), 3)
-            side = (220, 220, 220)
+def _place_distractors(builder: _Builder, count: int, max_pip: int) -> None:
+    """`count` objects that are not tiles (`dominosynth.distractors`), each where it overlaps
+    nothing placed yet (20 tries, else left out)."""
+    rng = builder.rng
+    for _ in range(count):
+        kind = Distractor(_choose(rng, builder.cfg, "distractor_weights"))
+        angle = float(rng.uniform(-math.pi, math.pi))
+        obj = distractors.make_object(kind, rng, builder.size.length, builder.sprites.face, max_pip)
         for _ in range(20):
-            p = rng.uniform(-1.2, 1.2, 2) * span
-            poly = rect_corners(float(p[0]), float(p[1]), ang, hl, hw)
-            if not any(overlap(poly, q) for q in occ.polys):
-                occ.add(poly)
-                u = np.array([math.cos(ang), math.sin(ang), 0.0])
-                v = np.array([u[1], -u[0], 0.0])
-                boxes.append(
-                    Box(
-                        np.array([p[0], p[1], th]),
-                        u,
-                        v,
-                        np.array([0, 0, 1.0]),
-                        hl,
-                        hw,
-                        th,
-                        img.astype(np.float32),
-                        alp,
-                        side,
-                    )
+            p = rng.uniform(-1.2, 1.2, 2) * builder.span
+            poly = rect_corners(float(p[0]), float(p[1]), angle, obj.half_length, obj.half_width)
+            if any(overlap(poly, q) for q in builder.occ.polys):
+                continue
+            builder.occ.add(poly)
+            u = np.array([math.cos(angle), math.sin(angle), 0.0])
+            builder.boxes.append(
+                Box(
+                    np.array([p[0], p[1], obj.thickness]),
+                    u,
+                    np.array([u[1], -u[0], 0.0]),
+                    np.array([0, 0, 1.0]),
+                    obj.half_length,
+                    obj.half_width,
+                    obj.thickness,
+                    obj.sprite.astype(np.float32),
+                    obj.alpha,
+                    obj.side,
+                    kind=kind,
                 )
-                break
+            )
+            break
 
 
 def _background(
@@ -595,8 +616,12 @@ def _background(
     tex = None
     if photos and rng.random() < cfg.photo_background_p:
         tex = backgrounds.photo(rng, photos[int(rng.integers(len(photos)))], size, size)
+    if tex is None and cfg.sample_photo_p > 0 and rng.random() < cfg.sample_photo_p:
+        bundled = backgrounds.sample_photos()
+        if bundled:
+            tex = backgrounds.photo(rng, bundled[int(rng.integers(len(bundled)))], size, size)
     if tex is None:
-        kind = backgrounds.KINDS[_weighted(rng, cfg.background_weights)]
+        kind = _choose(rng, cfg, "background_weights")
         tex = backgrounds.texture(
             rng, kind, size, size, bool(rng.random() < cfg.dark_background_p), mm_per_px
         )
@@ -667,7 +692,13 @@ def render(scene: Scene, rng: np.random.Generator, cfg: SynthConfig) -> Rendered
     for k in order:
         _draw_box(img, ids, cam, scene.boxes[k], light3)
     if scene.arm:
-        _draw_arm(img, ids, rng)
+        _draw_arm(img, ids, rng, cfg.sleeve_p)
+    # Marks that are not on the table (p > 0 tested first: configs without them draw the
+    # same numbers as before they existed).
+    if cfg.border_patch_p > 0 and rng.random() < cfg.border_patch_p:
+        distractors.draw_border_patch(img, rng)
+    if cfg.watermark_p > 0 and rng.random() < cfg.watermark_p:
+        distractors.draw_watermark(img, rng)
     return Rendered(img, ids)
 
 
@@ -727,8 +758,11 @@ def _draw_box(img: np.ndarray, ids: np.ndarray, cam: Camera, b: Box, light3: np.
     sub[fa > 0.5] = b.tile + 1 if b.tile >= 0 else 0
 
 
-def _draw_arm(img: np.ndarray, ids: np.ndarray, rng: np.random.Generator) -> None:
-    """A player's arm and hand reaching in from a border (covers tiles: ids set to 0)."""
+def _draw_arm(
+    img: np.ndarray, ids: np.ndarray, rng: np.random.Generator, sleeve_p: float = 0.0
+) -> None:
+    """A player's arm and hand reaching in from a border (covers tiles: ids set to 0); with
+    probability `sleeve_p` the arm is in a sleeve up to the wrist."""
     h, w = ids.shape
     side = int(rng.integers(4))
     t = float(rng.uniform(0.2, 0.8))
@@ -774,7 +808,25 @@ def _draw_arm(img: np.ndarray, ids: np.ndarray, rng: np.random.Generator) -> Non
     img *= (1 - 0.45 * shadow * (1 - soft))[..., None]
     dist = cv2.distanceTransform((mask > 0).astype(np.uint8), cv2.DIST_L2, 3)
     shade = np.clip(0.6 + dist / (width * 0.5), 0.6, 1.1)
-    img[:] = img * (1 - soft[..., None]) + (skin * shade[..., None]) * soft[..., None]
+    colour = np.broadcast_to(skin, img.shape).astype(np.float32)
+    if sleeve_p > 0 and rng.random() < sleeve_p:
+        # The sleeve covers the arm from the border to the wrist, a little wider than it.
+        sleeve = np.zeros((h, w), np.uint8)
+        wrist = np.array(start) + d * reach * float(rng.uniform(0.6, 0.9))
+        cv2.line(
+            sleeve,
+            tuple(np.round(start).astype(int)),
+            tuple(np.round(wrist).astype(int)),
+            255,
+            int(width * 1.25),
+        )
+        cloth = rng.uniform(15, 230, 3).astype(np.float32)
+        colour = np.where((sleeve > 0)[..., None], cloth, colour)
+        mask = np.maximum(mask, sleeve)
+        soft = cv2.GaussianBlur(mask.astype(np.float32) / 255, (0, 0), 1.2)
+        dist = cv2.distanceTransform((mask > 0).astype(np.uint8), cv2.DIST_L2, 3)
+        shade = np.clip(0.6 + dist / (width * 0.5), 0.6, 1.1)
+    img[:] = img * (1 - soft[..., None]) + (colour * shade[..., None]) * soft[..., None]
     ids[soft > 0.5] = 0
 
 

@@ -102,8 +102,10 @@ class TileStyle:
 
 def random_style(rng: np.random.Generator, cfg) -> TileStyle:
     """A set's look sampled from the configuration's ranges and weights."""
-    body_kind = int(rng.choice(4, p=_norm(cfg.body_weights)))
-    pip_mode = int(rng.choice(3, p=_norm(cfg.pip_colour_weights)))
+    # Drawn by position in `WEIGHT_CHOICES` order: 0 ivory, 1 black, 2 coloured, 3 translucent;
+    # pips 0 black or white, 1 a colour per value, 2 one colour.
+    body_kind = int(rng.choice(4, p=_norm(cfg.weight_list("body_weights"))))
+    pip_mode = int(rng.choice(3, p=_norm(cfg.weight_list("pip_colour_weights"))))
     if body_kind == 0:  # white / ivory
         ivory = rng.uniform(0, 1)
         body = (

@@ -48,8 +48,8 @@ from dominosynth.config import CONFIGS, SynthConfig
 VIDEO_CONFIG: SynthConfig = dataclasses.replace(
     CONFIGS["default"],
     name="video",
-    kind_weights=(1.0, 0.0),
-    variant_weights=(0.4, 0.3, 0.15, 0.15, 0.0),
+    kind_weights={"table": 1.0},
+    variant_weights={"line": 0.4, "spinner": 0.3, "mexican": 0.15, "chicken": 0.15},
     layout_tiles=(6.0, 12.0),
     loose_tiles=(0.0, 0.0),
     boneyard_tiles=(0.0, 0.0),

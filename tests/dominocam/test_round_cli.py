@@ -130,6 +130,54 @@ def test_a_missed_tile_makes_a_blocked_verdict_uncertain(tmp_path: Path) -> None
     assert "Verdict: BLOCKED." not in text.stdout  # never a bare BLOCKED
 
 
+@pytest.mark.parametrize("blocked", [True, False])
+def test_a_scene_that_needs_review_is_never_ruled_silently(tmp_path: Path, blocked: bool) -> None:
+    # The reading marked tile 2-3 doubtful: blocked or not, the round says "uncertain" and
+    # names it, and the ruling for the tiles as read comes only after the reasons.
+    table = scene(chain([0, 1, 2, 3]))
+    table["tiles"][2]["doubtful"] = True
+    table["tiles"][2]["probability"] = 0.41
+    table["needs_review"] = True
+    table["warnings"] = ["Tile 2-3 (#2) may be misread (it could be 2-2): please check it"]
+    hands = {"Ana": hand((5, 6) if blocked else (3, 6)), "Ben": hand((4, 4))}
+    out = round_json(tmp_path, table, hands, "--variant", "block")
+    assert out["verdict"]["blocked"] is blocked
+    assert out["status"] == "uncertain" and out["needs_review"] is True
+    assert out["doubtful"] == {"table": ["2-3 (#2)"], "hands": {"Ana": [], "Ben": []}}
+    args = ["round", "--table-json", str(tmp_path / "table.json"), "--variant", "block"]
+    args += ["--hand", f"Ana={tmp_path / 'Ana.json'}", "--hand", f"Ben={tmp_path / 'Ben.json'}"]
+    text = run(*args)
+    assert text.returncode == 0, text.stderr
+    first = text.stdout.splitlines()[0]
+    assert first.startswith("Verdict: uncertain") and "2-3 (#2)" in first
+    assert "it could be 2-2" in text.stdout
+
+
+def test_a_doubtful_tile_in_a_hand_makes_the_round_uncertain(tmp_path: Path) -> None:
+    ana = hand((5, 6))
+    ana["tiles"][0]["doubtful"] = True
+    out = round_json(
+        tmp_path,
+        scene(chain([0, 1, 2, 3])),
+        {"Ana": ana, "Ben": hand((4, 4))},
+        "--variant",
+        "block",
+    )
+    assert out["status"] == "uncertain"
+    assert out["doubtful"]["hands"]["Ana"] == ["5-6 (#0)"]
+
+
+def test_a_scene_without_review_is_ruled_as_before(tmp_path: Path) -> None:
+    table = scene(chain([0, 1, 2, 3]))
+    table["needs_review"] = False
+    for t in table["tiles"]:
+        t["probability"], t["doubtful"] = 0.99, False
+    out = round_json(
+        tmp_path, table, {"Ana": hand((5, 6)), "Ben": hand((4, 4))}, "--variant", "block"
+    )
+    assert out["status"] == "blocked" and out["needs_review"] is False
+
+
 def test_a_tile_cut_by_the_border_at_an_open_end_is_a_doubt(tmp_path: Path) -> None:
     tiles = chain([0, 1, 2])
     table = scene(tiles, width=220)  # the 1-2 ends at x 224: cut by the border

@@ -124,7 +124,7 @@ def test_visibility_and_sides_are_separate(table_samples) -> None:
 
 
 def test_a_closeup_is_one_tile_filling_the_frame(render_sample) -> None:
-    cfg = dataclasses.replace(CONFIGS["closeup"], closeup_p=1.0)
+    cfg = dataclasses.replace(CONFIGS["closeup"], closeup_p=1.0, empty_p=0.0)
     width, height = 640, 352
     for index in range(8):
         _jpg, _img, truth, _ids, _scene, _rng = render_sample(

@@ -61,6 +61,19 @@ def test_each_tracker_event_is_the_move_or_says_why_it_is_false() -> None:
     assert tracker[4].tile == (5, 5) and tracker[5].tile is None
 
 
+def test_a_tile_shown_to_check_is_no_move_until_its_values_are_announced() -> None:
+    events = [
+        {**added(22, None, 4), "track": 7, "doubtful": True},  # 4-6, not read surely
+        {"kind": "changed", "frame": 30, "track": 7, "pips": [4, 6], "open_end": 4, "text": "t"},
+        {"kind": "changed", "frame": 35, "track": 9, "pips": [1, 4], "open_end": 1, "text": "t"},
+    ]
+    m = match_events(TRUTH, events)
+    tracker = [row for row in m["rows"] if row.source == "tracker"]
+    assert [row.outcome for row in tracker] == ["to_check", "move", "changed"]
+    assert m["found"] == 1 and m["false"] == 1  # only the change of a shown tile is false
+    assert m["delays_placed"] == [10]  # the move counts from when its values were announced
+
+
 def test_each_true_move_is_found_missed_or_never_visible() -> None:
     m = match_events(TRUTH, [added(8, [6, 6]), added(23, [4, 6], 6)])
     truth = [row for row in m["rows"] if row.source == "truth"]

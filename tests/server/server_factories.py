@@ -270,7 +270,7 @@ def rendered_photo(kind: str, index: int, seed: int = PHOTO_SEED, set_max: int =
     config = dataclasses.replace(
         CONFIGS["clean"],
         name="server-tests",
-        variant_weights=(1.0, 0.0, 0.0, 0.0, 0.0),  # line, spinner, mexican, chicken, scatter
+        variant_weights={"line": 1.0},
         layout_tiles=(6, 10),
         hand_tiles=(3, 6),
     )
@@ -306,5 +306,6 @@ def runtime_scene(
         set_max=set_max,
         with_layout=table,
         layout_config=game_layout_config(variant, players) if table else None,
+        calibration=models.calibration,
     )
     return json.loads(scene.to_json())

@@ -32,6 +32,7 @@ def test_a_big_framed_box_replaces_the_boxes_on_its_halves() -> None:
     whole = _box(300 + pad, 150 + pad, 560, 0.7)  # framed-pass pixels
     merged = merge_closeups([*halves, elsewhere], [whole], pad, shape)
     assert [round(d.score, 2) for d in merged] == [0.7, 0.4]
+    assert [d.source for d in merged] == ["closeup", "photo"]
     np.testing.assert_allclose(merged[0].corners.mean(axis=0), [300, 150])
 
 

@@ -60,6 +60,9 @@ def test_merge_maps_window_boxes_back_and_keeps_one_box_per_tile() -> None:
     centres = sorted(tuple(np.round(d.corners.mean(axis=0))) for d in merged)
     assert centres == [(200.0, 100.0), (1000.0, 600.0)]
     assert max(d.score for d in merged) == pytest.approx(0.9)  # the better box of the tile
+    # Each box says which look found it: both came from windows, the first pass's lost NMS.
+    assert {d.source for d in merged} == {"window"}
+    assert first[0].source == "photo"
 
 
 def test_a_tile_cut_by_a_window_edge_inside_the_photo_is_left_to_its_neighbour() -> None:

@@ -45,33 +45,42 @@ def test_independent_reads_when_no_collision():
     assert out[0].pip_confidence == pytest.approx((0.9, 0.8))
 
 
-def test_collision_the_less_likely_read_yields_to_its_next_best():
-    # Both read as 6-4; tile 1 is less sure and its second choice for one half is 8.
+def test_collision_the_less_likely_read_keeps_its_reading_and_becomes_doubtful():
+    # Both read as 6-4; tile 1 is less sure and its second choice for one half is 8. The set
+    # allows one 4-6, but 4-8 is less likely for tile 1 than its own 4-6: it is not moved.
     tiles = [
         up(0, {6: 0.95}, {4: 0.95}),
         up(1, {6: 0.6, 8: 0.35}, {4: 0.9}),
     ]
     out, warnings = joint_decode(tiles, 12)
-    assert out[0].pips == (4, 6)
-    assert out[1].pips == (4, 8)
+    assert [t.pips for t in out] == [(4, 6), (4, 6)]
+    assert [t.doubtful for t in out] == [False, True]
     assert len(warnings) == 1
-    assert "tile 1 read 4-6" in warnings[0] and "changed to 4-8" in warnings[0]
-    assert "tile 0" in warnings[0] and "once" in warnings[0]
+    assert "tiles 0 and 1 are both read 4-6" in warnings[0]
+    assert "tile 1 may be misread (it could be 4-8" in warnings[0]
 
 
-def test_collision_chain_is_solved_globally():
-    # 0 is surely 1-2. 1 reads 1-2 or else 2-3; 2 reads 2-3 or else 2-4. Giving 2-3 to tile 1
-    # pushes tile 2 to 2-4: the best total over the three, though tile 2 alone prefers 2-3.
+def test_collision_never_turns_a_doubtful_read_into_a_confident_wrong_one():
+    # The case of the issue: "12-12 (p=0.40) changed to 5-11 (p=0.00)".
+    tiles = [up(0, {12: 0.99}, {12: 0.99}), up(1, {12: 0.63, 5: 0.01}, {12: 0.63, 11: 0.01})]
+    out, warnings = joint_decode(tiles, 12)
+    assert out[1].pips == (12, 12) and out[1].doubtful
+    assert not any("changed to" in w for w in warnings)
+
+
+def test_collision_chain_marks_doubtful_instead_of_moving():
+    # 0 is surely 1-2. 1 reads 1-2 or else 2-3; 2 reads 2-3 or else 2-4. The assignment would
+    # give 2-3 to tile 1 and push tile 2 to 2-4, each less likely than its own reading: tile 1
+    # keeps 1-2 as doubtful, and tile 2, whose 2-3 nobody else now has, keeps it plainly.
     tiles = [
         up(0, {1: 0.99}, {2: 0.99}),
         up(1, {1: 0.6, 3: 0.39}, {2: 0.99}),
         up(2, {3: 0.6, 4: 0.39}, {2: 0.99}),
     ]
     out, warnings = joint_decode(tiles, 12)
-    assert [t.pips for t in out] == [(1, 2), (2, 3), (2, 4)]
-    assert len(warnings) == 2
-    assert "tile 1 read 1-2" in warnings[0] and "changed to 2-3" in warnings[0]
-    assert "tile 2 read 2-3" in warnings[1] and "went to tile 1" in warnings[1]
+    assert [t.pips for t in out] == [(1, 2), (1, 2), (2, 3)]
+    assert [t.doubtful for t in out] == [False, True, False]
+    assert len(warnings) == 1 and "it could be 2-3" in warnings[0]
 
 
 def test_value_above_the_set_is_impossible():

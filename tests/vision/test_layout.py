@@ -477,3 +477,73 @@ def test_the_layout_kind_is_the_variants_own() -> None:
         assert layout_kind(name) == variant.layout
     assert layout_kind("spinner") == "spinner"  # a kind names itself
     assert layout_kind("no-such-game") == "line"
+
+
+# --- `auto`: the shape from the photo alone (no variant named) -----------------------------
+
+
+def t_junction() -> list[LayoutTile]:
+    """[2/1] upright; [5|2] and [2|6] end against the two long sides of its 2-half; [1/4]
+    stands under its 1-half. Free ends 5, 6 and 4: a T at a tile that is not a double."""
+    gap = 3.0
+    return [
+        tile_at(0, 300, 300, -90, (2, 1)),  # the 2-half spans y 260..300
+        tile_at(1, 280 - WIDTH - gap, 280, 0, (2, 5)),
+        tile_at(2, 320 + WIDTH + gap, 280, 180, (2, 6)),
+        tile_at(3, 300, 340 + WIDTH + gap, -90, (1, 4)),
+    ]
+
+
+def cross(arms: int) -> list[LayoutTile]:
+    """A double 3-3 with `arms` of its four places played (left, right, top, bottom)."""
+    gap = 3.0
+    places = [
+        ((280 - WIDTH - gap, 300), 0, (3, 1)),
+        ((320 + WIDTH + gap, 300), 180, (3, 2)),
+        ((300, 260 - WIDTH - gap), 90, (3, 4)),
+        ((300, 340 + WIDTH + gap), -90, (3, 5)),
+    ]
+    tiles = [tile_at(0, 300, 300, 90, (3, 3))]
+    for i, ((x, y), degrees, halves) in enumerate(places[:arms]):
+        tiles.append(tile_at(i + 1, x, y, degrees, halves))
+    return tiles
+
+
+def test_auto_finds_a_t_junction_at_a_tile_that_is_not_a_double() -> None:
+    found = build_layout(t_junction(), LayoutConfig(kind="auto"))
+    assert sorted(found.layout.open_ends) == [4, 5, 6]
+    assert found.loose == () and found.doubts == ()
+    # Told nothing, a line game's rules would leave one of the two side tiles unplayed.
+    assert open_end_values(t_junction(), kind="line") != [4, 5, 6]
+
+
+@pytest.mark.parametrize(("arms", "ends"), [(4, [1, 2, 4, 5]), (3, [1, 2, 3, 4]), (2, [1, 2])])
+def test_auto_tells_a_cross_and_a_spinner_from_a_double_in_a_line(arms, ends) -> None:
+    # Four arms: a cross, nothing free at the double. Three: a spinner, one place still free
+    # (it shows 3). Two: a double lying crosswise in a line, whose ends are not free.
+    assert open_end_values(cross(arms), kind="auto") == ends
+
+
+def test_auto_counts_the_free_ends_of_every_played_group() -> None:
+    left = horizontal_chain([0, 1, 2], y=100)
+    right = [
+        LayoutTile(t.id + 10, t.corners + np.array([0, 300]), t.halves)
+        for t in horizontal_chain([4, 5, 6], y=100)
+    ]
+    found = build_layout(left + right, LayoutConfig(kind="auto"))
+    assert sorted(found.layout.open_ends) == [0, 2, 4, 6]
+    assert not any("apart from the layout" in d for d in found.doubts)
+
+
+def test_tiles_that_touch_without_matching_are_not_a_played_line() -> None:
+    tiles = [tile_at(0, 100, 300, 180, (1, 2)), tile_at(1, 186, 300, 180, (4, 5))]
+    found = build_layout(tiles, LayoutConfig(kind="auto"))
+    assert found.layout.lines == [] and sorted(found.loose) == [0, 1]
+    assert len(found.warnings) == 1
+    assert "do not match: they are not a played line" in found.warnings[0]
+
+
+def test_auto_reads_a_straight_line_as_a_line() -> None:
+    assert open_end_values(horizontal_chain([0, 1, 2, 3]), kind="auto") == [0, 3]
+    double_in_line = horizontal_chain([0, 1, 1, 2])  # the 1-1 lies in line
+    assert open_end_values(double_in_line, kind="auto") == [0, 2]

@@ -172,3 +172,41 @@ def test_default_models_dir_is_the_repository_models_folder(monkeypatch):
 
     monkeypatch.delenv("DOMINOCAM_MODELS", raising=False)
     assert default_models_dir() == Path(__file__).resolve().parents[2] / "models"
+
+
+def test_read_image_with_a_calibration_rejects_flags_and_asks_for_review(
+    painted_table, double_models
+):
+    # The detector's scores of the painted table are 0.95 .. 0.75; with models that are the
+    # score itself and a threshold of 0.8 for "not a tile", the 0.75 box leaves the tiles.
+    from dataclasses import replace
+
+    from vision.confidence import FEATURES, Calibration, Logistic
+
+    identity = Logistic(FEATURES, tuple(float(f == "det") for f in FEATURES), 0.0)
+    calibration = Calibration(identity, identity, 0.8, 0.9, 0.5)
+    models = load_models(double_models / "detector.onnx", double_models / "reader.onnx", threads=1)
+    plain = read_image(painted_table.image, models.detector, models.reader, 12, closeups=False)
+    scene = read_image(
+        painted_table.image,
+        models.detector,
+        models.reader,
+        12,
+        closeups=False,
+        calibration=calibration,
+    )
+    assert len(scene.tiles) == len(plain.tiles) - 1 and len(scene.rejected) == 1
+    assert scene.rejected[0].probability == pytest.approx(0.75, abs=1e-3)
+    assert [t.id for t in scene.tiles] == list(range(len(scene.tiles)))
+    assert all(t.probability is not None for t in scene.tiles)
+    assert [t.doubtful for t in scene.tiles] == [t.confidence < 0.9 for t in scene.tiles]
+    assert scene.needs_review and any("please check it" in w for w in scene.warnings)
+    # The rejected box is never counted, and an unassessed reading has none of this.
+    assert scene.pip_total <= plain.pip_total
+    assert plain.rejected == [] and not plain.needs_review
+    assert all(t.probability is None and not t.doubtful for t in plain.tiles)
+    none = replace(calibration, reject_below=0.0, review_rejected=0.0, doubtful_below=0.0)
+    clear = read_image(
+        painted_table.image, models.detector, models.reader, 12, closeups=False, calibration=none
+    )
+    assert len(clear.tiles) == len(plain.tiles) and clear.rejected == []

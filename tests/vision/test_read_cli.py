@@ -151,3 +151,30 @@ def test_help_stays_light():
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60
     )
     assert result.stdout.strip() == "False False", result.stderr
+
+
+def test_read_with_a_calibration_beside_the_models_rejects_and_asks_for_review(
+    table_file, double_models, tmp_path
+):
+    # A copy of the stand-in models with a calibration whose probability is the detector's
+    # score: the painted table's scores are 0.95 .. 0.75, "not a tile" below 0.8.
+    import shutil
+
+    from vision.confidence import FEATURES, Calibration, Logistic
+
+    folder = tmp_path / "models"
+    shutil.copytree(double_models, folder)
+    identity = Logistic(FEATURES, tuple(float(f == "det") for f in FEATURES), 0.0)
+    Calibration(identity, identity, 0.8, 0.9, 0.5).save(folder / "calibration.json")
+    result = run("read", str(table_file), "--json", *NO_CLOSEUPS, models=folder)
+    assert result.returncode == 0, result.stderr
+    scene = json.loads(result.stdout)
+    assert len(scene["rejected"]) == 1 and scene["needs_review"] is True
+    assert all("probability" in t and "doubtful" in t for t in scene["tiles"])
+    text = run("read", str(table_file), *NO_CLOSEUPS, models=folder)
+    assert "left out as probably not tiles: 1 boxes" in text.stdout
+    assert "needs review" in text.stdout and "?" in text.stdout
+    plain = json.loads(
+        run("read", str(table_file), "--json", *NO_CLOSEUPS, models=double_models).stdout
+    )
+    assert plain["rejected"] == [] and plain["needs_review"] is False

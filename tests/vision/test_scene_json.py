@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from dominocam.errors import UserInputError
-from vision.scene import LayoutLine, Scene, SceneLayout, SceneOpenEnd, SceneTile
+from vision.scene import LayoutLine, RejectedBox, Scene, SceneLayout, SceneOpenEnd, SceneTile
 
 CORNERS = [[10.0, 10.0], [30.0, 10.0], [30.0, 50.0], [10.0, 50.0]]
 
@@ -34,13 +34,23 @@ def make_scene() -> Scene:
 
 def test_contract_fields_exactly():
     data = make_scene().to_dict()
-    assert list(data) == ["image", "tiles", "face_down", "pip_total", "layout", "warnings"]
+    assert list(data) == [
+        "image",
+        "tiles",
+        "face_down",
+        "pip_total",
+        "layout",
+        "warnings",
+        "needs_review",
+        "rejected",
+    ]
     assert data["image"] == {"width": 1280, "height": 720}
     assert data["face_down"] == 1
     assert data["pip_total"] == 15 + 24
     up, down = data["tiles"][0], data["tiles"][1]
-    assert set(up) == {"id", "face", "pips", "corners", "confidence", "pip_confidence"}
-    assert set(down) == {"id", "face", "pips", "corners", "confidence"}
+    assert set(up) == {"id", "face", "pips", "corners", "confidence", "pip_confidence", "doubtful"}
+    assert set(down) == {"id", "face", "pips", "corners", "confidence", "doubtful"}
+    assert data["needs_review"] is False and data["rejected"] == []
     assert up["pips"] == [5, 10] and down["pips"] is None
     assert up["corners"] == CORNERS and up["pip_confidence"] == [0.99, 0.97]
     assert data["layout"] == {
@@ -107,3 +117,76 @@ def test_with_tiles_renumbers():
     scene = make_scene()
     smaller = scene.with_tiles([scene.tiles[2], scene.tiles[1]])
     assert [t.id for t in smaller.tiles] == [0, 1] and smaller.pip_total == 24
+
+
+def assessed_scene() -> Scene:
+    scene = make_scene()
+    tiles = [
+        SceneTile(0, "up", CORNERS, 0.98, (5, 10), (0.99, 0.97), probability=0.97),
+        SceneTile(
+            1,
+            "up",
+            np.array(CORNERS) + 100,
+            0.7,
+            (5, 6),
+            (0.6, 0.9),
+            probability=0.4,
+            doubtful=True,
+        ),
+    ]
+    return Scene(
+        width=scene.width,
+        height=scene.height,
+        tiles=tiles,
+        warnings=["Tile 5-6 (#1) may be misread (it could be 5-5): please check it"],
+        needs_review=True,
+        rejected=[RejectedBox(np.array(CORNERS) + 300, 0.02, "up", (3, 1))],
+    )
+
+
+def test_assessed_scene_round_trips_with_the_new_keys():
+    scene = assessed_scene()
+    data = scene.to_dict()
+    assert data["tiles"][0]["probability"] == 0.97 and data["tiles"][0]["doubtful"] is False
+    assert data["tiles"][1]["doubtful"] is True
+    assert data["needs_review"] is True
+    assert data["rejected"] == [
+        {
+            "corners": (np.array(CORNERS) + 300).tolist(),
+            "probability": 0.02,
+            "face": "up",
+            "pips": [1, 3],
+        }
+    ]
+    back = Scene.from_json(scene.to_json())
+    assert back.to_json() == scene.to_json()
+    assert [t.id for t in back.doubtful] == [1]
+    assert back.pip_total == 15 + 11  # a doubtful tile still counts; a rejected box never
+
+
+def test_old_scene_without_the_new_keys_reads_as_unassessed():
+    data = make_scene().to_dict()
+    for key in ("needs_review", "rejected"):
+        del data[key]
+    for tile in data["tiles"]:
+        del tile["doubtful"]
+    scene = Scene.from_dict(data)
+    assert scene.needs_review is False and scene.rejected == []
+    assert all(t.probability is None and not t.doubtful for t in scene.tiles)
+
+
+@pytest.mark.parametrize(
+    ("change", "match"),
+    [
+        (lambda d: d.update(needs_review="yes"), "needs_review"),
+        (lambda d: d.update(rejected={}), "rejected"),
+        (lambda d: d.update(rejected=[{"corners": CORNERS}]), "rejected box"),
+        (lambda d: d["tiles"][0].update(probability=1.5), "probability"),
+        (lambda d: d["tiles"][0].update(doubtful=1), "doubtful"),
+    ],
+)
+def test_bad_new_keys_are_a_clear_error(change, match):
+    data = assessed_scene().to_dict()
+    change(data)
+    with pytest.raises(UserInputError, match=match):
+        Scene.from_dict(data)

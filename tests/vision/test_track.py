@@ -224,6 +224,54 @@ def test_a_shown_tile_does_not_take_a_doubtful_reading() -> None:
     assert [e.kind for r in results for e in r.events] == ["added", "changed"]
 
 
+def reader_by_script(script: list[tuple[tuple[int, int], float]]):
+    """A reader that reads each box as the next (tile, weaker half's p) of `script`."""
+    reads = iter(script)
+
+    def read(corners: list[np.ndarray]) -> np.ndarray:
+        out = np.full((len(corners), 2, 13), 1e-4)
+        for i in range(len(corners)):
+            (a, b), p = next(reads, script[-1])
+            out[i, 0, a], out[i, 1, b] = 0.98, p
+            out[i, 1, (b + 1) % 13] = 0.98 - p
+        return out
+
+    return read
+
+
+def test_a_doubtful_tile_is_never_announced_as_a_confirmed_move() -> None:
+    # Read at p 0.5 for longer than the tracker waits for a clear read: it is shown, but as
+    # a tile to check, with no values; once a clear read comes, its values are announced.
+    cfg = TrackerConfig(reread_every=4)
+    read = reader_by_script([((2, 5), 0.5)] * 4 + [((2, 5), 0.98)])
+    results = run(TableTracker(W, H, cfg), [[tile_box(100, 100)]] * 30, read)
+    events = [e for r in results for e in r.events]
+    assert events[0].kind == "added" and events[0].doubtful and events[0].pips is None
+    assert "not read surely (maybe 2-5)" in events[0].text and "please check" in events[0].text
+    first = next(r for r in results if r.events)
+    assert first.scene.tiles[0].doubtful and first.scene.needs_review
+    assert [(e.kind, e.pips, e.doubtful) for e in events[1:]] == [("changed", (2, 5), False)]
+    assert not results[-1].scene.needs_review
+
+
+def test_with_a_calibration_the_tracker_marks_by_its_probability() -> None:
+    from dataclasses import replace
+
+    from vision.confidence import FEATURES, Logistic, load_calibration
+
+    calibration = load_calibration(required=True)
+    identity = Logistic(
+        FEATURES, tuple(float(f == "half_lo") for f in FEATURES), 0.0
+    )  # p = the weaker half
+    calibration = replace(calibration, tile=identity, right=identity)
+    read = reader_by_script([((2, 5), 0.9)])  # clear for the tracker, under the threshold
+    tracker = TableTracker(W, H, calibration=calibration)
+    results = run(tracker, [[tile_box(100, 100)]] * 20, read)
+    events = [e for r in results for e in r.events]
+    assert [e.doubtful for e in events] == [True]
+    assert results[-1].scene.tiles[0].probability == pytest.approx(0.9, abs=0.03)
+
+
 def test_corner_order_flips_do_not_spoil_the_cached_reading() -> None:
     reader = FakeReader({(100, 100): (1, 6)})
     tracker = TableTracker(W, H)
@@ -349,3 +397,16 @@ def test_watch_runs_a_video_end_to_end(double_models, painted_table, tmp_path, c
     assert up == sorted(t.pips for t in still.tiles if t.pips is not None)
     assert out.stat().st_size > 0
     assert "played" in capsys.readouterr().out
+
+
+def test_a_calibration_fitted_with_the_verifier_gives_way_to_the_trackers_own_rule() -> None:
+    # The live path boxes frames with the detector alone (no verifier score): the committed
+    # calibration cannot weigh such a box, so the tracker marks by its own doubt threshold.
+    from vision.confidence import load_calibration
+
+    calibration = load_calibration(required=True)
+    assert "verifier" in calibration.features
+    read = reader_by_script([((2, 5), 0.9)])  # clear for the tracker's own rule
+    results = run(TableTracker(W, H, calibration=calibration), [[tile_box(100, 100)]] * 12, read)
+    events = [e for r in results for e in r.events]
+    assert [(e.kind, e.pips, e.doubtful) for e in events] == [("added", (2, 5), False)]

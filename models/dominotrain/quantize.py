@@ -1,0 +1,111 @@
+"""int8 QDQ quantisation of the detector (TRAINING.md's recipe), calibrated on synthetic
+pictures only.
+
+    python -m dominotrain.quantize --synth DIR --out runs/quant/detector-int8.onnx
+
+Steps: `quant_pre_process` (shape inference, graph fusions), then `quantize_static` in QDQ
+format, per channel, activations QUInt8 and weights QInt8, on `--count` pictures letterboxed
+as the runtime letterboxes them. The head's decode nodes (the last block's nodes outside its
+box / class / angle convolution branches: DFL, sigmoid, the angle and box arithmetic) stay
+float: one scale cannot cover pixels and probabilities, and quantising them collapsed every
+score to 0. The metadata (names, imgsz, stride) is copied over.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+# The convolution branches of an ultralytics OBB head: box (cv2), class (cv3), angle (cv4).
+_HEAD_BRANCH = re.compile(r"^/model\.\d+/cv[234]\.")
+
+
+def head_decode_nodes(model) -> list[str]:
+    """Names of the last block's nodes outside its convolution branches."""
+    blocks = [
+        int(m.group(1)) for n in model.graph.node if (m := re.match(r"^/model\.(\d+)/", n.name))
+    ]
+    last = f"/model.{max(blocks)}/"
+    return [
+        n.name
+        for n in model.graph.node
+        if n.name.startswith(last) and not _HEAD_BRANCH.match(n.name)
+    ]
+
+
+class _Pictures:
+    """onnxruntime's CalibrationDataReader over pictures prepared as the runtime prepares
+    them (`Detector.preprocess`)."""
+
+    def __init__(self, files: list[Path], detector) -> None:
+        self.files, self.detector = list(files), detector
+
+    def get_next(self):
+        from vision.image_io import load_image
+
+        if not self.files:
+            return None
+        batch, _ = self.detector.preprocess(load_image(self.files.pop(0)))
+        return {self.detector.session.get_inputs()[0].name: batch}
+
+
+def quantize(source: Path, pictures: list[Path], out: Path) -> Path:
+    import onnx
+    from onnxruntime.quantization import (
+        CalibrationMethod,
+        QuantFormat,
+        QuantType,
+        quantize_static,
+    )
+    from onnxruntime.quantization.shape_inference import quant_pre_process
+
+    from vision.detector import Detector
+
+    detector = Detector(source, threads=1)
+    with tempfile.TemporaryDirectory() as tmp:
+        pre = Path(tmp) / "pre.onnx"
+        quant_pre_process(str(source), str(pre))
+        model = onnx.load(str(pre))
+        quantize_static(
+            str(pre),
+            str(out),
+            _Pictures(pictures, detector),
+            quant_format=QuantFormat.QDQ,
+            per_channel=True,
+            activation_type=QuantType.QUInt8,
+            weight_type=QuantType.QInt8,
+            nodes_to_exclude=head_decode_nodes(model),
+            calibrate_method=CalibrationMethod.MinMax,
+        )
+    quantized = onnx.load(str(out))
+    original = {p.key: p.value for p in onnx.load(str(source)).metadata_props}
+    del quantized.metadata_props[:]
+    for key, value in {**original, "quantization": "int8 QDQ (dominotrain.quantize)"}.items():
+        entry = quantized.metadata_props.add()
+        entry.key, entry.value = key, value
+    onnx.save(quantized, str(out))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m dominotrain.quantize")
+    parser.add_argument("--model", default="models/detector.onnx")
+    parser.add_argument("--synth", required=True, help="a dominocam synth set (train pictures)")
+    parser.add_argument("--count", type=int, default=32)
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args(argv)
+    files = sorted((Path(args.synth) / "detector" / "images" / "train").glob("*.jpg"))
+    if not files:
+        print(f"dominocam: error: no train pictures under {args.synth}", file=sys.stderr)
+        return 2
+    step = max(1, len(files) // args.count)
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    print(quantize(Path(args.model), files[::step][: args.count], Path(args.out)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

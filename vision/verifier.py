@@ -1,0 +1,145 @@
+"""The tile-or-not stage: a small classifier on each detected box, at full resolution.
+
+The detector sees the photo shrunk to its input and boxes what looks like a tile there:
+wood grain, a board's grid, a printed domino, lettering. The verifier looks again at each box
+cut from the ORIGINAL photo (`verifier_crop`): a square aligned with the box, as wide as the
+box is long plus `CONTEXT` of margin, so that the tile's edges, thickness and shadow are in
+view (a printed domino has none). Its score is the probability that the box holds a real tile
+(face up or down); `vision.pipeline` puts it on every tile (`SceneTile.verifier_score`) for
+the calibration to use.
+
+The model is an ultralytics classification network exported to ONNX (models/verifier.md):
+input [N, 3, s, s] RGB 0..1, output [N, 2] probabilities, metadata `names` with the classes
+`tile` and `not_tile`, and `imgsz`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from dominocam.errors import UserInputError
+from vision.onnx_model import metadata, open_session, parse_imgsz, parse_names
+
+TILE_CLASS = "tile"
+NOT_TILE_CLASS = "not_tile"
+# The crop's side is the box's length times (1 + CONTEXT): a little of the table around the
+# tile, enough to show its edges and the side faces of a tilted tile.
+CONTEXT = 0.2
+
+
+def verifier_crop(image: np.ndarray, corners: np.ndarray, side: int = 64) -> np.ndarray:
+    """A square (side, side, 3) crop of `image` centred on the box `corners`, turned so that
+    the box's long axis is vertical (corners[0]-corners[1] at the top), the box's length
+    plus `CONTEXT` across. Pixels beyond the image repeat its edge: a flat colour would
+    tell the network "at the border", which says nothing about a tile."""
+    c = np.asarray(corners, dtype=np.float64).reshape(4, 2)
+    centre = c.mean(axis=0)
+    top, bottom = (c[0] + c[1]) / 2, (c[2] + c[3]) / 2
+    length = float(np.linalg.norm(bottom - top))
+    if length < 1e-6:
+        length = max(float(np.ptp(c[:, 0])), float(np.ptp(c[:, 1])), 1.0)
+        down = np.array([0.0, 1.0])
+    else:
+        down = (bottom - top) / length
+    right = np.array([-down[1], down[0]])  # screen x of the crop, clockwise of down
+    half = length * (1 + CONTEXT) / 2
+    src = np.array(
+        [
+            centre - half * right - half * down,
+            centre + half * right - half * down,
+            centre + half * right + half * down,
+        ],
+        dtype=np.float32,
+    )
+    dst = np.array([[0, 0], [side, 0], [side, side]], dtype=np.float32) - 0.5
+    warp = cv2.getAffineTransform(src, dst)
+    return cv2.warpAffine(
+        image,
+        warp,
+        (side, side),
+        flags=cv2.INTER_AREA if length * (1 + CONTEXT) > 2 * side else cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_REPLICATE,
+    )
+
+
+class Verifier:
+    """An ONNX classifier telling a real tile's box from one that holds something else.
+
+    Args:
+        path: the .onnx file (see the module docstring).
+        threads: onnxruntime intra-op threads; None for all cores.
+        max_batch: the most crops sent in one call when the batch size is dynamic.
+
+    Raises:
+        UserInputError: the file is missing or its classes are not `tile` and `not_tile`.
+    """
+
+    def __init__(
+        self, path: str | os.PathLike[str], *, threads: int | None = None, max_batch: int = 64
+    ) -> None:
+        self.path = Path(path)
+        self.session = open_session(self.path, threads)
+        meta = metadata(self.session)
+        names = parse_names(meta, self.path)
+        order = sorted(names)
+        columns = {names[k]: i for i, k in enumerate(order)}
+        if set(columns) != {TILE_CLASS, NOT_TILE_CLASS}:
+            raise UserInputError(
+                f"{self.path}: a verifier's classes must be {TILE_CLASS!r} and "
+                f"{NOT_TILE_CLASS!r}, got {sorted(columns)}"
+            )
+        self.tile_column = columns[TILE_CLASS]
+        height, width = parse_imgsz(meta, self.path)
+        if height != width:
+            raise UserInputError(
+                f"{self.path}: verifier input must be square, not {height}x{width}"
+            )
+        self.side = height
+        inp = self.session.get_inputs()[0]
+        self.input_name = inp.name
+        self.output_name = self.session.get_outputs()[0].name
+        batch = inp.shape[0] if inp.shape else None
+        self.fixed_batch = batch if isinstance(batch, int) and batch > 0 else None
+        self.max_batch = self.fixed_batch or max(1, int(max_batch))
+
+    def crops(self, image: np.ndarray, corners: Sequence[np.ndarray]) -> np.ndarray:
+        """(N, s, s, 3) uint8 BGR crops of the boxes (`verifier_crop`)."""
+        out = np.empty((len(corners), self.side, self.side, 3), dtype=np.uint8)
+        for i, c in enumerate(corners):
+            out[i] = verifier_crop(image, c, self.side)
+        return out
+
+    def classify(self, crops: np.ndarray) -> np.ndarray:
+        """(N, s, s, 3) uint8 BGR crops -> (N,) probability that each holds a tile."""
+        if len(crops) == 0:
+            return np.zeros(0)
+        batch = np.empty((len(crops), 3, self.side, self.side), dtype=np.float32)
+        batch[...] = crops.transpose(0, 3, 1, 2)[:, ::-1]  # BGR -> RGB, channels first
+        batch *= 1.0 / 255.0
+        outputs = []
+        for start in range(0, len(batch), self.max_batch):
+            chunk = batch[start : start + self.max_batch]
+            count = len(chunk)
+            if self.fixed_batch and count < self.fixed_batch:
+                pad = np.zeros((self.fixed_batch - count, *chunk.shape[1:]), dtype=np.float32)
+                chunk = np.concatenate([chunk, pad])
+            outputs.append(
+                self.session.run([self.output_name], {self.input_name: chunk})[0][:count]
+            )
+        scores = np.concatenate(outputs).astype(np.float64)
+        if scores.shape[1] != 2:
+            raise UserInputError(f"{self.path}: output has {scores.shape[1]} classes, not 2")
+        if not (scores.min() >= 0 and np.allclose(scores.sum(axis=1), 1.0, atol=1e-3)):
+            scores = np.exp(scores - scores.max(axis=1, keepdims=True))
+            scores /= scores.sum(axis=1, keepdims=True)
+        return scores[:, self.tile_column]
+
+    def scores(self, image: np.ndarray, corners: Sequence[np.ndarray]) -> np.ndarray:
+        """(N,) probability that each box of `corners` (in `image`, full resolution) holds a
+        real tile."""
+        return self.classify(self.crops(image, corners))
