@@ -209,18 +209,18 @@ def box_features(
     verifier: float | None = None,
 ) -> dict[str, float]:
     """The feature row of one box (module docstring)."""
-    det = logit(confidence)
+    det = float(logit(confidence))
     row = {"det": det, "half_lo": 0.0, "half_hi": 0.0, "up": 0.0, "twice": 0.0, "down_det": det}
     if face == "up":
         row["up"], row["down_det"] = 1.0, 0.0
         if pip_confidence is not None:
             lo, hi = sorted(float(p) for p in pip_confidence)
-            row["half_lo"], row["half_hi"] = logit(lo), logit(hi)
+            row["half_lo"], row["half_hi"] = float(logit(lo)), float(logit(hi))
         else:  # unread: nothing speaks for a right reading
             row["half_lo"] = row["half_hi"] = -LOGIT_CLIP
         row["twice"] = float(twice)
     if verifier is not None:
-        row["verifier"] = logit(verifier)
+        row["verifier"] = float(logit(verifier))
     return row
 
 

@@ -515,7 +515,7 @@ def _links_and_warnings(
             continue
         candidates.append(_Link(c.tile, c.half, c.other, c.other_half, c.gap, c.kind == SIDE))
     candidates.sort(key=lambda link: (abs(link.gap), link.a, link.b))
-    used: set[tuple[int, int]] = set()
+    used: set[tuple[int, int, int]] = set()  # (tile, half, place along the half)
     pairs: set[frozenset[int]] = set()
     links: list[_Link] = []
     for link in candidates:
