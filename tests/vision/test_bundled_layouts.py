@@ -1,6 +1,6 @@
 """The committed models (detector, verifier, reader, calibration) read committed pictures:
 a T-junction with the right free ends, from the picture alone (no variant named: `dominocam
-read`'s layout kind `auto`), and a picture without any tile as an empty Scene.
+read`'s layout kind `auto`). Pictures without any tile: test_bundled_not_tiles.py.
 
 `tests/assets/layouts/spinner-t-s31-000.jpg` is a `dominocam synth` table (tests/assets/
 README.md says how it was made): a double carrying three lines, a T-junction, with the truth
@@ -56,16 +56,3 @@ def test_a_clear_t_junction_needs_no_review(scene) -> None:
     _, read = scene
     assert not read.needs_review and read.rejected == []
     assert all(t.probability is not None and not t.doubtful for t in read.tiles)
-
-
-def test_a_picture_without_tiles_reads_as_an_empty_scene_with_the_calibration() -> None:
-    # tests/assets/not-tiles/: printed dominoes, a board's grid and lettering, no real tile
-    # (the data branch's picture). The verifier alone keeps a printed 6-6; the calibrated
-    # tile probability leaves every box out, drawn apart for a person to restore.
-    picture = PICTURE.parents[1] / "not-tiles" / "empty-s23-000.jpg"
-    models = pipeline.load_models()
-    scene = pipeline.read_image(
-        load_image(picture), models.detector, models.reader, 6, calibration=models.calibration
-    )
-    assert scene.tiles == [] and scene.pip_total == 0 and scene.face_down == 0
-    assert scene.rejected, "the boxes left out are kept for the correction screen"
