@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dominosynth.play import Layout, PlayedTile
+from dominosynth.play import PlayedLayout, PlayedTile
 
 
 @dataclass(frozen=True)
@@ -128,7 +128,7 @@ class TablePlacer:
         self.line_dir: dict[int, float] = {}  # heading of the line each tile was played on
 
     # -- play.Placer -------------------------------------------------------------------
-    def place_root(self, layout: Layout) -> None:
+    def place_root(self, layout: PlayedLayout) -> None:
         root = layout.tiles[0]
         c, h, L, W = self.centre, self.heading, self.L, self.W
         d = _unit(h)
@@ -157,7 +157,7 @@ class TablePlacer:
         self.line_dir[0] = h
         self.occ.add(pose.corners(L, shrink=0.15))
 
-    def start_line(self, layout: Layout, line: int) -> bool:
+    def start_line(self, layout: PlayedLayout, line: int) -> bool:
         if line in self.ends:
             return True
         uid = layout.lines[line].tiles[0]  # a toe: starts from a crosswise double
@@ -175,7 +175,7 @@ class TablePlacer:
             self.ends[line] = _End(p, a, self.W / 2, False)
         return True
 
-    def place(self, layout: Layout, line: int, played: PlayedTile) -> bool:
+    def place(self, layout: PlayedLayout, line: int, played: PlayedTile) -> bool:
         end = self.ends[line]
         gap = 0.0 if self.rng.random() < self.touching_p else float(self.rng.uniform(*self.gap))
         skew = math.radians(float(self.rng.uniform(*self.skew))) * self.rng.choice([-1, 1])

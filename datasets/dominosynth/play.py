@@ -43,7 +43,7 @@ class PlayedTile:
 
 
 @dataclass
-class Line:
+class PlayedLine:
     """One line of play from the root outwards.
 
     Attributes:
@@ -65,12 +65,12 @@ class Line:
 
 
 @dataclass
-class Layout:
+class PlayedLayout:
     """The played tiles and the lines they form. See the module docstring."""
 
     variant: str
     tiles: list[PlayedTile] = field(default_factory=list)
-    lines: list[Line] = field(default_factory=list)
+    lines: list[PlayedLine] = field(default_factory=list)
 
     def open_ends(self) -> list[tuple[int, int]]:
         """(line index, value) of every open line end."""
@@ -80,23 +80,23 @@ class Layout:
 class Placer(Protocol):
     """Geometry callback: places the root, new lines and moves, or refuses them."""
 
-    def place_root(self, layout: Layout) -> None: ...
+    def place_root(self, layout: PlayedLayout) -> None: ...
 
-    def start_line(self, layout: Layout, line: int) -> bool: ...
+    def start_line(self, layout: PlayedLayout, line: int) -> bool: ...
 
-    def place(self, layout: Layout, line: int, played: PlayedTile) -> bool: ...
+    def place(self, layout: PlayedLayout, line: int, played: PlayedTile) -> bool: ...
 
 
 class AlwaysPlace:
     """A placer that accepts every move (pure logic, for tests)."""
 
-    def place_root(self, layout: Layout) -> None:
+    def place_root(self, layout: PlayedLayout) -> None:
         return None
 
-    def start_line(self, layout: Layout, line: int) -> bool:
+    def start_line(self, layout: PlayedLayout, line: int) -> bool:
         return True
 
-    def place(self, layout: Layout, line: int, played: PlayedTile) -> bool:
+    def place(self, layout: PlayedLayout, line: int, played: PlayedTile) -> bool:
         return True
 
 
@@ -107,7 +107,7 @@ def simulate(
     target_tiles: int,
     placer: Placer | None = None,
     players: int = 4,
-) -> Layout:
+) -> PlayedLayout:
     """Play legal moves from `deck` (tiles are removed from it) until `target_tiles` lie
     on the table, no move is legal, or no legal move fits.
 
@@ -122,7 +122,7 @@ def simulate(
     if variant not in VARIANTS:
         raise ValueError(f"unknown variant {variant!r}; valid: {', '.join(VARIANTS)}")
     placer = placer or AlwaysPlace()
-    layout = Layout(variant)
+    layout = PlayedLayout(variant)
     doubles = [t for t in deck if t.is_double]
     if variant == "line" or not doubles:
         root = rng.choice(deck) if variant == "line" or not doubles else rng.choice(doubles)
@@ -132,13 +132,13 @@ def simulate(
     a, b = (root.low, root.high) if rng.random() < 0.5 else (root.high, root.low)
     layout.tiles.append(PlayedTile(root, a, b, -1))
     if variant == "line":
-        layout.lines = [Line("main", None, [0], a), Line("main", None, [0], b)]
+        layout.lines = [PlayedLine("main", None, [0], a), PlayedLine("main", None, [0], b)]
     elif variant in ("spinner", "chicken"):
         kind = "arm" if variant == "spinner" else "main"
-        layout.lines = [Line(kind, None, [0], a) for _ in range(4)]
+        layout.lines = [PlayedLine(kind, None, [0], a) for _ in range(4)]
     else:
-        layout.lines = [Line("train", f"P{k + 1}", [0], a) for k in range(players)]
-        layout.lines.append(Line("public", None, [0], a))
+        layout.lines = [PlayedLine("train", f"P{k + 1}", [0], a) for k in range(players)]
+        layout.lines.append(PlayedLine("public", None, [0], a))
     placer.place_root(layout)
     blocked: set[int] = set()
     for j in range(len(layout.lines)):
@@ -173,7 +173,9 @@ def simulate(
     return layout
 
 
-def _commit(layout: Layout, deck: list[Tile], j: int, played: PlayedTile, placer: Placer) -> None:
+def _commit(
+    layout: PlayedLayout, deck: list[Tile], j: int, played: PlayedTile, placer: Placer
+) -> None:
     deck.remove(played.tile)
     layout.tiles.append(played)
     uid = len(layout.tiles) - 1
@@ -183,14 +185,14 @@ def _commit(layout: Layout, deck: list[Tile], j: int, played: PlayedTile, placer
     if layout.variant == "chicken" and played.tile.is_double:
         line.open_value = None  # the double's free side now carries the three toes
         for _ in range(3):
-            layout.lines.append(Line("toe", None, [uid], played.outer))
+            layout.lines.append(PlayedLine("toe", None, [uid], played.outer))
             if not placer.start_line(layout, len(layout.lines) - 1):
                 layout.lines.pop()
         if not any(ln.tiles[0] == uid for ln in layout.lines[j + 1 :]):
             line.open_value = played.outer  # no toe fits: the double stays open
 
 
-def check_layout(layout: Layout) -> list[str]:
+def check_layout(layout: PlayedLayout) -> list[str]:
     """Problems with a layout (empty when every touching pair matches and no tile repeats).
 
     Checks each line's first tile touches its root value, consecutive tiles match, the
@@ -215,7 +217,7 @@ def check_layout(layout: Layout) -> list[str]:
     return problems
 
 
-def line_start_value(layout: Layout, j: int) -> int:
+def line_start_value(layout: PlayedLayout, j: int) -> int:
     """The value line `j` grows from: the half of its first tile that faces the line."""
     ln = layout.lines[j]
     first = layout.tiles[ln.tiles[0]]

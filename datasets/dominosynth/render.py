@@ -20,7 +20,7 @@ from dominosynth import backgrounds, distractors, sprites
 from dominosynth.config import WEIGHT_CHOICES, SynthConfig
 from dominosynth.distractors import Distractor
 from dominosynth.placement import Occupancy, Pose, TablePlacer, overlap, rect_corners
-from dominosynth.play import VARIANTS, Layout, simulate
+from dominosynth.play import VARIANTS, PlayedLayout, simulate
 from rules.tiles import Tile, full_set
 
 ID_SIDE = 100000  # id-map offset for the sides of a box (not its face)
@@ -87,7 +87,7 @@ def make_camera(
 
 
 @dataclass
-class Box:
+class RenderBox:
     """A box whose top face carries a sprite. Centre of the top face `centre` (3,), unit axes
     u (along the sprite's height), v (along its width), n (face normal); half sizes and
     thickness in mm. `tile` is the index into `Scene.tiles`, -1 for other objects."""
@@ -115,7 +115,7 @@ class Box:
 
 
 @dataclass
-class SceneTile:
+class RenderedTile:
     """Ground truth of one tile (before projection)."""
 
     face: str  # up / down
@@ -126,14 +126,14 @@ class SceneTile:
 
 
 @dataclass
-class Scene:
+class RenderedScene:
     camera: Camera
     kind: str
     variant: str | None
     max_pip: int
-    boxes: list[Box]
-    tiles: list[SceneTile]
-    layout: Layout | None
+    boxes: list[RenderBox]
+    tiles: list[RenderedTile]
+    layout: PlayedLayout | None
     background: np.ndarray
     light: np.ndarray  # horizontal shadow offset per mm of height (2,)
     arm: bool = False
@@ -211,12 +211,12 @@ class _Builder:
         self.cam = cam
         self.region = region
         self.occ = Occupancy(region)
-        self.boxes: list[Box] = []
-        self.tiles: list[SceneTile] = []
+        self.boxes: list[RenderBox] = []
+        self.tiles: list[RenderedTile] = []
         # A typical distance across the visible table, mm (spreads of random placement).
         self.span = float(np.ptp(region[:, 0]) + np.ptp(region[:, 1])) / 4
 
-    def flat_tile(self, pose: Pose, tile: SceneTile, base: float = 0.0) -> None:
+    def flat_tile(self, pose: Pose, tile: RenderedTile, base: float = 0.0) -> None:
         """A tile lying on the table (or on another tile, `base` mm up) at `pose`."""
         size = self.size
         u = np.array([math.cos(pose.angle), math.sin(pose.angle), 0.0])
@@ -224,7 +224,7 @@ class _Builder:
         sprite, alpha = self.sprites.face(tile.halves) if tile.face == "up" else self.sprites.back()
         self.tiles.append(tile)
         self.boxes.append(
-            Box(
+            RenderBox(
                 centre=np.array([pose.cx, pose.cy, base + size.thickness]),
                 u=u,
                 v=v,
@@ -299,7 +299,7 @@ def build_scene(
     kind: str,
     max_pip: int,
     photos: list[Path] | None = None,
-) -> Scene:
+) -> RenderedScene:
     """Sample a whole scene: camera, layout, tiles, distractors, background.
 
     With probability `cfg.empty_p` the picture shows no tile at all, only distractors (drawn
@@ -340,7 +340,7 @@ def build_scene(
         rng.uniform(*cfg.shadow_offset)
     )
     background = _background(rng, cfg, cam, photos or [])
-    return Scene(
+    return RenderedScene(
         cam,
         kind,
         variant,
@@ -357,7 +357,7 @@ def build_scene(
 
 def _place_table(
     builder: _Builder, deck: list[Tile], view: View
-) -> tuple[Layout | None, str | None]:
+) -> tuple[PlayedLayout | None, str | None]:
     """A table picture: a played layout (or none: scatter), loose tiles, a boneyard."""
     rng, cfg, size, span = builder.rng, builder.cfg, builder.size, builder.span
     variant_name = _choose(rng, cfg, "variant_weights")
@@ -393,7 +393,7 @@ def _place_table(
         for uid, played in enumerate(layout.tiles):
             builder.flat_tile(
                 placer.poses[uid],
-                SceneTile("up", played.tile, (played.inner, played.outer), "layout", uid),
+                RenderedTile("up", played.tile, (played.inner, played.outer), "layout", uid),
             )
     scatter = variant_name == "scatter"
     loose = int(rng.integers(int(cfg.loose_tiles[0]), int(cfg.loose_tiles[1]) + 1))
@@ -406,7 +406,7 @@ def _place_table(
         t = deck.pop()
         halves = (t.low, t.high) if rng.random() < 0.5 else (t.high, t.low)
         face = "up" if not scatter or rng.random() < 0.75 else "down"
-        builder.flat_tile(pose, SceneTile(face, t, halves, "loose"))
+        builder.flat_tile(pose, RenderedTile(face, t, halves, "loose"))
     _place_boneyard(builder, deck)
     return layout, variant
 
@@ -433,7 +433,7 @@ def _place_boneyard(builder: _Builder, deck: list[Tile]) -> None:
             p = under.centre[:2] + rng.normal(0, size.width * 0.25, 2)
             builder.flat_tile(
                 Pose(float(p[0]), float(p[1]), float(angle)),
-                SceneTile("down", t, (t.low, t.high), "boneyard"),
+                RenderedTile("down", t, (t.low, t.high), "boneyard"),
                 base=size.thickness,
             )
             continue
@@ -441,7 +441,7 @@ def _place_boneyard(builder: _Builder, deck: list[Tile]) -> None:
         if pose is None:
             deck.append(t)
             break
-        builder.flat_tile(pose, SceneTile("down", t, (t.low, t.high), "boneyard"))
+        builder.flat_tile(pose, RenderedTile("down", t, (t.low, t.high), "boneyard"))
 
 
 def _place_hand(builder: _Builder, deck: list[Tile], view: View) -> None:
@@ -457,7 +457,7 @@ def _place_hand(builder: _Builder, deck: list[Tile], view: View) -> None:
             if pose is None:
                 break
             halves = (t.low, t.high) if rng.random() < 0.5 else (t.high, t.low)
-            builder.flat_tile(pose, SceneTile("up", t, halves, "hand"))
+            builder.flat_tile(pose, RenderedTile("up", t, halves, "hand"))
     else:
         _rack(builder, hand)
 
@@ -487,12 +487,12 @@ def _place_rows(builder: _Builder, hand: list[Tile], view: View) -> None:
         if not builder.occ.free(poly):
             continue
         builder.occ.add(poly)
-        builder.flat_tile(pose, SceneTile("up", t, (t.low, t.high), "hand"))
+        builder.flat_tile(pose, RenderedTile("up", t, (t.low, t.high), "hand"))
 
 
 def _closeup_tile(
     rng: np.random.Generator, deck: list, length: float, rot: float, horizontal: bool
-) -> tuple[Pose, SceneTile]:
+) -> tuple[Pose, RenderedTile]:
     """One tile near the picture centre, its long side along the picture's width (or height).
 
     `rot` is the table angle that appears horizontal in the image (minus the camera yaw).
@@ -504,7 +504,7 @@ def _closeup_tile(
     centre = rng.normal(0, 0.04 * length, 2)
     face = "up" if rng.random() < 0.85 else "down"
     halves = (t.low, t.high) if rng.random() < 0.5 else (t.high, t.low)
-    return Pose(float(centre[0]), float(centre[1]), angle), SceneTile(face, t, halves, "hand")
+    return Pose(float(centre[0]), float(centre[1]), angle), RenderedTile(face, t, halves, "hand")
 
 
 def _rack(builder: _Builder, hand: list[Tile]) -> None:
@@ -529,9 +529,9 @@ def _rack(builder: _Builder, hand: list[Tile]) -> None:
             u = -u
         v = np.cross(normal, u)  # so that the face is not mirrored seen from the front
         sprite, alpha = builder.sprites.face(halves)
-        builder.tiles.append(SceneTile("up", t, halves, "hand"))
+        builder.tiles.append(RenderedTile("up", t, halves, "hand"))
         builder.boxes.append(
-            Box(
+            RenderBox(
                 centre=centre,
                 u=u,
                 v=-v,
@@ -555,7 +555,7 @@ def _rack(builder: _Builder, hand: list[Tile]) -> None:
     bar_length = pitch * len(hand) / 2 + size.length * 0.4
     bar_centre = np.array([*(to_camera[:2] * (size.thickness * 1.2)), rack_height])
     builder.boxes.append(
-        Box(
+        RenderBox(
             bar_centre,
             np.array([along[0], along[1], 0.0]),
             np.array([to_camera[0], to_camera[1], 0.0]),
@@ -586,7 +586,7 @@ def _place_distractors(builder: _Builder, count: int, max_pip: int) -> None:
             builder.occ.add(poly)
             u = np.array([math.cos(angle), math.sin(angle), 0.0])
             builder.boxes.append(
-                Box(
+                RenderBox(
                     np.array([p[0], p[1], obj.thickness]),
                     u,
                     np.array([u[1], -u[0], 0.0]),
@@ -660,7 +660,7 @@ class Rendered:
     ids: np.ndarray
 
 
-def render(scene: Scene, rng: np.random.Generator, cfg: SynthConfig) -> Rendered:
+def render(scene: RenderedScene, rng: np.random.Generator, cfg: SynthConfig) -> Rendered:
     """Draw the scene (background, shadows, boxes far to near, arm) and the id map."""
     cam = scene.camera
     h, w = cam.height, cam.width
@@ -702,7 +702,9 @@ def render(scene: Scene, rng: np.random.Generator, cfg: SynthConfig) -> Rendered
     return Rendered(img, ids)
 
 
-def _draw_box(img: np.ndarray, ids: np.ndarray, cam: Camera, b: Box, light3: np.ndarray) -> None:
+def _draw_box(
+    img: np.ndarray, ids: np.ndarray, cam: Camera, b: RenderBox, light3: np.ndarray
+) -> None:
     h, w = ids.shape
     top = b.face_corners()
     bottom = top - b.n * b.thickness

@@ -133,7 +133,7 @@ class GameVideo:
     Attributes:
         seed: the seed it was planned from.
         spec: how it was made.
-        scene: the still scene (dominosynth.render.Scene) of the finished table.
+        scene: the still scene (dominosynth.render.RenderedScene) of the finished table.
         placed: frame at which each layout tile (by play order) is set down.
         arms: per frame, the arm in the picture or None.
         shakes: (frames, 3) dx, dy (pixels) and rotation (degrees) of the camera per frame.
