@@ -22,7 +22,8 @@ import numpy as np
 
 from dominocam.errors import UserInputError
 from vision import geometry
-from vision.onnx_model import metadata, open_session, parse_imgsz, parse_names
+from vision.classifier import as_probabilities, classifier_input, run_classifier
+from vision.onnx_model import metadata, open_session, parse_names
 
 # The class of a half crop cut from a face-down tile (the generator writes such crops).
 BACK_CLASS = "back"
@@ -88,18 +89,9 @@ class Reader:
         if (self.class_values < 0).any():
             raise UserInputError(f"{self.path}: negative pip count in class names {names}")
         self.num_values = int(self.class_values.max()) + 1
-        height, width = parse_imgsz(meta, self.path)
-        if height != width:
-            raise UserInputError(
-                f"{self.path}: reader input must be square, imgsz is {height}x{width}"
-            )
-        self.side = height
-        inp = self.session.get_inputs()[0]
-        self.input_name = inp.name
-        self.output_name = self.session.get_outputs()[0].name
-        batch = inp.shape[0] if inp.shape else None
-        self.fixed_batch = batch if isinstance(batch, int) and batch > 0 else None
-        self.max_batch = self.fixed_batch or max(1, int(max_batch))
+        self.input = classifier_input(self.session, meta, self.path, "reader", max_batch)
+        self.side = self.input.side
+        self.fixed_batch = self.input.fixed_batch
 
     def crops(self, image: np.ndarray, corners: Sequence[np.ndarray]) -> np.ndarray:
         """Half crops of tiles: (N, 2, s, s, 3) uint8 BGR, half 0 then half 1 of each tile.
@@ -126,25 +118,13 @@ class Reader:
         """(M, s, s, 3) BGR uint8 crops -> their pip values (M, V) and back probability (M,)."""
         if len(crops) == 0:
             return HalfReads(np.zeros((0, self.num_values)), np.zeros(0))
-        batch = _network_input(crops)
-        outputs = []
-        step = self.max_batch
-        for start in range(0, len(batch), step):
-            chunk = batch[start : start + step]
-            count = len(chunk)
-            if self.fixed_batch and count < self.fixed_batch:
-                pad = np.zeros((self.fixed_batch - count, *chunk.shape[1:]), dtype=np.float32)
-                chunk = np.concatenate([chunk, pad])
-            outputs.append(
-                self.session.run([self.output_name], {self.input_name: chunk})[0][:count]
-            )
-        scores = np.concatenate(outputs).astype(np.float64)
+        scores = run_classifier(self.session, self.input, crops)
         classes = len(self.class_values) + self.has_back
         if scores.shape[1] != classes:
             raise UserInputError(
                 f"{self.path}: output has {scores.shape[1]} classes but metadata names {classes}"
             )
-        probs = _as_probabilities(scores)
+        probs = as_probabilities(scores)
         back = probs[:, self.back_column] if self.has_back else np.zeros(len(probs))
         faces = probs[:, self.value_columns]
         # Given a face: renormalised over the pip values (a sure back leaves them uniform).
@@ -172,25 +152,3 @@ class Reader:
             reads.values.reshape(len(corners), 2, self.num_values),
             reads.back.reshape(len(corners), 2),
         )
-
-
-def _network_input(crops: np.ndarray) -> np.ndarray:
-    """(M, s, s, 3) BGR uint8 -> (M, 3, s, s) C-contiguous float32 RGB in 0..1.
-
-    Written in one strided pass into a preallocated array, then scaled in place: the same
-    float32 values as `astype` then multiply, without the two temporary copies.
-    """
-    batch = np.empty((len(crops), 3, *crops.shape[1:3]), dtype=np.float32)
-    batch[...] = crops.transpose(0, 3, 1, 2)[:, ::-1]
-    batch *= 1.0 / 255.0
-    return batch
-
-
-def _as_probabilities(scores: np.ndarray) -> np.ndarray:
-    """Rows that already are probabilities stay; logits get a softmax."""
-    sums = scores.sum(axis=1)
-    if scores.size and (scores.min() >= 0) and np.allclose(sums, 1.0, atol=1e-3):
-        return scores
-    shifted = scores - scores.max(axis=1, keepdims=True)
-    exp = np.exp(shifted)
-    return exp / exp.sum(axis=1, keepdims=True)

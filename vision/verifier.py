@@ -23,7 +23,8 @@ import cv2
 import numpy as np
 
 from dominocam.errors import UserInputError
-from vision.onnx_model import metadata, open_session, parse_imgsz, parse_names
+from vision.classifier import as_probabilities, classifier_input, run_classifier
+from vision.onnx_model import metadata, open_session, parse_names
 
 TILE_CLASS = "tile"
 NOT_TILE_CLASS = "not_tile"
@@ -94,18 +95,8 @@ class Verifier:
                 f"{NOT_TILE_CLASS!r}, got {sorted(columns)}"
             )
         self.tile_column = columns[TILE_CLASS]
-        height, width = parse_imgsz(meta, self.path)
-        if height != width:
-            raise UserInputError(
-                f"{self.path}: verifier input must be square, not {height}x{width}"
-            )
-        self.side = height
-        inp = self.session.get_inputs()[0]
-        self.input_name = inp.name
-        self.output_name = self.session.get_outputs()[0].name
-        batch = inp.shape[0] if inp.shape else None
-        self.fixed_batch = batch if isinstance(batch, int) and batch > 0 else None
-        self.max_batch = self.fixed_batch or max(1, int(max_batch))
+        self.input = classifier_input(self.session, meta, self.path, "verifier", max_batch)
+        self.side = self.input.side
 
     def crops(self, image: np.ndarray, corners: Sequence[np.ndarray]) -> np.ndarray:
         """(N, s, s, 3) uint8 BGR crops of the boxes (`verifier_crop`)."""
@@ -118,26 +109,10 @@ class Verifier:
         """(N, s, s, 3) uint8 BGR crops -> (N,) probability that each holds a tile."""
         if len(crops) == 0:
             return np.zeros(0)
-        batch = np.empty((len(crops), 3, self.side, self.side), dtype=np.float32)
-        batch[...] = crops.transpose(0, 3, 1, 2)[:, ::-1]  # BGR -> RGB, channels first
-        batch *= 1.0 / 255.0
-        outputs = []
-        for start in range(0, len(batch), self.max_batch):
-            chunk = batch[start : start + self.max_batch]
-            count = len(chunk)
-            if self.fixed_batch and count < self.fixed_batch:
-                pad = np.zeros((self.fixed_batch - count, *chunk.shape[1:]), dtype=np.float32)
-                chunk = np.concatenate([chunk, pad])
-            outputs.append(
-                self.session.run([self.output_name], {self.input_name: chunk})[0][:count]
-            )
-        scores = np.concatenate(outputs).astype(np.float64)
+        scores = run_classifier(self.session, self.input, crops)
         if scores.shape[1] != 2:
             raise UserInputError(f"{self.path}: output has {scores.shape[1]} classes, not 2")
-        if not (scores.min() >= 0 and np.allclose(scores.sum(axis=1), 1.0, atol=1e-3)):
-            scores = np.exp(scores - scores.max(axis=1, keepdims=True))
-            scores /= scores.sum(axis=1, keepdims=True)
-        return scores[:, self.tile_column]
+        return as_probabilities(scores)[:, self.tile_column]
 
     def scores(self, image: np.ndarray, corners: Sequence[np.ndarray]) -> np.ndarray:
         """(N,) probability that each box of `corners` (in `image`, full resolution) holds a
