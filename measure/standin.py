@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import onnx
@@ -134,6 +135,20 @@ def write_reader(
     weight[0] = alpha * centres
     bias = (-alpha * centres**2 / 2).astype(np.float32)
     batch = "N" if dynamic_batch else 1
+    graph = _mean_colour_classifier("reader_double", side, batch, weight, bias)
+    meta = {
+        "names": repr({i: str(v) for i, v in enumerate(order)}),
+        "imgsz": repr([side, side]),
+        "task": "classify",
+    }
+    return _save(graph, path, meta)
+
+
+def _mean_colour_classifier(
+    name: str, side: int, batch: int | str, weight: np.ndarray, bias: np.ndarray
+) -> Any:
+    """A graph (batch, 3, side, side) -> (batch, classes): softmax of the mean colour times
+    `weight` (3, classes) plus `bias` (classes,), the shape of both classifier doubles."""
     nodes = [
         helper.make_node("GlobalAveragePool", ["images"], ["pooled"]),
         helper.make_node("Flatten", ["pooled"], ["flat"], axis=1),
@@ -141,22 +156,17 @@ def write_reader(
         helper.make_node("Add", ["logits0", "bias"], ["logits"]),
         helper.make_node("Softmax", ["logits"], ["output0"], axis=1),
     ]
-    graph = helper.make_graph(
+    classes = weight.shape[1]
+    return helper.make_graph(
         nodes,
-        "reader_double",
+        name,
         [helper.make_tensor_value_info("images", TensorProto.FLOAT, [batch, 3, side, side])],
-        [helper.make_tensor_value_info("output0", TensorProto.FLOAT, [batch, len(order)])],
+        [helper.make_tensor_value_info("output0", TensorProto.FLOAT, [batch, classes])],
         initializer=[
             numpy_helper.from_array(weight, "weight"),
             numpy_helper.from_array(bias, "bias"),
         ],
     )
-    meta = {
-        "names": repr({i: str(v) for i, v in enumerate(order)}),
-        "imgsz": repr([side, side]),
-        "task": "classify",
-    }
-    return _save(graph, path, meta)
 
 
 def write_verifier(
@@ -170,23 +180,7 @@ def write_verifier(
     sign = np.array([1.0 if n == "tile" else -1.0 for n in names], dtype=np.float32)
     weight[0] = alpha * sign
     bias = (-alpha * 0.5 * sign).astype(np.float32)
-    nodes = [
-        helper.make_node("GlobalAveragePool", ["images"], ["pooled"]),
-        helper.make_node("Flatten", ["pooled"], ["flat"], axis=1),
-        helper.make_node("MatMul", ["flat", "weight"], ["logits0"]),
-        helper.make_node("Add", ["logits0", "bias"], ["logits"]),
-        helper.make_node("Softmax", ["logits"], ["output0"], axis=1),
-    ]
-    graph = helper.make_graph(
-        nodes,
-        "verifier_double",
-        [helper.make_tensor_value_info("images", TensorProto.FLOAT, ["N", 3, side, side])],
-        [helper.make_tensor_value_info("output0", TensorProto.FLOAT, ["N", 2])],
-        initializer=[
-            numpy_helper.from_array(weight, "weight"),
-            numpy_helper.from_array(bias, "bias"),
-        ],
-    )
+    graph = _mean_colour_classifier("verifier_double", side, "N", weight, bias)
     meta = {
         "names": repr(dict(enumerate(names))),
         "imgsz": repr([side, side]),
