@@ -40,11 +40,12 @@ def ruling(verdict: Verdict, state: GameState) -> str:
         lines.append("")
         for name in dict.fromkeys(m.player for m in verdict.fouls):
             tiles = "; ".join(_where(m) for m in verdict.fouls if m.player == name)
-            lines.append(
-                _("FOUL: {player} declared they cannot play but holds {tiles}.").format(
-                    player=name, tiles=tiles
-                )
-            )
+            # Worded as the player acted: proposing the block is a claim of its own.
+            if name == state.proposer and not state.player(name).declared_cannot_play:
+                foul = _("FOUL: {player} proposed a block but can still play {tiles}.")
+            else:
+                foul = _("FOUL: {player} declared they cannot play but holds {tiles}.")
+            lines.append(foul.format(player=name, tiles=tiles))
     lines.append("")
     if verdict.went_out:
         lines.append(

@@ -49,6 +49,15 @@ def test_not_blocked_ruling_names_who_can_play_what_where() -> None:
     assert "Winner: none yet." in text
 
 
+def test_a_proposer_who_can_play_is_told_as_proposed_not_declared() -> None:
+    state = make_state(
+        hands={"Ana": ["4-6"], "Ben": ["0-1"]}, ends={"main": 11, "side": 4}, proposer="Ana"
+    )
+    text = _say(state)
+    assert "FOUL: Ana proposed a block but can still play 4-6 on side (4)." in text
+    assert "declared" not in text
+
+
 def test_tie_and_penalty_rulings() -> None:
     tie = make_state(hands={"Ana": ["0-5"], "Ben": ["1-4"]}, ends={"m": 11})
     assert "Winner: none. Ana, Ben tie: no score." in _say(tie)
