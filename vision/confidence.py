@@ -2,7 +2,7 @@
 
 Every box the detector keeps gets two calibrated probabilities from a few features of its
 detection and its reading (`box_features`), each a logistic regression fitted by
-`dominocam calibrate` (`vision.calibrate`) and committed as `models/calibration.json`:
+`dominocam calibrate` (`measure.calibrate`) and committed as `models/calibration.json`:
 
 * `p_tile`: the box is a real tile (face up or down) at all;
 * `p_right`: it is a real tile read right: right face, and for a face-up tile both halves
@@ -28,7 +28,7 @@ Features (logits are clipped to +-9, a probability of 1e-4 .. 1 - 1e-4):
               a back than about a face (a face's reading speaks too); a slope of its own
               lowered the fit's log-loss from 0.1052 to 0.1026 and its ECE from 0.018 to 0.013
     verifier  logit of the tile-or-not verifier's score, when the calibration uses it
-Only numpy runs at run time; the fit lives in `vision.calibrate`.
+Only numpy runs at run time; the fit lives in `measure.calibrate`.
 """
 
 from __future__ import annotations
