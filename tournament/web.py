@@ -255,6 +255,12 @@ def create_app(database_url: str, redis_url: str, event_id: int) -> Flask:
         submitted = send_frame(client, celery_app, event_id, table_id, body)
         return jsonify(seq=submitted.seq, queued=submitted.send_task), 202
 
+    def publish_round(table_id: str, round_view: Any) -> None:
+        """Tell the table's and the event's streams that a round changed."""
+        message = json.dumps({"kind": "round", "table": table_id, "round": round_view})
+        client.publish(frames.channel(event_id, table_id), message)
+        client.publish(event_channel, message)
+
     @app.post("/api/tables/<table_id>/rounds/current/end")
     def end(table_id: str) -> Response:
         require_admin()
@@ -276,9 +282,7 @@ def create_app(database_url: str, redis_url: str, event_id: int) -> Flask:
                 proposer=body.get("proposer"),
                 winner=body.get("winner"),
             )
-        message = {"kind": "round", "table": table_id, "round": outcome["round"]}
-        client.publish(frames.channel(event_id, table_id), json.dumps(message))
-        client.publish(event_channel, json.dumps(message))
+        publish_round(table_id, outcome["round"])
         return jsonify(outcome)
 
     @app.post("/api/tables/<table_id>/rounds/last/reopen")
@@ -292,9 +296,7 @@ def create_app(database_url: str, redis_url: str, event_id: int) -> Flask:
             outcome = store.reopen_last_round(
                 conn, event_id, table_id, reason=body.get("reason", "")
             )
-        message = {"kind": "round", "table": table_id, "round": outcome["round"]}
-        client.publish(frames.channel(event_id, table_id), json.dumps(message))
-        client.publish(event_channel, json.dumps(message))
+        publish_round(table_id, outcome["round"])
         return jsonify(outcome)
 
     @app.get("/api/tables/<table_id>/audit")

@@ -309,3 +309,27 @@ def runtime_scene(
         calibration=models.calibration,
     )
     return json.loads(scene.to_json())
+
+
+def old_database(path, migrations: int):
+    """An SQLite file at `path` migrated only to the first `migrations` schema versions, with
+    one block game, players Ana and Ben and its first round (main line open at 3): what a
+    database written by an older version holds. Returns the open connection."""
+    from server import storage
+
+    conn = storage.connect(str(path))
+    storage.migrate(conn, storage.MIGRATIONS[:migrations])
+    conn.execute(
+        "INSERT INTO games (name, variant, rules, set_max, created_at) "
+        "VALUES ('Old night', 'block', '{}', 6, 0)"
+    )
+    for seat, name in enumerate(("Ana", "Ben")):
+        conn.execute(
+            "INSERT INTO players (game_id, seat, name, salt) VALUES (1, ?, ?, 'salt')",
+            (seat, name),
+        )
+    conn.execute(
+        "INSERT INTO rounds (game_id, number, layout, started_at) VALUES (1, 1, ?, 0)",
+        ('[{"name": "main", "open_end": 3}]',),
+    )
+    return conn

@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 import pytest
-from server_factories import ADMIN, fake_scene, jpeg_bytes
+from server_factories import ADMIN, fake_scene, jpeg_bytes, old_database
 
 from server import create_app, storage
 
@@ -176,21 +176,7 @@ def test_a_schema_2_database_mid_round_keeps_its_hands(tmp_path) -> None:
     """A database written before confirmation and locks: its submitted hands count as
     confirmed and the round carries on."""
     path = tmp_path / "old.sqlite3"
-    conn = storage.connect(str(path))
-    storage.migrate(conn, storage.MIGRATIONS[:2])
-    conn.execute(
-        "INSERT INTO games (name, variant, rules, set_max, created_at) "
-        "VALUES ('Old night', 'block', '{}', 6, 0)"
-    )
-    for seat, name in enumerate(("Ana", "Ben")):
-        conn.execute(
-            "INSERT INTO players (game_id, seat, name, salt) VALUES (1, ?, ?, 'salt')",
-            (seat, name),
-        )
-    conn.execute(
-        "INSERT INTO rounds (game_id, number, layout, started_at) VALUES (1, 1, ?, 0)",
-        ('[{"name": "main", "open_end": 3}]',),
-    )
+    conn = old_database(path, 2)
     for pid, tiles in ((1, "[[1,1]]"), (2, "[[2,2],[0,0]]")):
         conn.execute(
             "INSERT INTO hands (round_id, player_id, tiles, submitted, updated_at) "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from server_factories import old_database
 
 from dominocam.errors import UserInputError
 from server import storage
@@ -51,21 +52,7 @@ def test_a_first_schema_database_opens_and_upgrades(tmp_path) -> None:
     from server import create_app
 
     path = tmp_path / "old.sqlite3"
-    conn = storage.connect(str(path))
-    storage.migrate(conn, storage.MIGRATIONS[:1])
-    conn.execute(
-        "INSERT INTO games (name, variant, rules, set_max, created_at) "
-        "VALUES ('Old night', 'block', '{}', 6, 0)"
-    )
-    for seat, name in enumerate(("Ana", "Ben")):
-        conn.execute(
-            "INSERT INTO players (game_id, seat, name, salt) VALUES (1, ?, ?, 'salt')",
-            (seat, name),
-        )
-    conn.execute(
-        "INSERT INTO rounds (game_id, number, layout, started_at) VALUES (1, 1, ?, 0)",
-        ('[{"name": "main", "open_end": 3}]',),
-    )
+    conn = old_database(path, 1)
     conn.close()
 
     app = create_app(
