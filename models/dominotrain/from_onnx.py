@@ -21,7 +21,11 @@ than start again from nothing, this module rebuilds the checkpoint from the ONNX
     python -m dominotrain.from_onnx --onnx models/detector.onnx \\
         --images runs/data/synth-s51-n1000 --out runs/detector/from-onnx/detector.pt
 
-The result is what `dominocam train detector --weights` takes.
+The result is what `dominocam train detector --weights` takes. The reader likewise:
+
+    python -m dominotrain.from_onnx --onnx models/reader.onnx \\
+        --yaml models/dominotrain/yolov8-cls-narrow.yaml \\
+        --images runs/data/synth-s51-n1000/reader/train --out models/reader.pt
 """
 
 from __future__ import annotations
@@ -145,10 +149,12 @@ def _is_batchnorm_parameter(key: str, network) -> bool:
 
 
 def training_pictures(folder: Path, count: int) -> list[Path]:
-    """Up to `count` pictures of a dominosynth set's detector train split (or any folder)."""
+    """Up to `count` pictures, spread evenly, of a dominosynth set's detector train split, or
+    of any folder and the folders in it."""
     splits = (folder / "detector" / "images" / "train", folder / "images" / "train", folder)
     for candidate in splits:
-        pictures = sorted(p for p in candidate.glob("*") if p.suffix.lower() in IMAGE_SUFFIXES)
+        # rglob: a reader's split holds one folder per class
+        pictures = sorted(p for p in candidate.rglob("*") if p.suffix.lower() in IMAGE_SUFFIXES)
         if pictures:
             step = max(1, len(pictures) // count)
             return pictures[::step][:count]

@@ -81,3 +81,15 @@ def test_a_wrong_architecture_is_refused(from_onnx, pictures, tmp_path):
         from_onnx.recover(
             MODELS / "detector.onnx", "yolov8s-obb.yaml", pictures, tmp_path / "d.pt", pictures=2
         )
+
+
+def test_the_rebuilt_reader_gives_the_onnx_output(from_onnx, pictures, tmp_path):
+    result = from_onnx.recover(
+        MODELS / "reader.onnx",
+        str(MODELS / "dominotrain" / "yolov8-cls-narrow.yaml"),
+        pictures,
+        tmp_path / "r.pt",
+        pictures=8,
+    )
+    # softmax probabilities: the same to float32 precision
+    assert result.max_abs_difference < 1e-4
