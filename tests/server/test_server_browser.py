@@ -163,6 +163,8 @@ def test_game_night_in_a_browser(browser, make_app, tmp_path) -> None:
         page.select_option("#set", str(SET_MAX))
         page.fill("#players", "Ana\nBen")
         page.click("#create-game")
+        page.wait_for_url("**/games/*/players")  # the links come next
+        page.click("#to-table")
         page.wait_for_url("**/games/*")
         game_url = page.url
         game_id = int(game_url.rstrip("/").rsplit("/", 1)[1])
@@ -174,6 +176,7 @@ def test_game_night_in_a_browser(browser, make_app, tmp_path) -> None:
         expect(page.locator("#open-ends")).to_have_text(_ends_text(read_ends))
         expect(page.locator("#face-down")).to_have_text(str(table["face_down"]))
         up = [t for t in table["tiles"] if t["face"] == "up" and t["pips"]]
+        expect(page.locator("#scene-wrap g.labels")).to_have_count(len(up))  # once laid out
         assert _svg_labels(page) == sorted(_tile_text(t["pips"]) for t in up)
 
         # Correct the end tile of the longest line to k-k: that open end becomes k.
