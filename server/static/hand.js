@@ -103,7 +103,12 @@
     catch (e) { msg("save-msg", e.message, "error"); }
   });
   DC.$("save").addEventListener("click", function () {
-    DC.api("PUT", base + "/tiles", { tiles: tiles }).then(function (v) { dirty = false; msg("save-msg", "Saved: " + v.me.hand.length + " tiles, " + v.me.pip_total + " pips.", "ok"); render(v); })
+    DC.api("PUT", base + "/tiles", { tiles: tiles }).then(function (v) {
+      dirty = false;
+      msg("upload-msg", "");  // the photo's "check them" note is done with
+      msg("save-msg", "Saved: " + v.me.hand.length + " tiles, " + v.me.pip_total + " pips.", "ok");
+      render(v);
+    })
       .catch(function (e) { msg("save-msg", e.message, "error"); });
   });
   DC.$("discard").addEventListener("click", function () {

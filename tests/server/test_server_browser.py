@@ -151,7 +151,7 @@ def test_game_night_in_a_browser(browser, make_app, tmp_path) -> None:
     server = ThreadedServer(app)
     url = server.url
     try:
-        desk = browser.new_context(viewport={"width": 1366, "height": 900})
+        desk = browser.new_context(viewport={"width": 1366, "height": 768})  # a laptop
         page = desk.new_page()
         page.set_default_timeout(TIMEOUT_MS)
         expect.set_options(timeout=TIMEOUT_MS)
@@ -265,7 +265,7 @@ def test_game_night_in_a_browser(browser, make_app, tmp_path) -> None:
             expect(row.locator("td.points")).to_have_text("" if points is None else str(points))
             total = page.locator(f"#scoreboard-table [data-total={name}]")
             expect(total).to_have_text(str(points or 0))
-        page.screenshot(path=str(shots / "dashboard.png"), full_page=True)
+        page.screenshot(path=str(shots / "dashboard.png"))  # the one screen the host sees
 
         # Ana's phone now shows the revealed hands.
         hand.goto(hrefs["Ana"])
