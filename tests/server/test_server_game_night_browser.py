@@ -3,10 +3,14 @@
 The host plays on a 1366x768 laptop, the players on 390x844 phones, for Block (played to its
 target) and for Mexican Train (13 rounds, 12-12 down to 0-0), in English and in Hungarian
 (the browser's locale, hence its Accept-Language). Every click, tap, upload, typed field and
-accepted question is counted per round. The reads are perfect: the reader returns exactly the
-tiles on each photo (a photo's size says whose hand it is), because the count is of the steps
-a round takes when nothing needs fixing; tests/server/test_server_browser.py walks the same
-pages with the bundled models reading rendered photos.
+accepted question is counted per round.
+
+The photos are rendered by dominosynth and read by the server with the bundled models (no
+stand-in reader). The reads are perfect: the walk uses rendered photos whose reading by the
+bundled models is exactly dominosynth's truth (found among the first few indices; the
+search is deterministic), because the count is of the steps a round takes when nothing needs
+fixing. The screenshots in docs/screenshots come from this walk
+(DOMINOCAM_UPDATE_SCREENSHOTS=1).
 
 Goal (issue 19): at most 12 actions for the first round (login and setup included) and 6 for
 each next one. Nothing here keys on English text: ids, data- attributes and roles only.
@@ -14,66 +18,95 @@ each next one. Nothing here keys on English text: ids, data- attributes and role
 
 from __future__ import annotations
 
+import functools
+import itertools
+import os
+import shutil
 import time
 from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
-from server_factories import ADMIN_TOKEN, ThreadedServer, jpeg_bytes
-from test_server_browser import PHONE, TIMEOUT_MS, browser  # noqa: F401  (the fixture)
+from server_factories import ADMIN_TOKEN, ThreadedServer, rendered_sample, runtime_scene
+from test_server_browser import DOCS, PHONE, TIMEOUT_MS, browser  # noqa: F401  (the fixture)
 from test_server_layout_browser import LAPTOP, _in_first_viewport
+
+from dominocam.scene_state import hand_tiles
 
 FIRST_ROUND_GOAL = 12
 NEXT_ROUND_GOAL = 6
 PLAYERS = ("Ana", "Ben")
-# Each player's hand photo has its own width, so the perfect reader knows whose it is.
-PHOTO_WIDTH = {"table": 1280, "Ana": 800, "Ben": 640}
-# Block: open ends 0 and 1; no hand fits them, so a proposed block holds (Ben's is lower).
-TABLE = {"tiles": [[0, 3], [3, 1]], "open_ends": [0, 1]}
-HANDS = {
-    "block": {"Ana": [[6, 6], [5, 5], [4, 4]], "Ben": [[6, 5], [5, 4], [2, 2]]},
-    "mexican-train": {"Ben": [[12, 11], [9, 3]]},
-}
+SET_MAX = {"block": 6, "mexican-train": 12}
+# How far the search for perfectly read photos goes, per kind.
+SEARCH = {"table": 8, "hand": 40}
+# A Block round's loser gives at least this many points, so the game reaches 100 in 10 rounds.
+MIN_LOSER_PIPS = 10
+SCREENSHOTS = ("dashboard.png", "phone.png", "mexican.png")
 
 
-def _boxes(count: int, w: int, h: int) -> list[list[list[float]]]:
-    side = w / (2 * count + 1)
-    return [
-        [[x, h / 3], [x + side, h / 3], [x + side, h / 3 + side / 2], [x, h / 3 + side / 2]]
-        for x in (side * (2 * i + 1) for i in range(count))
-    ]
+@dataclass(frozen=True)
+class Photo:
+    """A rendered photo the bundled models read exactly as dominosynth drew it."""
+
+    data: bytes
+    tiles: list[list[int]]  # face-up tiles as read, in the reader's order
+    scene: dict[str, Any]
+
+    def keys(self) -> set[tuple[int, int]]:
+        return {(min(t), max(t)) for t in self.tiles}
+
+    @property
+    def pips(self) -> int:
+        return sum(a + b for a, b in self.tiles)
 
 
-def perfect_reader(hands: dict[str, list[list[int]]]):
-    """A reader that returns exactly what each photo shows (issue 19: "with perfect reads")."""
-    owner = {width: name for name, width in PHOTO_WIDTH.items()}
+@functools.cache
+def _read_right(kind: str, index: int, variant: str) -> Photo | None:
+    """The photo at `index` if the bundled models read it perfectly and surely, else None."""
+    data, truth = rendered_sample(kind, index, set_max=SET_MAX[variant])
+    scene = runtime_scene(data, kind, SET_MAX[variant], variant, players=len(PLAYERS))
+    tiles = scene["tiles"]
+    if not tiles or scene.get("needs_review") or any(t["face"] != "up" or t.get("doubtful") for t in tiles):
+        return None
+    if any(t["face"] != "up" for t in truth["tiles"]):
+        return None
+    if sorted(sorted(t["pips"]) for t in tiles) != sorted(
+        sorted(t["pips"]) for t in truth["tiles"]
+    ):
+        return None
+    ends_differ = sorted(scene["layout"]["open_ends"]) != sorted(truth["open_ends"])
+    if variant == "block" and kind == "table" and ends_differ:
+        return None
+    listed = hand_tiles(scene) if kind == "hand" else [t["pips"] for t in tiles]
+    return Photo(data, listed, scene)
 
-    def read(pixels, kind: str, set_max: int) -> dict[str, Any]:
-        h, w = pixels.shape[:2]
-        pips = TABLE["tiles"] if kind == "table" else hands[owner[w]]
-        tiles = [
-            {"id": i, "face": "up", "pips": p, "corners": c, "confidence": 0.99}
-            for i, (p, c) in enumerate(zip(pips, _boxes(len(pips), w, h), strict=True))
-        ]
-        lines: list[dict[str, Any]] = []
-        if kind == "table":
-            ends = TABLE["open_ends"]
-            first, second = tiles[0]["corners"][0], tiles[1]["corners"][1]
-            lines = [
-                {"tiles": [0], "open_end": {"tile": 0, "value": ends[0], "point": first}},
-                {"tiles": [0, 1], "open_end": {"tile": 1, "value": ends[1], "point": second}},
-            ]
-        return {
-            "image": {"width": w, "height": h},
-            "tiles": tiles,
-            "face_down": 0,
-            "pip_total": sum(a + b for a, b in pips),
-            "layout": {"lines": lines, "open_ends": [line["open_end"]["value"] for line in lines]},
-            "warnings": [],
-            "needs_review": False,
-        }
 
-    return read
+def _perfect(kind: str, variant: str) -> list[Photo]:
+    found = (_read_right(kind, i, variant) for i in range(SEARCH[kind]))
+    return [photo for photo in found if photo is not None]
+
+
+@functools.cache
+def fixture_photos(variant: str) -> dict[str, Photo]:
+    """Block: a table and two hands no tile of which fits its open ends (so a proposed block
+    holds), all tiles different, pip totals different. Mexican Train: a table and Ben's hand
+    (Ana goes out every round), tiles different."""
+    tables = _perfect("table", variant)
+    hands = _perfect("hand", variant)
+    for table in tables:
+        ends = set(table.scene["layout"]["open_ends"])
+        free = [h for h in hands if not h.keys() & table.keys()]
+        if variant == "mexican-train" and free:
+            return {"table": table, "Ben": free[0]}
+        blocked = [h for h in free if not any(a in ends or b in ends for a, b in h.tiles)]
+        for ana, ben in itertools.combinations(blocked, 2):
+            if ana.keys() & ben.keys() or ana.pips == ben.pips:
+                continue
+            if max(ana.pips, ben.pips) >= MIN_LOSER_PIPS:
+                return {"table": table, "Ana": ana, "Ben": ben}
+    pytest.fail(f"no rendered photos for a {variant} walk among the first {SEARCH} indices")
 
 
 class Actions:
@@ -150,14 +183,16 @@ def _check_lang(page, locale: str) -> None:
         assert lang.split("-")[0] == locale.split("-")[0], (lang, locale)
 
 
-def _walk(browser, make_app, tmp_path, variant: str, locale: str) -> list[Counter[str]]:  # noqa: F811
+def _walk(browser, make_app, tmp_path, variant: str, locale: str, shots: Path | None):  # noqa: F811
+    """The game night; returns the actions of each round. `shots`: where to keep screenshots."""
     from playwright.sync_api import expect
 
+    fixture = fixture_photos(variant)
     photos = {}
-    for name, width in PHOTO_WIDTH.items():
+    for name, photo in fixture.items():
         photos[name] = tmp_path / f"{name}.jpg"
-        photos[name].write_bytes(jpeg_bytes(width, 480))
-    app = make_app(SCENE_PROVIDER=perfect_reader(HANDS[variant]), SSE_MAX_S=60.0)
+        photos[name].write_bytes(photo.data)
+    app = make_app(SSE_MAX_S=60.0)  # no SCENE_PROVIDER: the bundled models read the photos
     server = ThreadedServer(app)
     acts = Actions()
     try:
@@ -187,8 +222,8 @@ def _walk(browser, make_app, tmp_path, variant: str, locale: str) -> list[Counte
         }
         acts.click(host, "host", "#to-table")
         host.wait_for_url("**/games/*")
-        table = Table(app.test_client(), int(host.url.rstrip("/").rsplit("/", 1)[1]))
         _check_lang(host, locale)
+        table = Table(app.test_client(), int(host.url.rstrip("/").rsplit("/", 1)[1]))
         hands = {}
         for name in PLAYERS:  # each player scans their QR code: the page opens, no tap here
             hands[name] = phones.new_page()
@@ -198,12 +233,15 @@ def _walk(browser, make_app, tmp_path, variant: str, locale: str) -> list[Counte
 
         number = 1
         while True:
+            play = Round(acts, table, host, hands, photos, fixture, number, shots)
             if variant == "block":
-                _block_round(acts, table, host, hands, photos, number)
+                play.block()
             else:
-                _domino_round(acts, table, host, hands, photos, number)
+                play.domino()
             expect(host.locator("#result-card")).to_be_visible()
             _in_first_viewport(host, ("#result-card", "#scoreboard-card"), LAPTOP)
+            if shots and number == 1 and variant == "block":
+                host.screenshot(path=str(shots / "dashboard.png"))
             for page in hands.values():
                 expect(page.locator("#result")).to_be_visible()
             if host.locator("#final").is_visible():
@@ -225,45 +263,67 @@ def _walk(browser, make_app, tmp_path, variant: str, locale: str) -> list[Counte
     return acts.rounds
 
 
-def _block_round(acts: Actions, table: Table, host, hands, photos, number: int) -> None:
-    """Table photo, each hand photographed and confirmed, Ben proposes: the block holds."""
-    from playwright.sync_api import expect
+@dataclass
+class Round:
+    """One round, played through the pages with the fixture's photos."""
 
-    if number == 1:
-        acts.upload(host, "host", "#table-file", str(photos["table"]))
-    else:  # the next round starts with its table photo: one step
-        acts.upload(host, "host", "#next-table-file", str(photos["table"]))
-    table.wait_table_read(number)
-    expect(host.locator("#result-card")).to_be_hidden()
-    expect(host.locator("#open-ends")).to_have_text("0, 1")
-    ana, ben = hands["Ana"], hands["Ben"]
-    expect(ana.locator("#photo-card")).to_be_visible()
-    acts.upload(ana, "Ana", "#hand-file", str(photos["Ana"]))
-    expect(ana.locator("li.hand-tile")).to_have_count(3)
-    acts.click(ana, "Ana", "#save")
-    table.wait_confirmed("Ana")
-    expect(ben.locator("#photo-card")).to_be_visible()
-    acts.upload(ben, "Ben", "#hand-file", str(photos["Ben"]))
-    expect(ben.locator("li.hand-tile")).to_have_count(3)
-    acts.click_and_accept(ben, "Ben", "#propose")  # confirms the hand shown and proposes
-    expect(ben.locator("#result")).to_be_visible()
+    acts: Actions
+    table: Table
+    host: Any
+    hands: dict[str, Any]
+    photos: dict[str, Path]
+    fixture: dict[str, Photo]
+    number: int
+    shots: Path | None
 
+    def table_photo(self) -> None:
+        """Round 1 has its table photo button; a next round starts with its table photo."""
+        from playwright.sync_api import expect
 
-def _domino_round(acts: Actions, table: Table, host, hands, photos, number: int) -> None:
-    """Mexican Train: Ana goes out; Ben photographs and confirms his hand; the host ends it."""
-    from playwright.sync_api import expect
+        button = "#table-file" if self.number == 1 else "#next-table-file"
+        self.acts.upload(self.host, "host", button, str(self.photos["table"]))
+        self.table.wait_table_read(self.number)
+        expect(self.host.locator("#result-card")).to_be_hidden()
+        read = self.fixture["table"].tiles
+        expect(self.host.locator("#scene-wrap g.labels")).to_have_count(len(read))
 
-    if number > 1:
-        acts.click(host, "host", "#new-round")
-        table.wait(f"round {number}", lambda s: s["round"]["number"] == number)
-    ben = hands["Ben"]
-    expect(ben.locator("#photo-card")).to_be_visible()
-    acts.upload(ben, "Ben", "#hand-file", str(photos["Ben"]))
-    expect(ben.locator("li.hand-tile")).to_have_count(2)
-    acts.click(ben, "Ben", "#save")
-    table.wait_confirmed("Ben")
-    assert host.input_value("#domino-player") == "Ana"  # the first seat: no change needed
-    acts.click_and_accept(host, "host", "#domino")
+    def hand_photo(self, name: str) -> Any:
+        from playwright.sync_api import expect
+
+        phone = self.hands[name]
+        expect(phone.locator("#photo-card")).to_be_visible()
+        self.acts.upload(phone, name, "#hand-file", str(self.photos[name]))
+        expect(phone.locator("li.hand-tile")).to_have_count(len(self.fixture[name].tiles))
+        values = phone.locator("li.hand-tile select").evaluate_all("els => els.map(e => +e.value)")
+        assert [values[i : i + 2] for i in range(0, len(values), 2)] == self.fixture[name].tiles
+        return phone
+
+    def block(self) -> None:
+        """Table photo, Ana's hand photographed and confirmed, Ben's photographed; Ben proposes
+        (confirming his hand in the same question): nobody can play, the block holds."""
+        from playwright.sync_api import expect
+
+        self.table_photo()
+        ana = self.hand_photo("Ana")
+        if self.shots and self.number == 1:
+            ana.screenshot(path=str(self.shots / "phone.png"), full_page=True)
+        self.acts.click(ana, "Ana", "#save")
+        self.table.wait_confirmed("Ana")
+        ben = self.hand_photo("Ben")
+        self.acts.click_and_accept(ben, "Ben", "#propose")
+        expect(ben.locator("#result")).to_be_visible()
+
+    def domino(self) -> None:
+        """Mexican Train: table photo, Ben photographs and confirms his hand, Ana went out:
+        the host ends the round (Ana sits first: the default, no choice to make)."""
+        self.table_photo()
+        ben = self.hand_photo("Ben")
+        self.acts.click(ben, "Ben", "#save")
+        self.table.wait_confirmed("Ben")
+        assert self.host.input_value("#domino-player") == "Ana"
+        if self.shots and self.number == 1:
+            self.host.screenshot(path=str(self.shots / "mexican.png"))
+        self.acts.click_and_accept(self.host, "host", "#domino")
 
 
 @pytest.mark.slow
@@ -276,10 +336,19 @@ def test_a_game_night_takes_few_actions_per_round(
     variant: str,
     locale: str,
 ) -> None:
-    rounds = _walk(browser, make_app, tmp_path, variant, locale)
+    shots = None
+    if locale == "en-US":  # the screenshots are of the English pages
+        shots = Path(os.environ.get("DOMINOCAM_ARTIFACTS") or tmp_path / "screenshots")
+        shots.mkdir(parents=True, exist_ok=True)
+    rounds = _walk(browser, make_app, tmp_path, variant, locale, shots)
     totals = [sum(r.values()) for r in rounds]
     for number, (round_, total) in enumerate(zip(rounds, totals, strict=True), start=1):
         who = ", ".join(f"{k} {v}" for k, v in sorted(round_.items()))
         print(f"{variant} {locale} round {number}: {total} actions ({who})")
     assert totals[0] <= FIRST_ROUND_GOAL, totals
     assert all(t <= NEXT_ROUND_GOAL for t in totals[1:]), totals
+    if shots and os.environ.get("DOMINOCAM_UPDATE_SCREENSHOTS") == "1":
+        DOCS.mkdir(parents=True, exist_ok=True)
+        for name in SCREENSHOTS:
+            if (shots / name).exists():
+                shutil.copy(shots / name, DOCS / name)
