@@ -129,23 +129,35 @@ var DC = (function () {
     });
     return dots;
   }
-  /* Each face-up tile's label box: on the tile when free, else the nearest free place around
-     it, clear of the dots and of the labels placed before it (else the least covered place).
-     Pure: returns [{tile, text, x0, y0, x1, y1, size}] in photo units. */
+  function cornersBox(corners) {
+    var xs = corners.map(function (p) { return p[0]; }), ys = corners.map(function (p) { return p[1]; });
+    return { x0: Math.min.apply(null, xs), y0: Math.min.apply(null, ys), x1: Math.max.apply(null, xs), y1: Math.max.apply(null, ys) };
+  }
+  /* Each face-up tile's label box, beside its tile so the pips stay visible to check against
+     (above, below, left, right, the corners, on the tile last), at the first place that covers
+     no open-end dot, no label placed before it and the fewest tiles; a place that must cover
+     something covers as little as it can. Pure: returns [{tile, text, x0, y0, x1, y1, size}]
+     in photo units (`unit` = photo units per CSS pixel). */
   function labelBoxes(scene, dots, unit, width, height) {
-    var size = 15 * unit, placed = [], out = [];
-    var taken = dots.map(function (d) { var m = d.r * 1.25; return { x0: d.x - m, y0: d.y - m, x1: d.x + m, y1: d.y + m }; });
-    var steps = [[0, 0], [0, -1], [0, 1], [-1, 0], [1, 0], [-1, -1], [1, -1], [-1, 1], [1, 1], [0, -2], [0, 2], [-2, 0], [2, 0]];
-    (scene.tiles || []).forEach(function (t) {
-      if (!t.corners || !t.pips) return;
-      var text = t.pips.join("-"), c = centre(t.corners);
+    var size = 15 * unit, gap = 2 * unit, placed = [], out = [];
+    var faceUp = (scene.tiles || []).filter(function (t) { return t.corners && t.pips; });
+    var tileBoxes = (scene.tiles || []).filter(function (t) { return t.corners; }).map(function (t) { return cornersBox(t.corners); });
+    var dotBoxes = dots.map(function (d) { var m = d.r * 1.25; return { x0: d.x - m, y0: d.y - m, x1: d.x + m, y1: d.y + m }; });
+    function cost(box) {
+      var hard = dotBoxes.concat(placed).reduce(function (sum, o) { return sum + overlap(box, o); }, 0);
+      var soft = tileBoxes.reduce(function (sum, o) { return sum + overlap(box, o); }, 0);
+      return hard * 100 + soft;
+    }
+    faceUp.forEach(function (t) {
+      var text = t.pips.join("-"), tb = cornersBox(t.corners), c = centre(t.corners);
       var bw = (text.length * 0.62 + 0.8) * size, bh = 1.45 * size, best = null;
-      steps.forEach(function (st) {
-        var x0 = Math.min(Math.max(c[0] + st[0] * bw * 1.05 - bw / 2, 0), Math.max(width - bw, 0));
-        var y0 = Math.min(Math.max(c[1] + st[1] * bh * 1.1 - bh / 2, 0), Math.max(height - bh, 0));
-        var box = { x0: x0, y0: y0, x1: x0 + bw, y1: y0 + bh };
-        var cover = taken.concat(placed).reduce(function (sum, o) { return sum + overlap(box, o); }, 0);
-        if (!best || cover < best.cover) best = { box: box, cover: cover };
+      var spots = [[c[0], tb.y0 - gap - bh / 2], [c[0], tb.y1 + gap + bh / 2], [tb.x0 - gap - bw / 2, c[1]], [tb.x1 + gap + bw / 2, c[1]],
+        [tb.x0 - bw / 2, tb.y0 - bh / 2], [tb.x1 + bw / 2, tb.y0 - bh / 2], [tb.x0 - bw / 2, tb.y1 + bh / 2], [tb.x1 + bw / 2, tb.y1 + bh / 2], c];
+      spots.forEach(function (spot) {
+        var x0 = Math.min(Math.max(spot[0] - bw / 2, 0), Math.max(width - bw, 0));
+        var y0 = Math.min(Math.max(spot[1] - bh / 2, 0), Math.max(height - bh, 0));
+        var box = { x0: x0, y0: y0, x1: x0 + bw, y1: y0 + bh }, k = cost(box);
+        if (!best || k < best.cost - 1e-9) best = { box: box, cost: k };
       });
       placed.push(best.box);
       out.push({ tile: t.id, text: text, x0: best.box.x0, y0: best.box.y0, x1: best.box.x1, y1: best.box.y1, size: size });

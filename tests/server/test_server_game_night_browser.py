@@ -68,7 +68,8 @@ def _read_right(kind: str, index: int, variant: str) -> Photo | None:
     data, truth = rendered_sample(kind, index, set_max=SET_MAX[variant])
     scene = runtime_scene(data, kind, SET_MAX[variant], variant, players=len(PLAYERS))
     tiles = scene["tiles"]
-    if not tiles or scene.get("needs_review") or any(t["face"] != "up" or t.get("doubtful") for t in tiles):
+    unsure = any(t["face"] != "up" or t.get("doubtful") for t in tiles)
+    if not tiles or scene.get("needs_review") or unsure:
         return None
     if any(t["face"] != "up" for t in truth["tiles"]):
         return None
