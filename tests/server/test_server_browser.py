@@ -808,7 +808,8 @@ def test_a_hand_is_fixed_with_a_pip_picker_retake_and_clear(browser, make_app, t
         # Retake opens the file chooser (the camera on a phone).
         with ana.expect_file_chooser() as chooser:
             ana.click("#retake")
-        chooser.value.set_files(str(photo))
+        with ana.expect_response(lambda r: r.url.endswith("/photo")):  # read before clearing
+            chooser.value.set_files(str(photo))
         expect(ana.locator("#hand-status")).to_contain_text("Read from your photo")
         ana.click("#clear")
         expect(ana.locator("li.hand-tile")).to_have_count(0)
