@@ -84,13 +84,6 @@ var DC = (function () {
       poly.appendChild(title);
       if (opts.onTile) poly.addEventListener("click", function () { opts.onTile(t); });
       svg.appendChild(poly);
-      if (t.pips) {
-        var cx = t.corners.reduce(function (s, p) { return s + p[0]; }, 0) / 4;
-        var cy = t.corners.reduce(function (s, p) { return s + p[1]; }, 0) / 4;
-        var label = svgEl("text", { x: cx, y: cy, "text-anchor": "middle", "dominant-baseline": "middle" });
-        label.textContent = t.pips.join("-");
-        svg.appendChild(label);
-      }
     });
     // Boxes the reader judged not tiles: drawn apart (dashed, grey), never counted.
     (scene.rejected || []).forEach(function (box, i) {
@@ -102,13 +95,88 @@ var DC = (function () {
       if (opts.onRejected) poly.addEventListener("click", function () { opts.onRejected(box, i); });
       svg.appendChild(poly);
     });
+    var marks = svgEl("g", { class: "marks" });
+    svg.appendChild(marks);
+    wrap.appendChild(svg);
+    // Labels and dots keep one size on screen: placed once the photo is laid out, again on resize.
+    function place() { placeMarks(marks, scene, w / (img.getBoundingClientRect().width || 0)); }
+    img.addEventListener("load", place);
+    if (window.ResizeObserver) new ResizeObserver(place).observe(img);
+  }
+
+  function centre(corners) {
+    return [corners.reduce(function (s, p) { return s + p[0]; }, 0) / corners.length,
+      corners.reduce(function (s, p) { return s + p[1]; }, 0) / corners.length];
+  }
+  function overlap(a, b) {
+    var x = Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0), y = Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0);
+    return x > 0 && y > 0 ? x * y : 0;
+  }
+  /* Where each open-end dot goes: just past its tile's open end, outside the tile, so it never
+     sits on a label. Pure: scene in, [{x, y, r}] out (photo units; `unit` = units per CSS px). */
+  function endDots(scene, unit) {
+    var byId = {};
+    (scene.tiles || []).forEach(function (t) { if (t.corners) byId[t.id] = t; });
+    var r = 7 * unit, dots = [];
     ((scene.layout || {}).lines || []).forEach(function (line) {
       var end = line.open_end;
-      if (end && end.point) {
-        svg.appendChild(svgEl("circle", { cx: end.point[0], cy: end.point[1], r: Math.max(w, h) / 90, class: "open-end" }));
-      }
+      if (!end || !end.point) return;
+      var p = end.point, tile = byId[end.tile], dx = 0, dy = 0;
+      if (tile) { var c = centre(tile.corners); dx = p[0] - c[0]; dy = p[1] - c[1]; }
+      var len = Math.sqrt(dx * dx + dy * dy);
+      if (len < 1e-6) { dx = 0; dy = -1; len = 1; }
+      dots.push({ x: p[0] + dx / len * r * 1.4, y: p[1] + dy / len * r * 1.4, r: r });
     });
-    wrap.appendChild(svg);
+    return dots;
+  }
+  function cornersBox(corners) {
+    var xs = corners.map(function (p) { return p[0]; }), ys = corners.map(function (p) { return p[1]; });
+    return { x0: Math.min.apply(null, xs), y0: Math.min.apply(null, ys), x1: Math.max.apply(null, xs), y1: Math.max.apply(null, ys) };
+  }
+  /* Each face-up tile's label box, beside its tile so the pips stay visible to check against
+     (above, below, left, right, the corners, on the tile last), at the first place that covers
+     no open-end dot, no label placed before it and the fewest tiles; a place that must cover
+     something covers as little as it can. Pure: returns [{tile, text, x0, y0, x1, y1, size}]
+     in photo units (`unit` = photo units per CSS pixel). */
+  function labelBoxes(scene, dots, unit, width, height) {
+    var size = 15 * unit, gap = 2 * unit, placed = [], out = [];
+    var faceUp = (scene.tiles || []).filter(function (t) { return t.corners && t.pips; });
+    var tileBoxes = (scene.tiles || []).filter(function (t) { return t.corners; }).map(function (t) { return cornersBox(t.corners); });
+    var dotBoxes = dots.map(function (d) { var m = d.r * 1.25; return { x0: d.x - m, y0: d.y - m, x1: d.x + m, y1: d.y + m }; });
+    function cost(box) {
+      var hard = dotBoxes.concat(placed).reduce(function (sum, o) { return sum + overlap(box, o); }, 0);
+      var soft = tileBoxes.reduce(function (sum, o) { return sum + overlap(box, o); }, 0);
+      return hard * 100 + soft;
+    }
+    faceUp.forEach(function (t) {
+      var text = t.pips.join("-"), tb = cornersBox(t.corners), c = centre(t.corners);
+      var bw = (text.length * 0.62 + 0.8) * size, bh = 1.45 * size, best = null;
+      var spots = [[c[0], tb.y0 - gap - bh / 2], [c[0], tb.y1 + gap + bh / 2], [tb.x0 - gap - bw / 2, c[1]], [tb.x1 + gap + bw / 2, c[1]],
+        [tb.x0 - bw / 2, tb.y0 - bh / 2], [tb.x1 + bw / 2, tb.y0 - bh / 2], [tb.x0 - bw / 2, tb.y1 + bh / 2], [tb.x1 + bw / 2, tb.y1 + bh / 2], c];
+      spots.forEach(function (spot) {
+        var x0 = Math.min(Math.max(spot[0] - bw / 2, 0), Math.max(width - bw, 0));
+        var y0 = Math.min(Math.max(spot[1] - bh / 2, 0), Math.max(height - bh, 0));
+        var box = { x0: x0, y0: y0, x1: x0 + bw, y1: y0 + bh }, k = cost(box);
+        if (!best || k < best.cost - 1e-9) best = { box: box, cost: k };
+      });
+      placed.push(best.box);
+      out.push({ tile: t.id, text: text, x0: best.box.x0, y0: best.box.y0, x1: best.box.x1, y1: best.box.y1, size: size });
+    });
+    return out;
+  }
+  function placeMarks(group, scene, unit) {
+    if (!isFinite(unit) || unit <= 0) return;  // not laid out yet
+    clear(group);
+    var dots = endDots(scene, unit);
+    labelBoxes(scene, dots, unit, scene.image.width, scene.image.height).forEach(function (b) {
+      var g = svgEl("g", { class: "labels", "data-label-tile": b.tile });
+      g.appendChild(svgEl("rect", { class: "label-bg", x: b.x0, y: b.y0, width: b.x1 - b.x0, height: b.y1 - b.y0, rx: b.size * 0.35 }));
+      var text = svgEl("text", { x: (b.x0 + b.x1) / 2, y: (b.y0 + b.y1) / 2, "text-anchor": "middle", "dominant-baseline": "central", "font-size": b.size });
+      text.textContent = b.text;
+      g.appendChild(text);
+      group.appendChild(g);
+    });
+    dots.forEach(function (d) { group.appendChild(svgEl("circle", { cx: d.x, cy: d.y, r: d.r, class: "open-end" })); });
   }
 
   function tileText(t) { return Array.isArray(t) ? t[0] + "-" + t[1] : String(t); }

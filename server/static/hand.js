@@ -45,6 +45,7 @@
     // Once the round is over there is nothing to photograph, save or propose: the result shows.
     var over = r.status !== "open";
     DC.$("photo-card").hidden = over;
+    DC.$("app").classList.toggle("round-over", over);  // the result comes first then
     DC.$("hand-edit").hidden = over;
     DC.$("block-actions").hidden = over;
     DC.setText("block-title", over ? "Round result" : "Block");
@@ -102,7 +103,12 @@
     catch (e) { msg("save-msg", e.message, "error"); }
   });
   DC.$("save").addEventListener("click", function () {
-    DC.api("PUT", base + "/tiles", { tiles: tiles }).then(function (v) { dirty = false; msg("save-msg", "Saved: " + v.me.hand.length + " tiles, " + v.me.pip_total + " pips.", "ok"); render(v); })
+    DC.api("PUT", base + "/tiles", { tiles: tiles }).then(function (v) {
+      dirty = false;
+      msg("upload-msg", "");  // the photo's "check them" note is done with
+      msg("save-msg", "Saved: " + v.me.hand.length + " tiles, " + v.me.pip_total + " pips.", "ok");
+      render(v);
+    })
       .catch(function (e) { msg("save-msg", e.message, "error"); });
   });
   DC.$("discard").addEventListener("click", function () {
@@ -112,10 +118,19 @@
   DC.$("cannot-play").addEventListener("change", function (ev) {
     DC.api("POST", base + "/declare", { cannot_play: ev.target.checked }).then(render).catch(function (e) { msg("block-result", e.message, "error"); });
   });
+  // The hand on screen is not the confirmed one yet (a photo's reading, or edits).
+  function unconfirmed() { return !!(view && (dirty || (view.me.pending && view.me.pending.tiles))); }
   DC.$("propose").addEventListener("click", function () {
-    if (!confirm("Propose a block? Every hand locks now. If every player confirms they cannot play, the round is scored.")) return;
+    // One confirmation for both steps: a proposer whose hand is still unconfirmed confirms the
+    // tiles shown (the question names them) and proposes at once.
+    var confirmFirst = unconfirmed();
+    var question = (confirmFirst ? "Confirm your hand as shown (" + tiles.length + " tiles, " + total() + " pips) and propose a block?" : "Propose a block?") +
+      " Every hand locks now. If every player confirms they cannot play, the round is scored.";
+    if (!confirm(question)) return;
     msg("block-result", "Checking clockwise from you…");
-    DC.api("POST", base + "/block-check", { confirm: true }).then(function (d) { if (lastCheck !== d.outcome.id) { lastCheck = d.outcome.id; DC.showSteps(DC.$("steps"), DC.$("block-result"), d.outcome); } render(d.view); })
+    var saved = confirmFirst ? DC.api("PUT", base + "/tiles", { tiles: tiles }).then(function (v) { dirty = false; render(v); }) : Promise.resolve();
+    saved.then(function () { return DC.api("POST", base + "/block-check", { confirm: true }); })
+      .then(function (d) { if (lastCheck !== d.outcome.id) { lastCheck = d.outcome.id; DC.showSteps(DC.$("steps"), DC.$("block-result"), d.outcome); } render(d.view); })
       .catch(function (e) { msg("block-result", e.message, "error"); });
   });
   load().then(function () {

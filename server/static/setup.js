@@ -46,7 +46,7 @@
       var parts = line.split(","); return parts.length > 1 ? { name: parts[0].trim(), team: parts[1].trim() } : { name: line };
     });
     DC.api("POST", "/api/games", { name: form.name.value, variant: variant.value, set: parseInt(DC.$("set").value, 10), players: players, rules: rules })
-      .then(function (state) { location.href = "/games/" + state.game.id; })
+      .then(function (state) { location.href = "/games/" + state.game.id + "/players"; })  // links come next: hand them out
       .catch(function (e) { DC.setText("setup-error", e.message); });
   });
 })();

@@ -54,6 +54,7 @@
     playersOptions(DC.$("hand-player"), s.players);
     playersOptions(DC.$("domino-player"), s.players);
     var check = r.block_checks[0];
+    DC.$("block-card").hidden = r.status !== "open" && !check;  // an ended round's card only tells its check
     if (check && check.id !== lastCheckShown) { lastCheckShown = check.id; DC.showSteps(DC.$("steps"), DC.$("block-result"), check); }
     if (!check && lastCheckShown !== null) { lastCheckShown = null; DC.showSteps(DC.$("steps"), DC.$("block-result"), null); }
     renderResult(s);
@@ -84,6 +85,9 @@
   function renderResult(s) {
     var r = s.round, card = DC.$("result-card");
     card.hidden = r.status !== "ended";
+    // Once the round is over its result takes the players' place: each hand, pips and points
+    // (the tile counts and hand states are over), and the host's seat buttons move with it.
+    DC.$("players-card").hidden = !card.hidden;
     if (card.hidden) return;
     var res = r.result || {};
     var tied = res.tied || [];
@@ -92,12 +96,13 @@
     text += r.ended_by === "domino" ? " (domino)" : " (blocked game)";
     DC.setText("winner", text);
     var rows = DC.clear(DC.$("result-rows"));
-    s.players.forEach(function (p) {
+    s.players.forEach(function (p, i) {
       var pts = (res.points || {})[p.name];
-      rows.appendChild(DC.el("tr", { "data-player": p.name, class: res.winner === p.name ? "winner" : "" }, [
-        DC.el("td", { text: p.name }), DC.el("td", { text: (p.hand || []).map(DC.tileText).join(" ") || "–" }),
+      var cells = [DC.el("td", { text: p.name }), DC.el("td", { text: (p.hand || []).map(DC.tileText).join(" ") || "–" }),
         DC.el("td", { class: "pips", text: p.pip_total === null || p.pip_total === undefined ? "" : String(p.pip_total) }),
-        DC.el("td", { class: "points", text: pts === undefined ? "" : String(pts) })]));
+        DC.el("td", { class: "points", text: pts === undefined ? "" : String(pts) })];
+      if (admin) cells.push(DC.el("td", { class: "seat-buttons" }, [seatButton("Rename", "rename", p, i), seatButton("↑", "up", p, i)]));
+      rows.appendChild(DC.el("tr", { "data-player": p.name, class: res.winner === p.name ? "winner" : "" }, cells));
     });
     Object.keys(res.points || {}).forEach(function (name) {
       if (!s.players.some(function (p) { return p.name === name; })) rows.appendChild(DC.el("tr", {}, [DC.el("td", { text: name }), DC.el("td"), DC.el("td"), DC.el("td", { class: "points", text: String(res.points[name]) })]));
@@ -123,7 +128,9 @@
   }
   function renderScoreboard(sb) {
     renderGameEnd(sb);
-    DC.clear(DC.$("scoreboard")).appendChild(DC.scoreTable(sb));
+    var box = DC.clear(DC.$("scoreboard"));
+    box.appendChild(DC.scoreTable(sb));
+    box.scrollTop = box.scrollHeight;  // a long game shows its newest rounds next to the totals
   }
   function seatButton(text, kind, p, i) {
     var b = DC.el("button", { type: "button", class: "seat-" + kind, text: text, "aria-label": kind + " " + p.name });
@@ -151,6 +158,8 @@
     DC.$("unlock").hidden = !(open && r.locked);
     // A next round can start only once this one is over (and the game is not); domino only while open.
     DC.$("new-round").hidden = open || !!s.scoreboard.final;
+    // One step for the usual next round: its table photo starts it (a domino round needs none).
+    DC.$("next-round-photo").hidden = DC.$("new-round").hidden;
     DC.$("domino-box").hidden = !open;
     // An ended round takes no photo, hand or proposal: only the next round does.
     DC.$("upload-form").hidden = !open;
@@ -217,6 +226,13 @@
         .then(function (d) { DC.$("hand-tiles").value = ""; msg(d.player + ": " + d.tiles + " tiles saved.", "ok"); feed.refresh(); })
         .catch(function (e) { msg(e.message, "error"); });
     } catch (e) { msg(e.message, "error"); }
+  });
+  DC.$("next-table-file").addEventListener("change", function (ev) {
+    var file = ev.target.files[0];
+    ev.target.value = "";
+    if (!file) return;
+    DC.api("POST", "/api/games/" + gameId + "/rounds").then(function (s) { render(s); upload(file, file.name); })
+      .catch(function (e) { msg(e.message, "error"); });
   });
   DC.$("new-round").addEventListener("click", function () {
     DC.api("POST", "/api/games/" + gameId + "/rounds").then(render).catch(function (e) { msg(e.message, "error"); });

@@ -262,6 +262,13 @@ def rendered_photo(kind: str, index: int, seed: int = PHOTO_SEED, set_max: int =
     block game shows: a table photo (`kind="table"`) holds one played line of 6 to 10 tiles
     (plus loose tiles), a hand photo (`kind="hand"`) 3 to 6 tiles.
     """
+    return rendered_sample(kind, index, seed, set_max)[0]
+
+
+def rendered_sample(
+    kind: str, index: int, seed: int = PHOTO_SEED, set_max: int = 6
+) -> tuple[bytes, dict[str, Any]]:
+    """`rendered_photo` and dominosynth's truth of it (datasets/README.md): what it shows."""
     import dataclasses
 
     from dominosynth.config import CONFIGS
@@ -275,7 +282,8 @@ def rendered_photo(kind: str, index: int, seed: int = PHOTO_SEED, set_max: int =
         hand_tiles=(3, 6),
     )
     job = Job("/nonexistent", index, seed, 1280, 720, kind, set_max, "val", config)
-    return make_sample(job)[0]
+    sample = make_sample(job)
+    return sample[0], sample[2]
 
 
 @functools.lru_cache(maxsize=1)

@@ -151,7 +151,7 @@ def test_game_night_in_a_browser(browser, make_app, tmp_path) -> None:
     server = ThreadedServer(app)
     url = server.url
     try:
-        desk = browser.new_context(viewport={"width": 1366, "height": 900})
+        desk = browser.new_context(viewport={"width": 1366, "height": 768})  # a laptop
         page = desk.new_page()
         page.set_default_timeout(TIMEOUT_MS)
         expect.set_options(timeout=TIMEOUT_MS)
@@ -163,6 +163,8 @@ def test_game_night_in_a_browser(browser, make_app, tmp_path) -> None:
         page.select_option("#set", str(SET_MAX))
         page.fill("#players", "Ana\nBen")
         page.click("#create-game")
+        page.wait_for_url("**/games/*/players")  # the links come next
+        page.click("#to-table")
         page.wait_for_url("**/games/*")
         game_url = page.url
         game_id = int(game_url.rstrip("/").rsplit("/", 1)[1])
@@ -174,6 +176,7 @@ def test_game_night_in_a_browser(browser, make_app, tmp_path) -> None:
         expect(page.locator("#open-ends")).to_have_text(_ends_text(read_ends))
         expect(page.locator("#face-down")).to_have_text(str(table["face_down"]))
         up = [t for t in table["tiles"] if t["face"] == "up" and t["pips"]]
+        expect(page.locator("#scene-wrap g.labels")).to_have_count(len(up))  # once laid out
         assert _svg_labels(page) == sorted(_tile_text(t["pips"]) for t in up)
 
         # Correct the end tile of the longest line to k-k: that open end becomes k.
@@ -262,7 +265,7 @@ def test_game_night_in_a_browser(browser, make_app, tmp_path) -> None:
             expect(row.locator("td.points")).to_have_text("" if points is None else str(points))
             total = page.locator(f"#scoreboard-table [data-total={name}]")
             expect(total).to_have_text(str(points or 0))
-        page.screenshot(path=str(shots / "dashboard.png"), full_page=True)
+        page.screenshot(path=str(shots / "dashboard.png"))  # the one screen the host sees
 
         # Ana's phone now shows the revealed hands.
         hand.goto(hrefs["Ana"])
@@ -284,7 +287,9 @@ def test_game_night_in_a_browser(browser, make_app, tmp_path) -> None:
         server.close()
     if os.environ.get("DOMINOCAM_UPDATE_SCREENSHOTS") == "1":
         DOCS.mkdir(parents=True, exist_ok=True)
-        for name in ("dashboard.png", "phone.png", "overlay.png", "players.png"):
+        # dashboard.png, phone.png and mexican.png come from the game night walk
+        # (test_server_game_night_browser.py).
+        for name in ("overlay.png", "players.png"):
             shutil.copy(shots / name, DOCS / name)
     print(f"screenshots in {shots}")
 
@@ -803,7 +808,8 @@ def test_a_hand_is_fixed_with_a_pip_picker_retake_and_clear(browser, make_app, t
         # Retake opens the file chooser (the camera on a phone).
         with ana.expect_file_chooser() as chooser:
             ana.click("#retake")
-        chooser.value.set_files(str(photo))
+        with ana.expect_response(lambda r: r.url.endswith("/photo")):  # read before clearing
+            chooser.value.set_files(str(photo))
         expect(ana.locator("#hand-status")).to_contain_text("Read from your photo")
         ana.click("#clear")
         expect(ana.locator("li.hand-tile")).to_have_count(0)
