@@ -33,6 +33,9 @@ from tournament import frames, settings, store
 log = logging.getLogger("dominocam.worker")
 
 TASK_NAME = "tournament.read_frame"
+HAND_TASK = "tournament.read_hand"
+# A hand photo waits in Redis this long for a worker (then its owner sends it again).
+HAND_PHOTO_TTL_S = 300
 QUEUE = "dominocam.frames"
 
 
@@ -179,6 +182,70 @@ def read_frame(event_id: int, table_id: str, seq: int) -> str:
     outcome = read_newest(context(), event_id, table_id)
     log.debug("table %s frame %s (sent %s): %s", table_id, outcome.seq, seq, outcome.status)
     return outcome.status
+
+
+def hand_photo_key(event_id: int, player_id: int) -> str:
+    return f"{frames.PREFIX}:e{event_id}:hand:{player_id}"
+
+
+def read_hand_photo(ctx: WorkerContext, event_id: int, player_id: int) -> str:
+    """Read a player's hand photo into a pending reading (their confirmation makes it the
+    hand); tell the table's stream that a reading waits (no tiles in the message)."""
+    from dominocam import scene_state
+    from dominocam.errors import UserInputError
+    from server.game.lifecycle import parse_hand
+    from tournament import rounds
+    from vision.image_io import decode_image
+    from vision.pipeline import read_image
+
+    key = hand_photo_key(event_id, player_id)
+    pipe = ctx.redis.pipeline()
+    pipe.get(key)
+    pipe.delete(key)
+    jpeg, _ = pipe.execute()
+    if jpeg is None:
+        return "gone"  # a newer photo's task read it, or it expired
+    config = ctx.event(event_id)
+    conn = ctx.database()
+    row = conn.execute(
+        "SELECT p.id, p.name, p.team, s.table_id, s.seat FROM players p JOIN seats s "
+        "ON s.player_id = p.id WHERE p.event_id = %s AND p.id = %s",
+        (event_id, player_id),
+    ).fetchone()
+    if row is None:
+        return "unknown"
+    player = rounds.Player(row["id"], row["name"], row["team"], row["table_id"], row["seat"])
+    try:
+        image = decode_image(jpeg, f"hand photo of {player.name}")
+    except UserInputError as error:
+        log.warning("%s", error)
+        return "bad"
+    scene = read_image(image, ctx.models.detector, ctx.models.reader, set_max=config.max_pip)
+    scene_json = scene.to_dict()
+    try:
+        tiles = parse_hand(scene_state.hand_tiles(scene_json), config.max_pip)
+    except UserInputError as error:  # a misread (a tile twice): the owner corrects it
+        tiles = []
+        scene_json.setdefault("warnings", []).append(str(error))
+    if not rounds.store_pending_reading(conn, event_id, player, tiles, scene_json):
+        return "locked"
+    message = {"kind": "hand", "table": player.table_id, "player": player.name, "reading": 1}
+    ctx.redis.publish(frames.channel(event_id, player.table_id), json.dumps(message))
+    return "read"
+
+
+@app.task(name=HAND_TASK, ignore_result=True)
+def read_hand(event_id: int, player_id: int) -> str:
+    """Read the newest hand photo a player sent (one waits per player)."""
+    return read_hand_photo(context(), event_id, player_id)
+
+
+def send_hand_photo(
+    client: Any, celery_app: Celery, event_id: int, player_id: int, jpeg: bytes
+) -> None:
+    """Keep the photo for a worker (a newer one replaces it) and send the reading task."""
+    client.set(hand_photo_key(event_id, player_id), jpeg, ex=HAND_PHOTO_TTL_S)
+    celery_app.send_task(HAND_TASK, args=[event_id, player_id], queue=QUEUE)
 
 
 def send_frame(

@@ -99,6 +99,7 @@ def test_phone_page_and_overlays_follow_the_table(
             data=json.dumps(
                 {
                     "ended_by": "block",
+                    "proposer": "Ana",
                     "layout": {
                         "lines": [{"name": "left", "open_end": 5}, {"name": "right", "open_end": 4}]
                     },
