@@ -57,17 +57,19 @@ def test_phone_page_and_overlays_follow_the_table(
     try:
         page.set_default_timeout(TIMEOUT_MS)
         page.goto(f"{web.url}/hand/{tokens.players['Ana']}")
-        page.wait_for_function("document.getElementById('title').textContent.includes('Ana')")
+        page.wait_for_function("() => document.getElementById('title').textContent.includes('Ana')")
         page.fill("#tiles", "0-1")
         page.click("#save")
-        page.wait_for_function("document.getElementById('message').textContent.includes('Saved')")
-        page.wait_for_function("document.getElementById('hand').textContent === 'Saved: 0-1'")
+        page.wait_for_function(
+            "() => document.getElementById('message').textContent.includes('Saved')"
+        )
+        page.wait_for_function("() => document.getElementById('hand').textContent === 'Saved: 0-1'")
 
         overlay = page.context.new_page()
         overlay.set_default_timeout(TIMEOUT_MS)
         overlay.goto(f"{web.url}/tables/t1/overlay")
         overlay.wait_for_function(
-            "document.getElementById('seats').textContent.includes('Ana: 1 tiles')"
+            "() => document.getElementById('seats').textContent.includes('Ana: 1 tiles')"
         )
         assert f"{NAME}: no hand yet" in overlay.text_content("#seats")
         assert overlay.locator("#seats b").count() == 0  # the name stayed text
@@ -76,7 +78,7 @@ def test_phone_page_and_overlays_follow_the_table(
         message = {"kind": "scene", "table": "t1", "seq": 1, "scene": scene}
         redis_client.publish(frames.channel(tokens.event_id, "t1"), json.dumps(message))
         overlay.wait_for_function(
-            "document.getElementById('ends').textContent.includes('Open ends: 5, 4')"
+            "() => document.getElementById('ends').textContent.includes('Open ends: 5, 4')"
         )
         assert "face down: 2" in overlay.text_content("#ends")
 
@@ -90,7 +92,7 @@ def test_phone_page_and_overlays_follow_the_table(
         )
         assert put.ok
         overlay.wait_for_function(
-            "document.getElementById('seats').textContent.includes('2 tiles')"
+            "() => document.getElementById('seats').textContent.includes('2 tiles')"
         )
         assert "6-6" not in overlay.content() and "[6,6]" not in overlay.content()
 
@@ -109,14 +111,14 @@ def test_phone_page_and_overlays_follow_the_table(
         )
         assert ended.ok, ended.text()
         overlay.wait_for_function(
-            "document.getElementById('result').textContent.includes('Round 1: Ana +17')"
+            "() => document.getElementById('result').textContent.includes('Round 1: Ana +17')"
         )
         assert "round 2" in overlay.text_content("#title")
 
         event = page.context.new_page()
         event.set_default_timeout(TIMEOUT_MS)
         event.goto(f"{web.url}/overlay")
-        event.wait_for_function("document.getElementById('players').children.length === 2")
+        event.wait_for_function("() => document.getElementById('players').children.length === 2")
         assert event.text_content("#players li:first-child") == "Ana (t1): 17"
     finally:
         web.stop()
