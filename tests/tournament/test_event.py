@@ -161,6 +161,8 @@ def test_no_hand_visible_across_tables_or_before_the_round_ends(make_event, web)
             "/api/standings",
             "/api/tables/t1",
             "/api/tables/t2",
+            "/api/tables/t1/audit",
+            "/api/tables/t2/audit",
         ):
             answer = client.get(path, headers=headers)
             assert answer.status_code == 200, path
@@ -182,6 +184,16 @@ def test_no_hand_visible_across_tables_or_before_the_round_ends(make_event, web)
                     "/api/tables/t2/rounds/current/end",
                     json={"ended_by": "block"},
                     headers=headers,
+                ).get_data(as_text=True)
+            )
+            # The lifecycle's errors: nothing pending to confirm or discard, a host's page
+            # and a host's action refused to a player.
+            for path in ("/api/hand/confirm", "/api/hand/discard"):
+                texts.append(client.post(path, json={}, headers=headers).get_data(as_text=True))
+            texts.append(client.get(f"/host/{p[as_player]}").get_data(as_text=True))
+            texts.append(
+                client.put(
+                    "/api/tables/t1/seats/1/hand", json={"tiles": [[0, 0]]}, headers=headers
                 ).get_data(as_text=True)
             )
         return texts
@@ -218,6 +230,23 @@ def test_no_hand_visible_across_tables_or_before_the_round_ends(make_event, web)
     assert table1["rounds"][1]["status"] == "open" and "hands" not in table1["rounds"][1]
     assert leaks(answers(None), ["P3", "P4"]) == []
     assert leaks(answers("P1"), ["P3", "P4"]) == []
+
+    # Table 2: a tile held twice (P4's hand gets one of P3's). P3 proposes: the rules
+    # engine refuses, and the players hear only that a tile needs checking; the answer, the
+    # table, its audit trail and its stream name neither hand's tiles.
+    own = {name: list(hands[name]) for name in ("P3", "P4")}  # before they share a tile
+    hands["P4"] = [*hands["P4"], hands["P3"][0]]
+    put_hand(client, p["P4"], hands["P4"])
+    refused = client.post("/api/hand/propose", headers=bearer(p["P3"]))
+    assert refused.status_code == 409
+    assert refused.get_json()["error"].startswith("A tile needs checking")
+    assert leaks([refused.get_data(as_text=True), *answers(None)], ["P3", "P4"]) == []
+    # Each player's view shows their own hand, so the shared tile is not the other's secret.
+    shared = own["P3"][0]
+    hands.update(P3=own["P3"][1:], P4=own["P4"])
+    assert leaks(answers("P3"), ["P4"]) == []
+    assert leaks(answers("P4"), ["P3"]) == []
+    assert shared in client.get("/api/hand", headers=bearer(p["P4"])).get_json()["hand"]
 
 
 def test_unknown_tables_and_bad_tokens_get_json_errors(make_event, web) -> None:

@@ -84,7 +84,10 @@ def test_proposing_locks_every_hand_at_that_table_only(make_event, web) -> None:
     for name, tiles in (("P1", [[0, 1]]), ("P2", [[6, 6], [2, 3]]), ("P3", [[1, 1]])):
         assert put_hand(client, p[name], tiles).status_code == 200
     host = bearer(tokens.hosts["t1"])
-    assert client.put("/api/tables/t1/table", json={"layout": BLOCKED_TABLE}, headers=host).status_code == 200
+    assert (
+        client.put("/api/tables/t1/table", json={"layout": BLOCKED_TABLE}, headers=host).status_code
+        == 200
+    )
     proposed = client.post("/api/hand/propose", headers=bearer(p["P1"]))
     assert proposed.status_code == 200, proposed.get_json()
     assert proposed.get_json()["held"] is True
@@ -180,7 +183,10 @@ def test_a_ruling_is_not_scored_until_the_host_confirms_and_undo_changes_the_sta
     no_reason = client.post("/api/tables/t2/rounds/current/cancel", json={}, headers=host2)
     assert no_reason.status_code == 400
     cancel = {"reason": "P3 still had a tile"}
-    assert client.post("/api/tables/t2/rounds/current/cancel", json=cancel, headers=host2).status_code == 200
+    assert (
+        client.post("/api/tables/t2/rounds/current/cancel", json=cancel, headers=host2).status_code
+        == 200
+    )
     assert client.post("/api/tables/t2/rounds/current/score", headers=host2).status_code == 409
     assert totals(client)["P3"] == 0
 
