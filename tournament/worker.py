@@ -28,7 +28,7 @@ from typing import Any
 
 from celery import Celery, signals
 
-from tournament import frames, settings, store
+from tournament import frames, retention, settings, store
 
 log = logging.getLogger("dominocam.worker")
 
@@ -73,6 +73,10 @@ class WorkerContext:
     db: Any
     name: str
     events: dict[int, Any] = field(default_factory=dict)
+
+    @property
+    def celery(self) -> Celery:
+        return app
 
     def event(self, event_id: int) -> Any:
         if event_id not in self.events:
@@ -129,17 +133,47 @@ class Outcome:
     read_s: float = 0.0
 
 
-def read_newest(ctx: WorkerContext, event_id: int, table_id: str) -> Outcome:
-    """Claim the table's newest frame, read it, store the Scene and publish it."""
-    from dominocam.errors import UserInputError
-    from vision.image_io import decode_image
-    from vision.layout import game_layout_config
-    from vision.pipeline import read_image
+# The rate a table's tracker counts in (`TrackerConfig.at_rate`): the frame rate a table's
+# camera sends by default (`dominocam feed --fps 2`).
+TRACK_FPS = 2.0
 
+
+def table_tracker(ctx: WorkerContext, event_id: int, table_id: str, width: int, height: int) -> Any:
+    """The table's tracker as its last frame left it (whichever worker read that frame), or
+    a new one for the first frame, a new frame size or a new variant."""
+    from vision.layout import game_layout_config
+    from vision.track import TableTracker, TrackerConfig
+
+    event = ctx.event(event_id)
+    layout = game_layout_config(event.variant_name, len(event.table(table_id).seats))
+    config = TrackerConfig.at_rate(TRACK_FPS, set_max=event.max_pip, layout=layout)
+    calibration = ctx.models.calibration
+    state = frames.tracker_state(ctx.redis, event_id, table_id)
+    if state is not None and (state["width"], state["height"]) == (width, height):
+        return TableTracker.from_state(state, config, calibration)
+    return TableTracker(width, height, config, calibration)
+
+
+def read_newest(ctx: WorkerContext, event_id: int, table_id: str) -> Outcome:
+    """Claim the table's newest frame, track it, store the Scene and publish it."""
     claimed = frames.claim(ctx.redis, event_id, table_id, ctx.name)
     if claimed is None:
         return Outcome("stale")
-    config = ctx.event(event_id)
+    try:
+        outcome = _track_claimed(ctx, event_id, table_id, claimed)
+    finally:
+        if frames.release(ctx.redis, event_id, table_id, ctx.name, claimed.seq):
+            ctx.celery.send_task(TASK_NAME, args=[event_id, table_id, claimed.seq], queue=QUEUE)
+    return outcome
+
+
+def _track_claimed(
+    ctx: WorkerContext, event_id: int, table_id: str, claimed: frames.Claimed
+) -> Outcome:
+    from dominocam.errors import UserInputError
+    from vision.image_io import decode_image
+    from vision.track import track_frame
+
     started = time.perf_counter()
     try:
         image = decode_image(claimed.jpeg, f"frame {claimed.seq} of table {table_id}")
@@ -147,16 +181,16 @@ def read_newest(ctx: WorkerContext, event_id: int, table_id: str) -> Outcome:
         log.warning("%s", error)
         ctx.redis.hincrby(frames.table_key(event_id, table_id, "stats"), "bad", 1)
         return Outcome("bad", claimed.seq)
-    seats = len(config.table(table_id).seats)
-    scene = read_image(
-        image,
-        ctx.models.detector,
-        ctx.models.reader,
-        set_max=config.max_pip,
-        layout_config=game_layout_config(config.variant_name, seats),
-    )
+    height, width = image.shape[:2]
+    tracker = table_tracker(ctx, event_id, table_id, width, height)
+    result = track_frame(tracker, image, ctx.models.detector, ctx.models.reader, claimed.sent_at)
     read_s = time.perf_counter() - started
-    scene_json = scene.to_dict()
+    scene_json = result.scene.to_dict()
+    # As the single-table camera: each tile's track id, and the tiles held while unseen.
+    for tile, track in zip(scene_json["tiles"], result.tracks, strict=True):
+        tile["track"] = track
+    scene_json["hidden"] = list(result.hidden)
+    frames.save_tracker(ctx.redis, event_id, table_id, claimed.seq, tracker.to_state())
     stored = store.store_scene(
         ctx.database(),
         event_id,
@@ -170,7 +204,14 @@ def read_newest(ctx: WorkerContext, event_id: int, table_id: str) -> Outcome:
     if not stored:
         return Outcome("duplicate", claimed.seq, read_s)
     frames.count_read(ctx.redis, event_id, table_id)
-    message = {"kind": "scene", "table": table_id, "seq": claimed.seq, "scene": scene_json}
+    retention.prune_if_due(ctx.redis, ctx.database(), event_id)
+    message = {
+        "kind": "scene",
+        "table": table_id,
+        "seq": claimed.seq,
+        "scene": scene_json,
+        "events": [event.to_dict() for event in result.events],
+    }
     ctx.redis.publish(frames.channel(event_id, table_id), json.dumps(message))
     return Outcome("read", claimed.seq, read_s)
 
