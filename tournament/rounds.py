@@ -680,10 +680,12 @@ def reopen_last_round(
 
 
 def audit_trail(
-    conn: psycopg.Connection[Any], event_id: int, table_id: str
+    conn: psycopg.Connection[Any], event_id: int, table_id: str, *, for_host: bool = False
 ) -> list[dict[str, Any]]:
     """The table's audit trail as anybody may see it now, oldest first: an entry of a round
-    still open shows its public text (no tile, no pip total, no host's reason)."""
+    still open shows its public text (no tile, no pip total, no host's reason). The table's
+    host sees every entry in full (as single-table mode's review screen: which tile a
+    refused ruling found twice, and in whose hands)."""
     out = []
     for row in conn.execute(
         "SELECT a.at, a.author, a.action, a.reason, a.detail, r.number, r.status "
@@ -694,7 +696,7 @@ def audit_trail(
         detail = dict(row["detail"])
         text = detail.pop("text", "")
         public_text = detail.pop("public_text", text)
-        revealed = row["number"] is None or row["status"] == "ended"
+        revealed = for_host or row["number"] is None or row["status"] == "ended"
         shown = lifecycle.shown_entry(text, public_text, row["reason"], revealed)
         out.append(
             {

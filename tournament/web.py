@@ -487,9 +487,12 @@ def create_app(database_url: str, redis_url: str, event_id: int) -> Flask:
 
     @app.get("/api/tables/<table_id>/audit")
     def audit(table_id: str) -> Response:
+        """Public; in full (tiles, reasons) with the table host's or the director's token."""
         known_table(table_id)
+        for_host = "Authorization" in request.headers and who(bearer()).hosts(table_id)
         with pool.connection() as conn:
-            return jsonify(audit=rounds.audit_trail(conn, event_id, table_id))
+            trail = rounds.audit_trail(conn, event_id, table_id, for_host=for_host)
+        return jsonify(audit=trail)
 
     # --- a player -------------------------------------------------------------------------
 

@@ -247,6 +247,12 @@ def test_no_hand_visible_across_tables_or_before_the_round_ends(make_event, web)
     assert leaks(answers("P3"), ["P4"]) == []
     assert leaks(answers("P4"), ["P3"]) == []
     assert shared in client.get("/api/hand", headers=bearer(p["P4"])).get_json()["hand"]
+    # The host of table 2 (only) reads which tile it is, as single-table mode's review.
+    trail = client.get("/api/tables/t2/audit", headers=bearer(tokens.hosts["t2"])).get_json()
+    refusal = [e["text"] for e in trail["audit"] if e["action"] == "review"]
+    assert refusal and any(pattern.search(refusal[0]) for pattern in tile_patterns([shared]))
+    other_host = client.get("/api/tables/t2/audit", headers=bearer(tokens.hosts["t1"]))
+    assert leaks([other_host.get_data(as_text=True)], ["P3", "P4"]) == []
 
 
 def test_unknown_tables_and_bad_tokens_get_json_errors(make_event, web) -> None:
