@@ -74,9 +74,15 @@ class WorkerContext:
     name: str
     events: dict[int, Any] = field(default_factory=dict)
 
-    @property
-    def celery(self) -> Celery:
-        return app
+    # How a worker sends the task for a table's frame that came while it read one; the
+    # Celery task by default (`benchmarks/dramatiq_reader.py` sends its own).
+    send_read: Any = None
+
+    def requeue(self, event_id: int, table_id: str, seq: int) -> None:
+        if self.send_read is not None:
+            self.send_read(event_id, table_id, seq)
+        else:
+            app.send_task(TASK_NAME, args=[event_id, table_id, seq], queue=QUEUE)
 
     def event(self, event_id: int) -> Any:
         if event_id not in self.events:
@@ -163,7 +169,7 @@ def read_newest(ctx: WorkerContext, event_id: int, table_id: str) -> Outcome:
         outcome = _track_claimed(ctx, event_id, table_id, claimed)
     finally:
         if frames.release(ctx.redis, event_id, table_id, ctx.name, claimed.seq):
-            ctx.celery.send_task(TASK_NAME, args=[event_id, table_id, claimed.seq], queue=QUEUE)
+            ctx.requeue(event_id, table_id, claimed.seq)
     return outcome
 
 
