@@ -10,15 +10,17 @@ function reason(id) { return document.getElementById(id).value.trim(); }
 function act(promise, done) {
   promise.then((body) => { say(done(body)); load(); }).catch((e) => say(e.message));
 }
-function showSeats() {
+function seatCount(seat) {
+  const round = state.rounds[state.rounds.length - 1];
+  const count = round.tiles[seat.name];
+  return " · " + (count === null || count === undefined ? "no confirmed hand" : count + " tiles");
+}
+function makeSeats() {
+  // Made once: a QR code shown or tiles being typed stay while the round's state changes.
   const box = document.getElementById("seats");
   box.replaceChildren(...state.seats.map((seat) => {
     const row = el("div", undefined, {class: "box", id: "seat-" + seat.seat});
-    const round = state.rounds[state.rounds.length - 1];
-    const count = round.tiles[seat.name];
-    row.append(el("strong", seat.seat + ". " + seat.name),
-      el("span", " · " + (count === null || count === undefined ? "no confirmed hand" : count + " tiles"),
-        {class: "dim"}));
+    row.append(el("strong", seat.seat + ". " + seat.name), el("span", "", {class: "dim count"}));
     const link = el("button", "New link (QR)", {"data-seat": seat.seat, class: "link"});
     const qr = el("div", undefined, {class: "qr"});
     link.addEventListener("click", () => api(base + "/seats/" + seat.seat + "/link", {method: "POST"})
@@ -37,10 +39,14 @@ function showSeats() {
     return row;
   }));
   for (const id of ["proposer", "winner"]) {
-    const select = document.getElementById(id);
-    if (select.options.length === 0) {
-      select.replaceChildren(...state.seats.map((s) => el("option", s.name, {value: s.name})));
-    }
+    document.getElementById(id).replaceChildren(
+      ...state.seats.map((s) => el("option", s.name, {value: s.name})));
+  }
+}
+function showSeats() {
+  if (!document.getElementById("seat-1")) makeSeats();
+  for (const seat of state.seats) {
+    document.querySelector("#seat-" + seat.seat + " .count").textContent = seatCount(seat);
   }
 }
 function show(body) {
