@@ -3,12 +3,13 @@
 Every web process and every worker talks to the same database; nothing lives in a process.
 Writes that a retried or duplicated task may repeat are idempotent: a Scene is keyed by
 (event, table, frame sequence number) and written with `ON CONFLICT DO NOTHING`, and a
-table's newest Scene only moves forward. Rounds are ruled by the `rules` package (the
-blocked-game check and the variant's scoring); standings add its `rules.game.Game` totals
-across tables (`tournament.standings`).
+table's newest Scene only moves forward. A table's rounds (the hand lifecycle, rulings,
+undo, the audit trail) are `tournament.rounds`; standings add each table's
+`rules.game.Game` totals across tables (`tournament.standings`).
 
-Hands are secret: `public_table` shows a hand's tile count while its round is open, the tiles
-only once it has ended; `own_hand` answers a player about their own hand only.
+Links are stored as their SHA-256 only: a player's `ID.SECRET`, a table host's `hN.SECRET`,
+the event director's admin token. Hands are secret: `public_table` shows a confirmed hand's
+tile count while its round is open, the tiles only once it has ended.
 """
 
 from __future__ import annotations
@@ -27,10 +28,8 @@ from psycopg.types.json import Jsonb
 
 from dominocam.errors import UserInputError
 from tournament.config import EventConfig, parse_config
-from tournament.rounds import Player, RoundConflict
-
-__all__ = ["Player", "RoundConflict"]
-
+from tournament.rounds import Player as Player  # re-exported: `store.Player`
+from tournament.rounds import RoundConflict as RoundConflict  # re-exported
 
 # A player's link token: their ASCII id, a dot, the url-safe secret (as single-table mode);
 # a table host's: `h` and the table's position, a dot, the secret.
