@@ -10,9 +10,13 @@ table's newest Scene and state at once).
 One Redis connection per process listens to every table's channel (`StreamHub`) and hands
 each message to the streams open on that process.
 
-Auth: public (standings, tables, Scenes, streams: no hand before its round ends); the
-event's admin token as `Authorization: Bearer TOKEN` (frames, ending a round); a player's
-token the same way (their own hand only).
+Auth (`Actor`): public (standings, tables, Scenes, streams, the audit trail's public texts:
+no hand before its round ends); the event director's admin token (frames, host links, and
+everything a table host does, at every table); a table host's link (its table's rounds:
+rulings confirmed or cancelled, hands changed with a reason, undo, seat links); a player's
+link (their own hand, proposing a block, calling domino). Tokens come as
+`Authorization: Bearer TOKEN` (pages: in their path); wrong ones count against the address
+in Redis (`tournament.guard`), shared by every web process.
 """
 
 from __future__ import annotations
