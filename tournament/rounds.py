@@ -317,12 +317,30 @@ def _state(
         "rules": dict(config.rules),
         "set": config.max_pip,
         "players": players,
-        "layout": dict(rnd["layout"] or {"lines": []}),
+        "layout": dict(rnd["layout"] or _camera_layout(conn, rnd["event_id"], table_id)),
         "boneyard": rnd["boneyard"] or 0,
     }
     if proposer is not None:
         state["proposer"] = proposer
     return state
+
+
+def _camera_layout(conn: psycopg.Connection[Any], event_id: int, table_id: str) -> dict[str, Any]:
+    """The played lines from the table camera's newest Scene, for a round whose lines the
+    host has not typed (`set_table`). A Scene the reading doubts is not used: the host
+    checks the table and types its open ends, as single-table mode's review asks."""
+    from dominocam.scene_state import state_layout
+    from tournament.store import latest_scene
+
+    newest = latest_scene(conn, event_id, table_id)
+    if newest is None:
+        return {"lines": []}
+    if newest["scene"].get("needs_review"):
+        raise RoundConflict(
+            "the camera's reading of the table is doubtful: the host types the open ends "
+            "(PUT /api/tables/ID/table) before a ruling"
+        )
+    return state_layout(newest["scene"])
 
 
 def _judge(state_json: dict[str, Any], by: str, who: str) -> Any:

@@ -197,3 +197,40 @@ def test_a_ruling_is_not_scored_until_the_host_confirms_and_undo_changes_the_sta
     assert reopened.get_json() == {"round": 1, "status": "open"}
     assert totals(client)["P1"] == 0
     assert [r["status"] for r in client.get("/api/tables/t1").get_json()["rounds"]] == ["open"]
+
+
+def test_a_ruling_uses_the_cameras_open_ends_unless_the_reading_is_doubtful(
+    db, make_event, web
+) -> None:
+    """With no lines typed by the host, a block check judges the open ends of the table
+    camera's newest Scene; a Scene the reading doubts is refused until the host types them."""
+    from tournament import store
+
+    _, tokens = make_event(tables=2)
+    client = web(tokens.event_id)
+    p = tokens.players
+    for table, seq, doubtful in (("t1", 1, False), ("t2", 1, True)):
+        scene = {
+            "image": {"width": 640, "height": 360},
+            "tiles": [],
+            "layout": {"lines": [], "open_ends": [5, 4]},
+            "needs_review": doubtful,
+        }
+        store.store_scene(db, tokens.event_id, table, seq, scene, sent_at=0, read_s=0, worker="t")
+    for name, tiles in (
+        ("P1", [[0, 1]]),
+        ("P2", [[6, 6], [2, 3]]),
+        ("P3", [[0, 1]]),
+        ("P4", [[6, 6]]),
+    ):
+        assert put_hand(client, p[name], tiles).status_code == 200
+    blocked = client.post("/api/hand/propose", headers=bearer(p["P1"])).get_json()
+    assert blocked["held"] is True, blocked  # 0-1 and 6-6, 2-3 play on neither 5 nor 4
+    doubtful = client.post("/api/hand/propose", headers=bearer(p["P3"]))
+    assert doubtful.status_code == 409 and "open ends" in doubtful.get_json()["error"]
+    host = bearer(tokens.hosts["t2"])
+    assert (
+        client.put("/api/tables/t2/table", json={"layout": BLOCKED_TABLE}, headers=host).status_code
+        == 200
+    )
+    assert client.post("/api/hand/propose", headers=bearer(p["P3"])).get_json()["held"] is True
