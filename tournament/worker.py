@@ -146,12 +146,21 @@ TRACK_FPS = 2.0
 
 def table_tracker(ctx: WorkerContext, event_id: int, table_id: str, width: int, height: int) -> Any:
     """The table's tracker as its last frame left it (whichever worker read that frame), or
-    a new one for the first frame, a new frame size or a new variant."""
+    a new one for the first frame or a new frame size; its layout follows the round (the
+    tiles stay tracked when a new round brings a new engine)."""
+    from tournament.standings import table_game
     from vision.layout import game_layout_config
     from vision.track import TableTracker, TrackerConfig
 
     event = ctx.event(event_id)
-    layout = game_layout_config(event.variant_name, len(event.table(table_id).seats))
+    # The round's engine double (descending-doubles games, Mexican Train): the hub the
+    # layout grows from, as single-table mode's camera (`server.engine.layout_config`).
+    engine = table_game(ctx.database(), event_id, table_id, event).next_engine()
+    layout = game_layout_config(
+        event.variant_name,
+        len(event.table(table_id).seats),
+        None if engine is None else engine.high,
+    )
     config = TrackerConfig.at_rate(TRACK_FPS, set_max=event.max_pip, layout=layout)
     calibration = ctx.models.calibration
     state = frames.tracker_state(ctx.redis, event_id, table_id)

@@ -311,3 +311,37 @@ def test_a_worker_reconnects_when_postgresql_drops_its_connection(
     assert counts["claimed"] - counts["read"] <= 1, counts
     assert counts["sent"] == counts["dropped"] + counts["claimed"], counts
     assert "reconnecting to PostgreSQL" in workers.log("w1")
+
+
+def test_a_tables_tracker_follows_the_rounds_engine(db, redis_client, make_event, web) -> None:
+    """Mexican Train: the layout a table's tracker rebuilds grows from the round's engine
+    (12-12, then 11-11 once a round is scored), as single-table mode's camera."""
+    from types import SimpleNamespace
+
+    from tournament.worker import WorkerContext, table_tracker
+
+    data = {
+        "event": f"mexican-{os.urandom(4).hex()}",
+        "variant": "mexican-train",
+        "players": ["A", "B"],
+        "tables": [{"id": "t1", "seats": ["A", "B"]}],
+    }
+    _, tokens = make_event(data)
+    ctx = WorkerContext(SimpleNamespace(calibration=None), redis_client, db, "test")
+    tracker = table_tracker(ctx, tokens.event_id, "t1", 640, 360)
+    assert tracker.config.layout.kind == "mexican" and tracker.config.layout.hub_value == 12
+    client = web(tokens.event_id)
+    for name, tiles in (("A", []), ("B", [[5, 6]])):
+        answer = client.put(
+            "/api/hand",
+            json={"tiles": tiles},
+            headers={"Authorization": f"Bearer {tokens.players[name]}"},
+        )
+        assert answer.status_code == 200
+    ended = client.post(
+        "/api/tables/t1/rounds/current/end",
+        json={"ended_by": "domino", "winner": "A"},
+        headers={"Authorization": f"Bearer {tokens.admin}"},
+    )
+    assert ended.get_json()["ended"] is True, ended.get_json()
+    assert table_tracker(ctx, tokens.event_id, "t1", 640, 360).config.layout.hub_value == 11
