@@ -46,6 +46,7 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(1, str(REPO / "benchmarks"))  # dramatiq_reader, for --engine dramatiq
 
 
 def render_table_frames(seed: int, count: int, cache: Path) -> list[bytes]:
@@ -214,23 +215,26 @@ def pg_load(conn: Any) -> dict[str, float]:
     return {k: float(v) for k, v in row.items()}
 
 
-def start_workers(count: int, run: str, threads: int, log_dir: Path) -> list[subprocess.Popen]:
+def start_workers(
+    count: int, run: str, threads: int, log_dir: Path, engine: str = "celery"
+) -> list[subprocess.Popen]:
+    """`count` worker processes of one process each: `dominocam worker` (Celery), or a
+    Dramatiq worker of the same reading task (`benchmarks/dramatiq_reader.py`)."""
     procs = []
     for index in range(count):
         log = (log_dir / f"{run}-w{index + 1}.log").open("wb")
+        if engine == "dramatiq":
+            paths = [str(REPO / "benchmarks"), str(REPO)]
+            command = [sys.executable, "-m", "dramatiq", "dramatiq_reader", "--path", *paths,
+                       "--processes", "1", "--threads", "1"]  # fmt: skip
+        else:
+            command = [sys.executable, "-m", "dominocam", "worker", "--threads", str(threads),
+                       "--name", f"{run}-w{index + 1}@bench"]  # fmt: skip
         procs.append(
             subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "dominocam",
-                    "worker",
-                    "--threads",
-                    str(threads),
-                    "--name",
-                    f"{run}-w{index + 1}@bench",
-                ],
+                command,
                 cwd=REPO,
+                env={**os.environ, "DOMINOCAM_WORKER_THREADS": str(threads)},
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
@@ -285,7 +289,15 @@ def run_once(
     event_id = store.load_event(conn, config).event_id
     celery_app = make_app(settings.redis_url())
     client.delete(QUEUE)
-    procs = start_workers(workers, f"run{workers}", args.threads, log_dir)
+    if args.engine == "dramatiq":
+        import dramatiq_reader
+
+        dramatiq_reader.broker.flush_all()
+
+        def send_frame(client: Any, _app: Any, event_id: int, table: str, jpeg: bytes, **kw: Any):
+            return dramatiq_reader.send_frame(client, event_id, table, jpeg, **kw)
+
+    procs = start_workers(workers, f"run{workers}", args.threads, log_dir, args.engine)
     viewers: Viewers | None = None
     try:
         if args.viewers:
@@ -385,6 +397,7 @@ def run_once(
             "viewer_latency_p99_ms": 1000 * percentile(lags, 99),
         }
     result = {
+        "engine": args.engine,
         "workers": workers,
         "tables": args.tables,
         "fps_per_table": args.fps,
@@ -422,7 +435,7 @@ def run_once(
 
 def print_run(result: dict[str, Any]) -> None:
     print(
-        f"\n{result['workers']} worker(s), {result['tables']} tables at "
+        f"\n{result['engine']}: {result['workers']} worker(s), {result['tables']} tables at "
         f"{result['fps_per_table']:g} frames/s each, {result['seconds']} s: "
         f"{result['frames_read_per_s']:.2f} frames read/s of {result['frames_sent_per_s']:.2f} "
         f"sent/s, {100 * result['dropped_share']:.0f}% dropped, "
@@ -484,6 +497,12 @@ def main() -> int:
         help="also start one web process and this many SSE viewers on it (default 0)",
     )
     parser.add_argument("--json", type=Path, default=None, help="also write the results here")
+    parser.add_argument(
+        "--engine",
+        choices=("celery", "dramatiq"),
+        default="celery",
+        help="the task engine of the workers (default celery, the product's)",
+    )
     args = parser.parse_args()
     if not os.environ.get("DOMINOCAM_REDIS_URL") or not os.environ.get("DOMINOCAM_DATABASE_URL"):
         parser.error("set DOMINOCAM_REDIS_URL and DOMINOCAM_DATABASE_URL (see --help)")

@@ -143,6 +143,9 @@ def serve_tournament(args: argparse.Namespace) -> int:
     base = f"http://{args.host}:{args.port}"
     if tokens.admin is not None:
         print(f"Event {config.name!r} created. Admin token (shown once): {tokens.admin}")
+        print(f"  director: {base}/director/{tokens.admin}")
+        for table_id, token in tokens.hosts.items():
+            print(f"  host of {table_id}: {base}/host/{token}")
         for name, token in tokens.players.items():
             print(f"  {name}: {base}/hand/{token}")
     from waitress import create_server

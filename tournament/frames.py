@@ -10,6 +10,11 @@ and are counted as dropped. Both steps are Lua scripts, atomic in Redis.
 Sequence numbers start at Redis' clock in microseconds when a table's counter is created, so
 they keep growing if Redis restarts without its data (PostgreSQL keys Scenes by them).
 
+One frame of a table is read at a time (the `reading` mark): a table's frames go through one
+tracker (`vision.track.TableTracker`), whose state waits in Redis between frames (`tracker`),
+so whichever worker is free reads the table's next frame and the track goes on. A worker
+that finishes sends the task for a frame that came meanwhile (`release`).
+
 Counters per table (`stats`): `sent`, `dropped` (replaced before any worker claimed
 them), `claimed`, `read` (a Scene stored); `claimed - read` frames were lost to a worker
 that died mid-frame.
@@ -17,6 +22,7 @@ that died mid-frame.
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -46,9 +52,17 @@ if send then return {seq, 1} end
 return {seq, 0}
 """
 
-# KEYS: frame, claimed, pending, stats, reading. ARGV: worker name.
-# Returns {} when no frame newer than the last claimed one exists, else {seq, jpeg, sent_at}.
+# How long a table's `reading` mark (one frame at a time per table) outlives a worker that
+# died mid-frame: a frame takes well under this to read, even on a loaded machine.
+READING_TTL_S = 15
+
+# KEYS: frame, claimed, pending, stats, reading. ARGV: worker name, reading ttl.
+# Returns {} when no frame newer than the last claimed one exists, or when another worker is
+# reading this table (the `pending` mark stays, so frames coming meanwhile send no tasks;
+# that worker sends one for the newest frame when it is done: `RELEASE`); else
+# {seq, jpeg, sent_at}.
 CLAIM = """
+if redis.call('EXISTS', KEYS[5]) == 1 then return {} end
 redis.call('DEL', KEYS[3])
 local latest_text = redis.call('HGET', KEYS[1], 'seq')
 if not latest_text then return {} end
@@ -64,9 +78,34 @@ else
 end
 redis.call('SET', KEYS[2], latest_text)
 redis.call('HINCRBY', KEYS[4], 'claimed', 1)
-redis.call('SET', KEYS[5], ARGV[1] .. ' ' .. latest_text, 'EX', 300)
+redis.call('SET', KEYS[5], ARGV[1] .. ' ' .. latest_text, 'EX', tonumber(ARGV[2]))
 local frame = redis.call('HMGET', KEYS[1], 'jpeg', 'sent_at')
 return {latest_text, frame[1], frame[2]}
+"""
+
+
+# KEYS: reading, frame, claimed, pending. ARGV: worker name, seq, pending ttl.
+# The worker's frame is done (stored or not): clear its `reading` mark (if still its own) and
+# return 1 when a newer frame came meanwhile (the caller sends its task; a task that might
+# wait already finds nothing newer and ends), else 0.
+RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] .. ' ' .. ARGV[2] then redis.call('DEL', KEYS[1]) end
+local latest_text = redis.call('HGET', KEYS[2], 'seq') or '0'
+local claimed = tonumber(redis.call('GET', KEYS[3]) or '0')
+if tonumber(latest_text) > claimed then
+  redis.call('SET', KEYS[4], latest_text, 'EX', tonumber(ARGV[3]))
+  return 1
+end
+return 0
+"""
+
+# KEYS: tracker. ARGV: seq, state. Keep the state of the newest frame only: a worker whose
+# `reading` mark expired (it was very slow) never puts the tracker back in time.
+SAVE_TRACKER = """
+local saved = tonumber(redis.call('HGET', KEYS[1], 'seq') or '0')
+if tonumber(ARGV[1]) <= saved then return 0 end
+redis.call('HSET', KEYS[1], 'seq', ARGV[1], 'state', ARGV[2])
+return 1
 """
 
 
@@ -116,7 +155,7 @@ def claim(client: redis.Redis, event_id: int, table_id: str, worker: str) -> Cla
         table_key(event_id, table_id, k)
         for k in ("frame", "claimed", "pending", "stats", "reading")
     ]
-    found = client.eval(CLAIM, len(keys), *keys, worker)
+    found = client.eval(CLAIM, len(keys), *keys, worker, READING_TTL_S)
     if not found:
         return None
     seq, jpeg, sent_at = found
@@ -124,11 +163,29 @@ def claim(client: redis.Redis, event_id: int, table_id: str, worker: str) -> Cla
 
 
 def count_read(client: redis.Redis, event_id: int, table_id: str) -> None:
-    """Count one frame read and stored; clear the `reading` mark."""
-    pipe = client.pipeline()
-    pipe.hincrby(table_key(event_id, table_id, "stats"), "read", 1)
-    pipe.delete(table_key(event_id, table_id, "reading"))
-    pipe.execute()
+    """Count one frame read and stored."""
+    client.hincrby(table_key(event_id, table_id, "stats"), "read", 1)
+
+
+def release(client: redis.Redis, event_id: int, table_id: str, worker: str, seq: int) -> bool:
+    """The frame `seq` is done: the table may be claimed again. True when a newer frame
+    waits and the caller must send its task (none was sent while this one was read)."""
+    keys = [table_key(event_id, table_id, k) for k in ("reading", "frame", "claimed", "pending")]
+    return bool(client.eval(RELEASE, len(keys), *keys, worker, seq, PENDING_TTL_S))
+
+
+def tracker_state(client: redis.Redis, event_id: int, table_id: str) -> dict[str, Any] | None:
+    """The table's tracker as the last frame read left it (`TableTracker.to_state`)."""
+    raw = client.hget(table_key(event_id, table_id, "tracker"), "state")
+    return None if raw is None else json.loads(raw)
+
+
+def save_tracker(
+    client: redis.Redis, event_id: int, table_id: str, seq: int, state: dict[str, Any]
+) -> bool:
+    """Keep the tracker after frame `seq`; False when a newer frame's state is kept."""
+    key = table_key(event_id, table_id, "tracker")
+    return bool(client.eval(SAVE_TRACKER, 1, key, seq, json.dumps(state)))
 
 
 def stats(client: redis.Redis, event_id: int, table_id: str) -> dict[str, int]:

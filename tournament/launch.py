@@ -64,8 +64,12 @@ def _launch(args: argparse.Namespace) -> int:
         conn.close()
     if tokens.admin is not None:
         print(f"Event {config.name!r}: admin token (shown once): {tokens.admin}")
+        base = f"http://127.0.0.1:{args.port}"
+        print(f"  director: {base}/director/{tokens.admin}")
+        for table_id, token in tokens.hosts.items():
+            print(f"  host of {table_id}: {base}/host/{token}")
         for name, token in tokens.players.items():
-            print(f"  {name}: http://127.0.0.1:{args.port}/hand/{token}")
+            print(f"  {name}: {base}/hand/{token}")
     elif args.feed_fps > 0:
         raise UserInputError(
             f"event {config.name!r} already exists and its admin token is not shown again; "

@@ -3,21 +3,23 @@
 Every web process and every worker talks to the same database; nothing lives in a process.
 Writes that a retried or duplicated task may repeat are idempotent: a Scene is keyed by
 (event, table, frame sequence number) and written with `ON CONFLICT DO NOTHING`, and a
-table's newest Scene only moves forward. Rounds are ruled by the `rules` package (the
-blocked-game check and the variant's scoring); standings add its `rules.game.Game` totals
-across tables (`tournament.standings`).
+table's newest Scene only moves forward. A table's rounds (the hand lifecycle, rulings,
+undo, the audit trail) are `tournament.rounds`; standings add each table's
+`rules.game.Game` totals across tables (`tournament.standings`).
 
-Hands are secret: `public_table` shows a hand's tile count while its round is open, the tiles
-only once it has ended; `own_hand` answers a player about their own hand only.
+Links are stored as their SHA-256 only: a player's `ID.SECRET`, a table host's `hN.SECRET`,
+the event director's admin token. Hands are secret: `public_table` shows a confirmed hand's
+tile count while its round is open, the tiles only once it has ended.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 import secrets
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import psycopg
@@ -25,17 +27,16 @@ from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
 from dominocam.errors import UserInputError
-from rules.blocked import check
-from rules.game import RoundResult
-from rules.scoring import score_domino
-from rules.state import parse_state
-from rules.tiles import parse_tile
 from tournament.config import EventConfig, parse_config
+from tournament.rounds import Player as Player  # re-exported: `store.Player`
+from tournament.rounds import RoundConflict as RoundConflict  # re-exported
 
-
-class RoundConflict(UserInputError):
-    """The request is well formed but does not fit the round (HTTP 409): no open round,
-    a hand missing, a round that is not blocked."""
+# A player's link token: their ASCII id, a dot, the url-safe secret (as single-table mode);
+# a table host's: `h` and the table's position, a dot, the secret.
+PLAYER_TOKEN = re.compile(r"[0-9]{1,9}\.[A-Za-z0-9_-]{16,64}")
+HOST_TOKEN = re.compile(r"h[0-9]{1,4}\.[A-Za-z0-9_-]{16,64}")
+# Longest admin token looked at (ours are 32 characters): longer ones are simply wrong.
+MAX_ADMIN_TOKEN = 256
 
 
 SCHEMA = """
@@ -111,6 +112,24 @@ CREATE TABLE IF NOT EXISTS audit (
     action      text NOT NULL,
     detail      jsonb NOT NULL
 );
+-- The single-table hand lifecycle (server.game.lifecycle), per table: a pending reading
+-- until the owner confirms, the lock, a ruling held until the host confirms it.
+ALTER TABLE hands ALTER COLUMN tiles DROP NOT NULL;
+ALTER TABLE hands ADD COLUMN IF NOT EXISTS pending jsonb;
+ALTER TABLE hands ADD COLUMN IF NOT EXISTS pending_scene jsonb;
+ALTER TABLE hands ADD COLUMN IF NOT EXISTS confirmed_at timestamptz;
+ALTER TABLE hands ADD COLUMN IF NOT EXISTS declared_cannot_play boolean NOT NULL DEFAULT false;
+ALTER TABLE rounds ADD COLUMN IF NOT EXISTS locked_at timestamptz;
+ALTER TABLE rounds ADD COLUMN IF NOT EXISTS locked_by text;
+ALTER TABLE rounds ADD COLUMN IF NOT EXISTS pending_end jsonb;
+ALTER TABLE rounds ADD COLUMN IF NOT EXISTS last_check jsonb;
+ALTER TABLE rounds ADD COLUMN IF NOT EXISTS layout jsonb;
+ALTER TABLE rounds ADD COLUMN IF NOT EXISTS boneyard integer;
+ALTER TABLE audit ADD COLUMN IF NOT EXISTS round_id integer REFERENCES rounds ON DELETE SET NULL;
+ALTER TABLE audit ADD COLUMN IF NOT EXISTS reason text;
+-- Each table's host link (`h<position>.SECRET`), stored as its SHA-256 only.
+ALTER TABLE event_tables ADD COLUMN IF NOT EXISTS host_hash text;
+CREATE INDEX IF NOT EXISTS scenes_stored_at ON scenes (stored_at);
 """
 
 # Serialises the schema's creation between processes starting at once.
@@ -153,11 +172,13 @@ def hash_token(token: str) -> str:
 
 @dataclass(frozen=True)
 class EventTokens:
-    """The tokens of a newly created event, shown once: the admin's and each player's."""
+    """The tokens of a newly created event, shown once: the admin's (the event director),
+    each player's link and each table host's link (by table id)."""
 
     event_id: int
     admin: str | None
     players: Mapping[str, str]
+    hosts: Mapping[str, str] = field(default_factory=dict)
 
 
 def load_event(conn: psycopg.Connection[Any], config: EventConfig) -> EventTokens:
@@ -188,18 +209,21 @@ def load_event(conn: psycopg.Connection[Any], config: EventConfig) -> EventToken
             (config.name, Jsonb(config.to_json()), hash_token(admin)),
         ).fetchone()["id"]
         tokens: dict[str, str] = {}
+        hosts: dict[str, str] = {}
         player_ids: dict[str, int] = {}
         for player in config.players:
-            tokens[player.name] = secrets.token_urlsafe(24)
             player_ids[player.name] = conn.execute(
                 "INSERT INTO players (event_id, name, team, token_hash) "
                 "VALUES (%s, %s, %s, %s) RETURNING id",
-                (event_id, player.name, player.team, hash_token(tokens[player.name])),
+                (event_id, player.name, player.team, f"unset-{secrets.token_hex(16)}"),
             ).fetchone()["id"]
+            tokens[player.name] = _new_player_link(conn, player_ids[player.name])
         for position, table in enumerate(config.tables, start=1):
+            hosts[table.id] = f"h{position}.{secrets.token_urlsafe(18)}"
             conn.execute(
-                "INSERT INTO event_tables (event_id, id, name, position) VALUES (%s, %s, %s, %s)",
-                (event_id, table.id, table.name, position),
+                "INSERT INTO event_tables (event_id, id, name, position, host_hash) "
+                "VALUES (%s, %s, %s, %s, %s)",
+                (event_id, table.id, table.name, position, hash_token(hosts[table.id])),
             )
             for seat, name in enumerate(table.seats, start=1):
                 conn.execute(
@@ -212,7 +236,50 @@ def load_event(conn: psycopg.Connection[Any], config: EventConfig) -> EventToken
                 (event_id, table.id),
             )
         _audit(conn, event_id, None, "setup", "event created", {"tables": len(config.tables)})
-    return EventTokens(event_id, admin, tokens)
+    return EventTokens(event_id, admin, tokens, hosts)
+
+
+def _new_player_link(conn: psycopg.Connection[Any], player_id: int) -> str:
+    token = f"{player_id}.{secrets.token_urlsafe(18)}"
+    conn.execute("UPDATE players SET token_hash = %s WHERE id = %s", (hash_token(token), player_id))
+    return token
+
+
+def new_player_link(
+    conn: psycopg.Connection[Any], event_id: int, table_id: str, seat: int
+) -> dict[str, Any]:
+    """A new link for the player in `seat` of a table, revoking the old one (only its hash
+    is kept, so an old link cannot be shown again: the host makes a new one).
+
+    Raises:
+        UserInputError: no such seat at the table.
+    """
+    with conn.transaction():
+        row = conn.execute(
+            "SELECT p.id, p.name FROM seats s JOIN players p ON p.id = s.player_id "
+            "WHERE s.event_id = %s AND s.table_id = %s AND s.seat = %s",
+            (event_id, table_id, seat),
+        ).fetchone()
+        if row is None:
+            raise UserInputError(f"table {table_id} has no seat {seat}")
+        return {"seat": seat, "name": row["name"], "token": _new_player_link(conn, row["id"])}
+
+
+def new_host_link(conn: psycopg.Connection[Any], event_id: int, table_id: str) -> str:
+    """A new host link for a table (the event director makes it), revoking the old one."""
+    with conn.transaction():
+        row = conn.execute(
+            "SELECT position FROM event_tables WHERE event_id = %s AND id = %s FOR UPDATE",
+            (event_id, table_id),
+        ).fetchone()
+        if row is None:
+            raise UserInputError(f"no table {table_id!r} in the event")
+        token = f"h{row['position']}.{secrets.token_urlsafe(18)}"
+        conn.execute(
+            "UPDATE event_tables SET host_hash = %s WHERE event_id = %s AND id = %s",
+            (hash_token(token), event_id, table_id),
+        )
+    return token
 
 
 def event_config(conn: psycopg.Connection[Any], event_id: int) -> EventConfig:
@@ -230,8 +297,38 @@ def event_id_by_name(conn: psycopg.Connection[Any], name: str) -> int:
 
 
 def is_admin(conn: psycopg.Connection[Any], event_id: int, token: str) -> bool:
+    if len(token) > MAX_ADMIN_TOKEN or not token.isascii():
+        return False
     row = conn.execute("SELECT admin_hash FROM events WHERE id = %s", (event_id,)).fetchone()
     return row is not None and secrets.compare_digest(row["admin_hash"], hash_token(token))
+
+
+def host_table(conn: psycopg.Connection[Any], event_id: int, token: str) -> str | None:
+    """The table whose host link carries `token`, or None (malformed, forged, revoked)."""
+    if not HOST_TOKEN.fullmatch(token):
+        return None
+    row = conn.execute(
+        "SELECT id, host_hash FROM event_tables WHERE event_id = %s AND position = %s",
+        (event_id, int(token[1:].partition(".")[0])),
+    ).fetchone()
+    if row is None or not secrets.compare_digest(row["host_hash"] or "", hash_token(token)):
+        return None
+    return str(row["id"])
+
+
+def player_by_token(conn: psycopg.Connection[Any], event_id: int, token: str) -> Player | None:
+    """The seated player whose link carries `token`, or None (malformed, forged, revoked:
+    any text, Unicode digits or a megabyte of it, is simply not a link)."""
+    if not PLAYER_TOKEN.fullmatch(token):
+        return None
+    row = conn.execute(
+        "SELECT p.id, p.name, p.team, p.token_hash, s.table_id, s.seat FROM players p "
+        "JOIN seats s ON s.player_id = p.id WHERE p.event_id = %s AND p.id = %s",
+        (event_id, int(token.partition(".")[0])),
+    ).fetchone()
+    if row is None or not secrets.compare_digest(row["token_hash"], hash_token(token)):
+        return None
+    return Player(row["id"], row["name"], row["team"], row["table_id"], row["seat"])
 
 
 def _audit(
@@ -296,279 +393,17 @@ def latest_scene(
     ).fetchone()
 
 
-# --- rounds and hands ------------------------------------------------------------------------
-
-
-def _open_round(conn: psycopg.Connection[Any], event_id: int, table_id: str) -> dict[str, Any]:
-    """The table's open round, locked for this transaction."""
-    row = conn.execute(
-        "SELECT id, number FROM rounds WHERE event_id = %s AND table_id = %s AND status = 'open' "
-        "FOR UPDATE",
-        (event_id, table_id),
-    ).fetchone()
-    if row is None:
-        raise RoundConflict(f"table {table_id} has no open round (its game is over)")
-    return row
-
-
-def player_by_token(conn: psycopg.Connection[Any], event_id: int, token: str) -> dict[str, Any]:
-    """The player whose link carries `token` (with their table and seat).
-
-    Raises:
-        UserInputError: no player of the event has that token.
-    """
-    row = conn.execute(
-        "SELECT p.id, p.name, p.team, s.table_id, s.seat FROM players p "
-        "JOIN seats s ON s.player_id = p.id WHERE p.event_id = %s AND p.token_hash = %s",
-        (event_id, hash_token(token)),
-    ).fetchone()
-    if row is None:
-        raise PermissionError("this player link is not valid for the event")
-    return row
-
-
-def submit_hand(
-    conn: psycopg.Connection[Any], event_id: int, token: str, tiles: Sequence[object]
-) -> dict[str, Any]:
-    """Store the hand of the player whose link carries `token`, for their table's open round.
-
-    Returns:
-        `{"table", "round", "tiles": count}` (the tiles themselves are never echoed to others).
-
-    Raises:
-        PermissionError: the token is not a player's of this event.
-        UserInputError: a tile is not of the event's set, or a tile appears twice.
-    """
-    config = event_config(conn, event_id)
-    player = player_by_token(conn, event_id, token)
-    if not isinstance(tiles, list | tuple):
-        raise UserInputError("tiles must be a list of [a, b] pairs")
-    parsed = [parse_tile(t, config.max_pip) for t in tiles]
-    if len(set(parsed)) != len(parsed):
-        raise UserInputError("a tile appears twice in the hand")
-    with conn.transaction():
-        current = _open_round(conn, event_id, player["table_id"])
-        conn.execute(
-            "INSERT INTO hands (round_id, player_id, tiles) VALUES (%s, %s, %s) "
-            "ON CONFLICT (round_id, player_id) DO UPDATE SET tiles = EXCLUDED.tiles, "
-            "submitted_at = now()",
-            (current["id"], player["id"], Jsonb([t.as_list() for t in parsed])),
-        )
-        _audit(
-            conn,
-            event_id,
-            player["table_id"],
-            player["name"],
-            "hand",
-            {"round": current["number"], "tiles": len(parsed)},
-        )
-    return {"table": player["table_id"], "round": current["number"], "tiles": len(parsed)}
-
-
-def own_hand(conn: psycopg.Connection[Any], event_id: int, token: str) -> dict[str, Any]:
-    """The player's own hand in their table's latest round (nobody else's)."""
-    player = player_by_token(conn, event_id, token)
-    row = conn.execute(
-        "SELECT r.number, h.tiles FROM rounds r LEFT JOIN hands h "
-        "ON h.round_id = r.id AND h.player_id = %s "
-        "WHERE r.event_id = %s AND r.table_id = %s ORDER BY r.number DESC LIMIT 1",
-        (player["id"], event_id, player["table_id"]),
-    ).fetchone()
-    return {
-        "name": player["name"],
-        "table": player["table_id"],
-        "round": row["number"],
-        "hand": row["tiles"],
-    }
-
-
-def end_round(
-    conn: psycopg.Connection[Any],
-    event_id: int,
-    table_id: str,
-    *,
-    ended_by: str,
-    layout: Mapping[str, object] | None = None,
-    boneyard: int = 0,
-    proposer: str | None = None,
-    winner: str | None = None,
-    author: str = "admin",
-) -> dict[str, Any]:
-    """Rule on the table's open round from its hands and the given table, and end it.
-
-    The game state is built from the seats (clockwise, with their teams), every player's
-    stored hand, `layout` and `boneyard`, and judged by the rules engine: `block` must be a
-    blocked round (`rules.blocked.check`), `domino` is scored with `rules.scoring.score_domino`
-    for `winner`. The next round opens unless the table's game is over.
-
-    Returns:
-        `{"round", "result" (RoundResult JSON), "verdict" (block only), "next_round"}`.
-
-    Raises:
-        UserInputError: a hand is missing, the state is invalid, the round is not blocked,
-            or the table's game is over.
-    """
-    from tournament.standings import table_game
-
-    if ended_by not in ("block", "domino"):
-        raise UserInputError("ended_by must be block or domino")
-    config = event_config(conn, event_id)
-    try:
-        table = config.table(table_id)
-    except KeyError:
-        raise UserInputError(f"no table {table_id!r} in the event") from None
-    with conn.transaction():
-        current = _open_round(conn, event_id, table_id)
-        hands = {
-            row["name"]: row["tiles"]
-            for row in conn.execute(
-                "SELECT p.name, h.tiles FROM hands h JOIN players p ON p.id = h.player_id "
-                "WHERE h.round_id = %s",
-                (current["id"],),
-            )
-        }
-        missing = [name for name in table.seats if name not in hands]
-        if missing:
-            raise RoundConflict(f"hands missing for {', '.join(missing)}")
-        state_json: dict[str, Any] = {
-            "variant": config.variant_name,
-            "rules": dict(config.rules),
-            "set": config.max_pip,
-            "players": [
-                {
-                    "name": name,
-                    "hand": hands[name],
-                    **({"team": config.player(name).team} if config.player(name).team else {}),
-                }
-                for name in table.seats
-            ],
-            "layout": dict(layout or {"lines": []}),
-            "boneyard": boneyard,
-        }
-        if proposer is not None:
-            state_json["proposer"] = proposer
-        state = parse_state(state_json)
-        game = table_game(conn, event_id, table_id, config)
-        verdict_json: dict[str, object] | None = None
-        if ended_by == "block":
-            verdict = check(state)
-            if not verdict.blocked:
-                raise RoundConflict("the round is not blocked: a player can still play or draw")
-            result = RoundResult.from_verdict(verdict, engine=game.next_engine())
-            verdict_json = verdict.to_json()
-        else:
-            if winner is None:
-                raise UserInputError("a domino names its winner")
-            result = RoundResult.from_score(
-                score_domino(state, winner), blocked=False, engine=game.next_engine()
-            )
-        game = game.record(result)
-        conn.execute(
-            "UPDATE rounds SET status = 'ended', ended_by = %s, result = %s, ended_at = now() "
-            "WHERE id = %s",
-            (
-                ended_by,
-                Jsonb({"round": result.to_json(), "verdict": verdict_json, "state": state_json}),
-                current["id"],
-            ),
-        )
-        next_round = None
-        if not game.is_over:
-            next_round = current["number"] + 1
-            conn.execute(
-                "INSERT INTO rounds (event_id, table_id, number) VALUES (%s, %s, %s)",
-                (event_id, table_id, next_round),
-            )
-        _audit(
-            conn,
-            event_id,
-            table_id,
-            author,
-            "round-ended",
-            {"round": current["number"], "ended_by": ended_by, "points": dict(result.points)},
-        )
-    return {
-        "round": current["number"],
-        "result": result.to_json(),
-        "verdict": verdict_json,
-        "next_round": next_round,
-    }
-
-
-def reopen_last_round(
-    conn: psycopg.Connection[Any],
-    event_id: int,
-    table_id: str,
-    *,
-    reason: str,
-    author: str = "admin",
-) -> dict[str, Any]:
-    """Undo the table's last ended round: it is open again (its hands kept, its result
-    removed, so the standings lose its points), and the round opened after it goes.
-
-    Raises:
-        UserInputError: no reason given.
-        RoundConflict: no round has ended, or the next round already has hands.
-    """
-    if not isinstance(reason, str) or not reason.strip():
-        raise UserInputError("say why the round is reopened (reason)")
-    with conn.transaction():
-        rows = conn.execute(
-            "SELECT id, number, status, result FROM rounds WHERE event_id = %s AND table_id = %s "
-            "ORDER BY number DESC LIMIT 2 FOR UPDATE",
-            (event_id, table_id),
-        ).fetchall()
-        ended = next((r for r in rows if r["status"] == "ended"), None)
-        if ended is None:
-            raise RoundConflict(f"table {table_id} has no ended round to reopen")
-        later = [r for r in rows if r["number"] > ended["number"]]
-        for row in later:
-            has_hands = conn.execute(
-                "SELECT 1 FROM hands WHERE round_id = %s LIMIT 1", (row["id"],)
-            ).fetchone()
-            if has_hands:
-                raise RoundConflict(f"round {row['number']} already has hands; it cannot be undone")
-            conn.execute("DELETE FROM rounds WHERE id = %s", (row["id"],))
-        conn.execute(
-            "UPDATE rounds SET status = 'open', ended_by = NULL, result = NULL, ended_at = NULL "
-            "WHERE id = %s",
-            (ended["id"],),
-        )
-        _audit(
-            conn,
-            event_id,
-            table_id,
-            author,
-            "round-reopened",
-            {
-                "round": ended["number"],
-                "reason": reason.strip(),
-                "points_removed": ended["result"]["round"]["points"],
-            },
-        )
-    return {"round": ended["number"], "status": "open"}
-
-
-def audit_trail(conn: psycopg.Connection[Any], event_id: int, table_id: str) -> list[dict]:
-    """The table's audit trail, oldest first: who did what when (hands as tile counts)."""
-    return [
-        {
-            "at": row["at"].isoformat(),
-            "author": row["author"],
-            "action": row["action"],
-            "detail": row["detail"],
-        }
-        for row in conn.execute(
-            "SELECT at, author, action, detail FROM audit WHERE event_id = %s AND table_id = %s "
-            "ORDER BY id",
-            (event_id, table_id),
-        )
-    ]
+# --- what anyone may see ------------------------------------------------------------------
 
 
 def public_table(conn: psycopg.Connection[Any], event_id: int, table_id: str) -> dict[str, Any]:
-    """What anyone may see of a table: seats, each hand's tile count while its round is
-    open, every ended round with its hands and result, and the newest Scene's sequence."""
+    """What anyone may see of a table: seats; per round each confirmed hand's tile count
+    while the round is open (a photo awaiting its owner's confirmation counts as no hand),
+    whether the hands are locked, the ruling held for the host and the last block check
+    (who stopped it, not with which tile); every ended round with its hands and result; the
+    newest Scene's sequence."""
+    from server.game.lifecycle import public_outcome
+
     config = event_config(conn, event_id)
     try:
         table = config.table(table_id)
@@ -576,15 +411,15 @@ def public_table(conn: psycopg.Connection[Any], event_id: int, table_id: str) ->
         raise UserInputError(f"no table {table_id!r} in the event") from None
     rounds = []
     for row in conn.execute(
-        "SELECT id, number, status, ended_by, result FROM rounds "
-        "WHERE event_id = %s AND table_id = %s ORDER BY number",
+        "SELECT id, number, status, ended_by, result, locked_at, locked_by, pending_end, "
+        "last_check FROM rounds WHERE event_id = %s AND table_id = %s ORDER BY number",
         (event_id, table_id),
     ).fetchall():
         counts = {
             h["name"]: len(h["tiles"])
             for h in conn.execute(
                 "SELECT p.name, h.tiles FROM hands h JOIN players p ON p.id = h.player_id "
-                "WHERE h.round_id = %s",
+                "WHERE h.round_id = %s AND h.confirmed_at IS NOT NULL",
                 (row["id"],),
             )
         }
@@ -598,6 +433,12 @@ def public_table(conn: psycopg.Connection[Any], event_id: int, table_id: str) ->
             entry["ended_by"] = row["ended_by"]
             entry["hands"] = {p["name"]: p["hand"] for p in state["players"]}
             entry["result"] = row["result"]["round"]
+        else:
+            entry["locked"] = row["locked_by"] if row["locked_at"] is not None else None
+            entry["pending"] = None if row["pending_end"] is None else row["pending_end"]["text"]
+            entry["last_check"] = (
+                None if row["last_check"] is None else public_outcome(row["last_check"])
+            )
         rounds.append(entry)
     latest = conn.execute(
         "SELECT latest_seq FROM event_tables WHERE event_id = %s AND id = %s",

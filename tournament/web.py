@@ -10,28 +10,47 @@ table's newest Scene and state at once).
 One Redis connection per process listens to every table's channel (`StreamHub`) and hands
 each message to the streams open on that process.
 
-Auth: public (standings, tables, Scenes, streams: no hand before its round ends); the
-event's admin token as `Authorization: Bearer TOKEN` (frames, ending a round); a player's
-token the same way (their own hand only).
+Auth (`Actor`): public (standings, tables, Scenes, streams, the audit trail's public texts:
+no hand before its round ends); the event director's admin token (frames, host links, and
+everything a table host does, at every table); a table host's link (its table's rounds:
+rulings confirmed or cancelled, hands changed with a reason, undo, seat links); a player's
+link (their own hand, proposing a block, calling domino). Tokens come as
+`Authorization: Bearer TOKEN` (pages: in their path); wrong ones count against the address
+in Redis (`tournament.guard`), shared by every web process.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import os
 import queue
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from flask import Flask, Response, jsonify, render_template_string, request
 from werkzeug.exceptions import HTTPException
 
 from dominocam.errors import UserInputError
-from tournament import frames, store
-from tournament.pages import EVENT_OVERLAY, HAND_PAGE, STANDINGS_PAGE, TABLE_OVERLAY
+from server.game.lifecycle import HOST
+from server.qr import qr_svg
+from tournament import frames, rounds, store
+from tournament.guard import GuessGuard, TooManyGuesses
+from tournament.pages import (
+    DIRECTOR_PAGE,
+    EVENT_OVERLAY,
+    HAND_PAGE,
+    HOST_PAGE,
+    STANDINGS_PAGE,
+    TABLE_OVERLAY,
+)
 from tournament.standings import event_standings
+
+STATIC = Path(__file__).with_name("static")
 
 # A comment line on every stream this often, so proxies and clients see it is alive.
 KEEPALIVE_S = 10.0
@@ -111,6 +130,19 @@ class StreamHub:
                 time.sleep(0.5)
 
 
+@dataclass(frozen=True)
+class Actor:
+    """Who a token is: the event `director` (the admin token), a table's `host`, or a
+    `player`. The director and a table's host both act as the host of that table."""
+
+    kind: str
+    table: str | None = None
+    player: store.Player | None = None
+
+    def hosts(self, table_id: str) -> bool:
+        return self.kind == "director" or (self.kind == "host" and self.table == table_id)
+
+
 def create_app(database_url: str, redis_url: str, event_id: int) -> Flask:
     """The web app of one event (any number of processes may serve it at once)."""
     import psycopg
@@ -118,9 +150,9 @@ def create_app(database_url: str, redis_url: str, event_id: int) -> Flask:
     from psycopg.rows import dict_row
     from psycopg_pool import ConnectionPool, PoolTimeout
 
-    from tournament.worker import make_app, send_frame
+    from tournament.worker import make_app, send_frame, send_hand_photo
 
-    app = Flask("tournament")
+    app = Flask("tournament", static_folder=str(STATIC), static_url_path="/static")
     pool = ConnectionPool(
         database_url,
         min_size=1,
@@ -133,7 +165,8 @@ def create_app(database_url: str, redis_url: str, event_id: int) -> Flask:
     celery_app = make_app(redis_url)
     hub = StreamHub(redis_url, f"{frames.PREFIX}:e{event_id}:*")
     event_channel = f"{frames.PREFIX}:e{event_id}:event"
-    app.extensions["dominocam.tournament"] = {"pool": pool, "hub": hub}
+    guard = GuessGuard(client, event_id)
+    app.extensions["dominocam.tournament"] = {"pool": pool, "hub": hub, "guard": guard}
 
     def config() -> Any:
         with pool.connection() as conn:
@@ -145,17 +178,51 @@ def create_app(database_url: str, redis_url: str, event_id: int) -> Flask:
             raise NoCredentials("send 'Authorization: Bearer TOKEN'")
         return header[7:].strip()
 
-    def require_admin() -> None:
-        token = bearer()
+    def who(token: str) -> Actor:
+        """The actor a token belongs to; a wrong one counts against the address."""
+        address = request.remote_addr or "unknown"
+        guard.check(address)
         with pool.connection() as conn:
-            if not store.is_admin(conn, event_id, token):
-                raise PermissionError("this needs the event's admin token")
+            if store.is_admin(conn, event_id, token):
+                return Actor("director")
+            table_id = store.host_table(conn, event_id, token)
+            if table_id is not None:
+                return Actor("host", table_id)
+            player = store.player_by_token(conn, event_id, token)
+        if player is not None:
+            return Actor("player", player.table_id, player)
+        guard.failed(address)
+        raise PermissionError("this token is not valid for the event")
+
+    def require_admin() -> None:
+        if who(bearer()).kind != "director":
+            raise PermissionError("this needs the event director's token")
+
+    def require_host(table_id: str) -> Actor:
+        actor = who(bearer())
+        if not actor.hosts(table_id):
+            raise PermissionError(f"this needs the host of table {table_id} or the director")
+        return actor
+
+    def require_player() -> store.Player:
+        actor = who(bearer())
+        if actor.player is None:
+            raise PermissionError("this needs a player's link")
+        return actor.player
 
     def known_table(table_id: str) -> None:
         try:
             config().table(table_id)
         except KeyError:
             raise UnknownTable(f"no table {table_id!r} in this event") from None
+
+    def body_object(example: str) -> dict[str, Any]:
+        body = request.get_json(silent=True)
+        if body is None and not request.get_data(cache=True):
+            return {}
+        if not isinstance(body, dict):
+            raise UserInputError(f"send a JSON object: {example}")
+        return body
 
     @app.errorhandler(UserInputError)
     def bad_input(error: UserInputError) -> tuple[Response, int]:
@@ -164,6 +231,10 @@ def create_app(database_url: str, redis_url: str, event_id: int) -> Flask:
 
     @app.errorhandler(PermissionError)
     def refused(error: PermissionError) -> tuple[Response, int]:
+        if isinstance(error, TooManyGuesses):
+            answer = jsonify(error=str(error), status=429)
+            answer.headers["Retry-After"] = str(error.retry_after)
+            return answer, 429
         status = 401 if isinstance(error, NoCredentials) else 403
         return jsonify(error=str(error), status=status), status
 
@@ -188,6 +259,16 @@ def create_app(database_url: str, redis_url: str, event_id: int) -> Flask:
         status = error.code or 500
         return jsonify(error=error.description, status=status), status
 
+    @app.after_request
+    def headers(response: Response) -> Response:
+        security_headers(response.headers, overlay=request.path.endswith("overlay"))
+        return response
+
+    def page(html: str, **values: Any) -> Response:
+        return Response(
+            render_template_string(html, **values), headers={"Cache-Control": "no-store"}
+        )
+
     @app.get("/")
     def standings_page() -> str:
         with pool.connection() as conn:
@@ -206,10 +287,25 @@ def create_app(database_url: str, redis_url: str, event_id: int) -> Flask:
 
     @app.get("/hand/<token>")
     def hand_page(token: str) -> Response:
-        """A player's phone page (the link printed when the event was made); it reads and
-        saves that player's own hand through the API with the token of its address."""
-        page = render_template_string(HAND_PAGE, token=token)
-        return Response(page, headers={"Cache-Control": "no-store"})
+        """A player's phone page (the link printed when the event was made, or made anew on
+        the host's page); it works through the API with the token of its address."""
+        return page(HAND_PAGE, token=token)
+
+    @app.get("/host/<token>")
+    def host_page(token: str) -> Response:
+        """A table host's page (`?table=ID` when the director opens it with their token)."""
+        actor = who(token)
+        table_id = actor.table if actor.kind == "host" else request.args.get("table", "")
+        if actor.kind == "player" or not table_id:
+            raise PermissionError("this page needs a table host's link or the director's")
+        known_table(table_id)
+        return page(HOST_PAGE, token=token, table_id=table_id)
+
+    @app.get("/director/<token>")
+    def director_page(token: str) -> Response:
+        if who(token).kind != "director":
+            raise PermissionError("this page needs the event director's token")
+        return page(DIRECTOR_PAGE, token=token, tables=config().tables)
 
     @app.get("/api/health")
     def health() -> Response:
@@ -247,81 +343,259 @@ def create_app(database_url: str, redis_url: str, event_id: int) -> Flask:
     def frame(table_id: str) -> tuple[Response, int]:
         require_admin()
         known_table(table_id)
-        body = request.get_data(cache=False)
-        if not body.startswith(b"\xff\xd8\xff"):
-            raise UserInputError("a frame must be a JPEG (Content-Type: image/jpeg)")
-        if len(body) > MAX_FRAME_BYTES:
-            raise UserInputError(f"a frame may be {MAX_FRAME_BYTES // 2**20} MiB at most")
+        body = jpeg_body()
         submitted = send_frame(client, celery_app, event_id, table_id, body)
         return jsonify(seq=submitted.seq, queued=submitted.send_task), 202
 
-    def publish_round(table_id: str, round_view: Any) -> None:
-        """Tell the table's and the event's streams that a round changed."""
-        message = json.dumps({"kind": "round", "table": table_id, "round": round_view})
+    def publish(table_id: str, kind: str, **data: Any) -> None:
+        """Tell the table's stream (and, for rounds, the event's) that something changed;
+        the message names no tile."""
+        message = json.dumps({"kind": kind, "table": table_id, **data})
         client.publish(frames.channel(event_id, table_id), message)
-        client.publish(event_channel, message)
+        if kind == "round":
+            client.publish(event_channel, message)
+
+    # --- the host of a table (or the director) ------------------------------------------
+
+    def ruling(table_id: str, by: str, who_key: str, confirm: bool, author: str) -> Response:
+        body = body_object(f'{{"{who_key}": NAME, "layout": {{...}}, "boneyard": N}}')
+        name = body.get(who_key)
+        if not isinstance(name, str):
+            raise UserInputError(f"name the {who_key} ('{who_key}': a seated player's name)")
+        with pool.connection() as conn:
+            if "layout" in body or "boneyard" in body:
+                rounds.set_table(conn, event_id, table_id, body.get("layout"), body.get("boneyard"))
+            outcome = rounds.rule(
+                conn, event_id, config(), table_id, by=by, who=name, author=author, confirm=confirm
+            )
+        publish(table_id, "round", action="ended" if outcome["ended"] else "ruling")
+        return jsonify(outcome)
+
+    @app.put("/api/tables/<table_id>/table")
+    def put_table(table_id: str) -> Response:
+        require_host(table_id)
+        body = body_object('{"layout": {"lines": [...]}, "boneyard": N}')
+        with pool.connection() as conn:
+            rounds.set_table(conn, event_id, table_id, body.get("layout"), body.get("boneyard"))
+        publish(table_id, "round", action="table")
+        return jsonify(ok=True)
+
+    @app.post("/api/tables/<table_id>/rounds/current/block")
+    def host_block(table_id: str) -> Response:
+        require_host(table_id)
+        return ruling(table_id, "block", "proposer", bool(request.args.get("confirm")), HOST)
+
+    @app.post("/api/tables/<table_id>/rounds/current/domino")
+    def host_domino(table_id: str) -> Response:
+        require_host(table_id)
+        return ruling(table_id, "domino", "winner", bool(request.args.get("confirm")), HOST)
 
     @app.post("/api/tables/<table_id>/rounds/current/end")
     def end(table_id: str) -> Response:
-        require_admin()
-        known_table(table_id)
-        body = request.get_json(silent=True)
-        if not isinstance(body, dict):
-            raise UserInputError('send a JSON object: {"ended_by": "block"|"domino", ...}')
-        boneyard = body.get("boneyard", 0)
-        if not isinstance(boneyard, int) or isinstance(boneyard, bool) or boneyard < 0:
-            raise UserInputError("boneyard must be a whole number >= 0")
+        """The host rules and confirms at once (`ended_by` block with its proposer, or
+        domino with its winner)."""
+        require_host(table_id)
+        body = body_object('{"ended_by": "block"|"domino", "proposer"|"winner": NAME, ...}')
+        ended_by = body.get("ended_by")
+        if ended_by not in ("block", "domino"):
+            raise UserInputError("ended_by must be block or domino")
+        return ruling(
+            table_id, ended_by, "proposer" if ended_by == "block" else "winner", True, HOST
+        )
+
+    @app.post("/api/tables/<table_id>/rounds/current/score")
+    def score(table_id: str) -> Response:
+        require_host(table_id)
         with pool.connection() as conn:
-            outcome = store.end_round(
-                conn,
-                event_id,
-                table_id,
-                ended_by=str(body.get("ended_by", "")),
-                layout=body.get("layout"),
-                boneyard=boneyard,
-                proposer=body.get("proposer"),
-                winner=body.get("winner"),
-            )
-        publish_round(table_id, outcome["round"])
+            outcome = rounds.score_pending(conn, event_id, config(), table_id)
+        publish(table_id, "round", action="ended" if outcome["ended"] else "ruling")
         return jsonify(outcome)
+
+    @app.post("/api/tables/<table_id>/rounds/current/cancel")
+    def cancel(table_id: str) -> Response:
+        require_host(table_id)
+        body = body_object('{"reason": "..."}')
+        with pool.connection() as conn:
+            rounds.cancel_pending(conn, event_id, table_id, body.get("reason"))
+        publish(table_id, "round", action="cancelled")
+        return jsonify(ok=True)
+
+    @app.post("/api/tables/<table_id>/rounds/current/unlock")
+    def unlock(table_id: str) -> Response:
+        require_host(table_id)
+        body = body_object('{"reason": "..."}')
+        with pool.connection() as conn:
+            rounds.unlock_hands(conn, event_id, table_id, body.get("reason"))
+        publish(table_id, "round", action="unlocked")
+        return jsonify(ok=True)
 
     @app.post("/api/tables/<table_id>/rounds/last/reopen")
     def reopen(table_id: str) -> Response:
+        require_host(table_id)
+        body = body_object('{"reason": "..."}')
+        with pool.connection() as conn:
+            outcome = rounds.reopen_last_round(conn, event_id, table_id, reason=body.get("reason"))
+        publish(table_id, "round", action="reopened", round=outcome["round"])
+        return jsonify(outcome)
+
+    def seat_player(table_id: str, seat: int) -> store.Player:
+        with pool.connection() as conn:
+            row = conn.execute(
+                "SELECT p.id, p.name, p.team FROM seats s JOIN players p ON p.id = s.player_id "
+                "WHERE s.event_id = %s AND s.table_id = %s AND s.seat = %s",
+                (event_id, table_id, seat),
+            ).fetchone()
+        if row is None:
+            raise UnknownTable(f"table {table_id} has no seat {seat}")
+        return store.Player(row["id"], row["name"], row["team"], table_id, seat)
+
+    @app.put("/api/tables/<table_id>/seats/<int:seat>/hand")
+    def host_hand(table_id: str, seat: int) -> Response:
+        """The host enters or changes a seat's hand (after the lock: with a reason)."""
+        require_host(table_id)
+        known_table(table_id)
+        body = body_object('{"tiles": [[a, b], ...], "reason": "..."}')
+        if "tiles" not in body:
+            raise UserInputError('send a JSON object: {"tiles": [[a, b], ...], "reason": "..."}')
+        player = seat_player(table_id, seat)
+        with pool.connection() as conn:
+            saved = rounds.confirm_hand(
+                conn, event_id, config(), player, body["tiles"], author=HOST,
+                reason=body.get("reason"),
+            )  # fmt: skip
+        publish(table_id, "hand", player=player.name)
+        return jsonify(saved)
+
+    @app.post("/api/tables/<table_id>/seats/<int:seat>/link")
+    def seat_link(table_id: str, seat: int) -> Response:
+        """A new link (and its QR code) for the player in `seat`; the old link stops working."""
+        require_host(table_id)
+        known_table(table_id)
+        with pool.connection() as conn:
+            made = store.new_player_link(conn, event_id, table_id, seat)
+        link = f"{public_base()}/hand/{made.pop('token')}"
+        return jsonify(**made, link=link, qr=qr_svg(link).decode())
+
+    @app.post("/api/tables/<table_id>/host-link")
+    def host_link(table_id: str) -> Response:
+        """The director makes a new host link for a table (the old one stops working)."""
         require_admin()
         known_table(table_id)
-        body = request.get_json(silent=True)
-        if not isinstance(body, dict):
-            raise UserInputError('send a JSON object: {"reason": "..."}')
         with pool.connection() as conn:
-            outcome = store.reopen_last_round(
-                conn, event_id, table_id, reason=body.get("reason", "")
-            )
-        publish_round(table_id, outcome["round"])
-        return jsonify(outcome)
+            token = store.new_host_link(conn, event_id, table_id)
+        link = f"{public_base()}/host/{token}"
+        return jsonify(table=table_id, link=link, qr=qr_svg(link).decode())
+
+    def public_base() -> str:
+        return (os.environ.get("DOMINOCAM_PUBLIC_URL") or request.host_url).rstrip("/")
 
     @app.get("/api/tables/<table_id>/audit")
     def audit(table_id: str) -> Response:
+        """Public; in full (tiles, reasons) with the table host's or the director's token."""
         known_table(table_id)
+        for_host = "Authorization" in request.headers and who(bearer()).hosts(table_id)
         with pool.connection() as conn:
-            return jsonify(audit=store.audit_trail(conn, event_id, table_id))
+            trail = rounds.audit_trail(conn, event_id, table_id, for_host=for_host)
+        return jsonify(audit=trail)
 
-    @app.put("/api/hand")
-    def put_hand() -> Response:
-        token = bearer()
-        body = request.get_json(silent=True)
-        if not isinstance(body, dict) or "tiles" not in body:
-            raise UserInputError('send a JSON object: {"tiles": [[a, b], ...]}')
-        with pool.connection() as conn:
-            saved = store.submit_hand(conn, event_id, token, body["tiles"])
-        message = {"kind": "hand", "table": saved["table"], "round": saved["round"]}
-        client.publish(frames.channel(event_id, saved["table"]), json.dumps(message))
-        return jsonify(saved)
+    # --- a player -------------------------------------------------------------------------
+
+    def jpeg_body() -> bytes:
+        if (request.content_length or 0) > MAX_FRAME_BYTES:
+            raise UserInputError(f"a photo may be {MAX_FRAME_BYTES // 2**20} MiB at most")
+        body = request.get_data(cache=False)
+        if len(body) > MAX_FRAME_BYTES:
+            raise UserInputError(f"a photo may be {MAX_FRAME_BYTES // 2**20} MiB at most")
+        if not body.startswith(b"\xff\xd8\xff"):
+            raise UserInputError("send the photo as a JPEG (Content-Type: image/jpeg)")
+        return body
 
     @app.get("/api/hand")
     def get_hand() -> Response:
-        token = bearer()
+        player = require_player()
         with pool.connection() as conn:
-            return jsonify(store.own_hand(conn, event_id, token))
+            return jsonify(rounds.own_hand(conn, event_id, player))
+
+    @app.put("/api/hand")
+    def put_hand() -> Response:
+        """The player saves their tiles, typed or a reading corrected: this confirms them."""
+        player = require_player()
+        body = body_object('{"tiles": [[a, b], ...]}')
+        if "tiles" not in body:
+            raise UserInputError('send a JSON object: {"tiles": [[a, b], ...]}')
+        with pool.connection() as conn:
+            saved = rounds.confirm_hand(
+                conn, event_id, config(), player, body["tiles"], author=player.name
+            )
+        publish(player.table_id, "hand", player=player.name)
+        return jsonify(saved)
+
+    @app.post("/api/hand/photo")
+    def hand_photo() -> tuple[Response, int]:
+        """A photo of the player's hand: a worker reads it into a pending reading, which
+        the player then confirms (`/api/hand/confirm`) or corrects (`PUT /api/hand`)."""
+        player = require_player()
+        photo = jpeg_body()
+        with pool.connection() as conn:
+            rounds.refuse_photo_when_locked(conn, event_id, player)
+        send_hand_photo(client, celery_app, event_id, player.id, photo)
+        return jsonify(reading=True), 202
+
+    @app.post("/api/hand/confirm")
+    def confirm() -> Response:
+        player = require_player()
+        body = body_object('{"tiles": [[a, b], ...]} or {} to confirm the reading as read')
+        with pool.connection() as conn:
+            saved = rounds.confirm_hand(
+                conn, event_id, config(), player, body.get("tiles"), author=player.name
+            )
+        publish(player.table_id, "hand", player=player.name)
+        return jsonify(saved)
+
+    @app.post("/api/hand/discard")
+    def discard() -> Response:
+        player = require_player()
+        with pool.connection() as conn:
+            rounds.discard_pending(conn, event_id, player)
+        return jsonify(ok=True)
+
+    @app.post("/api/hand/declare")
+    def declare() -> Response:
+        player = require_player()
+        body = body_object('{"cannot_play": true|false}')
+        value = body.get("cannot_play")
+        if not isinstance(value, bool):
+            raise UserInputError("cannot_play must be true or false")
+        with pool.connection() as conn:
+            rounds.declare_cannot_play(conn, event_id, player, value)
+        publish(player.table_id, "hand", player=player.name)
+        return jsonify(ok=True)
+
+    @app.post("/api/hand/propose")
+    def propose() -> Response:
+        """The player proposes a block: every hand at their table locks; the ruling waits
+        for the host."""
+        player = require_player()
+        with pool.connection() as conn:
+            outcome = rounds.rule(
+                conn, event_id, config(), player.table_id, by="block", who=player.name,
+                author=player.name,
+            )  # fmt: skip
+        publish(player.table_id, "round", action="ruling")
+        return jsonify(outcome)
+
+    @app.post("/api/hand/domino")
+    def domino() -> Response:
+        """The player calls domino (played their last tile): the hands lock, the host
+        confirms."""
+        player = require_player()
+        with pool.connection() as conn:
+            outcome = rounds.rule(
+                conn, event_id, config(), player.table_id, by="domino", who=player.name,
+                author=player.name,
+            )  # fmt: skip
+        publish(player.table_id, "round", action="ruling")
+        return jsonify(outcome)
 
     def stream(channel: str, snapshot: Any) -> Response:
         """SSE: the snapshot at once (a reconnecting client catches up), then every
@@ -375,6 +649,21 @@ def create_app(database_url: str, redis_url: str, event_id: int) -> Flask:
         return stream(event_channel, snapshot)
 
     return app
+
+
+def security_headers(headers: Any, overlay: bool) -> None:
+    """As single-table mode (`server._security_headers`): everything the pages load is their
+    own, no inline script or style; only the overlays may be framed (OBS, a stream page)."""
+    from server import CONTENT_SECURITY_POLICY
+
+    headers.setdefault(
+        "Content-Security-Policy",
+        CONTENT_SECURITY_POLICY.format(ancestors="*" if overlay else "'none'"),
+    )
+    if not overlay:
+        headers.setdefault("X-Frame-Options", "DENY")
+    headers.setdefault("X-Content-Type-Options", "nosniff")
+    headers.setdefault("Referrer-Policy", "no-referrer")
 
 
 def sse(message: dict[str, Any]) -> str:

@@ -28,11 +28,14 @@ from typing import Any
 
 from celery import Celery, signals
 
-from tournament import frames, settings, store
+from tournament import frames, retention, settings, store
 
 log = logging.getLogger("dominocam.worker")
 
 TASK_NAME = "tournament.read_frame"
+HAND_TASK = "tournament.read_hand"
+# A hand photo waits in Redis this long for a worker (then its owner sends it again).
+HAND_PHOTO_TTL_S = 300
 QUEUE = "dominocam.frames"
 
 
@@ -70,6 +73,16 @@ class WorkerContext:
     db: Any
     name: str
     events: dict[int, Any] = field(default_factory=dict)
+
+    # How a worker sends the task for a table's frame that came while it read one; the
+    # Celery task by default (`benchmarks/dramatiq_reader.py` sends its own).
+    send_read: Any = None
+
+    def requeue(self, event_id: int, table_id: str, seq: int) -> None:
+        if self.send_read is not None:
+            self.send_read(event_id, table_id, seq)
+        else:
+            app.send_task(TASK_NAME, args=[event_id, table_id, seq], queue=QUEUE)
 
     def event(self, event_id: int) -> Any:
         if event_id not in self.events:
@@ -126,17 +139,56 @@ class Outcome:
     read_s: float = 0.0
 
 
-def read_newest(ctx: WorkerContext, event_id: int, table_id: str) -> Outcome:
-    """Claim the table's newest frame, read it, store the Scene and publish it."""
-    from dominocam.errors import UserInputError
-    from vision.image_io import decode_image
-    from vision.layout import game_layout_config
-    from vision.pipeline import read_image
+# The rate a table's tracker counts in (`TrackerConfig.at_rate`): the frame rate a table's
+# camera sends by default (`dominocam feed --fps 2`).
+TRACK_FPS = 2.0
 
+
+def table_tracker(ctx: WorkerContext, event_id: int, table_id: str, width: int, height: int) -> Any:
+    """The table's tracker as its last frame left it (whichever worker read that frame), or
+    a new one for the first frame or a new frame size; its layout follows the round (the
+    tiles stay tracked when a new round brings a new engine)."""
+    from tournament.standings import table_game
+    from vision.layout import game_layout_config
+    from vision.track import TableTracker, TrackerConfig
+
+    event = ctx.event(event_id)
+    # The round's engine double (descending-doubles games, Mexican Train): the hub the
+    # layout grows from, as single-table mode's camera (`server.engine.layout_config`).
+    engine = table_game(ctx.database(), event_id, table_id, event).next_engine()
+    layout = game_layout_config(
+        event.variant_name,
+        len(event.table(table_id).seats),
+        None if engine is None else engine.high,
+    )
+    config = TrackerConfig.at_rate(TRACK_FPS, set_max=event.max_pip, layout=layout)
+    calibration = ctx.models.calibration
+    state = frames.tracker_state(ctx.redis, event_id, table_id)
+    if state is not None and (state["width"], state["height"]) == (width, height):
+        return TableTracker.from_state(state, config, calibration)
+    return TableTracker(width, height, config, calibration)
+
+
+def read_newest(ctx: WorkerContext, event_id: int, table_id: str) -> Outcome:
+    """Claim the table's newest frame, track it, store the Scene and publish it."""
     claimed = frames.claim(ctx.redis, event_id, table_id, ctx.name)
     if claimed is None:
         return Outcome("stale")
-    config = ctx.event(event_id)
+    try:
+        outcome = _track_claimed(ctx, event_id, table_id, claimed)
+    finally:
+        if frames.release(ctx.redis, event_id, table_id, ctx.name, claimed.seq):
+            ctx.requeue(event_id, table_id, claimed.seq)
+    return outcome
+
+
+def _track_claimed(
+    ctx: WorkerContext, event_id: int, table_id: str, claimed: frames.Claimed
+) -> Outcome:
+    from dominocam.errors import UserInputError
+    from vision.image_io import decode_image
+    from vision.track import track_frame
+
     started = time.perf_counter()
     try:
         image = decode_image(claimed.jpeg, f"frame {claimed.seq} of table {table_id}")
@@ -144,16 +196,16 @@ def read_newest(ctx: WorkerContext, event_id: int, table_id: str) -> Outcome:
         log.warning("%s", error)
         ctx.redis.hincrby(frames.table_key(event_id, table_id, "stats"), "bad", 1)
         return Outcome("bad", claimed.seq)
-    seats = len(config.table(table_id).seats)
-    scene = read_image(
-        image,
-        ctx.models.detector,
-        ctx.models.reader,
-        set_max=config.max_pip,
-        layout_config=game_layout_config(config.variant_name, seats),
-    )
+    height, width = image.shape[:2]
+    tracker = table_tracker(ctx, event_id, table_id, width, height)
+    result = track_frame(tracker, image, ctx.models.detector, ctx.models.reader, claimed.sent_at)
     read_s = time.perf_counter() - started
-    scene_json = scene.to_dict()
+    scene_json = result.scene.to_dict()
+    # As the single-table camera: each tile's track id, and the tiles held while unseen.
+    for tile, track in zip(scene_json["tiles"], result.tracks, strict=True):
+        tile["track"] = track
+    scene_json["hidden"] = list(result.hidden)
+    frames.save_tracker(ctx.redis, event_id, table_id, claimed.seq, tracker.to_state())
     stored = store.store_scene(
         ctx.database(),
         event_id,
@@ -167,7 +219,14 @@ def read_newest(ctx: WorkerContext, event_id: int, table_id: str) -> Outcome:
     if not stored:
         return Outcome("duplicate", claimed.seq, read_s)
     frames.count_read(ctx.redis, event_id, table_id)
-    message = {"kind": "scene", "table": table_id, "seq": claimed.seq, "scene": scene_json}
+    retention.prune_if_due(ctx.redis, ctx.database(), event_id)
+    message = {
+        "kind": "scene",
+        "table": table_id,
+        "seq": claimed.seq,
+        "scene": scene_json,
+        "events": [event.to_dict() for event in result.events],
+    }
     ctx.redis.publish(frames.channel(event_id, table_id), json.dumps(message))
     return Outcome("read", claimed.seq, read_s)
 
@@ -179,6 +238,70 @@ def read_frame(event_id: int, table_id: str, seq: int) -> str:
     outcome = read_newest(context(), event_id, table_id)
     log.debug("table %s frame %s (sent %s): %s", table_id, outcome.seq, seq, outcome.status)
     return outcome.status
+
+
+def hand_photo_key(event_id: int, player_id: int) -> str:
+    return f"{frames.PREFIX}:e{event_id}:hand:{player_id}"
+
+
+def read_hand_photo(ctx: WorkerContext, event_id: int, player_id: int) -> str:
+    """Read a player's hand photo into a pending reading (their confirmation makes it the
+    hand); tell the table's stream that a reading waits (no tiles in the message)."""
+    from dominocam import scene_state
+    from dominocam.errors import UserInputError
+    from server.game.lifecycle import parse_hand
+    from tournament import rounds
+    from vision.image_io import decode_image
+    from vision.pipeline import read_image
+
+    key = hand_photo_key(event_id, player_id)
+    pipe = ctx.redis.pipeline()
+    pipe.get(key)
+    pipe.delete(key)
+    jpeg, _ = pipe.execute()
+    if jpeg is None:
+        return "gone"  # a newer photo's task read it, or it expired
+    config = ctx.event(event_id)
+    conn = ctx.database()
+    row = conn.execute(
+        "SELECT p.id, p.name, p.team, s.table_id, s.seat FROM players p JOIN seats s "
+        "ON s.player_id = p.id WHERE p.event_id = %s AND p.id = %s",
+        (event_id, player_id),
+    ).fetchone()
+    if row is None:
+        return "unknown"
+    player = rounds.Player(row["id"], row["name"], row["team"], row["table_id"], row["seat"])
+    try:
+        image = decode_image(jpeg, f"hand photo of {player.name}")
+    except UserInputError as error:
+        log.warning("%s", error)
+        return "bad"
+    scene = read_image(image, ctx.models.detector, ctx.models.reader, set_max=config.max_pip)
+    scene_json = scene.to_dict()
+    try:
+        tiles = parse_hand(scene_state.hand_tiles(scene_json), config.max_pip)
+    except UserInputError as error:  # a misread (a tile twice): the owner corrects it
+        tiles = []
+        scene_json.setdefault("warnings", []).append(str(error))
+    if not rounds.store_pending_reading(conn, event_id, player, tiles, scene_json):
+        return "locked"
+    message = {"kind": "hand", "table": player.table_id, "player": player.name, "reading": 1}
+    ctx.redis.publish(frames.channel(event_id, player.table_id), json.dumps(message))
+    return "read"
+
+
+@app.task(name=HAND_TASK, ignore_result=True)
+def read_hand(event_id: int, player_id: int) -> str:
+    """Read the newest hand photo a player sent (one waits per player)."""
+    return read_hand_photo(context(), event_id, player_id)
+
+
+def send_hand_photo(
+    client: Any, celery_app: Celery, event_id: int, player_id: int, jpeg: bytes
+) -> None:
+    """Keep the photo for a worker (a newer one replaces it) and send the reading task."""
+    client.set(hand_photo_key(event_id, player_id), jpeg, ex=HAND_PHOTO_TTL_S)
+    celery_app.send_task(HAND_TASK, args=[event_id, player_id], queue=QUEUE)
 
 
 def send_frame(

@@ -312,6 +312,64 @@ class _Track:
         return max(self.face_votes, key=lambda f: (self.face_votes[f], f == "up"))
 
 
+def _array(value: Any) -> np.ndarray | None:
+    return None if value is None else np.asarray(value, np.float64)
+
+
+def _pair(value: Any) -> tuple[int, int] | None:
+    return None if value is None else (int(value[0]), int(value[1]))
+
+
+def _track_state(track: _Track) -> dict[str, Any]:
+    """One track as JSON values (`TableTracker.to_state`)."""
+    return {
+        "id": track.id,
+        "corners": track.corners.tolist(),
+        "face_votes": dict(track.face_votes),
+        "score": track.score,
+        "hits": track.hits,
+        "misses": track.misses,
+        "confirmed": track.confirmed,
+        "read_corners": None if track.read_corners is None else track.read_corners.tolist(),
+        "half_probs": None if track.half_probs is None else track.half_probs.tolist(),
+        "reads": track.reads,
+        "read_frame": track.read_frame,
+        "agree": track.agree,
+        "candidate": None
+        if track.candidate is None
+        else [list(track.candidate[0]), track.candidate[1]],
+        "stale": track.stale,
+        "resized": track.resized,
+        "shown_pips": None if track.shown_pips is None else list(track.shown_pips),
+        "guess": None if track.guess is None else list(track.guess),
+    }
+
+
+def _track_from_state(data: dict[str, Any]) -> _Track:
+    candidate = data["candidate"]
+    corners = _array(data["corners"])
+    assert corners is not None
+    return _Track(
+        id=int(data["id"]),
+        corners=corners,
+        face_votes={str(k): int(v) for k, v in data["face_votes"].items()},
+        score=float(data["score"]),
+        hits=int(data["hits"]),
+        misses=int(data["misses"]),
+        confirmed=bool(data["confirmed"]),
+        read_corners=_array(data["read_corners"]),
+        half_probs=_array(data["half_probs"]),
+        reads=int(data["reads"]),
+        read_frame=int(data["read_frame"]),
+        agree=int(data["agree"]),
+        candidate=None if candidate is None else (_pair(candidate[0]), int(candidate[1])),  # type: ignore[arg-type]
+        stale=bool(data["stale"]),
+        resized=int(data["resized"]),
+        shown_pips=_pair(data["shown_pips"]),
+        guess=_pair(data["guess"]),
+    )
+
+
 def _width(corners: np.ndarray) -> float:
     return float(
         (np.linalg.norm(corners[1] - corners[0]) + np.linalg.norm(corners[3] - corners[2])) / 2
@@ -490,6 +548,45 @@ class TableTracker:
             [t.corners for t in self._tracks if not t.confirmed and t.misses == 0]
         ).reshape(-1, 4, 2)
         return TrackResult(self._scene, events, self._scene_tracks, hidden, tentative, reads)
+
+    # --- state between processes -------------------------------------------------------
+
+    def to_state(self) -> dict[str, Any]:
+        """Everything the tracker has learnt, as JSON values (floats exact), so that another
+        process can go on from the next frame (`from_state`): a tournament table's frames
+        are read by whichever worker is free. The config and calibration are not in it:
+        the caller gives them again."""
+        return {
+            "width": self.width,
+            "height": self.height,
+            "next_id": self._next_id,
+            "frame": self._frame,
+            "tracks": [_track_state(t) for t in self._tracks],
+            "scene": self._scene.to_dict(),
+            "scene_corners": [t.corners.tolist() for t in self._scene.tiles],
+            "scene_tracks": list(self._scene_tracks),
+        }
+
+    @classmethod
+    def from_state(
+        cls,
+        state: dict[str, Any],
+        config: TrackerConfig | None = None,
+        calibration: Calibration | None = None,
+    ) -> TableTracker:
+        """The tracker `to_state` described, as if it had never left this process."""
+        tracker = cls(state["width"], state["height"], config, calibration)
+        tracker._next_id = int(state["next_id"])
+        tracker._frame = int(state["frame"])
+        tracker._tracks = [_track_from_state(t) for t in state["tracks"]]
+        scene = Scene.from_dict(state["scene"])
+        tiles = [
+            replace(tile, corners=np.asarray(corners, np.float64))
+            for tile, corners in zip(scene.tiles, state["scene_corners"], strict=True)
+        ]
+        tracker._scene = replace(scene, tiles=tiles)
+        tracker._scene_tracks = tuple(int(i) for i in state["scene_tracks"])
+        return tracker
 
     def update_scene(self, scene: Scene, timestamp: float) -> TrackResult:
         """Track an already read Scene (its tiles' readings are used; no reader is called).

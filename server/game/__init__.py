@@ -43,11 +43,11 @@ from server.game.hands import (
     declare_cannot_play,
     discard_pending,
     hand_row,
-    parse_hand,
     read_hand_photo,
     set_hand,
 )
 from server.game.history import export_csv, export_json, round_history
+from server.game.lifecycle import parse_hand
 from server.game.records import (
     Conflict,
     NotFound,

@@ -12,10 +12,10 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from dominocam.errors import UserInputError
+from server.game.lifecycle import HOST, AuditEntry, require_reason, shown_entry
 from server.storage import dumps, loads, now
 
-HOST = "host"
+__all__ = ["HOST", "entries", "record", "record_entry", "require_reason", "round_entries"]
 
 # How many entries the public state carries, newest first.
 LATEST_ENTRIES = 50
@@ -41,6 +41,23 @@ def record(
     )
 
 
+def record_entry(
+    conn: sqlite3.Connection, game_id: int, round_id: int | None, entry: AuditEntry
+) -> None:
+    """Add a `lifecycle.AuditEntry` (inside the caller's transaction)."""
+    record(
+        conn,
+        game_id,
+        round_id,
+        entry.action,
+        entry.author,
+        entry.text,
+        entry.public_text,
+        entry.reason,
+        entry.detail,
+    )
+
+
 def entries(
     conn: sqlite3.Connection, game_id: int, limit: int = LATEST_ENTRIES
 ) -> list[dict[str, Any]]:
@@ -62,9 +79,7 @@ def entries(
                 "round": row["round_number"],
                 "action": row["action"],
                 "author": row["author"],
-                # A host's reason may name a tile of a hand: it waits for the round's end too.
-                "reason": row["reason"] if revealed else None,
-                "text": detail["text"] if revealed else detail["public_text"],
+                **shown_entry(detail["text"], detail["public_text"], row["reason"], revealed),
             }
         )
     return out
@@ -92,11 +107,3 @@ def round_entries(conn: sqlite3.Connection, round_id: int) -> list[dict[str, Any
         }
         for row in rows
     ]
-
-
-def require_reason(reason: object, what: str) -> str:
-    """The host's reason as stored text; a clear error when it is missing."""
-    text = str(reason or "").strip()[:300]
-    if not text:
-        raise UserInputError(f"{what} needs a reason (kept in the audit trail): send 'reason'")
-    return text

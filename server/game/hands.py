@@ -14,23 +14,10 @@ import sqlite3
 from typing import Any
 
 from dominocam.errors import UserInputError
-from rules.tiles import Tile, parse_tile
 from server import storage
-from server.game import audit
+from server.game import audit, lifecycle
 from server.game.records import Conflict, get_game, open_round
 from server.storage import dumps, loads, now, transaction
-
-
-def parse_hand(raw: object, set_max: int) -> list[list[int]]:
-    if not isinstance(raw, list):
-        raise UserInputError("'tiles' must be a list of [a, b] pairs")
-    tiles = [parse_tile(t, set_max) for t in raw]
-    seen: set[Tile] = set()
-    for tile in tiles:
-        if tile in seen:
-            raise UserInputError(f"tile {tile} is listed twice; a set has each tile once")
-        seen.add(tile)
-    return [t.as_list() for t in tiles]
 
 
 def hand_row(conn: sqlite3.Connection, round_id: int, player_id: int) -> sqlite3.Row | None:
@@ -40,18 +27,7 @@ def hand_row(conn: sqlite3.Connection, round_id: int, player_id: int) -> sqlite3
 
 
 def locked_message(rnd: sqlite3.Row) -> str:
-    return (
-        f"the hands are locked ({rnd['locked_by']}): only the host can change a hand now, "
-        "with a reason"
-    )
-
-
-def _pips(tiles: list[list[int]]) -> int:
-    return sum(a + b for a, b in tiles)
-
-
-def _tiles_text(tiles: list[list[int]]) -> str:
-    return " ".join(f"{a}-{b}" for a, b in tiles) or "no tiles"
+    return lifecycle.locked_message(rnd["locked_by"])
 
 
 def read_hand_photo(
@@ -68,8 +44,7 @@ def read_hand_photo(
     """
     with transaction(conn):
         rnd = open_round(conn, player["game_id"])
-        if rnd["locked_at"]:
-            raise Conflict(locked_message(rnd))
+        lifecycle.refuse_if_locked(rnd["locked_by"] if rnd["locked_at"] else None)
         conn.execute(
             "INSERT INTO hands (round_id, player_id, pending, pending_scene, pending_image, "
             "updated_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(round_id, player_id) DO UPDATE "
@@ -131,21 +106,18 @@ def confirm_hand(
     with transaction(conn):
         rnd = open_round(conn, player["game_id"])
         row = hand_row(conn, rnd["id"], player["id"])
-        by_host = author == audit.HOST
-        if rnd["locked_at"] and not by_host:
-            raise Conflict(locked_message(rnd))
-        why = None
-        if rnd["locked_at"]:
-            why = audit.require_reason(reason, "changing a locked hand")
-        elif by_host and reason:
-            why = str(reason).strip()[:300] or None
-        if tiles is None:
-            if row is None or row["pending"] is None:
-                raise Conflict("there is no photo reading to confirm: take a photo or save tiles")
-            tiles = loads(row["pending"], [])
-        parsed = parse_hand(tiles, game["set_max"])
         confirmed_before = row is not None and row["confirmed_at"] is not None
-        before = loads(row["tiles"], []) if confirmed_before else None
+        change = lifecycle.confirm_change(
+            player=player["name"],
+            author=author,
+            locked_by=rnd["locked_by"] if rnd["locked_at"] else None,
+            reason=reason,
+            tiles=tiles,
+            pending=None if row is None or row["pending"] is None else loads(row["pending"], []),
+            before=loads(row["tiles"], []) if confirmed_before else None,
+            set_max=game["set_max"],
+        )
+        parsed = change.tiles
         from_photo = row is not None and row["pending_image"] is not None
         scene = row["pending_scene"] if from_photo else (row["scene"] if row else None)
         image = row["pending_image"] if from_photo else (row["image"] if row else None)
@@ -158,25 +130,8 @@ def confirm_hand(
             "pending = NULL, pending_scene = NULL, pending_image = NULL",
             (rnd["id"], player["id"], dumps(parsed), scene, image, now(), now()),
         )
-        if before is not None and sorted(before) != sorted(parsed):
-            who = "the host" if by_host else player["name"]
-            audit.record(
-                conn,
-                player["game_id"],
-                rnd["id"],
-                "hand",
-                author,
-                text=(
-                    f"{who} changed {player['name']}'s confirmed hand: {_tiles_text(before)} "
-                    f"({_pips(before)} pips) became {_tiles_text(parsed)} ({_pips(parsed)} pips)"
-                ),
-                public_text=(
-                    f"{who} changed {player['name']}'s confirmed hand "
-                    f"({len(before)} tiles, now {len(parsed)})"
-                ),
-                reason=why,
-                detail={"player": player["name"], "before": before, "after": parsed},
-            )
+        if change.audit is not None:
+            audit.record_entry(conn, player["game_id"], rnd["id"], change.audit)
         storage.add_event(
             conn, player["game_id"], "hand", {"player": player["name"], "count": len(parsed)}
         )
@@ -200,8 +155,7 @@ def declare_cannot_play(conn: sqlite3.Connection, player: sqlite3.Row, value: bo
     """Record the player's declaration; a false "cannot play" is a foul at the block check."""
     with transaction(conn):
         rnd = open_round(conn, player["game_id"])
-        if rnd["locked_at"]:
-            raise Conflict(locked_message(rnd))
+        lifecycle.refuse_if_locked(rnd["locked_by"] if rnd["locked_at"] else None)
         conn.execute(
             "INSERT INTO hands (round_id, player_id, declared_cannot_play, updated_at) "
             "VALUES (?, ?, ?, ?) ON CONFLICT(round_id, player_id) DO UPDATE SET "

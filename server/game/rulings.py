@@ -9,7 +9,7 @@ from typing import Any
 
 from dominocam.errors import UserInputError
 from server import engine, storage
-from server.game import audit, review
+from server.game import audit, lifecycle, review
 from server.game.records import (
     Conflict,
     get_game,
@@ -149,13 +149,11 @@ def block_check(
     """
     proposer = player_by_name(conn, game_id, proposer_name)
     rnd = open_round(conn, game_id)
-    pending = loads(rnd["pending_end"], None)
-    if pending is not None and not (
-        confirm and pending.get("by") == "block" and pending.get("proposer") == proposer["name"]
-    ):
-        raise Conflict(f"{pending['text']} The host scores the round or cancels first.")
+    lifecycle.refuse_other_ruling(
+        loads(rnd["pending_end"], None), "block", proposer["name"], confirm
+    )
     state = rules_state(conn, game_id, proposer=proposer["name"])
-    lock_hands(conn, game_id, f"{proposer['name']} proposed a block", proposer["name"])
+    lock_hands(conn, game_id, lifecycle.lock_reason("block", proposer["name"]), proposer["name"])
     review.refuse_unchecked(conn, game_id, open_round(conn, game_id))
     verdict = _judge(lambda: engine.check(state), conn, game_id)
     outcome = _outcome(conn, game_id, proposer["name"], verdict)
@@ -179,87 +177,27 @@ def block_check(
 
 def _hold(conn: sqlite3.Connection, rnd: sqlite3.Row, pending: dict[str, Any]) -> None:
     """Keep a ruling that would end the round until the host confirms it."""
-    if pending["by"] == "block":
-        text = f"Blocked: every player confirmed {pending['proposer']}'s block."
-    else:
-        text = f"{pending['player']} called domino."
-    pending["text"] = text + " The round is scored once the host confirms."
+    pending.update(lifecycle.held_ruling(pending))
     conn.execute("UPDATE rounds SET pending_end = ? WHERE id = ?", (dumps(pending), rnd["id"]))
 
 
-def public_outcome(outcome: dict[str, Any]) -> dict[str, Any]:
-    """A block-check outcome as anybody may see it while the round is open: who stopped the
-    check and whether it was a foul, not which tile they hold or where it goes."""
-    shown = dict(outcome)
-    if shown.get("stopped"):
-        shown["stopped"] = {
-            k: v for k, v in shown["stopped"].items() if k in ("player", "foul", "foul_by")
-        }
-    return shown
-
-
-def _foul_by(foul: bool, said_cannot_play: bool, is_proposer: bool) -> str | None:
-    """What the player did that makes it a foul, so the pages word it as it happened:
-    "declared" (they said "cannot play"), "proposed" (they only proposed the block, which
-    counts as that declaration), or None (no foul)."""
-    if not foul:
-        return None
-    if said_cannot_play:
-        return "declared"
-    return "proposed" if is_proposer else "declared"
+public_outcome = lifecycle.public_outcome
 
 
 def _outcome(
     conn: sqlite3.Connection, game_id: int, proposer: str, verdict: dict[str, Any]
 ) -> dict[str, Any]:
-    """The outcome stored with the check: the confirmations in turn and where they stopped
-    (the tile and line too: shown to that player, and to everybody once the round ends)."""
-    steps = [
-        {
-            "player": s.get("player"),
-            "can_play": bool(s.get("can_play")),
-            "declared": bool(s.get("declared")),
-            "foul": bool(s.get("foul")),
-        }
-        for s in verdict.get("verification") or []
-    ]
-    stopped = None
-    if not verdict.get("blocked"):
-        first = next((s for s in steps if s["can_play"]), None)
-        if first is not None:
-            move = next(
-                (m for m in verdict.get("playable") or [] if m.get("player") == first["player"]),
-                {},
-            )
-            rnd = get_round(conn, game_id)
-            declared = conn.execute(
-                "SELECT h.declared_cannot_play FROM hands h JOIN players p ON p.id = h.player_id "
-                "WHERE h.round_id = ? AND p.name = ?",
-                (rnd["id"], first["player"]),
-            ).fetchone()
-            said_cannot_play = bool(declared and declared[0])
-            foul = first["foul"] or said_cannot_play
-            stopped = {
-                "player": first["player"],
-                "tile": move.get("tile"),
-                "line": move.get("line"),
-                "foul": foul,
-                "foul_by": _foul_by(foul, said_cannot_play, first["player"] == proposer),
-            }
-        else:
-            stopped = {"player": None, "tile": None, "line": None, "foul": False, "foul_by": None}
-    return {
-        "proposer": proposer,
-        "blocked": bool(verdict.get("blocked")),
-        "conditions": verdict.get("conditions") or {},
-        "steps": steps,
-        "stopped": stopped,
-        "boneyard_reason": (
-            None
-            if (verdict.get("conditions") or {}).get("boneyard_exhausted", True)
-            else "tiles can still be drawn from the boneyard"
-        ),
+    """The outcome stored with the check (`lifecycle.check_outcome`)."""
+    rnd = get_round(conn, game_id)
+    declared = {
+        row["name"]
+        for row in conn.execute(
+            "SELECT p.name FROM hands h JOIN players p ON p.id = h.player_id "
+            "WHERE h.round_id = ? AND h.declared_cannot_play",
+            (rnd["id"],),
+        )
     }
+    return lifecycle.check_outcome(proposer, verdict, declared)
 
 
 def end_by_domino(
@@ -274,13 +212,11 @@ def end_by_domino(
     """
     winner = player_by_name(conn, game_id, winner_name)
     rnd = open_round(conn, game_id)
-    pending = loads(rnd["pending_end"], None)
-    if pending is not None and not (
-        confirm and pending.get("by") == "domino" and pending.get("player") == winner["name"]
-    ):
-        raise Conflict(f"{pending['text']} The host scores the round or cancels first.")
+    lifecycle.refuse_other_ruling(
+        loads(rnd["pending_end"], None), "domino", winner["name"], confirm
+    )
     state = rules_state(conn, game_id, empty_hand=winner["name"])
-    lock_hands(conn, game_id, f"{winner['name']} called domino", audit.HOST)
+    lock_hands(conn, game_id, lifecycle.lock_reason("domino", winner["name"]), audit.HOST)
     review.refuse_unchecked(conn, game_id, open_round(conn, game_id))
     result = _judge(lambda: engine.score_domino(state, winner["name"]), conn, game_id)
     with transaction(conn):

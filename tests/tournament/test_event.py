@@ -24,11 +24,19 @@ def put_hand(client, token: str, tiles: list[list[int]]) -> None:
     assert response.status_code == 200, response.get_json()
 
 
+# Who proposes a block when a test does not say: the table's first seat.
+FIRST_SEAT = {"t1": "P1", "t2": "P3"}
+
+
 def end(client, admin: str, table: str, **body) -> dict:
+    """The host rules on the round and confirms at once; it must end."""
+    if body.get("ended_by") == "block":
+        body.setdefault("proposer", FIRST_SEAT[table])
     response = client.post(
         f"/api/tables/{table}/rounds/current/end", json=body, headers=bearer(admin)
     )
     assert response.status_code == 200, response.get_json()
+    assert response.get_json()["ended"], response.get_json()
     return response.get_json()
 
 
@@ -82,13 +90,23 @@ def test_lower_wins_and_a_round_that_is_not_blocked(make_event, web) -> None:
     p = tokens.players
     put_hand(client, p["P1"], [[0, 1]])
     put_hand(client, p["P2"], [[4, 6]])  # 6-4 plays on the 4
-    refused = client.post(
+    checked = client.post(
         "/api/tables/t1/rounds/current/end",
-        json={"ended_by": "block", "layout": BLOCKED_TABLE},
+        json={"ended_by": "block", "layout": BLOCKED_TABLE, "proposer": "P1"},
+        headers=bearer(tokens.admin),
+    ).get_json()
+    assert checked["ended"] is False
+    assert checked["outcome"]["stopped"] == {"player": "P2", "foul": False, "foul_by": None}
+    assert client.get("/api/standings").get_json()["players"][0]["total"] == 0
+    # The hands stay locked after a check that stops, until the host lets play go on.
+    locked = client.put("/api/hand", json={"tiles": [[1, 1]]}, headers=bearer(p["P2"]))
+    assert locked.status_code == 409 and "locked" in locked.get_json()["error"]
+    unlock = client.post(
+        "/api/tables/t1/rounds/current/unlock",
+        json={"reason": "P2 plays on"},
         headers=bearer(tokens.admin),
     )
-    assert refused.status_code == 409
-    assert "not blocked" in refused.get_json()["error"]
+    assert unlock.status_code == 200
     put_hand(client, p["P2"], [[6, 6], [2, 3]])
     end(client, tokens.admin, "t1", ended_by="block", layout=BLOCKED_TABLE)
     put_hand(client, p["P3"], [[2, 2]])
@@ -143,6 +161,8 @@ def test_no_hand_visible_across_tables_or_before_the_round_ends(make_event, web)
             "/api/standings",
             "/api/tables/t1",
             "/api/tables/t2",
+            "/api/tables/t1/audit",
+            "/api/tables/t2/audit",
         ):
             answer = client.get(path, headers=headers)
             assert answer.status_code == 200, path
@@ -164,6 +184,16 @@ def test_no_hand_visible_across_tables_or_before_the_round_ends(make_event, web)
                     "/api/tables/t2/rounds/current/end",
                     json={"ended_by": "block"},
                     headers=headers,
+                ).get_data(as_text=True)
+            )
+            # The lifecycle's errors: nothing pending to confirm or discard, a host's page
+            # and a host's action refused to a player.
+            for path in ("/api/hand/confirm", "/api/hand/discard"):
+                texts.append(client.post(path, json={}, headers=headers).get_data(as_text=True))
+            texts.append(client.get(f"/host/{p[as_player]}").get_data(as_text=True))
+            texts.append(
+                client.put(
+                    "/api/tables/t1/seats/1/hand", json={"tiles": [[0, 0]]}, headers=headers
                 ).get_data(as_text=True)
             )
         return texts
@@ -201,6 +231,29 @@ def test_no_hand_visible_across_tables_or_before_the_round_ends(make_event, web)
     assert leaks(answers(None), ["P3", "P4"]) == []
     assert leaks(answers("P1"), ["P3", "P4"]) == []
 
+    # Table 2: a tile held twice (P4's hand gets one of P3's). P3 proposes: the rules
+    # engine refuses, and the players hear only that a tile needs checking; the answer, the
+    # table, its audit trail and its stream name neither hand's tiles.
+    own = {name: list(hands[name]) for name in ("P3", "P4")}  # before they share a tile
+    hands["P4"] = [*hands["P4"], hands["P3"][0]]
+    put_hand(client, p["P4"], hands["P4"])
+    refused = client.post("/api/hand/propose", headers=bearer(p["P3"]))
+    assert refused.status_code == 409
+    assert refused.get_json()["error"].startswith("A tile needs checking")
+    assert leaks([refused.get_data(as_text=True), *answers(None)], ["P3", "P4"]) == []
+    # Each player's view shows their own hand, so the shared tile is not the other's secret.
+    shared = own["P3"][0]
+    hands.update(P3=own["P3"][1:], P4=own["P4"])
+    assert leaks(answers("P3"), ["P4"]) == []
+    assert leaks(answers("P4"), ["P3"]) == []
+    assert shared in client.get("/api/hand", headers=bearer(p["P4"])).get_json()["hand"]
+    # The host of table 2 (only) reads which tile it is, as single-table mode's review.
+    trail = client.get("/api/tables/t2/audit", headers=bearer(tokens.hosts["t2"])).get_json()
+    refusal = [e["text"] for e in trail["audit"] if e["action"] == "review"]
+    assert refusal and any(pattern.search(refusal[0]) for pattern in tile_patterns([shared]))
+    other_host = client.get("/api/tables/t2/audit", headers=bearer(tokens.hosts["t1"]))
+    assert leaks([other_host.get_data(as_text=True)], ["P3", "P4"]) == []
+
 
 def test_unknown_tables_and_bad_tokens_get_json_errors(make_event, web) -> None:
     """404 for a table not in the event, 401 without a token, 403 with a wrong one or a
@@ -226,7 +279,7 @@ def test_unknown_tables_and_bad_tokens_get_json_errors(make_event, web) -> None:
         (
             client.post(
                 "/api/tables/t1/rounds/current/end",
-                json={"ended_by": "block"},
+                json={"ended_by": "block", "proposer": "P1"},
                 headers=bearer(tokens.admin),
             ),
             409,  # no hands yet
@@ -269,22 +322,42 @@ def test_undo_the_last_round_with_a_reason_in_the_audit_trail(make_event, web) -
     table = client.get("/api/tables/t1").get_json()
     assert [(r["number"], r["status"]) for r in table["rounds"]] == [(1, "open")]
     assert "hands" not in table["rounds"][0]  # open again: secret again
-    put_hand(client, p["P2"], [[6, 6], [2, 3], [3, 3]])
-    again = end(client, tokens.admin, "t1", ended_by="block", layout=BLOCKED_TABLE)
+    # The reopened round's hands stay locked: P2 cannot change theirs, the table's host can,
+    # with a reason; the change is in the audit trail (tiles named once the round ends).
+    refused = client.put("/api/hand", json={"tiles": [[1, 1]]}, headers=bearer(p["P2"]))
+    assert refused.status_code == 409
+    host = bearer(tokens.hosts["t1"])
+    no_reason = client.put("/api/tables/t1/seats/2/hand", json={"tiles": [[3, 3]]}, headers=host)
+    assert no_reason.status_code == 400 and "reason" in no_reason.get_json()["error"]
+    changed = client.put(
+        "/api/tables/t1/seats/2/hand",
+        json={"tiles": [[6, 6], [2, 3], [3, 3]], "reason": "the tile under the table"},
+        headers=host,
+    )
+    assert changed.status_code == 200, changed.get_json()
+    while_open = client.get("/api/tables/t1/audit").get_json()["audit"]
+    assert while_open[-1]["text"] == "the host changed P2's confirmed hand (2 tiles, now 3)"
+    assert while_open[-1]["reason"] is None  # a reason may name a tile: shown at the end
+    again = end(client, tokens.hosts["t1"], "t1", ended_by="block", layout=BLOCKED_TABLE)
     assert again["result"]["points"] == {"P1": 23}
     trail = client.get("/api/tables/t1/audit").get_json()["audit"]
     actions = [(e["author"], e["action"]) for e in trail]
     assert actions == [
         ("P1", "hand"),
         ("P2", "hand"),
-        ("admin", "round-ended"),
-        ("admin", "round-reopened"),
-        ("P2", "hand"),
-        ("admin", "round-ended"),
+        ("host", "lock"),
+        ("host", "round-ended"),
+        ("host", "round-reopened"),
+        ("host", "hand"),
+        ("host", "round-ended"),
     ]
-    assert trail[3]["detail"]["reason"] == "P2 had a tile under the table"
-    assert trail[3]["detail"]["points_removed"] == {"P1": 17}
-    assert trail[0]["detail"] == {"round": 1, "tiles": 1}  # a count, never the tiles
+    assert trail[4]["reason"] == "P2 had a tile under the table"
+    assert trail[4]["detail"]["points_removed"] == {"P1": 17}
+    assert trail[5]["text"] == (
+        "the host changed P2's confirmed hand: 6-6 2-3 (17 pips) became 6-6 2-3 3-3 (23 pips)"
+    )
+    assert trail[5]["reason"] == "the tile under the table"
+    assert trail[0]["detail"] == {"player": "P1", "tiles": 1}  # a count, never the tiles
 
 
 def test_an_unreachable_broker_gets_503_not_a_traceback(make_event, urls) -> None:

@@ -27,12 +27,9 @@ def stored_seqs(db: Any, event_id: int, table_id: str) -> list[int]:
 
 def test_newest_frame_wins(db, redis_client, make_event, workers, game_frames) -> None:
     """Ten frames sent while no worker runs: one task waits, the newest frame is read, nine
-    are dropped and counted; the stored Scene is what the pipeline reads from that frame."""
+    are dropped and counted; the stored Scene is what the table's tracker makes of it."""
     from tournament import frames
     from tournament.worker import QUEUE, make_app, send_frame
-    from vision.image_io import decode_image
-    from vision.layout import game_layout_config
-    from vision.pipeline import load_models, read_image
 
     config, tokens = make_event(tables=1)
     app = make_app(os.environ["DOMINOCAM_REDIS_URL"])
@@ -52,20 +49,98 @@ def test_newest_frame_wins(db, redis_client, make_event, workers, game_frames) -
         "claimed": 1,
         "read": 1,
     }
-    row = db.execute(
-        "SELECT scene FROM scenes WHERE event_id = %s AND seq = %s",
-        (tokens.event_id, sent[-1].seq),
-    ).fetchone()
-    models = load_models(threads=1)
-    expected = read_image(
-        decode_image(game_frames[9]),
-        models.detector,
-        models.reader,
-        set_max=config.max_pip,
-        layout_config=game_layout_config(config.variant_name, 2),
-    ).to_dict()
-    assert row["scene"] == expected
-    assert expected["tiles"], "the last frame shows tiles, so the comparison means something"
+    # The stored Scene is the table's tracker after that frame, as this process computes it.
+    local = local_tracker(config, game_frames[9])
+    assert scene_of(db, tokens.event_id, sent[-1].seq) == local.scene
+    assert frames.tracker_state(redis_client, tokens.event_id, "t1")["tracks"], "tiles tracked"
+    # The same frame again: the tracker (its state from Redis) confirms the tiles it saw.
+    again = send_frame(redis_client, app, tokens.event_id, "t1", game_frames[9])
+    wait_until(lambda: again.seq in stored_seqs(db, tokens.event_id, "t1"), 60, "the 2nd Scene")
+    second = local.next(game_frames[9])
+    assert scene_of(db, tokens.event_id, again.seq) == second
+    assert second["tiles"], "the frame shows tiles, so the comparison means something"
+
+
+class LocalTracker:
+    """A table's tracker run in the test process, as a worker runs it."""
+
+    def __init__(self, config: Any, jpeg: bytes) -> None:
+        from tournament.worker import TRACK_FPS
+        from vision.image_io import decode_image
+        from vision.layout import game_layout_config
+        from vision.pipeline import load_models
+        from vision.track import TableTracker, TrackerConfig
+
+        self.models = load_models(threads=1)
+        image = decode_image(jpeg)
+        layout = game_layout_config(config.variant_name, 2)
+        tracker_config = TrackerConfig.at_rate(TRACK_FPS, set_max=config.max_pip, layout=layout)
+        height, width = image.shape[:2]
+        self.tracker = TableTracker(width, height, tracker_config, self.models.calibration)
+        self.t = 0.0
+        self.scene = self.next(jpeg)
+
+    def next(self, jpeg: bytes) -> dict[str, Any]:
+        from vision.image_io import decode_image
+        from vision.track import track_frame
+
+        self.t += 0.5
+        result = track_frame(
+            self.tracker, decode_image(jpeg), self.models.detector, self.models.reader, self.t
+        )
+        scene = result.scene.to_dict()
+        for tile, track in zip(scene["tiles"], result.tracks, strict=True):
+            tile["track"] = track
+        scene["hidden"] = list(result.hidden)
+        return scene
+
+
+def local_tracker(config: Any, jpeg: bytes) -> LocalTracker:
+    return LocalTracker(config, jpeg)
+
+
+def scene_of(db: Any, event_id: int, seq: int) -> dict[str, Any]:
+    return db.execute(
+        "SELECT scene FROM scenes WHERE event_id = %s AND seq = %s", (event_id, seq)
+    ).fetchone()["scene"]
+
+
+def test_one_track_across_workers(db, redis_client, make_event, workers, game_frames) -> None:
+    """A table's frames read by one worker, then (that worker stopped) by another: the
+    second worker goes on from the tracker state the first left in Redis, so its first
+    Scene already shows the tiles with the same track ids (a fresh tracker would show
+    nothing until it had seen them in a few frames)."""
+    from tournament.worker import make_app, send_frame
+
+    _, tokens = make_event(tables=1)
+    app = make_app(os.environ["DOMINOCAM_REDIS_URL"])
+    jpeg = game_frames[-1]
+
+    def scene_after(seq: int) -> dict[str, Any]:
+        found = wait_until(lambda: seq in stored_seqs(db, tokens.event_id, "t1"), 60, "a Scene")
+        assert found
+        row = db.execute(
+            "SELECT scene, worker FROM scenes WHERE event_id = %s AND seq = %s",
+            (tokens.event_id, seq),
+        ).fetchone()
+        return {"tiles": row["scene"]["tiles"], "worker": row["worker"]}
+
+    workers.start("w1")
+    workers.wait_ready(["w1"])
+    first: dict[str, Any] = {"tiles": []}
+    for _ in range(10):
+        first = scene_after(send_frame(redis_client, app, tokens.event_id, "t1", jpeg).seq)
+        if first["tiles"]:
+            break
+    assert first["tiles"], "the first worker never confirmed a tile"
+    workers.stop_one("w1")
+    workers.start("w2")
+    workers.wait_ready(["w2"])
+    second = scene_after(send_frame(redis_client, app, tokens.event_id, "t1", jpeg).seq)
+    assert second["worker"] != first["worker"]
+    assert [(t["track"], t["pips"]) for t in second["tiles"]] == [
+        (t["track"], t["pips"]) for t in first["tiles"]
+    ]
 
 
 def parent_of(pid: int) -> int:
@@ -236,3 +311,37 @@ def test_a_worker_reconnects_when_postgresql_drops_its_connection(
     assert counts["claimed"] - counts["read"] <= 1, counts
     assert counts["sent"] == counts["dropped"] + counts["claimed"], counts
     assert "reconnecting to PostgreSQL" in workers.log("w1")
+
+
+def test_a_tables_tracker_follows_the_rounds_engine(db, redis_client, make_event, web) -> None:
+    """Mexican Train: the layout a table's tracker rebuilds grows from the round's engine
+    (12-12, then 11-11 once a round is scored), as single-table mode's camera."""
+    from types import SimpleNamespace
+
+    from tournament.worker import WorkerContext, table_tracker
+
+    data = {
+        "event": f"mexican-{os.urandom(4).hex()}",
+        "variant": "mexican-train",
+        "players": ["A", "B"],
+        "tables": [{"id": "t1", "seats": ["A", "B"]}],
+    }
+    _, tokens = make_event(data)
+    ctx = WorkerContext(SimpleNamespace(calibration=None), redis_client, db, "test")
+    tracker = table_tracker(ctx, tokens.event_id, "t1", 640, 360)
+    assert tracker.config.layout.kind == "mexican" and tracker.config.layout.hub_value == 12
+    client = web(tokens.event_id)
+    for name, tiles in (("A", []), ("B", [[5, 6]])):
+        answer = client.put(
+            "/api/hand",
+            json={"tiles": tiles},
+            headers={"Authorization": f"Bearer {tokens.players[name]}"},
+        )
+        assert answer.status_code == 200
+    ended = client.post(
+        "/api/tables/t1/rounds/current/end",
+        json={"ended_by": "domino", "winner": "A"},
+        headers={"Authorization": f"Bearer {tokens.admin}"},
+    )
+    assert ended.get_json()["ended"] is True, ended.get_json()
+    assert table_tracker(ctx, tokens.event_id, "t1", 640, 360).config.layout.hub_value == 11

@@ -78,6 +78,12 @@ class Workers:
     def log(self, name: str) -> str:
         return (self.tmp / f"{name}.log").read_text(errors="replace")[-2000:]
 
+    def stop_one(self, name: str) -> None:
+        """Stop one worker as an operator would (SIGTERM: a warm shutdown)."""
+        proc = self.procs.pop(name)
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=30)
+
     def stop(self) -> None:
         for proc in self.procs.values():
             if proc.poll() is None:

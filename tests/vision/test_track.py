@@ -410,3 +410,33 @@ def test_a_calibration_fitted_with_the_verifier_gives_way_to_the_trackers_own_ru
     results = run(TableTracker(W, H, calibration=calibration), [[tile_box(100, 100)]] * 12, read)
     events = [e for r in results for e in r.events]
     assert [(e.kind, e.pips, e.doubtful) for e in events] == [("added", (2, 5), False)]
+
+
+def test_a_tracker_carried_between_processes_as_json_goes_on_unchanged() -> None:
+    """`to_state` through JSON and `from_state` before every frame gives the same Scenes and
+    events as one tracker kept in memory: tiles appear, are hidden, move, are swapped and
+    removed (a tournament table's frames are read by whichever worker is free)."""
+    frames = (
+        [[tile_box(100, 100), tile_box(300, 200, 0.5)]] * 4
+        + [[tile_box(300, 200, 0.5)]] * 3  # the first hidden by an arm
+        + [[tile_box(114, 100), tile_box(300, 200, 0.5), tile_box(500, 80, face="down")]] * 4
+        + [[tile_box(500, 80, face="down")]] * 40  # two removed
+    )
+    tiles = {(100, 100): (3, 5), (114, 100): (3, 5), (300, 200): (2, 9), (500, 80): (0, 0)}
+    kept = TableTracker(W, H)
+    carried_state = TableTracker(W, H).to_state()
+    kept_results, carried_results = [], []
+    for f, boxes in enumerate(frames):
+        kept_results.append(kept.update(boxes, FakeReader(tiles), f / 10))
+        carried = TableTracker.from_state(json.loads(json.dumps(carried_state)))
+        carried_results.append(carried.update(boxes, FakeReader(tiles), f / 10))
+        carried_state = carried.to_state()
+    kinds = [e.kind for r in kept_results for e in r.events]
+    assert {"added", "removed"} <= set(kinds)
+    for a, b in zip(kept_results, carried_results, strict=True):
+        assert [e.to_dict() for e in a.events] == [e.to_dict() for e in b.events]
+        assert a.scene.to_dict() == b.scene.to_dict()
+        assert a.tracks == b.tracks and a.hidden == b.hidden and a.reads == b.reads
+    # A fresh tracker instead of the carried one would show nothing at the next frame.
+    fresh = TableTracker(W, H).update(frames[5], FakeReader(tiles), 0.5)
+    assert fresh.scene.tiles == [] and kept_results[5].scene.tiles

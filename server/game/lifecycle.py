@@ -1,0 +1,265 @@
+"""The hand lifecycle and the round's rulings as rules, independent of any database.
+
+One place for each rule of a round the table can trust, called by both stores: the embedded
+SQLite one (`server.game.hands`, `server.game.rulings`) and the tournament's PostgreSQL one
+(`tournament.rounds`). The stores read rows, call these functions with plain values, and
+write what they return; nothing here touches a connection.
+
+* A photo's reading is *pending* until its owner confirms it, as read or corrected
+  (`confirm_change`); only then is the hand in.
+* Proposing a block or calling domino *locks* the round's hands (`lock_reason`). After that
+  only the host changes a hand, and says why (`confirm_change`, `require_reason`).
+* Every change of a confirmed hand is an `AuditEntry`: `text` may name tiles and is shown
+  to everybody once the round ends; `public_text` names no tile and is shown at once
+  (`shown_entry`).
+* A ruling that ends the round is *held* until the host confirms it (`held_ruling`,
+  `refuse_other_ruling`); the scoreboard counts only confirmed rounds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from dominocam.errors import UserInputError
+from rules.tiles import Tile, parse_tile
+from server.game.records import Conflict
+
+# The author of what the table's host (or, in a tournament, the event director) does.
+HOST = "host"
+# A reason is kept whole up to this length (it goes to the audit trail).
+MAX_REASON = 300
+
+
+@dataclass(frozen=True)
+class AuditEntry:
+    """One change for the audit trail; `public_text` names no tile and no pip total."""
+
+    action: str
+    author: str
+    text: str
+    public_text: str
+    reason: str | None = None
+    detail: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class HandChange:
+    """What confirming a hand writes: the tiles that are now the hand, the host's reason
+    (if any), and the audit entry when a confirmed hand changed."""
+
+    tiles: list[list[int]]
+    reason: str | None
+    audit: AuditEntry | None
+
+
+def require_reason(reason: object, what: str) -> str:
+    """The host's reason as stored text; a clear error when it is missing."""
+    text = str(reason or "").strip()[:MAX_REASON]
+    if not text:
+        raise UserInputError(f"{what} needs a reason (kept in the audit trail): send 'reason'")
+    return text
+
+
+def parse_hand(raw: object, set_max: int) -> list[list[int]]:
+    """A hand as `[[a, b], ...]`: tiles of the set, each once."""
+    if not isinstance(raw, list):
+        raise UserInputError("'tiles' must be a list of [a, b] pairs")
+    tiles = [parse_tile(t, set_max) for t in raw]
+    seen: set[Tile] = set()
+    for tile in tiles:
+        if tile in seen:
+            raise UserInputError(f"tile {tile} is listed twice; a set has each tile once")
+        seen.add(tile)
+    return [t.as_list() for t in tiles]
+
+
+def locked_message(locked_by: str) -> str:
+    return f"the hands are locked ({locked_by}): only the host can change a hand now, with a reason"
+
+
+def refuse_if_locked(locked_by: str | None) -> None:
+    """A player's own change (a photo, a declaration) is refused once the hands are locked."""
+    if locked_by:
+        raise Conflict(locked_message(locked_by))
+
+
+def lock_reason(action: str, who: str) -> str:
+    """Why the hands lock: `action` is "block" (proposed) or "domino" (called)."""
+    if action == "block":
+        return f"{who} proposed a block"
+    if action == "domino":
+        return f"{who} called domino"
+    raise UserInputError("a round is ruled on by 'block' or 'domino'")
+
+
+def _pips(tiles: list[list[int]]) -> int:
+    return sum(a + b for a, b in tiles)
+
+
+def _tiles_text(tiles: list[list[int]]) -> str:
+    return " ".join(f"{a}-{b}" for a, b in tiles) or "no tiles"
+
+
+def confirm_change(
+    *,
+    player: str,
+    author: str,
+    locked_by: str | None,
+    reason: object,
+    tiles: object,
+    pending: list[list[int]] | None,
+    before: list[list[int]] | None,
+    set_max: int,
+) -> HandChange:
+    """The hand `player` has once `author` confirms it.
+
+    Args:
+        author: the player's own name, or `HOST`.
+        locked_by: why the round's hands are locked, or None while they are not.
+        tiles: the tiles given (a correction, or typed in), or None to take `pending`.
+        pending: the photo's reading awaiting confirmation, if any.
+        before: the confirmed hand so far, or None when it was never confirmed.
+
+    Raises:
+        Conflict: the hands are locked and the author is not the host, or there is
+            neither a reading nor tiles to confirm.
+        UserInputError: bad tiles, or the host changes a locked hand without a reason.
+    """
+    by_host = author == HOST
+    if locked_by and not by_host:
+        raise Conflict(locked_message(locked_by))
+    why = None
+    if locked_by:
+        why = require_reason(reason, "changing a locked hand")
+    elif by_host and reason:
+        why = str(reason).strip()[:MAX_REASON] or None
+    if tiles is None:
+        if pending is None:
+            raise Conflict("there is no photo reading to confirm: take a photo or save tiles")
+        tiles = pending
+    parsed = parse_hand(tiles, set_max)
+    entry = None
+    if before is not None and sorted(before) != sorted(parsed):
+        who = "the host" if by_host else player
+        entry = AuditEntry(
+            action="hand",
+            author=author,
+            text=(
+                f"{who} changed {player}'s confirmed hand: {_tiles_text(before)} "
+                f"({_pips(before)} pips) became {_tiles_text(parsed)} ({_pips(parsed)} pips)"
+            ),
+            public_text=f"{who} changed {player}'s confirmed hand ({len(before)} tiles, now "
+            f"{len(parsed)})",
+            reason=why,
+            detail={"player": player, "before": before, "after": parsed},
+        )
+    return HandChange(parsed, why, entry)
+
+
+def held_ruling(pending: dict[str, Any]) -> dict[str, Any]:
+    """A ruling that would end the round, with the text everybody sees while it waits for
+    the host: `{"by": "block", "proposer"}` or `{"by": "domino", "player"}`."""
+    if pending["by"] == "block":
+        text = f"Blocked: every player confirmed {pending['proposer']}'s block."
+    else:
+        text = f"{pending['player']} called domino."
+    return dict(pending, text=text + " The round is scored once the host confirms.")
+
+
+def refuse_other_ruling(pending: dict[str, Any] | None, by: str, who: str, confirm: bool) -> None:
+    """While a ruling waits for the host, only confirming that same ruling goes on.
+
+    Raises:
+        Conflict: another ruling (or the same one without confirmation) is waiting.
+    """
+    if pending is None:
+        return
+    key = "proposer" if by == "block" else "player"
+    if confirm and pending.get("by") == by and pending.get(key) == who:
+        return
+    raise Conflict(f"{pending['text']} The host scores the round or cancels first.")
+
+
+def shown_entry(
+    text: str, public_text: str, reason: str | None, round_ended: bool
+) -> dict[str, str | None]:
+    """An audit entry as anybody may see it now: while its round is open, its public text
+    only (a host's reason may name a tile of a hand, so it waits for the round's end too)."""
+    return {
+        "text": text if round_ended else public_text,
+        "reason": reason if round_ended else None,
+    }
+
+
+def public_outcome(outcome: dict[str, Any]) -> dict[str, Any]:
+    """A block-check outcome as anybody may see it while the round is open: who stopped the
+    check and whether it was a foul, not which tile they hold or where it goes."""
+    shown = dict(outcome)
+    if shown.get("stopped"):
+        shown["stopped"] = {
+            k: v for k, v in shown["stopped"].items() if k in ("player", "foul", "foul_by")
+        }
+    return shown
+
+
+def foul_by(foul: bool, said_cannot_play: bool, is_proposer: bool) -> str | None:
+    """What the player did that makes it a foul, so the pages word it as it happened:
+    "declared" (they said "cannot play"), "proposed" (they only proposed the block, which
+    counts as that declaration), or None (no foul)."""
+    if not foul:
+        return None
+    if said_cannot_play:
+        return "declared"
+    return "proposed" if is_proposer else "declared"
+
+
+def check_outcome(proposer: str, verdict: dict[str, Any], declared: set[str]) -> dict[str, Any]:
+    """The outcome of a block check from the rules engine's verdict: the confirmations in
+    turn and where they stopped (the tile and line too: shown to that player only, and to
+    everybody once the round ends).
+
+    Args:
+        declared: the players who declared "cannot play" this round.
+    """
+    steps = [
+        {
+            "player": s.get("player"),
+            "can_play": bool(s.get("can_play")),
+            "declared": bool(s.get("declared")),
+            "foul": bool(s.get("foul")),
+        }
+        for s in verdict.get("verification") or []
+    ]
+    stopped = None
+    if not verdict.get("blocked"):
+        first = next((s for s in steps if s["can_play"]), None)
+        if first is not None:
+            move = next(
+                (m for m in verdict.get("playable") or [] if m.get("player") == first["player"]),
+                {},
+            )
+            said_cannot_play = first["player"] in declared
+            foul = first["foul"] or said_cannot_play
+            stopped = {
+                "player": first["player"],
+                "tile": move.get("tile"),
+                "line": move.get("line"),
+                "foul": foul,
+                "foul_by": foul_by(foul, said_cannot_play, first["player"] == proposer),
+            }
+        else:
+            stopped = {"player": None, "tile": None, "line": None, "foul": False, "foul_by": None}
+    conditions = verdict.get("conditions") or {}
+    return {
+        "proposer": proposer,
+        "blocked": bool(verdict.get("blocked")),
+        "conditions": conditions,
+        "steps": steps,
+        "stopped": stopped,
+        "boneyard_reason": (
+            None
+            if conditions.get("boneyard_exhausted", True)
+            else "tiles can still be drawn from the boneyard"
+        ),
+    }

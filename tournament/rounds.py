@@ -1,0 +1,731 @@
+"""A tournament table's round in PostgreSQL, by the single-table rules (`server.game.lifecycle`).
+
+The same lifecycle as `dominocam serve`, with the event's database behind it:
+
+* a hand photo's reading is *pending* (`store_pending_reading`, written by a worker) until
+  its owner confirms it as read or corrected (`confirm_hand`); only then is the hand in;
+* proposing a block or calling domino *locks* every hand of that table's round (the other
+  tables are untouched); after that only the table's host or the event director changes a
+  hand, with a reason, and the change is in the audit trail;
+* a ruling that ends the round is *held* (`rounds.pending_end`) until the host confirms it
+  (`score_pending`): the standings count only confirmed rounds; `cancel_pending` drops it,
+  `unlock_hands` lets play go on, `reopen_last_round` undoes the last round;
+* the audit trail keeps two texts per entry: `public_text` (no tile, no pip total) shown at
+  once, `text` shown once the entry's round has ended (`lifecycle.shown_entry`).
+
+Each function runs in one transaction and locks the table's open round row (`FOR UPDATE`),
+so two web processes acting on one table at once are serialised by PostgreSQL.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import psycopg
+from psycopg.types.json import Jsonb
+
+from dominocam.errors import UserInputError
+from rules.blocked import check
+from rules.game import RoundResult
+from rules.scoring import score_domino
+from rules.state import parse_state
+from server.game import lifecycle
+from server.game.lifecycle import HOST, AuditEntry
+from tournament.config import EventConfig
+
+
+class RoundConflict(UserInputError):
+    """The request is well formed but does not fit the round (HTTP 409): no open round,
+    a hand missing, hands locked, a ruling waiting, a round that is not blocked."""
+
+
+@dataclass(frozen=True)
+class Player:
+    """A seated player of the event."""
+
+    id: int
+    name: str
+    team: str | None
+    table_id: str
+    seat: int
+
+
+def _conflict(error: UserInputError) -> RoundConflict:
+    return RoundConflict(str(error))
+
+
+def record(
+    conn: psycopg.Connection[Any],
+    event_id: int,
+    table_id: str | None,
+    round_id: int | None,
+    entry: AuditEntry,
+) -> None:
+    """Add an audit entry (inside the caller's transaction)."""
+    conn.execute(
+        "INSERT INTO audit (event_id, table_id, round_id, author, action, reason, detail) "
+        "VALUES (%s, %s, %s, %s, %s, %s, %s)",
+        (
+            event_id,
+            table_id,
+            round_id,
+            entry.author,
+            entry.action,
+            entry.reason,
+            Jsonb({**entry.detail, "text": entry.text, "public_text": entry.public_text}),
+        ),
+    )
+
+
+def _note(
+    action: str, author: str, text: str, reason: str | None = None, **detail: Any
+) -> AuditEntry:
+    """An entry whose text names no tile (shown to everybody at once)."""
+    return AuditEntry(action, author, text, text, reason, dict(detail))
+
+
+def open_round(conn: psycopg.Connection[Any], event_id: int, table_id: str) -> dict[str, Any]:
+    """The table's open round, locked for this transaction."""
+    row = conn.execute(
+        "SELECT * FROM rounds WHERE event_id = %s AND table_id = %s AND status = 'open' FOR UPDATE",
+        (event_id, table_id),
+    ).fetchone()
+    if row is None:
+        raise RoundConflict(f"table {table_id} has no open round (its game is over)")
+    return row
+
+
+def _hand(conn: psycopg.Connection[Any], round_id: int, player_id: int) -> dict[str, Any] | None:
+    return conn.execute(
+        "SELECT * FROM hands WHERE round_id = %s AND player_id = %s", (round_id, player_id)
+    ).fetchone()
+
+
+def _locked_by(rnd: Mapping[str, Any]) -> str | None:
+    return rnd["locked_by"] if rnd["locked_at"] is not None else None
+
+
+# --- a player's hand --------------------------------------------------------------------------
+
+
+def store_pending_reading(
+    conn: psycopg.Connection[Any],
+    event_id: int,
+    player: Player,
+    tiles: list[list[int]],
+    scene: Mapping[str, Any],
+) -> bool:
+    """Keep a hand photo's reading, pending its owner's confirmation (a confirmed hand stays
+    as it is). False when the hands locked meanwhile: the reading is dropped."""
+    with conn.transaction():
+        rnd = open_round(conn, event_id, player.table_id)
+        if _locked_by(rnd):
+            return False
+        conn.execute(
+            "INSERT INTO hands (round_id, player_id, pending, pending_scene) "
+            "VALUES (%s, %s, %s, %s) ON CONFLICT (round_id, player_id) DO UPDATE SET "
+            "pending = EXCLUDED.pending, pending_scene = EXCLUDED.pending_scene",
+            (rnd["id"], player.id, Jsonb(tiles), Jsonb(dict(scene))),
+        )
+    return True
+
+
+def refuse_photo_when_locked(conn: psycopg.Connection[Any], event_id: int, player: Player) -> None:
+    """A photo is refused at once once the hands are locked (before it is sent to read)."""
+    rnd = conn.execute(
+        "SELECT locked_at, locked_by FROM rounds WHERE event_id = %s AND table_id = %s "
+        "AND status = 'open'",
+        (event_id, player.table_id),
+    ).fetchone()
+    if rnd is None:
+        raise RoundConflict(f"table {player.table_id} has no open round (its game is over)")
+    try:
+        lifecycle.refuse_if_locked(_locked_by(rnd))
+    except UserInputError as error:
+        raise _conflict(error) from None
+
+
+def confirm_hand(
+    conn: psycopg.Connection[Any],
+    event_id: int,
+    config: EventConfig,
+    player: Player,
+    tiles: object = None,
+    *,
+    author: str,
+    reason: object = None,
+) -> dict[str, Any]:
+    """Confirm `player`'s hand: `tiles` given (typed or corrected), or the pending reading.
+
+    Args:
+        author: the player's name (their own link) or `HOST` (the table's host or the
+            event director).
+
+    Returns:
+        `{"table", "round", "tiles": count}` (the tiles are never echoed to others).
+
+    Raises:
+        RoundConflict: locked and not the host, nothing to confirm, no open round.
+        UserInputError: bad tiles, a locked hand changed without a reason.
+    """
+    with conn.transaction():
+        rnd = open_round(conn, event_id, player.table_id)
+        row = _hand(conn, rnd["id"], player.id)
+        confirmed = row is not None and row["confirmed_at"] is not None
+        try:
+            change = lifecycle.confirm_change(
+                player=player.name,
+                author=author,
+                locked_by=_locked_by(rnd),
+                reason=reason,
+                tiles=tiles,
+                pending=None if row is None else row["pending"],
+                before=row["tiles"] if confirmed else None,
+                set_max=config.max_pip,
+            )
+        except lifecycle.Conflict as error:
+            raise _conflict(error) from None
+        conn.execute(
+            "INSERT INTO hands (round_id, player_id, tiles, confirmed_at) "
+            "VALUES (%s, %s, %s, now()) ON CONFLICT (round_id, player_id) DO UPDATE SET "
+            "tiles = EXCLUDED.tiles, confirmed_at = now(), submitted_at = now(), "
+            "pending = NULL, pending_scene = NULL",
+            (rnd["id"], player.id, Jsonb(change.tiles)),
+        )
+        if change.audit is not None:
+            record(conn, event_id, player.table_id, rnd["id"], change.audit)
+        elif not confirmed:
+            record(
+                conn,
+                event_id,
+                player.table_id,
+                rnd["id"],
+                _note(
+                    "hand",
+                    author,
+                    f"{player.name}'s hand is confirmed ({len(change.tiles)} tiles)",
+                    change.reason,
+                    player=player.name,
+                    tiles=len(change.tiles),
+                ),
+            )
+    return {"table": player.table_id, "round": rnd["number"], "tiles": len(change.tiles)}
+
+
+def discard_pending(conn: psycopg.Connection[Any], event_id: int, player: Player) -> None:
+    """Drop the photo's reading and keep the confirmed hand."""
+    with conn.transaction():
+        rnd = open_round(conn, event_id, player.table_id)
+        row = _hand(conn, rnd["id"], player.id)
+        if row is None or row["pending"] is None:
+            raise RoundConflict("there is no new photo to discard")
+        conn.execute(
+            "UPDATE hands SET pending = NULL, pending_scene = NULL "
+            "WHERE round_id = %s AND player_id = %s",
+            (rnd["id"], player.id),
+        )
+
+
+def declare_cannot_play(
+    conn: psycopg.Connection[Any], event_id: int, player: Player, value: bool
+) -> None:
+    """The player says they cannot play (a false declaration is a foul at the block check)."""
+    with conn.transaction():
+        rnd = open_round(conn, event_id, player.table_id)
+        try:
+            lifecycle.refuse_if_locked(_locked_by(rnd))
+        except UserInputError as error:
+            raise _conflict(error) from None
+        conn.execute(
+            "INSERT INTO hands (round_id, player_id, declared_cannot_play) VALUES (%s, %s, %s) "
+            "ON CONFLICT (round_id, player_id) DO UPDATE SET "
+            "declared_cannot_play = EXCLUDED.declared_cannot_play",
+            (rnd["id"], player.id, value),
+        )
+
+
+def own_hand(conn: psycopg.Connection[Any], event_id: int, player: Player) -> dict[str, Any]:
+    """The player's own hand in their table's latest round: confirmed tiles, the pending
+    reading, whether the hands are locked (nobody else's)."""
+    row = conn.execute(
+        "SELECT r.number, r.status, r.locked_at, r.locked_by, h.tiles, h.pending, "
+        "h.confirmed_at FROM rounds r LEFT JOIN hands h "
+        "ON h.round_id = r.id AND h.player_id = %s "
+        "WHERE r.event_id = %s AND r.table_id = %s ORDER BY r.number DESC LIMIT 1",
+        (player.id, event_id, player.table_id),
+    ).fetchone()
+    return {
+        "name": player.name,
+        "table": player.table_id,
+        "round": row["number"],
+        "status": row["status"],
+        "hand": row["tiles"] if row["confirmed_at"] is not None else None,
+        "pending": row["pending"],
+        "locked": _locked_by(row),
+    }
+
+
+# --- rulings ----------------------------------------------------------------------------------
+
+
+def _state(
+    conn: psycopg.Connection[Any],
+    config: EventConfig,
+    table_id: str,
+    rnd: Mapping[str, Any],
+    *,
+    proposer: str | None = None,
+    empty_hand: str | None = None,
+) -> dict[str, Any]:
+    """The game state of the round for the rules engine (it holds every hand: never shown
+    before the round ends). Every seat needs a confirmed hand."""
+    table = config.table(table_id)
+    rows = {
+        row["name"]: row
+        for row in conn.execute(
+            "SELECT p.name, h.tiles, h.confirmed_at, h.declared_cannot_play FROM hands h "
+            "JOIN players p ON p.id = h.player_id WHERE h.round_id = %s",
+            (rnd["id"],),
+        )
+    }
+    missing = [
+        n
+        for n in table.seats
+        if n != empty_hand and (n not in rows or rows[n]["confirmed_at"] is None)
+    ]
+    if missing:
+        raise RoundConflict(
+            f"no confirmed hand yet for {', '.join(missing)}: each player sends a photo from "
+            "their link and confirms the tiles, or the host enters them"
+        )
+    players = []
+    for name in table.seats:
+        entry: dict[str, Any] = {
+            "name": name,
+            "hand": [] if name == empty_hand else rows[name]["tiles"],
+        }
+        if name in rows and rows[name]["declared_cannot_play"]:
+            entry["declared_cannot_play"] = True
+        team = config.player(name).team
+        if team:
+            entry["team"] = team
+        players.append(entry)
+    state: dict[str, Any] = {
+        "variant": config.variant_name,
+        "rules": dict(config.rules),
+        "set": config.max_pip,
+        "players": players,
+        "layout": dict(rnd["layout"] or _camera_layout(conn, rnd["event_id"], table_id)),
+        "boneyard": rnd["boneyard"] or 0,
+    }
+    if proposer is not None:
+        state["proposer"] = proposer
+    return state
+
+
+def _camera_layout(conn: psycopg.Connection[Any], event_id: int, table_id: str) -> dict[str, Any]:
+    """The played lines from the table camera's newest Scene, for a round whose lines the
+    host has not typed (`set_table`). A Scene the reading doubts is not used: the host
+    checks the table and types its open ends, as single-table mode's review asks."""
+    from dominocam.scene_state import state_layout
+    from tournament.store import latest_scene
+
+    newest = latest_scene(conn, event_id, table_id)
+    if newest is None:
+        return {"lines": []}
+    if newest["scene"].get("needs_review"):
+        raise RoundConflict(
+            "the camera's reading of the table is doubtful: the host types the open ends "
+            "(PUT /api/tables/ID/table) before a ruling"
+        )
+    return state_layout(newest["scene"])
+
+
+def _judge(state_json: dict[str, Any], by: str, who: str) -> Any:
+    """Run the rules engine: the block verdict, or the domino's score. Its refusal may name
+    a hand's tiles, so the caller hears only that a tile needs checking (the full message
+    goes to the audit trail, shown once the round ends)."""
+    try:
+        state = parse_state(state_json)
+        return check(state) if by == "block" else score_domino(state, who)
+    except UserInputError as error:
+        raise TileNeedsCheck(str(error)) from None
+
+
+class TileNeedsCheck(RoundConflict):
+    """The rules engine refused the round's state (for example a tile held twice). Its
+    message names tiles: the host reads it in the audit trail after the round; the players
+    and the public hear only `PUBLIC`."""
+
+    PUBLIC = "A tile needs checking: the host looks at the hands before a ruling"
+
+
+def set_table(
+    conn: psycopg.Connection[Any],
+    event_id: int,
+    table_id: str,
+    layout: object,
+    boneyard: object,
+) -> None:
+    """Store the round's played lines and boneyard count for the rulings (validated by the
+    rules engine when it judges)."""
+    if layout is not None and not isinstance(layout, dict):
+        raise UserInputError('layout must be an object {"lines": [...]}')
+    if boneyard is not None and (
+        not isinstance(boneyard, int) or isinstance(boneyard, bool) or boneyard < 0
+    ):
+        raise UserInputError("boneyard must be a whole number >= 0")
+    with conn.transaction():
+        rnd = open_round(conn, event_id, table_id)
+        conn.execute(
+            "UPDATE rounds SET layout = COALESCE(%s, layout), boneyard = COALESCE(%s, boneyard) "
+            "WHERE id = %s",
+            (None if layout is None else Jsonb(layout), boneyard, rnd["id"]),
+        )
+
+
+def rule(
+    conn: psycopg.Connection[Any],
+    event_id: int,
+    config: EventConfig,
+    table_id: str,
+    *,
+    by: str,
+    who: str,
+    author: str,
+    confirm: bool = False,
+) -> dict[str, Any]:
+    """A block proposed by `who`, or domino called by `who`: lock the table's hands and judge.
+
+    A ruling that ends the round is held until the host confirms it (`score_pending`), or
+    scored at once when the host rules with `confirm`. A block check that stops says who
+    can play and whether it was a foul (not with which tile).
+
+    Returns:
+        `{"by", "ended": bool, "held": bool, "outcome" (block), "result" (when scored)}`.
+
+    Raises:
+        RoundConflict: a hand missing or unconfirmed, another ruling waiting, a tile needs
+            checking (`TileNeedsCheck`), or no open round.
+    """
+    if who not in config.table(table_id).seats:
+        raise UserInputError(f"{who!r} does not sit at table {table_id}")
+    with conn.transaction():
+        rnd = open_round(conn, event_id, table_id)
+        try:
+            lifecycle.refuse_other_ruling(rnd["pending_end"], by, who, confirm)
+            reason = lifecycle.lock_reason(by, who)
+        except UserInputError as error:
+            raise _conflict(error) from None
+        if by == "domino":
+            state_json = _state(conn, config, table_id, rnd, empty_hand=who)
+        else:
+            state_json = _state(conn, config, table_id, rnd, proposer=who)
+        if not _locked_by(rnd):
+            conn.execute(
+                "UPDATE rounds SET locked_at = now(), locked_by = %s WHERE id = %s",
+                (reason, rnd["id"]),
+            )
+            record(
+                conn,
+                event_id,
+                table_id,
+                rnd["id"],
+                _note("lock", author, f"hands locked: {reason}"),
+            )
+    # Judged after the lock is committed: a refusal must not undo the lock.
+    try:
+        judged = _judge(state_json, by, who)
+    except TileNeedsCheck as error:
+        with conn.transaction():
+            rnd = open_round(conn, event_id, table_id)
+            record(
+                conn,
+                event_id,
+                table_id,
+                rnd["id"],
+                AuditEntry(
+                    "review",
+                    "rules",
+                    f"the rules engine refused the round: {error}",
+                    "a tile needs checking before a ruling",
+                ),
+            )
+        raise TileNeedsCheck(TileNeedsCheck.PUBLIC) from None
+    with conn.transaction():
+        rnd = open_round(conn, event_id, table_id)
+        if by == "block":
+            declared = {p["name"] for p in state_json["players"] if p.get("declared_cannot_play")}
+            outcome = lifecycle.check_outcome(who, judged.to_json(), declared)
+            answer: dict[str, Any] = {
+                "by": by,
+                "outcome": lifecycle.public_outcome(outcome),
+                "ended": False,
+                "held": False,
+            }
+            if not judged.blocked:
+                conn.execute(
+                    "UPDATE rounds SET last_check = %s WHERE id = %s", (Jsonb(outcome), rnd["id"])
+                )
+                return answer
+        else:
+            answer = {"by": by, "ended": False, "held": False}
+        if confirm:
+            answer.update(
+                _end(conn, event_id, config, table_id, rnd, by, state_json, judged, author)
+            )
+            answer["ended"] = True
+            return answer
+        held = lifecycle.held_ruling(
+            {"by": "block", "proposer": who} if by == "block" else {"by": "domino", "player": who}
+        )
+        conn.execute("UPDATE rounds SET pending_end = %s WHERE id = %s", (Jsonb(held), rnd["id"]))
+        record(conn, event_id, table_id, rnd["id"], _note("held", author, held["text"]))
+        answer["held"] = True
+        answer["pending"] = held
+        return answer
+
+
+def score_pending(
+    conn: psycopg.Connection[Any], event_id: int, config: EventConfig, table_id: str
+) -> dict[str, Any]:
+    """The host confirms the held ruling: judged again on the hands as they are now (the
+    host may have corrected one) and, if it still ends the round, scored."""
+    rnd = conn.execute(
+        "SELECT pending_end FROM rounds WHERE event_id = %s AND table_id = %s AND status = 'open'",
+        (event_id, table_id),
+    ).fetchone()
+    if rnd is None or rnd["pending_end"] is None:
+        raise RoundConflict("no ruling is waiting to be scored: propose a block or call domino")
+    pending = rnd["pending_end"]
+    if pending["by"] == "domino":
+        return rule(
+            conn,
+            event_id,
+            config,
+            table_id,
+            by="domino",
+            who=pending["player"],
+            author=HOST,
+            confirm=True,
+        )
+    answer = rule(
+        conn,
+        event_id,
+        config,
+        table_id,
+        by="block",
+        who=pending["proposer"],
+        author=HOST,
+        confirm=True,
+    )
+    if not answer["ended"]:
+        conn.execute(
+            "UPDATE rounds SET pending_end = NULL WHERE event_id = %s AND table_id = %s "
+            "AND status = 'open'",
+            (event_id, table_id),
+        )
+    return answer
+
+
+def _end(
+    conn: psycopg.Connection[Any],
+    event_id: int,
+    config: EventConfig,
+    table_id: str,
+    rnd: Mapping[str, Any],
+    by: str,
+    state_json: dict[str, Any],
+    judged: Any,
+    author: str,
+) -> dict[str, Any]:
+    """Score the round into the table's game (the variant's end: target, descending
+    doubles) and open the next round unless the game is over."""
+    from tournament.standings import table_game
+
+    game = table_game(conn, event_id, table_id, config)
+    if by == "block":
+        result = RoundResult.from_verdict(judged, engine=game.next_engine())
+    else:
+        result = RoundResult.from_score(judged, blocked=False, engine=game.next_engine())
+    game = game.record(result)
+    conn.execute(
+        "UPDATE rounds SET status = 'ended', ended_by = %s, result = %s, ended_at = now(), "
+        "pending_end = NULL WHERE id = %s",
+        (
+            by,
+            Jsonb(
+                {
+                    "round": result.to_json(),
+                    "verdict": judged.to_json() if by == "block" else None,
+                    "state": state_json,
+                }
+            ),
+            rnd["id"],
+        ),
+    )
+    next_round = None
+    if not game.is_over:
+        next_round = rnd["number"] + 1
+        conn.execute(
+            "INSERT INTO rounds (event_id, table_id, number) VALUES (%s, %s, %s)",
+            (event_id, table_id, next_round),
+        )
+    record(
+        conn,
+        event_id,
+        table_id,
+        rnd["id"],
+        _note(
+            "round-ended",
+            author,
+            f"round {rnd['number']} scored ({by}): "
+            + (", ".join(f"{k} {v}" for k, v in result.points.items()) or "no points"),
+            round=rnd["number"],
+            ended_by=by,
+            points=dict(result.points),
+        ),
+    )
+    return {"round": rnd["number"], "result": result.to_json(), "next_round": next_round}
+
+
+def cancel_pending(
+    conn: psycopg.Connection[Any], event_id: int, table_id: str, reason: object
+) -> None:
+    """The host drops a held ruling (the hands stay locked)."""
+    why = lifecycle.require_reason(reason, "cancelling a ruling")
+    with conn.transaction():
+        rnd = open_round(conn, event_id, table_id)
+        if rnd["pending_end"] is None:
+            raise RoundConflict("no ruling is waiting to be scored")
+        conn.execute("UPDATE rounds SET pending_end = NULL WHERE id = %s", (rnd["id"],))
+        record(
+            conn,
+            event_id,
+            table_id,
+            rnd["id"],
+            _note("cancel", HOST, f"the host cancelled: {rnd['pending_end']['text']}", why),
+        )
+
+
+def unlock_hands(
+    conn: psycopg.Connection[Any], event_id: int, table_id: str, reason: object
+) -> None:
+    """The host lets play go on: the hands can change again, a held ruling is dropped."""
+    why = lifecycle.require_reason(reason, "unlocking the hands")
+    with conn.transaction():
+        rnd = open_round(conn, event_id, table_id)
+        if not _locked_by(rnd):
+            raise RoundConflict("the hands are not locked")
+        conn.execute(
+            "UPDATE rounds SET locked_at = NULL, locked_by = NULL, pending_end = NULL "
+            "WHERE id = %s",
+            (rnd["id"],),
+        )
+        record(
+            conn,
+            event_id,
+            table_id,
+            rnd["id"],
+            _note("unlock", HOST, "the host unlocked the hands", why),
+        )
+
+
+def reopen_last_round(
+    conn: psycopg.Connection[Any],
+    event_id: int,
+    table_id: str,
+    *,
+    reason: object,
+    author: str = HOST,
+) -> dict[str, Any]:
+    """Undo the table's last ended round: it is open again with its hands kept and locked
+    (the host corrects them with a reason), its result removed so the standings lose its
+    points; the round opened after it goes if nothing happened in it yet.
+
+    Raises:
+        UserInputError: no reason given.
+        RoundConflict: no round has ended, or the next round is under way.
+    """
+    why = lifecycle.require_reason(reason, "reopening a round")
+    with conn.transaction():
+        rows = conn.execute(
+            "SELECT id, number, status, result, locked_at FROM rounds "
+            "WHERE event_id = %s AND table_id = %s ORDER BY number DESC LIMIT 2 FOR UPDATE",
+            (event_id, table_id),
+        ).fetchall()
+        ended = next((r for r in rows if r["status"] == "ended"), None)
+        if ended is None:
+            raise RoundConflict(f"table {table_id} has no ended round to reopen")
+        for row in rows:
+            if row["number"] <= ended["number"]:
+                continue
+            touched = (
+                row["locked_at"] is not None
+                or conn.execute(
+                    "SELECT 1 FROM hands WHERE round_id = %s LIMIT 1", (row["id"],)
+                ).fetchone()
+            )
+            if touched:
+                raise RoundConflict(f"round {row['number']} is under way; it cannot be undone")
+            conn.execute("DELETE FROM rounds WHERE id = %s", (row["id"],))
+        conn.execute(
+            "UPDATE rounds SET status = 'open', ended_by = NULL, result = NULL, ended_at = NULL, "
+            "pending_end = NULL, locked_at = COALESCE(locked_at, now()), "
+            "locked_by = COALESCE(locked_by, 'the round was reopened') WHERE id = %s",
+            (ended["id"],),
+        )
+        points = ended["result"]["round"]["points"]
+        record(
+            conn,
+            event_id,
+            table_id,
+            None,  # about the round's score, not its hands: shown at once
+            _note(
+                "round-reopened",
+                author,
+                f"the host reopened round {ended['number']} (its points "
+                + (", ".join(f"{k} {v}" for k, v in points.items()) or "none")
+                + " left the standings)",
+                why,
+                round=ended["number"],
+                points_removed=points,
+            ),
+        )
+    return {"round": ended["number"], "status": "open"}
+
+
+def audit_trail(
+    conn: psycopg.Connection[Any], event_id: int, table_id: str, *, for_host: bool = False
+) -> list[dict[str, Any]]:
+    """The table's audit trail as anybody may see it now, oldest first: an entry of a round
+    still open shows its public text (no tile, no pip total, no host's reason). The table's
+    host sees every entry in full (as single-table mode's review screen: which tile a
+    refused ruling found twice, and in whose hands)."""
+    out = []
+    for row in conn.execute(
+        "SELECT a.at, a.author, a.action, a.reason, a.detail, r.number, r.status "
+        "FROM audit a LEFT JOIN rounds r ON r.id = a.round_id "
+        "WHERE a.event_id = %s AND a.table_id = %s ORDER BY a.id",
+        (event_id, table_id),
+    ):
+        detail = dict(row["detail"])
+        text = detail.pop("text", "")
+        public_text = detail.pop("public_text", text)
+        revealed = for_host or row["number"] is None or row["status"] == "ended"
+        shown = lifecycle.shown_entry(text, public_text, row["reason"], revealed)
+        out.append(
+            {
+                "at": row["at"].isoformat(),
+                "round": row["number"],
+                "author": row["author"],
+                "action": row["action"],
+                **shown,
+                "detail": {
+                    k: v for k, v in detail.items() if revealed or k not in ("before", "after")
+                },
+            }
+        )
+    return out

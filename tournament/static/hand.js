@@ -1,0 +1,53 @@
+"use strict";
+// A player's phone page: their own hand only. A photo's reading waits for the player's
+// confirmation; typed tiles are confirmed when saved; once the hands are locked only the
+// table's host changes a hand.
+const {api, text, tiles, parseTiles} = dominocam;
+let me = null;
+let stream = null;
+function say(message) { text("message", message); }
+function show(view) {
+  me = view;
+  text("title", view.name + ", " + view.table + ", round " + view.round);
+  text("hand", view.hand === null ? "No confirmed hand yet." : "Saved: " + tiles(view.hand));
+  const pending = document.getElementById("pending");
+  pending.hidden = view.pending === null;
+  if (view.pending !== null) text("reading", "The photo reads: " + tiles(view.pending));
+  const open = view.status === "open" && !view.locked;
+  for (const id of ["save", "photo-label", "propose", "domino", "declare"]) {
+    document.getElementById(id).hidden = !open;
+  }
+  text("lock", view.locked ? "Hands locked (" + view.locked + "): only the host changes a hand now."
+    : view.status === "open" ? "" : "This round has ended.");
+  if (stream === null) {
+    stream = new EventSource("../api/tables/" + encodeURIComponent(view.table) + "/events");
+    for (const kind of ["hand", "round"]) stream.addEventListener(kind, load);
+  }
+}
+function load() { api("api/hand").then(show).catch((e) => say(e.message)); }
+function act(promise, done) {
+  promise.then((body) => { say(done(body)); load(); }).catch((e) => say(e.message));
+}
+document.getElementById("save").addEventListener("click", () => act(
+  api("api/hand", {method: "PUT", json: {tiles: parseTiles(document.getElementById("tiles").value)}}),
+  (b) => "Saved: " + b.tiles + " tiles for round " + b.round + "."));
+document.getElementById("confirm").addEventListener("click", () => act(
+  api("api/hand/confirm", {method: "POST", json: {}}), (b) => "Confirmed: " + b.tiles + " tiles."));
+document.getElementById("discard").addEventListener("click", () => act(
+  api("api/hand/discard", {method: "POST"}), () => "The photo's reading is dropped."));
+document.getElementById("photo").addEventListener("change", (e) => {
+  const file = e.target.files[0];
+  if (!file) return;
+  act(api("api/hand/photo", {method: "POST", body: file, headers: {"Content-Type": "image/jpeg"}}),
+    () => "Reading the photo: check the tiles when they show, then confirm.");
+});
+document.getElementById("propose").addEventListener("click", () => act(
+  api("api/hand/propose", {method: "POST"}),
+  (b) => b.held ? b.pending.text : b.outcome && b.outcome.stopped && b.outcome.stopped.player
+    ? b.outcome.stopped.player + " can still play." : "Proposed."));
+document.getElementById("domino").addEventListener("click", () => act(
+  api("api/hand/domino", {method: "POST"}), (b) => b.pending ? b.pending.text : "Called."));
+document.getElementById("declare").addEventListener("click", () => act(
+  api("api/hand/declare", {method: "POST", json: {cannot_play: true}}),
+  () => "You said you cannot play."));
+load();
