@@ -408,7 +408,7 @@ def mark_doubtful(tiles: Sequence[SceneTile], calibration: Calibration) -> list[
         return []
     _, p_right = probabilities(tiles, calibration)
     return [
-        replace(t, probability=float(p), doubtful=t.doubtful or p < calibration.doubtful_below)
+        t.assessed(float(p), t.doubtful or p < calibration.doubtful_below)
         for t, p in zip(tiles, p_right, strict=True)
     ]
 
@@ -463,8 +463,13 @@ def review_scene(
             )
         else:
             reasons.append(f"{_tile_name(tile).capitalize()} {what}: please check it")
-    for tile in scene.tiles:
-        if box_cut_by_border(tile.corners, scene.width, scene.height):
+    cut = (
+        box_cut_by_border(np.array([t.corners for t in scene.tiles]), scene.width, scene.height)
+        if scene.tiles
+        else []
+    )
+    for tile, is_cut in zip(scene.tiles, cut, strict=True):
+        if is_cut:
             reasons.append(
                 f"{_tile_name(tile).capitalize()} is cut by the edge of the picture: part of it "
                 "may be hidden; please check it"

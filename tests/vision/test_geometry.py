@@ -341,3 +341,11 @@ def test_points_inside_boxes_of_a_turned_box():
         False,
         True,
     ]
+
+
+def test_box_lengths_are_each_box_length():
+    rng = np.random.default_rng(3)
+    boxes = rng.uniform(-50, 500, size=(9, 4, 2))
+    lengths = geometry.box_lengths(boxes)
+    assert lengths.tolist() == pytest.approx([geometry.box_length(b) for b in boxes], abs=1e-9)
+    assert geometry.box_lengths(np.zeros((0, 4, 2))).shape == (0,)
