@@ -362,8 +362,9 @@ def reject_boxes(
 
     Returns the kept tiles (renumbered 0..n-1), the rejected boxes and their `p_tile`.
     """
-    up = [i for i, t in enumerate(tiles) if t.face == "up" and t.half_probs is not None]
-    readings, confidence = best_readings([tiles[i].half_probs for i in up], set_max)
+    read = [(i, t.half_probs) for i, t in enumerate(tiles) if t.face == "up"]
+    up = [i for i, probs in read if probs is not None]
+    readings, confidence = best_readings([p for _, p in read if p is not None], set_max)
     own_pips: list[tuple[int, int] | None] = [t.pips for t in tiles]
     own_confidence: list[Sequence[float] | None] = [t.pip_confidence for t in tiles]
     for row, i in enumerate(up):
@@ -450,7 +451,7 @@ def review_scene(
         set_max: the set's highest value (for "it could be ...").
         rejected_p_tile: `p_tile` of each of `scene.rejected`, same order.
     """
-    from vision.geometry import box_cut_by_border
+    from vision.geometry import boxes_cut_by_border
 
     reasons: list[str] = []
     for tile in scene.doubtful:
@@ -463,11 +464,7 @@ def review_scene(
             )
         else:
             reasons.append(f"{_tile_name(tile).capitalize()} {what}: please check it")
-    cut = (
-        box_cut_by_border(np.array([t.corners for t in scene.tiles]), scene.width, scene.height)
-        if scene.tiles
-        else []
-    )
+    cut = boxes_cut_by_border(np.array([t.corners for t in scene.tiles]), scene.width, scene.height)
     for tile, is_cut in zip(scene.tiles, cut, strict=True):
         if is_cut:
             reasons.append(

@@ -470,3 +470,11 @@ def box_cut_by_border(
     """
     inside = box_fully_inside(corners, width, height, margin)
     return (not inside) if isinstance(inside, bool) else ~inside
+
+
+def boxes_cut_by_border(
+    corners: np.ndarray, width: int, height: int, margin: float = 2.0
+) -> np.ndarray:
+    """`box_cut_by_border` of (N, 4, 2) boxes at once: an (N,) bool array (empty for none)."""
+    boxes = np.asarray(corners, dtype=np.float64).reshape(-1, 4, 2)
+    return np.asarray(~np.asarray(box_fully_inside(boxes, width, height, margin)), dtype=bool)

@@ -225,11 +225,10 @@ def read_image(
         before = tiles
         tiles, rejected_boxes, rejected_p = reject_boxes(tiles, calibration, set_max)
         warnings = _renumbered(warnings, before, tiles)
-    if tiles:
-        cut = geometry.box_cut_by_border(np.array([t.corners for t in tiles]), width, height)
-        warnings += [
-            f"tile {t.id} is cut by the image border" for t, c in zip(tiles, cut, strict=True) if c
-        ]
+    cut = geometry.boxes_cut_by_border(np.array([t.corners for t in tiles]), width, height)
+    warnings += [
+        f"tile {t.id} is cut by the image border" for t, c in zip(tiles, cut, strict=True) if c
+    ]
     t1 = perf_counter()
     tiles, decode_warnings = joint_decode(tiles, set_max)
     config = layout_config or LayoutConfig(kind=AUTO)

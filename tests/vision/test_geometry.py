@@ -349,3 +349,11 @@ def test_box_lengths_are_each_box_length():
     lengths = geometry.box_lengths(boxes)
     assert lengths.tolist() == pytest.approx([geometry.box_length(b) for b in boxes], abs=1e-9)
     assert geometry.box_lengths(np.zeros((0, 4, 2))).shape == (0,)
+
+
+def test_boxes_cut_by_border_is_box_cut_by_border_of_each():
+    rng = np.random.default_rng(4)
+    boxes = rng.uniform(-20, 120, size=(12, 4, 2))
+    cut = geometry.boxes_cut_by_border(boxes, 100, 80)
+    assert cut.tolist() == [bool(geometry.box_cut_by_border(b, 100, 80)) for b in boxes]
+    assert geometry.boxes_cut_by_border(np.zeros((0, 4, 2)), 100, 80).tolist() == []
