@@ -73,7 +73,11 @@ class _Pictures:
         return {self.detector.session.get_inputs()[0].name: batch}
 
 
-def quantize(source: Path, pictures: list[Path], out: Path, keep: str = "head") -> Path:
+def quantize(
+    source: Path, pictures: list[Path], out: Path, keep: str = "head", method: str = "minmax"
+) -> Path:
+    """Write the int8 QDQ form of the detector `source` to `out`, calibrated on `pictures`
+    with the activation ranges of `method` ("minmax", "percentile" or "entropy")."""
     import onnx
     from onnxruntime.quantization import (
         CalibrationMethod,
@@ -101,12 +105,16 @@ def quantize(source: Path, pictures: list[Path], out: Path, keep: str = "head") 
             activation_type=QuantType.QUInt8,
             weight_type=QuantType.QInt8,
             nodes_to_exclude=float_nodes(model, keep),
-            calibrate_method=CalibrationMethod.MinMax,
+            calibrate_method={
+                "minmax": CalibrationMethod.MinMax,
+                "percentile": CalibrationMethod.Percentile,
+                "entropy": CalibrationMethod.Entropy,
+            }[method],
         )
     quantized = onnx.load(str(out))
     original = {p.key: p.value for p in onnx.load(str(source)).metadata_props}
     del quantized.metadata_props[:]
-    how = f"int8 QDQ (dominotrain.quantize, float: {keep})"
+    how = f"int8 QDQ (dominotrain.quantize, float: {keep}, ranges: {method})"
     for key, value in {**original, "quantization": how}.items():
         entry = quantized.metadata_props.add()
         entry.key, entry.value = key, value
@@ -127,6 +135,12 @@ def main(argv: list[str] | None = None) -> int:
         help="decode: only the head's decode nodes stay float; head (default): also the "
         "head's last convolutions and the first convolution",
     )
+    parser.add_argument(
+        "--calibrate-method",
+        choices=("minmax", "percentile", "entropy"),
+        default="minmax",
+        help="how the activation ranges are set from the calibration pictures",
+    )
     args = parser.parse_args(argv)
     files = sorted((Path(args.synth) / "detector" / "images" / "train").glob("*.jpg"))
     if not files:
@@ -134,7 +148,15 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     step = max(1, len(files) // args.count)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    print(quantize(Path(args.model), files[::step][: args.count], Path(args.out), args.keep_float))
+    print(
+        quantize(
+            Path(args.model),
+            files[::step][: args.count],
+            Path(args.out),
+            args.keep_float,
+            args.calibrate_method,
+        )
+    )
     return 0
 
 
