@@ -197,6 +197,25 @@ def differences(expected: Any, actual: Any, where: str = "") -> list[str]:
     return [] if expected == actual else [f"{where}: {expected!r} != {actual!r}"]
 
 
+def rounded(value: Any) -> Any:
+    """`value` with every float rounded to 1e-10, far below `TOLERANCE` (a smaller file)."""
+    if isinstance(value, dict):
+        return {k: rounded(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [rounded(v) for v in value]
+    return round(value, 10) if isinstance(value, float) else value
+
+
+def as_text(golden: dict[str, Any]) -> str:
+    """The golden file's text: the models, then one line per picture."""
+    lines = [f' "models": {json.dumps(golden["models"])}']
+    pictures = [
+        f"  {json.dumps(k)}: {json.dumps(rounded(v))}" for k, v in golden["readings"].items()
+    ]
+    lines.append(' "readings": {\n' + ",\n".join(pictures) + "\n }")
+    return "{\n" + ",\n".join(lines) + "\n}\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true", help=f"write {GOLDEN.relative_to(ROOT)}")
@@ -207,7 +226,7 @@ def main(argv: list[str] | None = None) -> int:
     found = {"models": model_hashes(models), "readings": read_all(models)}
     if args.write:
         GOLDEN.parent.mkdir(parents=True, exist_ok=True)
-        GOLDEN.write_text(json.dumps(found, indent=1) + "\n")
+        GOLDEN.write_text(as_text(found))
         print(f"wrote {GOLDEN.relative_to(ROOT)}")
         return 0
     golden = json.loads(GOLDEN.read_text())

@@ -56,3 +56,10 @@ def test_differences_sees_a_changed_pip_and_a_moved_probability() -> None:
     assert golden_readings.differences(reading, moved)
     close = {"tiles": [{"pips": [1, 2], "probability": 0.5 + 1e-7}]}
     assert golden_readings.differences(reading, close) == []
+
+
+def test_the_golden_file_text_parses_back_to_the_readings_rounded() -> None:
+    golden = {"models": {"detector": "ab"}, "readings": {"a": {"p": [0.123456789012345, 1]}}}
+    back = json.loads(golden_readings.as_text(golden))
+    assert back == {"models": {"detector": "ab"}, "readings": {"a": {"p": [0.123456789, 1]}}}
+    assert golden_readings.differences(golden, back) == []
