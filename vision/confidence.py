@@ -78,6 +78,10 @@ class Logistic:
         if not rows:
             return np.zeros(0)
         x = np.array([[row[f] for f in self.features] for row in rows], dtype=np.float64)
+        return self.predict_matrix(x)
+
+    def predict_matrix(self, x: np.ndarray) -> np.ndarray:
+        """(n,) probabilities for an (n, len(features)) matrix, columns in `features` order."""
         z = self.bias + x @ np.asarray(self.weights, dtype=np.float64)
         return 1.0 / (1.0 + np.exp(-z))
 
@@ -186,18 +190,33 @@ def load_calibration(
 # --- features -------------------------------------------------------------------------------
 
 
-def best_reading(
-    half_probs: np.ndarray, set_max: int
-) -> tuple[tuple[int, int], tuple[float, float]]:
-    """The most likely tile (a, b), a <= b, of a double-`set_max` set for one box's half
-    probabilities on its own, and the two halves' probabilities of it (weaker first)."""
-    from vision.decode import joint_decode
+def best_readings(
+    half_probs: Sequence[np.ndarray], set_max: int
+) -> tuple[list[tuple[int, int]], np.ndarray]:
+    """The most likely tile (a, b), a <= b, of a double-`set_max` set for each box's half
+    probabilities on its own, and the two halves' probabilities of it, weaker first: what
+    `vision.decode.joint_decode` gives each box decoded alone, for all boxes in one pass.
 
-    probe = SceneTile(0, "up", np.zeros((4, 2)), 1.0, half_probs=half_probs)
-    (decoded,), _ = joint_decode([probe], set_max)
-    assert decoded.pips is not None and decoded.pip_confidence is not None
-    lo, hi = sorted(decoded.pip_confidence)
-    return decoded.pips, (lo, hi)
+    Returns:
+        The n readings, and (n, 2) probabilities sorted ascending per row.
+    """
+    from vision.decode import _FLOOR, _restrict, _tile_scores, set_tiles
+
+    if not len(half_probs):
+        return [], np.zeros((0, 2))
+    candidates = set_tiles(set_max)
+    probs = _restrict(half_probs, set_max)  # (n, 2, set_max+1)
+    logp = np.log(np.maximum(probs, _FLOOR))
+    best = _tile_scores(logp, candidates).argmax(axis=1)
+    a = np.array([candidates[k][0] for k in best.tolist()], dtype=np.int64)
+    b = np.array([candidates[k][1] for k in best.tolist()], dtype=np.int64)
+    rows = np.arange(len(best))
+    # The orientation joint_decode picks decides which half's probability goes with a.
+    flip = logp[rows, 0, b] + logp[rows, 1, a] > logp[rows, 0, a] + logp[rows, 1, b]
+    first = np.where(flip, probs[rows, 1, a], probs[rows, 0, a])
+    second = np.where(flip, probs[rows, 0, b], probs[rows, 1, b])
+    confidence = np.sort(np.stack([first, second], axis=1), axis=1)
+    return [(int(x), int(y)) for x, y in zip(a, b, strict=True)], confidence
 
 
 def box_features(
@@ -245,21 +264,81 @@ def probabilities(
     `p_right` never exceeds `p_tile` (a tile read right is a tile).
     """
     twice = _repeated(tiles)
-    rows = [
-        box_features(
-            t.face, t.confidence, t.pip_confidence, twice=t.id in twice, verifier=_verifier_of(t)
-        )
-        for t in tiles
-    ]
-    missing = [f for f in calibration.features if rows and f not in rows[0]]
-    if missing:
-        raise UserInputError(
-            f"the calibration needs {', '.join(missing)} for every box: use the models it was "
-            "fitted with (models/calibration.json)"
-        )
-    p_tile = calibration.tile.predict(rows)
-    p_right = np.minimum(calibration.right.predict(rows), p_tile)
-    return p_tile, p_right
+    return _predict(
+        [t.face for t in tiles],
+        [t.confidence for t in tiles],
+        [t.pip_confidence for t in tiles],
+        [t.id in twice for t in tiles],
+        [_verifier_of(t) for t in tiles],
+        calibration,
+    )
+
+
+def feature_matrix(
+    faces: Sequence[str],
+    confidences: Sequence[float],
+    pip_confidences: Sequence[Sequence[float] | None],
+    twice: Sequence[bool],
+    verifiers: Sequence[float | None],
+    features: Sequence[str],
+) -> np.ndarray:
+    """(n, len(features)) the `box_features` rows of n boxes, columns in `features` order,
+    computed for all boxes at once.
+
+    Raises:
+        UserInputError: `features` names the verifier and a box has no verifier score.
+    """
+    n = len(faces)
+    up = np.array([face == "up" for face in faces], dtype=bool)
+    det = np.asarray(logit(np.asarray(confidences, dtype=np.float64).reshape(n)))
+    read = np.array([up[i] and pip_confidences[i] is not None for i in range(n)], dtype=bool)
+    halves = np.array(
+        [
+            sorted(float(p) for p in c) if r and c is not None else (0.5, 0.5)
+            for c, r in zip(pip_confidences, read, strict=True)
+        ],
+        dtype=np.float64,
+    ).reshape(n, 2)
+    half = np.where(read[:, None], np.asarray(logit(halves)).reshape(n, 2), 0.0)
+    half = np.where(up[:, None] & ~read[:, None], -LOGIT_CLIP, half)
+    columns = {
+        "det": det,
+        "half_lo": half[:, 0],
+        "half_hi": half[:, 1],
+        "up": up.astype(np.float64),
+        "twice": np.where(up, np.asarray(twice, dtype=np.float64).reshape(n), 0.0),
+        "down_det": np.where(up, 0.0, det),
+    }
+    if "verifier" in features:
+        if any(v is None for v in verifiers):
+            raise UserInputError(
+                "the calibration needs verifier for every box: use the models it was "
+                "fitted with (models/calibration.json)"
+            )
+        columns["verifier"] = np.asarray(
+            logit(np.asarray(verifiers, dtype=np.float64).reshape(n))
+        ).reshape(n)
+    return np.stack([columns[f] for f in features], axis=1) if n else np.zeros((0, len(features)))
+
+
+def _predict(
+    faces: Sequence[str],
+    confidences: Sequence[float],
+    pip_confidences: Sequence[Sequence[float] | None],
+    twice: Sequence[bool],
+    verifiers: Sequence[float | None],
+    calibration: Calibration,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(p_tile, p_right) of n boxes described by their features' inputs."""
+    if not faces:
+        return np.zeros(0), np.zeros(0)
+    x = feature_matrix(faces, confidences, pip_confidences, twice, verifiers, calibration.features)
+    column = {f: i for i, f in enumerate(calibration.features)}
+    p_tile = calibration.tile.predict_matrix(x[:, [column[f] for f in calibration.tile.features]])
+    p_right = calibration.right.predict_matrix(
+        x[:, [column[f] for f in calibration.right.features]]
+    )
+    return p_tile, np.minimum(p_right, p_tile)
 
 
 # --- what follows from them -----------------------------------------------------------------
@@ -283,23 +362,39 @@ def reject_boxes(
 
     Returns the kept tiles (renumbered 0..n-1), the rejected boxes and their `p_tile`.
     """
-    own: list[SceneTile] = []
-    for tile in tiles:
-        if tile.face == "up" and tile.half_probs is not None:
-            pips, confidence = best_reading(tile.half_probs, set_max)
-            own.append(replace(tile, pips=pips, pip_confidence=confidence))
-        else:
-            own.append(tile)
-    p_tile, p_right = probabilities(own, calibration)
+    read = [(i, t.half_probs) for i, t in enumerate(tiles) if t.face == "up"]
+    up = [i for i, probs in read if probs is not None]
+    readings, confidence = best_readings([p for _, p in read if p is not None], set_max)
+    own_pips: list[tuple[int, int] | None] = [t.pips for t in tiles]
+    own_confidence: list[Sequence[float] | None] = [t.pip_confidence for t in tiles]
+    for row, i in enumerate(up):
+        own_pips[i] = readings[row]
+        own_confidence[i] = (float(confidence[row, 0]), float(confidence[row, 1]))
+    seen: dict[tuple[int, int], int] = {}
+    for tile, pips in zip(tiles, own_pips, strict=True):
+        if tile.face == "up" and pips is not None:
+            seen[pips] = seen.get(pips, 0) + 1
+    twice = [
+        t.face == "up" and p is not None and seen[p] > 1
+        for t, p in zip(tiles, own_pips, strict=True)
+    ]
+    p_tile, p_right = _predict(
+        [t.face for t in tiles],
+        [t.confidence for t in tiles],
+        own_confidence,
+        twice,
+        [_verifier_of(t) for t in tiles],
+        calibration,
+    )
     kept: list[SceneTile] = []
     rejected: list[RejectedBox] = []
     rejected_p: list[float] = []
-    for tile, read, pt, pr in zip(tiles, own, p_tile, p_right, strict=True):
+    for tile, pips, pt, pr in zip(tiles, own_pips, p_tile, p_right, strict=True):
         if pt < calibration.reject_below:
-            rejected.append(RejectedBox(tile.corners, float(pr), tile.face, read.pips))
+            rejected.append(RejectedBox(tile.corners, float(pr), tile.face, pips))
             rejected_p.append(float(pt))
         else:
-            kept.append(replace(tile, id=len(kept)))
+            kept.append(tile if tile.id == len(kept) else replace(tile, id=len(kept)))
     return kept, rejected, tuple(rejected_p)
 
 
@@ -314,7 +409,7 @@ def mark_doubtful(tiles: Sequence[SceneTile], calibration: Calibration) -> list[
         return []
     _, p_right = probabilities(tiles, calibration)
     return [
-        replace(t, probability=float(p), doubtful=t.doubtful or p < calibration.doubtful_below)
+        t.assessed(float(p), t.doubtful or p < calibration.doubtful_below)
         for t, p in zip(tiles, p_right, strict=True)
     ]
 
@@ -356,7 +451,7 @@ def review_scene(
         set_max: the set's highest value (for "it could be ...").
         rejected_p_tile: `p_tile` of each of `scene.rejected`, same order.
     """
-    from vision.geometry import box_cut_by_border
+    from vision.geometry import boxes_cut_by_border
 
     reasons: list[str] = []
     for tile in scene.doubtful:
@@ -369,8 +464,9 @@ def review_scene(
             )
         else:
             reasons.append(f"{_tile_name(tile).capitalize()} {what}: please check it")
-    for tile in scene.tiles:
-        if box_cut_by_border(tile.corners, scene.width, scene.height):
+    cut = boxes_cut_by_border(np.array([t.corners for t in scene.tiles]), scene.width, scene.height)
+    for tile, is_cut in zip(scene.tiles, cut, strict=True):
+        if is_cut:
             reasons.append(
                 f"{_tile_name(tile).capitalize()} is cut by the edge of the picture: part of it "
                 "may be hidden; please check it"

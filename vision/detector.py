@@ -144,7 +144,7 @@ def needs_slices(detections: list[Detection], scale: float) -> bool:
     """Whether the first pass's tiles are too small at the input (`SLICE_BELOW_INPUT_PX`)."""
     if not detections:
         return True
-    lengths = [geometry.box_length(d.corners) for d in detections]
+    lengths = geometry.box_lengths(np.array([d.corners for d in detections]))
     return float(np.median(lengths)) * scale < SLICE_BELOW_INPUT_PX
 
 

@@ -278,6 +278,14 @@ def box_length(corners: np.ndarray) -> float:
     )
 
 
+def box_lengths(corners: np.ndarray) -> np.ndarray:
+    """`box_length` of (N, 4, 2) boxes at once: (N,) longer sides."""
+    c = np.asarray(corners, dtype=np.float64).reshape(-1, 4, 2)
+    first = np.linalg.norm(c[:, 1] - c[:, 0], axis=-1)
+    second = np.linalg.norm(c[:, 2] - c[:, 1], axis=-1)
+    return np.maximum(first, second)
+
+
 def polygon_area(corners: np.ndarray) -> np.ndarray:
     """Signed shoelace area of polygons (..., K, 2); positive when clockwise on screen."""
     pts = np.asarray(corners, dtype=np.float64)
@@ -462,3 +470,11 @@ def box_cut_by_border(
     """
     inside = box_fully_inside(corners, width, height, margin)
     return (not inside) if isinstance(inside, bool) else ~inside
+
+
+def boxes_cut_by_border(
+    corners: np.ndarray, width: int, height: int, margin: float = 2.0
+) -> np.ndarray:
+    """`box_cut_by_border` of (N, 4, 2) boxes at once: an (N,) bool array (empty for none)."""
+    boxes = np.asarray(corners, dtype=np.float64).reshape(-1, 4, 2)
+    return np.asarray(~np.asarray(box_fully_inside(boxes, width, height, margin)), dtype=bool)

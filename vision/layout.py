@@ -951,9 +951,10 @@ def _layout_tiles(scene: Scene, cut: set[int] | None = None) -> list[LayoutTile]
 
 
 def _cut_tiles(scene: Scene) -> set[int]:
-    from vision.geometry import box_cut_by_border
+    from vision.geometry import boxes_cut_by_border
 
-    return {t.id for t in scene.tiles if box_cut_by_border(t.corners, scene.width, scene.height)}
+    cut = boxes_cut_by_border(np.array([t.corners for t in scene.tiles]), scene.width, scene.height)
+    return {t.id for t, is_cut in zip(scene.tiles, cut, strict=True) if is_cut}
 
 
 def layout_scene(scene: Scene, config: LayoutConfig = LayoutConfig()) -> Scene:

@@ -190,9 +190,11 @@ def read_image(
             rejected.extend(d for d, ok in zip(detections, verified, strict=True) if not ok)
         detections = [d for d, ok in zip(detections, verified, strict=True) if ok]
     # Reading order: top to bottom, then left to right (ids are stable for a still table).
-    detections.sort(
-        key=lambda d: (round(float(d.corners[:, 1].mean()) / 8), d.corners[:, 0].mean())
-    )
+    if detections:
+        centres = np.array([d.corners for d in detections]).mean(axis=1)
+        keys = [(round(float(y) / 8), x) for x, y in centres.tolist()]
+        order = sorted(range(len(detections)), key=keys.__getitem__)
+        detections = [detections[i] for i in order]
 
     warnings: list[str] = []
     tiles = [
@@ -223,9 +225,10 @@ def read_image(
         before = tiles
         tiles, rejected_boxes, rejected_p = reject_boxes(tiles, calibration, set_max)
         warnings = _renumbered(warnings, before, tiles)
-    for tile in tiles:
-        if geometry.box_cut_by_border(tile.corners, width, height):
-            warnings.append(f"tile {tile.id} is cut by the image border")
+    cut = geometry.boxes_cut_by_border(np.array([t.corners for t in tiles]), width, height)
+    warnings += [
+        f"tile {t.id} is cut by the image border" for t, c in zip(tiles, cut, strict=True) if c
+    ]
     t1 = perf_counter()
     tiles, decode_warnings = joint_decode(tiles, set_max)
     config = layout_config or LayoutConfig(kind=AUTO)

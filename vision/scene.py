@@ -8,6 +8,7 @@ smaller value), so the JSON keeps which value lies at which end even though `pip
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 from collections.abc import Mapping
@@ -135,6 +136,15 @@ class SceneTile:
     def center(self) -> np.ndarray:
         """(2,) centre of the box in image pixels."""
         return self.corners.mean(axis=0)
+
+    def assessed(self, probability: float, doubtful: bool) -> SceneTile:
+        """A copy with `probability` and `doubtful` set. Only those two are checked: the
+        other fields were checked when this tile was made, and `replace` would check them
+        all again (this runs for every tile of every frame)."""
+        out = copy.copy(self)
+        out.probability = _probability(probability, f"tile {self.id}: probability")
+        out.doubtful = bool(doubtful)
+        return out
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form of DESIGN.md (corners rounded to 0.01 px, scores to 1e-4)."""

@@ -33,37 +33,51 @@ NOT_TILE_CLASS = "not_tile"
 CONTEXT = 0.2
 
 
-def verifier_crop(image: np.ndarray, corners: np.ndarray, side: int = 64) -> np.ndarray:
-    """A square (side, side, 3) crop of `image` centred on the box `corners`, turned so that
-    the box's long axis is vertical (corners[0]-corners[1] at the top), the box's length
-    plus `CONTEXT` across. Pixels beyond the image repeat its edge: a flat colour would
-    tell the network "at the border", which says nothing about a tile."""
-    c = np.asarray(corners, dtype=np.float64).reshape(4, 2)
-    centre = c.mean(axis=0)
-    top, bottom = (c[0] + c[1]) / 2, (c[2] + c[3]) / 2
-    length = float(np.linalg.norm(bottom - top))
-    if length < 1e-6:
-        length = max(float(np.ptp(c[:, 0])), float(np.ptp(c[:, 1])), 1.0)
-        down = np.array([0.0, 1.0])
-    else:
-        down = (bottom - top) / length
-    right = np.array([-down[1], down[0]])  # screen x of the crop, clockwise of down
-    half = length * (1 + CONTEXT) / 2
-    src = np.array(
+def crop_frames(corners: np.ndarray, side: int = 64) -> tuple[np.ndarray, np.ndarray]:
+    """Where `verifier_crop` takes each box's crop from, for N boxes at once: (N, 3, 2)
+    float32 source points of the crop's top-left, top-right and bottom-right corners, and
+    (N,) the crop's side in source pixels (the box's length plus `CONTEXT`)."""
+    c = np.asarray(corners, dtype=np.float64).reshape(-1, 4, 2)
+    centre = c.mean(axis=1)
+    top, bottom = (c[:, 0] + c[:, 1]) / 2, (c[:, 2] + c[:, 3]) / 2
+    length = np.linalg.norm(bottom - top, axis=1)
+    flat = length < 1e-6
+    # A box without length (degenerate corners): its extent, looked at upright.
+    extent = np.maximum(np.maximum(np.ptp(c[:, :, 0], axis=1), np.ptp(c[:, :, 1], axis=1)), 1.0)
+    length = np.where(flat, extent, length)
+    down = np.where(
+        flat[:, None], [0.0, 1.0], (bottom - top) / np.where(flat, 1.0, length)[:, None]
+    )
+    right = np.stack([-down[:, 1], down[:, 0]], axis=1)  # screen x of the crop, clockwise of down
+    half = (length * (1 + CONTEXT) / 2)[:, None]
+    src = np.stack(
         [
             centre - half * right - half * down,
             centre + half * right - half * down,
             centre + half * right + half * down,
         ],
-        dtype=np.float32,
-    )
+        axis=1,
+    ).astype(np.float32)
+    return src, length * (1 + CONTEXT)
+
+
+def verifier_crop(image: np.ndarray, corners: np.ndarray, side: int = 64) -> np.ndarray:
+    """A square (side, side, 3) crop of `image` centred on the box `corners`, turned so that
+    the box's long axis is vertical (corners[0]-corners[1] at the top), the box's length
+    plus `CONTEXT` across. Pixels beyond the image repeat its edge: a flat colour would
+    tell the network "at the border", which says nothing about a tile."""
+    src, across = crop_frames(corners, side)
+    return _warp(image, src[0], float(across[0]), side)
+
+
+def _warp(image: np.ndarray, src: np.ndarray, across: float, side: int) -> np.ndarray:
     dst = np.array([[0, 0], [side, 0], [side, side]], dtype=np.float32) - 0.5
     warp = cv2.getAffineTransform(src, dst)
     return cv2.warpAffine(
         image,
         warp,
         (side, side),
-        flags=cv2.INTER_AREA if length * (1 + CONTEXT) > 2 * side else cv2.INTER_LINEAR,
+        flags=cv2.INTER_AREA if across > 2 * side else cv2.INTER_LINEAR,
         borderMode=cv2.BORDER_REPLICATE,
     )
 
@@ -101,8 +115,10 @@ class Verifier:
     def crops(self, image: np.ndarray, corners: Sequence[np.ndarray]) -> np.ndarray:
         """(N, s, s, 3) uint8 BGR crops of the boxes (`verifier_crop`)."""
         out = np.empty((len(corners), self.side, self.side, 3), dtype=np.uint8)
-        for i, c in enumerate(corners):
-            out[i] = verifier_crop(image, c, self.side)
+        if len(corners):
+            src, across = crop_frames(np.asarray(corners), self.side)
+            for i in range(len(out)):
+                out[i] = _warp(image, src[i], float(across[i]), self.side)
         return out
 
     def classify(self, crops: np.ndarray) -> np.ndarray:

@@ -341,3 +341,19 @@ def test_points_inside_boxes_of_a_turned_box():
         False,
         True,
     ]
+
+
+def test_box_lengths_are_each_box_length():
+    rng = np.random.default_rng(3)
+    boxes = rng.uniform(-50, 500, size=(9, 4, 2))
+    lengths = geometry.box_lengths(boxes)
+    assert lengths.tolist() == pytest.approx([geometry.box_length(b) for b in boxes], abs=1e-9)
+    assert geometry.box_lengths(np.zeros((0, 4, 2))).shape == (0,)
+
+
+def test_boxes_cut_by_border_is_box_cut_by_border_of_each():
+    rng = np.random.default_rng(4)
+    boxes = rng.uniform(-20, 120, size=(12, 4, 2))
+    cut = geometry.boxes_cut_by_border(boxes, 100, 80)
+    assert cut.tolist() == [bool(geometry.box_cut_by_border(b, 100, 80)) for b in boxes]
+    assert geometry.boxes_cut_by_border(np.zeros((0, 4, 2)), 100, 80).tolist() == []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -190,3 +191,19 @@ def test_bad_new_keys_are_a_clear_error(change, match):
     change(data)
     with pytest.raises(UserInputError, match=match):
         Scene.from_dict(data)
+
+
+def test_an_assessed_tile_is_the_tile_with_its_probability_and_doubt():
+    tile = SceneTile(
+        3,
+        "up",
+        np.array([[0, 0], [10, 0], [10, 20], [0, 20]], float),
+        0.8,
+        pips=(1, 2),
+        pip_confidence=(0.9, 0.7),
+    )
+    assessed = tile.assessed(0.6, True)
+    assert assessed.to_dict() == replace(tile, probability=0.6, doubtful=True).to_dict()
+    assert tile.probability is None and not tile.doubtful
+    with pytest.raises(UserInputError, match="probability"):
+        tile.assessed(1.5, False)

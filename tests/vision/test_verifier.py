@@ -116,3 +116,15 @@ def test_the_pipeline_scores_every_box_and_leaves_out_what_is_not_a_tile(
     assert scene.to_dict()["tiles"][0]["verifier_score"] == 0.9
     assert len(kept.tiles) == len(everything.tiles)  # None keeps every box, scored
     assert sorted(t.verifier_score for t in kept.tiles)[0] == 0.01
+
+
+def test_the_crops_of_many_boxes_are_each_box_s_crop(tmp_path):
+    verifier = Verifier(write_verifier(tmp_path / "verifier.onnx", side=16), threads=1)
+    rng = np.random.default_rng(5)
+    image = rng.integers(0, 255, size=(120, 200, 3), dtype=np.uint8)
+    boxes = [rng.uniform(-30, 230, size=(4, 2)) for _ in range(12)]
+    boxes += [np.full((4, 2), 40.0), _upright_box(100, 60, 200)]  # no length; shrunk a lot
+    crops = verifier.crops(image, boxes)
+    for crop, box in zip(crops, boxes, strict=True):
+        np.testing.assert_array_equal(crop, verifier_crop(image, box, 16))
+    assert verifier.crops(image, []).shape == (0, 16, 16, 3)

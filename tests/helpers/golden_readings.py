@@ -1,0 +1,239 @@
+"""What the committed models read in a fixed set of pictures, at full precision, so that a
+change meant only to make the pipeline faster can be shown to read exactly as before.
+
+    .venv/bin/python tests/helpers/golden_readings.py --write   # after a change of models
+
+`tests/vision/test_golden_readings.py` reads the same pictures and compares them with
+`tests/assets/golden/readings.json`: discrete things (faces, pips, doubts, warnings, the
+layout, the rejected boxes) exactly, numbers within `TOLERANCE`. The file records the
+SHA-256 of the models it was read with; with other models the comparison means nothing, so
+the test is skipped and says to run the command above.
+
+The pictures are built from committed ones only, each chosen to run one path of
+`vision.pipeline.read_image`: the bundled tables as they are (detection, verifier, reader,
+joint decoding, layout), the benchmark table of `dominocam bench` (rendered by dominosynth
+from a fixed seed), one tile cut out and enlarged (the close-up pass) and a 4 x 4 mosaic of
+the tables (its tiles are small at the network input: the far-tile pass).
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+ASSETS = ROOT / "tests" / "assets"
+GOLDEN = ASSETS / "golden" / "readings.json"
+# Floats may move by this much (a vectorised sum adds in another order); nothing else may.
+TOLERANCE = 1e-6
+TABLES = (
+    "bundled/clean-s21-002.jpg",
+    "bundled/default-s22-003.jpg",
+    "bundled/default-s22-006.jpg",
+    "layouts/spinner-t-s31-000.jpg",
+)
+
+
+@dataclass(frozen=True)
+class Picture:
+    """One picture to read, and how: `set_max` and whether it is a table (with a layout)."""
+
+    name: str
+    image: np.ndarray
+    set_max: int = 6
+    with_layout: bool = True
+
+
+def _load(relative: str) -> np.ndarray:
+    from vision.image_io import load_image
+
+    return load_image(ASSETS / relative)
+
+
+def _closeup() -> np.ndarray:
+    """The first tile of clean-s21-002 cut out with a little table around it and enlarged to
+    about 700 px: a tile longer than the network input can box."""
+    truth = json.loads((ASSETS / "bundled" / "clean-s21-002.json").read_text())
+    corners = np.array(truth["tiles"][0]["corners"], dtype=np.float64)
+    image = _load("bundled/clean-s21-002.jpg")
+    (x0, y0), (x1, y1) = corners.min(axis=0) - 12, corners.max(axis=0) + 12
+    x0, y0 = max(0, int(x0)), max(0, int(y0))
+    crop = image[y0 : int(y1), x0 : int(x1)]
+    scale = 700 / max(crop.shape[:2])
+    return cv2.resize(crop, None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC)
+
+
+def _mosaic() -> np.ndarray:
+    """The four tables side by side, 4 x 4 (3200 x 2400): 90 px tiles shrink to about 19 px
+    at the network input, below `vision.detector.SLICE_BELOW_INPUT_PX`."""
+    tables = [_load(name) for name in TABLES]
+    rows = [np.hstack([tables[(r + c) % 4] for c in range(4)]) for r in range(4)]
+    return np.vstack(rows)
+
+
+def _bench() -> np.ndarray:
+    from measure.bench import bench_table
+
+    return bench_table(1280, 720, 36).image
+
+
+@functools.cache
+def pictures() -> tuple[Picture, ...]:
+    """The pictures, in a fixed order (made once: the benchmark table takes a while)."""
+    makers: list[tuple[str, Callable[[], np.ndarray], int, bool]] = [
+        *((Path(name).stem, lambda name=name: _load(name), 6, True) for name in TABLES),
+        ("empty-s23-000", lambda: _load("not-tiles/empty-s23-000.jpg"), 6, True),
+        ("bench-1280x720", _bench, 12, True),
+        ("closeup-hand", _closeup, 6, False),
+        ("mosaic-far-tiles", _mosaic, 6, True),
+    ]
+    return tuple(Picture(name, make(), set_max, layout) for name, make, set_max, layout in makers)
+
+
+def _floats(values: Any) -> Any:
+    return None if values is None else np.asarray(values, dtype=np.float64).tolist()
+
+
+def describe(scene: Any) -> dict[str, Any]:
+    """A Scene at full precision, half probabilities included (its JSON form rounds)."""
+    return {
+        "tiles": [
+            {
+                "id": t.id,
+                "face": t.face,
+                "pips": list(t.pips) if t.pips is not None else None,
+                "corners": _floats(t.corners),
+                "confidence": t.confidence,
+                "pip_confidence": _floats(t.pip_confidence),
+                "half_probs": _floats(t.half_probs),
+                "probability": t.probability,
+                "doubtful": t.doubtful,
+                "verifier_score": t.verifier_score,
+            }
+            for t in scene.tiles
+        ],
+        "rejected": [
+            {
+                "corners": _floats(r.corners),
+                "probability": r.probability,
+                "face": r.face,
+                "pips": list(r.pips) if r.pips is not None else None,
+            }
+            for r in scene.rejected
+        ],
+        "warnings": list(scene.warnings),
+        "needs_review": scene.needs_review,
+        "layout": scene.layout.to_dict(),
+    }
+
+
+def read_all(models: Any) -> dict[str, dict[str, Any]]:
+    """Every picture of `pictures` read as `dominocam read` reads it, described."""
+    return read_all_of(models, pictures())
+
+
+def read_all_of(models: Any, chosen: Sequence[Picture]) -> dict[str, dict[str, Any]]:
+    """The pictures `chosen` read as `dominocam read` reads them, described."""
+    from vision.pipeline import read_image
+
+    return {
+        p.name: describe(
+            read_image(
+                p.image,
+                models.detector,
+                models.reader,
+                p.set_max,
+                with_layout=p.with_layout,
+                calibration=models.calibration,
+            )
+        )
+        for p in chosen
+    }
+
+
+def model_hashes(models: Any) -> dict[str, str]:
+    """SHA-256 of the detector, verifier and reader files, and of the calibration."""
+    from vision.onnx_model import file_sha256
+
+    files = {"detector": models.detector.path, "reader": models.reader.path}
+    if models.verifier is not None:
+        files["verifier"] = models.verifier.path
+    calibration = Path(models.detector.path).parent / "calibration.json"
+    if calibration.is_file():
+        files["calibration"] = calibration
+    return {kind: file_sha256(Path(path)) for kind, path in sorted(files.items())}
+
+
+def differences(expected: Any, actual: Any, where: str = "") -> list[str]:
+    """Where `actual` differs from `expected`: floats beyond `TOLERANCE`, anything else at
+    all; empty when they agree."""
+    if isinstance(expected, dict) and isinstance(actual, dict):
+        if set(expected) != set(actual):
+            return [f"{where}: keys {sorted(expected)} != {sorted(actual)}"]
+        return [d for k in expected for d in differences(expected[k], actual[k], f"{where}.{k}")]
+    if isinstance(expected, list) and isinstance(actual, list):
+        if len(expected) != len(actual):
+            return [f"{where}: {len(expected)} items != {len(actual)}"]
+        return [
+            d
+            for i, (e, a) in enumerate(zip(expected, actual, strict=True))
+            for d in differences(e, a, f"{where}[{i}]")
+        ]
+    both_numbers = all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) for v in (expected, actual)
+    )
+    if both_numbers and (isinstance(expected, float) or isinstance(actual, float)):
+        if abs(float(expected) - float(actual)) > TOLERANCE:
+            return [f"{where}: {expected!r} != {actual!r}"]
+        return []
+    return [] if expected == actual else [f"{where}: {expected!r} != {actual!r}"]
+
+
+def rounded(value: Any) -> Any:
+    """`value` with every float rounded to 1e-10, far below `TOLERANCE` (a smaller file)."""
+    if isinstance(value, dict):
+        return {k: rounded(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [rounded(v) for v in value]
+    return round(value, 10) if isinstance(value, float) else value
+
+
+def as_text(golden: dict[str, Any]) -> str:
+    """The golden file's text: the models, then one line per picture."""
+    lines = [f' "models": {json.dumps(golden["models"])}']
+    pictures = [
+        f"  {json.dumps(k)}: {json.dumps(rounded(v))}" for k, v in golden["readings"].items()
+    ]
+    lines.append(' "readings": {\n' + ",\n".join(pictures) + "\n }")
+    return "{\n" + ",\n".join(lines) + "\n}\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--write", action="store_true", help=f"write {GOLDEN.relative_to(ROOT)}")
+    args = parser.parse_args(argv)
+    from vision.pipeline import load_models
+
+    models = load_models(threads=2)
+    found = {"models": model_hashes(models), "readings": read_all(models)}
+    if args.write:
+        GOLDEN.parent.mkdir(parents=True, exist_ok=True)
+        GOLDEN.write_text(as_text(found))
+        print(f"wrote {GOLDEN.relative_to(ROOT)}")
+        return 0
+    golden = json.loads(GOLDEN.read_text())
+    diffs = differences(golden, found)
+    print("\n".join(diffs) or "same readings")
+    return 1 if diffs else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
