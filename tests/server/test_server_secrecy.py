@@ -205,6 +205,9 @@ def _open_requests(t: Table, name: str) -> dict[tuple[str, str], Callable[[], An
         ("POST", "/first-run"): lambda: c.post("/first-run", data={"passphrase": "x"}),
         ("POST", "/login"): lambda: c.post("/login", data={"token": "wrong"}),
         ("POST", "/logout"): lambda: c.post("/logout"),
+        ("POST", "/language"): lambda: c.post(
+            "/language", data={"lang": "hu", "next": f"/games/{gid}"}
+        ),
         ("GET", "/static/<path:filename>"): lambda: c.get("/static/table.js"),
     }
 
