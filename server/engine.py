@@ -21,6 +21,7 @@ from flask import current_app
 
 import rules
 from dominocam.errors import UserInputError
+from rules.i18n import DEFAULT_LANGUAGE, _, use_language
 
 
 class EngineUnavailable(RuntimeError):
@@ -106,7 +107,10 @@ def check(state: dict[str, Any]) -> dict[str, Any]:
     Raises:
         UserInputError: the state is invalid (HTTP 400 with the engine's message).
     """
-    return rules.check(rules.parse_state(state)).to_json()
+    parsed = rules.parse_state(state)  # a refusal is worded in the request's language
+    # The verdict is stored and is machine output: its reason texts stay English (rules.i18n).
+    with use_language(DEFAULT_LANGUAGE):
+        return rules.check(parsed).to_json()
 
 
 def validate(state: dict[str, Any]) -> None:
@@ -116,7 +120,9 @@ def validate(state: dict[str, Any]) -> None:
 
 def score_domino(state: dict[str, Any], winner: str) -> dict[str, Any]:
     """Scoring of a round that ended by domino (`winner` played their last tile)."""
-    return plain(rules.score_domino(rules.parse_state(state), winner))
+    parsed = rules.parse_state(state)
+    with use_language(DEFAULT_LANGUAGE):  # stored with the round: machine output
+        return plain(rules.score_domino(parsed, winner))
 
 
 def game_progress(
@@ -238,8 +244,10 @@ def vision_models() -> Any:
                 _models_cache["models"] = pipeline.load_models()
             except (UserInputError, FileNotFoundError, OSError) as error:
                 raise EngineUnavailable(
-                    f"no trained model is installed ({error}); the photo is kept: enter the "
-                    "tiles by hand"
+                    _(
+                        "no trained model is installed ({error}); the photo is kept: enter the "
+                        "tiles by hand"
+                    ).format(error=error)
                 ) from error
         return _models_cache["models"]
 
@@ -267,9 +275,9 @@ def vision_scene(
 def models_status() -> dict[str, Any]:
     """Whether photos can be read here, for the pages to say so before an upload."""
     if current_app.config.get("SCENE_PROVIDER") is not None:
-        return {"available": True, "message": "photo reader injected by configuration"}
+        return {"available": True, "message": _("photo reader injected by configuration")}
     if "models" in _models_cache:
-        return {"available": True, "message": "photo reader ready"}
+        return {"available": True, "message": _("photo reader ready")}
     from vision import onnx_model
 
     try:
@@ -278,6 +286,8 @@ def models_status() -> dict[str, Any]:
     except Exception as error:  # a probe must never take the page down
         return {
             "available": False,
-            "message": f"no trained model installed ({error}); enter tiles by hand",
+            "message": _("no trained model installed ({error}); enter tiles by hand").format(
+                error=error
+            ),
         }
-    return {"available": True, "message": "photo reader installed"}
+    return {"available": True, "message": _("photo reader installed")}

@@ -13,6 +13,7 @@ import sqlite3
 from typing import Any
 
 from dominocam.errors import UserInputError
+from rules.i18n import _
 from server.storage import dumps, loads, now
 
 HOST = "host"
@@ -98,5 +99,7 @@ def require_reason(reason: object, what: str) -> str:
     """The host's reason as stored text; a clear error when it is missing."""
     text = str(reason or "").strip()[:300]
     if not text:
-        raise UserInputError(f"{what} needs a reason (kept in the audit trail): send 'reason'")
+        raise UserInputError(
+            _("{what} needs a reason (kept in the audit trail): send 'reason'").format(what=what)
+        )
     return text

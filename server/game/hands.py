@@ -14,6 +14,7 @@ import sqlite3
 from typing import Any
 
 from dominocam.errors import UserInputError
+from rules.i18n import _
 from rules.tiles import Tile, parse_tile
 from server import storage
 from server.game import audit
@@ -23,12 +24,14 @@ from server.storage import dumps, loads, now, transaction
 
 def parse_hand(raw: object, set_max: int) -> list[list[int]]:
     if not isinstance(raw, list):
-        raise UserInputError("'tiles' must be a list of [a, b] pairs")
+        raise UserInputError(_("'tiles' must be a list of [a, b] pairs"))
     tiles = [parse_tile(t, set_max) for t in raw]
     seen: set[Tile] = set()
     for tile in tiles:
         if tile in seen:
-            raise UserInputError(f"tile {tile} is listed twice; a set has each tile once")
+            raise UserInputError(
+                _("tile {tile} is listed twice; a set has each tile once").format(tile=tile)
+            )
         seen.add(tile)
     return [t.as_list() for t in tiles]
 
@@ -40,10 +43,9 @@ def hand_row(conn: sqlite3.Connection, round_id: int, player_id: int) -> sqlite3
 
 
 def locked_message(rnd: sqlite3.Row) -> str:
-    return (
-        f"the hands are locked ({rnd['locked_by']}): only the host can change a hand now, "
-        "with a reason"
-    )
+    return _(
+        "the hands are locked ({why}): only the host can change a hand now, with a reason"
+    ).format(why=rnd["locked_by"])
 
 
 def _pips(tiles: list[list[int]]) -> int:
@@ -98,7 +100,7 @@ def discard_pending(conn: sqlite3.Connection, player: sqlite3.Row) -> None:
         rnd = open_round(conn, player["game_id"])
         row = hand_row(conn, rnd["id"], player["id"])
         if row is None or (row["pending"] is None and row["pending_image"] is None):
-            raise Conflict("there is no new photo to discard")
+            raise Conflict(_("there is no new photo to discard"))
         conn.execute(
             "UPDATE hands SET pending = NULL, pending_scene = NULL, pending_image = NULL "
             "WHERE round_id = ? AND player_id = ?",
@@ -136,12 +138,14 @@ def confirm_hand(
             raise Conflict(locked_message(rnd))
         why = None
         if rnd["locked_at"]:
-            why = audit.require_reason(reason, "changing a locked hand")
+            why = audit.require_reason(reason, _("changing a locked hand"))
         elif by_host and reason:
             why = str(reason).strip()[:300] or None
         if tiles is None:
             if row is None or row["pending"] is None:
-                raise Conflict("there is no photo reading to confirm: take a photo or save tiles")
+                raise Conflict(
+                    _("there is no photo reading to confirm: take a photo or save tiles")
+                )
             tiles = loads(row["pending"], [])
         parsed = parse_hand(tiles, game["set_max"])
         confirmed_before = row is not None and row["confirmed_at"] is not None
@@ -192,7 +196,7 @@ def set_hand(
 ) -> list[list[int]]:
     """Save and confirm a hand's tiles (`confirm_hand` with tiles given)."""
     if tiles is None:
-        raise UserInputError("send 'tiles': a list of [a, b] pairs")
+        raise UserInputError(_("send 'tiles': a list of [a, b] pairs"))
     return confirm_hand(conn, player, tiles, author, reason)
 
 

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from dominocam.errors import UserInputError
+from rules.i18n import _
 from server import engine, storage
 from server.game import audit, review
 from server.game.records import (
@@ -54,8 +55,10 @@ def rules_state(
         roster.append(entry)
     if missing:
         raise Conflict(
-            f"no confirmed hand yet for {', '.join(missing)}: each player sends a photo from "
-            "their link and confirms the tiles, or the table enters them"
+            _(
+                "no confirmed hand yet for {missing}: each player sends a photo from their link "
+                "and confirms the tiles, or the table enters them"
+            ).format(missing=", ".join(missing))
         )
     state: dict[str, Any] = {
         "variant": game["variant"],
@@ -92,11 +95,11 @@ def lock_hands(conn: sqlite3.Connection, game_id: int, why: str, author: str) ->
 def unlock_hands(conn: sqlite3.Connection, game_id: int, reason: object) -> None:
     """The host lets play go on (a block check that stopped, a domino called by mistake):
     the hands can change again and any ruling awaiting confirmation is dropped."""
-    why = audit.require_reason(reason, "unlocking the hands")
+    why = audit.require_reason(reason, _("unlocking the hands"))
     with transaction(conn):
         rnd = open_round(conn, game_id)
         if not rnd["locked_at"]:
-            raise Conflict("the hands are not locked")
+            raise Conflict(_("the hands are not locked"))
         conn.execute(
             "UPDATE rounds SET locked_at = NULL, locked_by = NULL, pending_end = NULL WHERE id = ?",
             (rnd["id"],),
@@ -128,7 +131,7 @@ def _judge(judge: Callable[[], dict[str, Any]], conn: sqlite3.Connection, game_i
                 public_text="a tile needs checking before a ruling",
             )
             storage.add_event(conn, game_id, "review", {"action": "hands"})
-        raise Conflict(review.HANDS_NEED_CHECK) from None
+        raise Conflict(_(review.HANDS_NEED_CHECK)) from None
 
 
 def block_check(
@@ -153,7 +156,9 @@ def block_check(
     if pending is not None and not (
         confirm and pending.get("by") == "block" and pending.get("proposer") == proposer["name"]
     ):
-        raise Conflict(f"{pending['text']} The host scores the round or cancels first.")
+        raise Conflict(
+            _("{text} The host scores the round or cancels first.").format(text=pending["text"])
+        )
     state = rules_state(conn, game_id, proposer=proposer["name"])
     lock_hands(conn, game_id, f"{proposer['name']} proposed a block", proposer["name"])
     review.refuse_unchecked(conn, game_id, open_round(conn, game_id))
@@ -278,7 +283,9 @@ def end_by_domino(
     if pending is not None and not (
         confirm and pending.get("by") == "domino" and pending.get("player") == winner["name"]
     ):
-        raise Conflict(f"{pending['text']} The host scores the round or cancels first.")
+        raise Conflict(
+            _("{text} The host scores the round or cancels first.").format(text=pending["text"])
+        )
     state = rules_state(conn, game_id, empty_hand=winner["name"])
     lock_hands(conn, game_id, f"{winner['name']} called domino", audit.HOST)
     review.refuse_unchecked(conn, game_id, open_round(conn, game_id))
@@ -308,7 +315,7 @@ def score_pending(conn: sqlite3.Connection, game_id: int) -> dict[str, Any]:
     rnd = open_round(conn, game_id)
     pending = loads(rnd["pending_end"], None)
     if pending is None:
-        raise Conflict("no ruling is waiting to be scored: propose a block or call domino")
+        raise Conflict(_("no ruling is waiting to be scored: propose a block or call domino"))
     if pending["by"] == "domino":
         result = end_by_domino(conn, game_id, pending["player"], confirm=True)
         return {"ended": True, "result": result}
@@ -321,12 +328,12 @@ def score_pending(conn: sqlite3.Connection, game_id: int) -> dict[str, Any]:
 
 def cancel_pending(conn: sqlite3.Connection, game_id: int, reason: object) -> None:
     """The host drops a ruling awaiting confirmation (the hands stay locked)."""
-    why = audit.require_reason(reason, "cancelling a ruling")
+    why = audit.require_reason(reason, _("cancelling a ruling"))
     with transaction(conn):
         rnd = open_round(conn, game_id)
         pending = loads(rnd["pending_end"], None)
         if pending is None:
-            raise Conflict("no ruling is waiting to be scored")
+            raise Conflict(_("no ruling is waiting to be scored"))
         conn.execute("UPDATE rounds SET pending_end = NULL WHERE id = ?", (rnd["id"],))
         audit.record(
             conn,

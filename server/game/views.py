@@ -82,6 +82,8 @@ def public_state(conn: sqlite3.Connection, game_id: int) -> dict[str, Any]:
                     else None
                 ),
                 "scene": scene,
+                # Its warnings in the page's language (the Scene keeps them in English).
+                "warnings_shown": review.shown_warnings(scene),
                 "face_down": (scene or {}).get("face_down", 0),
                 # The live camera's latest confirmed changes, newest first.
                 "events": latest_table_events(conn, rnd),
@@ -165,6 +167,7 @@ def player_view(conn: sqlite3.Connection, player: sqlite3.Row) -> dict[str, Any]
         # A photo read (or kept unread) that waits for this player's confirmation.
         "pending": pending,
         "scene": scene,
+        "warnings_shown": review.shown_warnings(scene),
         "has_photo": bool(row and (row["pending_image"] or row["image"])),
         "declared_cannot_play": bool(row and row["declared_cannot_play"]),
         "can_play": _my_play(conn, rnd, player["name"]),

@@ -187,8 +187,9 @@ var DC = (function () {
         resultNode.textContent = st.foul ? _("{can_play} — FOUL: {foul}", { can_play: canPlay, foul: foulText(st) }) : _("{can_play}.", { can_play: canPlay });
       } else {
         resultNode.className = "error";
-        var goesOn = _("play goes on");
-        resultNode.textContent = _("Not blocked: {reason}.", { reason: outcome.boneyard_reason || goesOn });
+        // The reason is worded here from the verdict's conditions (the stored text is English).
+        var boneyardOpen = (outcome.conditions || {}).boneyard_exhausted === false;
+        resultNode.textContent = boneyardOpen ? _("Not blocked: tiles can still be drawn from the boneyard.") : _("Not blocked: play goes on.");
       }
     }
     next();
@@ -227,7 +228,7 @@ var DC = (function () {
 
   /* The reader's doubts for players: one sentence naming the tiles to check (what to do
      comes from the page), the reader's own notes behind a "Why?" toggle. */
-  function renderDoubts(box, scene, todo) {
+  function renderDoubts(box, scene, todo, shown) {
     clear(box);
     var tiles = ((scene || {}).tiles || []).filter(function (t) { return t.doubtful; });
     var notes = (scene || {}).warnings || [];
@@ -238,7 +239,7 @@ var DC = (function () {
       box.appendChild(el("p", { class: "warn doubt", text: _("The reading may be wrong somewhere. {todo}", { todo: todo }) }));
     }
     if (notes.length) {
-      var list = el("ul", {}, notes.map(function (n, i) { return el("li", { text: ((scene || {}).warnings_shown || [])[i] || n }); }));
+      var list = el("ul", {}, notes.map(function (n, i) { return el("li", { text: (shown || [])[i] || n }); }));
       box.appendChild(el("details", { class: "why" }, [el("summary", { text: _("Why?") }), list]));
     }
   }
@@ -256,6 +257,12 @@ var DC = (function () {
     return "";
   }
   var number = I18N.number;
+  /* A ruling waiting for the host, worded from its machine fields (`by`, `proposer`, `player`). */
+  function pendingText(p) {
+    if (!p) return "";
+    return p.by === "block" ? _("Blocked: every player confirmed {name}'s block. The round is scored once the host confirms.", { name: p.proposer })
+      : _("{name} called domino. The round is scored once the host confirms.", { name: p.player });
+  }
   /* A tile's face as a word; a round's end (the state's machine codes) as words. */
   function faceText(face) { return face === "down" ? _("face down") : face === "up" ? _("face up") : String(face); }
   function endedByText(code) { return code === "domino" ? _("domino") : code === "block" ? _("blocked game") : code ? String(code) : _("ended"); }
@@ -301,7 +308,7 @@ var DC = (function () {
   }
 
   return { renderAudit: renderAudit, el: el, svgEl: svgEl, clear: clear, $: $, setText: setText, api: api, live: live,
-    drawScene: drawScene, tileText: tileText, faceText: faceText, endedByText: endedByText, gameEndText: gameEndText, num: I18N.number, time: I18N.time, parseTiles: parseTiles, showSteps: showSteps, startWebcam: startWebcam, canUseWebcam: canUseWebcam, scoreTable: scoreTable, trains: trains, engineText: engineText, renderDoubts: renderDoubts };
+    drawScene: drawScene, tileText: tileText, faceText: faceText, endedByText: endedByText, gameEndText: gameEndText, pendingText: pendingText, num: I18N.number, time: I18N.time, parseTiles: parseTiles, showSteps: showSteps, startWebcam: startWebcam, canUseWebcam: canUseWebcam, scoreTable: scoreTable, trains: trains, engineText: engineText, renderDoubts: renderDoubts };
 })();
 /* The language picker (server/templates/_language.html) is a plain form; with scripts it is
    sent as soon as a language is picked. */

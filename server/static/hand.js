@@ -53,13 +53,13 @@
     DC.$("block-actions").hidden = over;
     DC.setText("block-title", over ? _("Round result") : _("Block"));
     renderScoreboard(v.scoreboard);
-    DC.setText("locked", locked ? _("Hands are locked ({why}): only the host can change a hand now.", { why: r.locked.by }) + (r.pending_end ? " " + r.pending_end.text : "") : "");
+    DC.setText("locked", locked ? _("Hands are locked ({why}): only the host can change a hand now.", { why: r.locked.by }) + (r.pending_end ? " " + DC.pendingText(r.pending_end) : "") : "");
     DC.setText("review", (r.review || {}).messages ? r.review.messages.join(" ") : "");
     var play = v.me.can_play;
     DC.setText("can-play", play ? _("You can play {tile} on {line}.", { tile: DC.tileText(play.tile), line: play.line }) : "");
     DC.renderAudit(DC.$("audit"), v.audit);
     DC.$("cannot-play").checked = v.me.declared_cannot_play;
-    DC.renderDoubts(DC.$("hand-doubts"), pending ? v.me.scene : null, _("Look at your tiles and fix any mistake with the pickers below, then confirm."));
+    DC.renderDoubts(DC.$("hand-doubts"), pending ? v.me.scene : null, _("Look at your tiles and fix any mistake with the pickers below, then confirm."), v.me.warnings_shown);
     if (v.me.has_photo) DC.drawScene(DC.$("scene-wrap"), base + "/image", v.me.scene, { version: v.version, alt: _("your hand") });
     var check = r.block_checks[0];
     if (check && check.id !== lastCheck) { lastCheck = check.id; DC.showSteps(DC.$("steps"), DC.$("block-result"), check); }

@@ -39,9 +39,9 @@
         lines.appendChild(DC.el("li", { text: !l.owner ? _("{line}: open end {end}", params) : l.marked ? _("{line}: open end {end} (train of {owner}, marked)", params) : _("{line}: open end {end} (train of {owner})", params) }));
       });
     }
-    DC.renderDoubts(DC.$("warnings"), r.table.scene, admin ? _("Tiles in doubt are drawn dashed orange: check them on the correction screen.") : _("Tiles in doubt are drawn dashed orange: the host checks them."));
+    DC.renderDoubts(DC.$("warnings"), r.table.scene, admin ? _("Tiles in doubt are drawn dashed orange: check them on the correction screen.") : _("Tiles in doubt are drawn dashed orange: the host checks them."), r.table.warnings_shown);
     DC.setText("review", ((r.review || {}).messages || []).join(" "));
-    DC.setText("locked", r.status === "open" && r.locked ? _("Hands are locked ({why}).", { why: r.locked.by }) + (r.pending_end ? " " + r.pending_end.text : "") : "");
+    DC.setText("locked", r.status === "open" && r.locked ? _("Hands are locked ({why}).", { why: r.locked.by }) + (r.pending_end ? " " + DC.pendingText(r.pending_end) : "") : "");
     DC.renderAudit(DC.$("audit"), s.audit);
     renderAdmin(s);
     DC.$("lines-note").hidden = !r.lines_by_hand;
