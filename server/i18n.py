@@ -127,13 +127,16 @@ def script_messages() -> tuple[str | tuple[str, str], ...]:
         if not script.name.endswith(".js"):
             continue
         with script.open("rb") as file:
-            for _line, _function, message, _comments in extract_javascript(
+            for _line, function, message, _comments in extract_javascript(
                 file, JS_KEYWORDS, [], {}
             ):
-                if isinstance(message, tuple):
-                    found[(message[0], message[1])] = None
-                else:
-                    found[message] = None
+                # A call with more arguments (the placeholders' values) comes as a tuple,
+                # None where an argument is not a string.
+                parts = message if isinstance(message, tuple) else (message,)
+                if function == "ngettext" and len(parts) >= 2 and parts[0] and parts[1]:
+                    found[(parts[0], parts[1])] = None
+                elif parts[0]:
+                    found[parts[0]] = None
     return tuple(found)
 
 

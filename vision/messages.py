@@ -163,7 +163,10 @@ def _pattern(template: str) -> re.Pattern[str]:
     for field in _FIELD.finditer(template):
         parts.append(re.escape(template[last : field.start()]))
         name = field.group(1)
-        parts.append(f"(?P={name})" if name in seen else f"(?P<{name}>.+?)")
+        # A value is a number, a tile or a list of them; only a nested reason holds a
+        # sentence (": " in a value would let a template swallow another's beginning).
+        value = ".+?" if name in _NESTED else "(?:(?!: ).)+?"
+        parts.append(f"(?P={name})" if name in seen else f"(?P<{name}>{value})")
         seen.add(name)
         last = field.end()
     parts.append(re.escape(template[last:]))
