@@ -350,3 +350,75 @@ def test_the_script_catalogue_translates_every_script_string(client, language: s
         assert all(isinstance(f, str) and f for f in forms), f"{language}: {key!r} missing"
     assert messages[RESULT] == RESULTS[language]
     assert catalogue["plurals"]["one"] == 0 and "other" in catalogue["plurals"]
+
+
+# --- in a real browser: the scripts look their words up -------------------------------------
+
+CHROMIUM = "/usr/bin/chromium"
+
+
+@pytest.fixture
+def browser():
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"{CHROMIUM} is missing: run scripts/install-browser.sh")
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"]
+        )
+        yield browser
+        browser.close()
+
+
+@pytest.mark.slow
+def test_the_scripts_write_in_the_pages_language(make_app, browser) -> None:
+    """The table page in Hungarian (the browser's language), the phone page in Spanish, the
+    overlay in Vietnamese (`?lang=`), and the picker switching the table to Italian: what the
+    scripts write comes from each page's catalogue, with no script error."""
+    from playwright.sync_api import expect
+    from server_factories import ThreadedServer, fake_scene
+
+    app = make_app(SCENE_PROVIDER=fake_scene)
+    client = app.test_client()
+    r = client.post(
+        "/api/games",
+        json={"name": "Night", "variant": "block", "set": 6, "players": list(HANDS)},
+        headers=ADMIN,
+    )
+    gid = r.json["game"]["id"]
+    players = client.get(f"/api/games/{gid}/players", headers=ADMIN).json["players"]
+    links = {p["name"]: p["token"] for p in players}
+    _block(client, gid, links, "en")
+    server = ThreadedServer(app)
+    errors: list[str] = []
+    try:
+        table = browser.new_context(locale="hu-HU").new_page()
+        table.on("pageerror", lambda error: errors.append(str(error)))
+        table.goto(f"{server.url}/games/{gid}")
+        expect(table.locator("html")).to_have_attribute("lang", "hu")
+        expect(table.locator("#block-result")).to_have_text(RESULTS["hu"], timeout=10000)
+        expect(table.locator("#winner")).to_contain_text("Győztes: Ana")
+        expect(table.locator("#scoreboard-table th").first).to_have_text("Leosztás")
+        expect(table.locator("#connection")).to_contain_text("frissítések:")
+
+        phone = browser.new_context(locale="es-ES").new_page()
+        phone.on("pageerror", lambda error: errors.append(str(error)))
+        phone.goto(f"{server.url}/hand/{links['Caro']}")
+        expect(phone.locator("html")).to_have_attribute("lang", "es")
+        expect(phone.locator("#block-title")).to_have_text("Resultado de la mano")
+        expect(phone.locator("#reveal")).to_contain_text("Caro: 4-5 = 9 puntos")
+
+        overlay = browser.new_context().new_page()
+        overlay.on("pageerror", lambda error: errors.append(str(error)))
+        overlay.goto(f"{server.url}/overlay?game={gid}&lang=vi")
+        expect(overlay.locator("#scores-label")).to_have_text("Ván 1 · đã xong · bảng điểm")
+        expect(overlay.locator("#round-result")).to_have_text("Người thắng: Ana")
+
+        table.select_option("#language-form select", "it")
+        expect(table.locator("html")).to_have_attribute("lang", "it")
+        expect(table.locator("#block-result")).to_have_text(RESULTS["it"], timeout=10000)
+        table.reload()
+        expect(table.locator("html")).to_have_attribute("lang", "it")  # the cookie stays
+    finally:
+        server.close()
+    assert not errors, errors
