@@ -21,7 +21,7 @@ from flask import current_app
 
 import rules
 from dominocam.errors import UserInputError
-from rules.i18n import DEFAULT_LANGUAGE, _, use_language
+from rules.i18n import DEFAULT_LANGUAGE, N_, _, use_language
 
 
 class EngineUnavailable(RuntimeError):
@@ -59,8 +59,9 @@ def variant_info(name: str) -> dict[str, Any]:
     variant = rules.get_variant(name)
     return {
         "name": variant.name,
-        "title": variant.title,
-        "description": variant.description,
+        # Words for people, in the request's language (rules/variants.py marks them).
+        "title": _(variant.title),
+        "description": _(variant.description),
         "set": variant.set,
         "teams": bool(variant.team_scoring),
         "settings": dict(variant.settings),
@@ -71,20 +72,20 @@ def variant_info(name: str) -> dict[str, Any]:
 
 # What the setup page calls each setting: players' words, not the engine's keys.
 SETTING_LABELS: dict[str, str] = {
-    "play": "Where a player may play",
-    "double_cover": "Tiles an open double needs before play goes on elsewhere",
-    "spinner_arms": "Lines that may grow from the spinner",
-    "spinner_first": "Start every arm of the spinner first",
-    "draw": "Drawing from the boneyard",
-    "reserve": "Boneyard tiles that are never drawn",
-    "block_winner": "Who wins a blocked round",
-    "points": "Points for a blocked round",
-    "rounding": "Rounding of points",
-    "bonus": "Bonus points for the winner of a blocked round",
-    "tie": "A tie for the lowest count",
-    "double_blank": "What the 0-0 counts in a hand",
-    "game_end": "How the game ends",
-    "target": "Points that win the game",
+    "play": N_("Where a player may play"),
+    "double_cover": N_("Tiles an open double needs before play goes on elsewhere"),
+    "spinner_arms": N_("Lines that may grow from the spinner"),
+    "spinner_first": N_("Start every arm of the spinner first"),
+    "draw": N_("Drawing from the boneyard"),
+    "reserve": N_("Boneyard tiles that are never drawn"),
+    "block_winner": N_("Who wins a blocked round"),
+    "points": N_("Points for a blocked round"),
+    "rounding": N_("Rounding of points"),
+    "bonus": N_("Bonus points for the winner of a blocked round"),
+    "tie": N_("A tie for the lowest count"),
+    "double_blank": N_("What the 0-0 counts in a hand"),
+    "game_end": N_("How the game ends"),
+    "target": N_("Points that win the game"),
 }
 
 
@@ -92,8 +93,12 @@ def settings_schema() -> dict[str, Any]:
     """Each overridable setting: label (words), help text, kind (choice/int/bool), choices."""
     return {
         name: {
-            "label": SETTING_LABELS.get(name, name.replace("_", " ").capitalize()),
-            "help": setting.help,
+            "label": (
+                _(SETTING_LABELS[name])
+                if name in SETTING_LABELS
+                else name.replace("_", " ").capitalize()
+            ),
+            "help": _(setting.help),
             "kind": setting.kind,
             "choices": list(setting.choices or ()),
         }

@@ -90,7 +90,7 @@
           b.addEventListener("click", function () { removeFromHand(c, name); });
           return b;
         });
-        list.appendChild(DC.el("li", { class: "conflict" }, [_("Tile {tile} is in the hands of {names}. ", { tile: DC.tileText(c.tile), names: c.players.join(", ") })].concat(buttons)));
+        list.appendChild(DC.el("li", { class: "conflict" }, [_("Tile {tile} is in the hands of {names} and {last}. ", { tile: DC.tileText(c.tile), names: c.players.slice(0, -1).join(", "), last: c.players[c.players.length - 1] })].concat(buttons)));
       });
       var rej = DC.clear(DC.$("rejected-list"));
       if (!rv.rejected.length) rej.appendChild(DC.el("li", { class: "muted", text: _("none") }));

@@ -422,3 +422,20 @@ def test_the_scripts_write_in_the_pages_language(make_app, browser) -> None:
     finally:
         server.close()
     assert not errors, errors
+
+
+@pytest.mark.parametrize(
+    ("language", "label", "title"),
+    [
+        ("en", "Who wins a blocked round", "Block"),
+        ("it", "Chi vince una mano bloccata", "Blocco"),
+        ("es", "Quién gana una mano trancada", "Bloqueo"),
+    ],
+)
+def test_the_setup_names_settings_in_the_language(client, language, label, title) -> None:
+    data = client.get("/api/variants", headers={"Accept-Language": language}).json
+    assert data["schema"]["block_winner"]["label"] == label
+    assert data["info"]["block"]["title"] == title
+    # The values a setting takes are the engine's codes: never translated.
+    assert "lowest-hand" in data["schema"]["block_winner"]["choices"]
+    assert data["settings"]["block"]["block_winner"] == "lowest-hand"
