@@ -157,7 +157,13 @@ def js_messages() -> dict[str, Any]:
     language = page_language()
     if language == rules_i18n.DEFAULT_LANGUAGE:
         return {"language": language, "messages": {}, "plurals": {"one": 0, "other": 1}}
-    translations = get_translations()
+    return _script_catalogue(language, get_translations())
+
+
+@cache
+def _script_catalogue(language: str, translations: Any) -> dict[str, Any]:
+    """The catalogue of `language` (computed once: the compiled catalogues do not change
+    while the server runs)."""
     plural = getattr(translations, "plural", lambda n: int(n != 1))
     indexes = _plural_indexes(language, plural)
     # The count that selects each form, asked of the catalogue's own plural expression.
