@@ -140,6 +140,8 @@ def test_the_picker_remembers_the_choice_in_a_cookie(client, game) -> None:
     for name in ("English", "magyar", "italiano", "Tiếng Việt", "español"):
         assert name in picker.group(0)
     assert '<option value="hu" lang="hu" selected>' in picker.group(0)
+    # Without scripts the form has its button (common.js sends it on change instead).
+    assert re.search(r'<noscript><button type="submit"[^>]*>Nyelv váltása<', picker.group(0))
     assert f'name="next" value="/games/{gid}"' in picker.group(0)
 
     r = client.post("/language", data={"lang": "it", "next": f"/games/{gid}?x=1"})
