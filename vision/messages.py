@@ -17,6 +17,7 @@ docs/decisions/2026-12-01-warning-languages.md for why this was chosen over warn
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from functools import cache
 
 from rules.i18n import DEFAULT_LANGUAGE, N_, _, current_language, format_number
@@ -150,11 +151,11 @@ ALL: tuple[str, ...] = (
 TEMPLATES: tuple[str, ...] = tuple(sorted(ALL, key=len, reverse=True))
 _FIELD = re.compile(r"\{(\w+)(?::([^{}]*))?\}")
 # Values a warning may hold inside its sentence: another warning's reason (`why`).
-_NESTED = {"why"}
+NESTED = frozenset({"why"})
 
 
 @cache
-def _pattern(template: str) -> re.Pattern[str]:
+def _pattern(template: str, nested: frozenset[str] = NESTED) -> re.Pattern[str]:
     """`template` as a regular expression whose groups are its fields (a field used twice
     must hold the same text twice)."""
     parts: list[str] = []
@@ -165,7 +166,7 @@ def _pattern(template: str) -> re.Pattern[str]:
         name = field.group(1)
         # A value is a number, a tile or a list of them; only a nested reason holds a
         # sentence (": " in a value would let a template swallow another's beginning).
-        value = ".+?" if name in _NESTED else "(?:(?!: ).)+?"
+        value = ".+?" if name in nested else "(?:(?!: ).)+?"
         parts.append(f"(?P={name})" if name in seen else f"(?P<{name}>{value})")
         seen.add(name)
         last = field.end()
@@ -173,7 +174,12 @@ def _pattern(template: str) -> re.Pattern[str]:
     return re.compile("".join(parts), re.DOTALL)
 
 
-def _values(template: str, found: dict[str, str]) -> dict[str, str]:
+def _values(
+    template: str,
+    found: dict[str, str],
+    nested: frozenset[str],
+    show: Callable[[str], str],
+) -> dict[str, str]:
     """The values of a matched warning as the current language writes them: decimals with
     its decimal sign, a nested warning translated too."""
     specs = {m.group(1): m.group(2) for m in _FIELD.finditer(template)}
@@ -181,8 +187,8 @@ def _values(template: str, found: dict[str, str]) -> dict[str, str]:
     for name, text in found.items():
         spec = specs.get(name) or ""
         decimals = re.fullmatch(r"\.(\d)f", spec)
-        if name in _NESTED:
-            values[name] = shown(text)
+        if name in nested:
+            values[name] = show(text)
         elif decimals and decimals.group(1) != "0":
             try:
                 values[name] = format_number(float(text), decimals=int(decimals.group(1)))
@@ -193,22 +199,35 @@ def _values(template: str, found: dict[str, str]) -> dict[str, str]:
     return values
 
 
-def match(text: str) -> tuple[str, dict[str, str]] | None:
-    """The template `text` was written from and its values, or None."""
-    for template in TEMPLATES:
-        found = _pattern(template).fullmatch(text)
+def match(
+    text: str, templates: Sequence[str] = TEMPLATES, nested: frozenset[str] = NESTED
+) -> tuple[str, dict[str, str]] | None:
+    """The template of `templates` (tried in order) `text` was written from and its values,
+    or None."""
+    for template in templates:
+        found = _pattern(template, nested).fullmatch(text)
         if found is not None:
             return template, found.groupdict()
     return None
 
 
-def shown(text: str) -> str:
-    """A vision warning in the current language (English: the text itself)."""
+def shown_from(text: str, templates: Sequence[str], nested: frozenset[str]) -> str:
+    """`text`, written from one of `templates` (longest first), in the current language;
+    as it is when none matches. `nested` fields hold a text of the same templates."""
     if current_language() == DEFAULT_LANGUAGE:
         return text
-    recognised = match(text)
+    recognised = match(text, templates, nested)
     if recognised is None:
         return text
     template, found = recognised
     translated = _FIELD.sub(lambda m: "{" + m.group(1) + "}", _(template))
-    return translated.format(**_values(template, found))
+
+    def show(inner: str) -> str:
+        return shown_from(inner, templates, nested)
+
+    return translated.format(**_values(template, found, nested, show))
+
+
+def shown(text: str) -> str:
+    """A vision warning in the current language (English: the text itself)."""
+    return shown_from(text, TEMPLATES, NESTED)

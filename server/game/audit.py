@@ -14,6 +14,7 @@ from typing import Any
 
 from dominocam.errors import UserInputError
 from rules.i18n import _
+from server.game import wording
 from server.storage import dumps, loads, now
 
 HOST = "host"
@@ -68,7 +69,12 @@ def entries(
                 "text": detail["text"] if revealed else detail["public_text"],
             }
         )
-    return out
+    return [_with_shown(entry) for entry in out]
+
+
+def _with_shown(entry: dict[str, Any]) -> dict[str, Any]:
+    """The entry with `shown`: its text in the reader's language (`text` stays as stored)."""
+    return {**entry, "shown": wording.shown(str(entry["text"]))}
 
 
 def round_entries(conn: sqlite3.Connection, round_id: int) -> list[dict[str, Any]]:
@@ -82,15 +88,17 @@ def round_entries(conn: sqlite3.Connection, round_id: int) -> list[dict[str, Any
         (round_id,),
     ).fetchall()
     return [
-        {
-            "id": row["id"],
-            "time": row["created_at"],
-            "round": row["round_number"],
-            "action": row["action"],
-            "author": row["author"],
-            "reason": row["reason"],
-            "text": loads(row["detail"], {})["text"],
-        }
+        _with_shown(
+            {
+                "id": row["id"],
+                "time": row["created_at"],
+                "round": row["round_number"],
+                "action": row["action"],
+                "author": row["author"],
+                "reason": row["reason"],
+                "text": loads(row["detail"], {})["text"],
+            }
+        )
         for row in rows
     ]
 

@@ -17,7 +17,7 @@ from dominocam.errors import UserInputError
 from rules.i18n import _
 from rules.tiles import Tile, parse_tile
 from server import storage
-from server.game import audit
+from server.game import audit, wording
 from server.game.records import Conflict, get_game, open_round
 from server.storage import dumps, loads, now, transaction
 
@@ -45,7 +45,7 @@ def hand_row(conn: sqlite3.Connection, round_id: int, player_id: int) -> sqlite3
 def locked_message(rnd: sqlite3.Row) -> str:
     return _(
         "the hands are locked ({why}): only the host can change a hand now, with a reason"
-    ).format(why=rnd["locked_by"])
+    ).format(why=wording.shown(str(rnd["locked_by"])))
 
 
 def _pips(tiles: list[list[int]]) -> int:
@@ -163,20 +163,26 @@ def confirm_hand(
             (rnd["id"], player["id"], dumps(parsed), scene, image, now(), now()),
         )
         if before is not None and sorted(before) != sorted(parsed):
-            who = "the host" if by_host else player["name"]
+            changed = wording.HOST_CHANGED_HAND if by_host else wording.PLAYER_CHANGED_HAND
+            public = (
+                wording.HOST_CHANGED_HAND_PUBLIC if by_host else wording.PLAYER_CHANGED_HAND_PUBLIC
+            )
             audit.record(
                 conn,
                 player["game_id"],
                 rnd["id"],
                 "hand",
                 author,
-                text=(
-                    f"{who} changed {player['name']}'s confirmed hand: {_tiles_text(before)} "
-                    f"({_pips(before)} pips) became {_tiles_text(parsed)} ({_pips(parsed)} pips)"
+                text=changed.format(
+                    who=player["name"],
+                    name=player["name"],
+                    before=_tiles_text(before),
+                    before_pips=_pips(before),
+                    after=_tiles_text(parsed),
+                    after_pips=_pips(parsed),
                 ),
-                public_text=(
-                    f"{who} changed {player['name']}'s confirmed hand "
-                    f"({len(before)} tiles, now {len(parsed)})"
+                public_text=public.format(
+                    who=player["name"], name=player["name"], before=len(before), after=len(parsed)
                 ),
                 reason=why,
                 detail={"player": player["name"], "before": before, "after": parsed},

@@ -19,7 +19,7 @@ from typing import Any
 
 from rules.i18n import N_, _
 from server import storage
-from server.game import audit
+from server.game import audit, wording
 from server.game.records import Conflict, open_round, players, round_hands
 from server.storage import dumps, loads, transaction
 from vision.messages import shown as shown_warning
@@ -80,7 +80,7 @@ def mark_table_checked(conn: sqlite3.Connection, game_id: int) -> None:
             (doubt_signature(scene), rnd["id"]),
         )
         audit.record(
-            conn, game_id, rnd["id"], "table-checked", audit.HOST, "the host checked the table"
+            conn, game_id, rnd["id"], "table-checked", audit.HOST, wording.HOST_CHECKED_TABLE
         )
         storage.add_event(conn, game_id, "table", {"action": "checked"})
 

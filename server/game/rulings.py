@@ -10,7 +10,7 @@ from typing import Any
 from dominocam.errors import UserInputError
 from rules.i18n import _
 from server import engine, storage
-from server.game import audit, review
+from server.game import audit, review, wording
 from server.game.records import (
     Conflict,
     get_game,
@@ -88,7 +88,9 @@ def lock_hands(conn: sqlite3.Connection, game_id: int, why: str, author: str) ->
         conn.execute(
             "UPDATE rounds SET locked_at = ?, locked_by = ? WHERE id = ?", (now(), why, rnd["id"])
         )
-        audit.record(conn, game_id, rnd["id"], "lock", author, f"hands locked: {why}")
+        audit.record(
+            conn, game_id, rnd["id"], "lock", author, wording.HANDS_LOCKED.format(text=why)
+        )
         storage.add_event(conn, game_id, "round", {"action": "locked"})
 
 
@@ -105,7 +107,7 @@ def unlock_hands(conn: sqlite3.Connection, game_id: int, reason: object) -> None
             (rnd["id"],),
         )
         audit.record(
-            conn, game_id, rnd["id"], "unlock", audit.HOST, "the host unlocked the hands", None, why
+            conn, game_id, rnd["id"], "unlock", audit.HOST, wording.HOST_UNLOCKED, None, why
         )
         storage.add_event(conn, game_id, "round", {"action": "unlocked"})
 
@@ -127,8 +129,8 @@ def _judge(judge: Callable[[], dict[str, Any]], conn: sqlite3.Connection, game_i
                 rnd["id"],
                 "review",
                 "rules",
-                text=f"the rules engine refused the round: {error}",
-                public_text="a tile needs checking before a ruling",
+                text=wording.RULES_REFUSED.format(error=error),
+                public_text=wording.TILE_NEEDS_CHECKING,
             )
             storage.add_event(conn, game_id, "review", {"action": "hands"})
         raise Conflict(_(review.HANDS_NEED_CHECK)) from None
@@ -157,10 +159,14 @@ def block_check(
         confirm and pending.get("by") == "block" and pending.get("proposer") == proposer["name"]
     ):
         raise Conflict(
-            _("{text} The host scores the round or cancels first.").format(text=pending["text"])
+            _("{text} The host scores the round or cancels first.").format(
+                text=wording.shown(pending["text"])
+            )
         )
     state = rules_state(conn, game_id, proposer=proposer["name"])
-    lock_hands(conn, game_id, f"{proposer['name']} proposed a block", proposer["name"])
+    lock_hands(
+        conn, game_id, wording.PROPOSED_A_BLOCK.format(name=proposer["name"]), proposer["name"]
+    )
     review.refuse_unchecked(conn, game_id, open_round(conn, game_id))
     verdict = _judge(lambda: engine.check(state), conn, game_id)
     outcome = _outcome(conn, game_id, proposer["name"], verdict)
@@ -185,10 +191,9 @@ def block_check(
 def _hold(conn: sqlite3.Connection, rnd: sqlite3.Row, pending: dict[str, Any]) -> None:
     """Keep a ruling that would end the round until the host confirms it."""
     if pending["by"] == "block":
-        text = f"Blocked: every player confirmed {pending['proposer']}'s block."
+        pending["text"] = wording.HELD_BLOCK.format(name=pending["proposer"])
     else:
-        text = f"{pending['player']} called domino."
-    pending["text"] = text + " The round is scored once the host confirms."
+        pending["text"] = wording.HELD_DOMINO.format(name=pending["player"])
     conn.execute("UPDATE rounds SET pending_end = ? WHERE id = ?", (dumps(pending), rnd["id"]))
 
 
@@ -284,10 +289,12 @@ def end_by_domino(
         confirm and pending.get("by") == "domino" and pending.get("player") == winner["name"]
     ):
         raise Conflict(
-            _("{text} The host scores the round or cancels first.").format(text=pending["text"])
+            _("{text} The host scores the round or cancels first.").format(
+                text=wording.shown(pending["text"])
+            )
         )
     state = rules_state(conn, game_id, empty_hand=winner["name"])
-    lock_hands(conn, game_id, f"{winner['name']} called domino", audit.HOST)
+    lock_hands(conn, game_id, wording.CALLED_DOMINO.format(name=winner["name"]), audit.HOST)
     review.refuse_unchecked(conn, game_id, open_round(conn, game_id))
     result = _judge(lambda: engine.score_domino(state, winner["name"]), conn, game_id)
     with transaction(conn):
@@ -341,7 +348,7 @@ def cancel_pending(conn: sqlite3.Connection, game_id: int, reason: object) -> No
             rnd["id"],
             "cancel",
             audit.HOST,
-            f"the host cancelled: {pending['text']}",
+            wording.HOST_CANCELLED.format(text=pending["text"]),
             None,
             why,
         )

@@ -14,7 +14,7 @@ from typing import Any
 from dominocam.errors import UserInputError
 from rules.i18n import _
 from server import storage
-from server.game import audit
+from server.game import audit, wording
 from server.game.records import Conflict, get_game, get_round, player_by_id, players
 from server.game.scoreboard import finish_if_over
 from server.storage import dumps, loads, transaction
@@ -65,8 +65,8 @@ def reopen_last_round(conn: sqlite3.Connection, game_id: int, reason: object) ->
         conn.execute(
             "UPDATE rounds SET status = 'open', ended_by = NULL, result = NULL, ended_at = NULL, "
             "pending_end = NULL, locked_at = COALESCE(locked_at, ?), "
-            "locked_by = COALESCE(locked_by, 'the round was reopened') WHERE id = ?",
-            (storage.now(), rnd["id"]),
+            "locked_by = COALESCE(locked_by, ?) WHERE id = ?",
+            (storage.now(), wording.ROUND_REOPENED, rnd["id"]),
         )
         if game["status"] != "active":
             conn.execute("UPDATE games SET status = 'active' WHERE id = ?", (game_id,))
@@ -76,8 +76,7 @@ def reopen_last_round(conn: sqlite3.Connection, game_id: int, reason: object) ->
             None,
             "reopen",
             audit.HOST,
-            f"the host reopened round {rnd['number']} (its points {_points_text(before)} "
-            "left the scoreboard)",
+            wording.HOST_REOPENED.format(number=rnd["number"], points=_points_text(before)),
             reason=why,
             detail={"round": rnd["number"], "points_before": before},
         )
@@ -154,8 +153,9 @@ def correct_score(
             None,
             "score",
             audit.HOST,
-            f"the host corrected round {number}'s points: {_points_text(before)} became "
-            f"{_points_text(points)}",
+            wording.HOST_CORRECTED.format(
+                number=number, before=_points_text(before), after=_points_text(points)
+            ),
             reason=why,
             detail={"round": number, "before": before, "after": points},
         )
@@ -241,7 +241,9 @@ def rename_player(conn: sqlite3.Connection, game_id: int, player_id: int, name: 
                     a["id"],
                 ),
             )
-        audit.record(conn, game_id, None, "rename", audit.HOST, f"the host renamed {old} to {new}")
+        audit.record(
+            conn, game_id, None, "rename", audit.HOST, wording.HOST_RENAMED.format(old=old, new=new)
+        )
         storage.add_event(conn, game_id, "game", {"action": "renamed"})
 
 
@@ -272,6 +274,6 @@ def reorder_players(conn: sqlite3.Connection, game_id: int, order: object) -> No
             None,
             "reorder",
             audit.HOST,
-            "the host changed the seats: " + ", ".join(names[i] for i in order),
+            wording.HOST_CHANGED_SEATS.format(names=", ".join(names[i] for i in order)),
         )
         storage.add_event(conn, game_id, "game", {"action": "seats"})

@@ -7,7 +7,7 @@ import sqlite3
 from typing import Any
 
 from server import storage
-from server.game import audit, history, review
+from server.game import audit, history, review, wording
 from server.game.camera_events import latest_table_events
 from server.game.records import get_game, get_round, players, round_hands
 from server.game.rulings import public_outcome
@@ -99,7 +99,14 @@ def public_state(conn: sqlite3.Connection, game_id: int) -> dict[str, Any]:
                 for c in checks
             ],
             "locked": (
-                {"at": rnd["locked_at"], "by": rnd["locked_by"]} if rnd["locked_at"] else None
+                {
+                    "at": rnd["locked_at"],
+                    "by": rnd["locked_by"],
+                    # The stored reason in the reader's language.
+                    "by_shown": wording.shown(str(rnd["locked_by"] or "")),
+                }
+                if rnd["locked_at"]
+                else None
             ),
             "pending_end": loads(rnd["pending_end"], None),
             "review": review.public_review(conn, game_id, rnd),

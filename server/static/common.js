@@ -263,6 +263,8 @@ var DC = (function () {
     return p.by === "block" ? _("Blocked: every player confirmed {name}'s block. The round is scored once the host confirms.", { name: p.proposer })
       : _("{name} called domino. The round is scored once the host confirms.", { name: p.player });
   }
+  /* Who made an audit entry: a player's name, or the host / the rules engine in words. */
+  function authorText(author) { return author === "host" ? _("host") : author === "rules" ? _("rules engine") : author; }
   /* A tile's face as a word; a round's end (the state's machine codes) as words. */
   function faceText(face) { return face === "down" ? _("face down") : face === "up" ? _("face up") : String(face); }
   function endedByText(code) { return code === "domino" ? _("domino") : code === "block" ? _("blocked game") : code ? String(code) : _("ended"); }
@@ -302,7 +304,7 @@ var DC = (function () {
   function renderAudit(list, entries) {
     clear(list);
     (entries || []).forEach(function (e) {
-      var params = { time: I18N.time(e.time), author: e.author, text: e.text, reason: e.reason };
+      var params = { time: I18N.time(e.time), author: authorText(e.author), text: e.shown || e.text, reason: e.reason };
       list.appendChild(el("li", { "data-action": e.action, text: e.reason ? _("{time} · {author} · {text} (reason: {reason})", params) : _("{time} · {author} · {text}", params) }));
     });
   }

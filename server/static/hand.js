@@ -53,7 +53,7 @@
     DC.$("block-actions").hidden = over;
     DC.setText("block-title", over ? _("Round result") : _("Block"));
     renderScoreboard(v.scoreboard);
-    DC.setText("locked", locked ? _("Hands are locked ({why}): only the host can change a hand now.", { why: r.locked.by }) + (r.pending_end ? " " + DC.pendingText(r.pending_end) : "") : "");
+    DC.setText("locked", locked ? _("Hands are locked ({why}): only the host can change a hand now.", { why: r.locked.by_shown || r.locked.by }) + (r.pending_end ? " " + DC.pendingText(r.pending_end) : "") : "");
     DC.setText("review", (r.review || {}).messages ? r.review.messages.join(" ") : "");
     var play = v.me.can_play;
     DC.setText("can-play", play ? _("You can play {tile} on {line}.", { tile: DC.tileText(play.tile), line: play.line }) : "");

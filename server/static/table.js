@@ -41,7 +41,7 @@
     }
     DC.renderDoubts(DC.$("warnings"), r.table.scene, admin ? _("Tiles in doubt are drawn dashed orange: check them on the correction screen.") : _("Tiles in doubt are drawn dashed orange: the host checks them."), r.table.warnings_shown);
     DC.setText("review", ((r.review || {}).messages || []).join(" "));
-    DC.setText("locked", r.status === "open" && r.locked ? _("Hands are locked ({why}).", { why: r.locked.by }) + (r.pending_end ? " " + DC.pendingText(r.pending_end) : "") : "");
+    DC.setText("locked", r.status === "open" && r.locked ? _("Hands are locked ({why}).", { why: r.locked.by_shown || r.locked.by }) + (r.pending_end ? " " + DC.pendingText(r.pending_end) : "") : "");
     DC.renderAudit(DC.$("audit"), s.audit);
     renderAdmin(s);
     DC.$("lines-note").hidden = !r.lines_by_hand;
@@ -86,7 +86,7 @@
       var table = DC.el("table", {}, [DC.el("thead", {}, [DC.el("tr", {}, [DC.el("th", { text: _("Player") }), DC.el("th", { text: _("Hand") }), DC.el("th", { text: _("Pips") }), DC.el("th", { text: _("Points") })])]), rows]);
       var trail = DC.el("ul", { class: "audit" });
       r.audit.forEach(function (e) {
-        var params = { time: DC.time(e.time), text: e.text, reason: e.reason };
+        var params = { time: DC.time(e.time), text: e.shown || e.text, reason: e.reason };
         trail.appendChild(DC.el("li", { text: e.reason ? _("{time} · {text} (reason: {reason})", params) : _("{time} · {text}", params) }));
       });
       var parts = [DC.el("summary", { text: title }), table];

@@ -15,7 +15,9 @@ from babel.messages.frontend import parse_mapping_cfg
 from server_factories import ADMIN, ADMIN_TOKEN
 
 import server
+from rules.i18n import use_language
 from server import i18n
+from server.game import wording
 
 REPO = Path(__file__).resolve().parents[2]
 STATIC = Path(server.__file__).parent / "static"
@@ -441,3 +443,32 @@ def test_the_setup_names_settings_in_the_language(client, language, label, title
     # The values a setting takes are the engine's codes: never translated.
     assert "lowest-hand" in data["schema"]["block_winner"]["choices"]
     assert data["settings"]["block"]["block_winner"] == "lowest-hand"
+
+
+def test_the_audit_trail_and_the_lock_are_shown_in_the_language(client, game, links) -> None:
+    gid = game["game"]["id"]
+    _block(client, gid, links, "en")
+    state = client.get(f"/api/state?game={gid}", headers={"Accept-Language": "it"}).json
+    lock = next(e for e in state["audit"] if e["action"] == "lock")
+    assert lock["text"] == "hands locked: Ana proposed a block"  # stored as it happened
+    assert lock["shown"] == "mani bloccate: Ana ha proposto il blocco"
+    r = client.post(f"/api/games/{gid}/rounds/reopen", json={"reason": "x"}, headers=ADMIN)
+    assert r.status_code == 200, r.json
+    state = client.get(f"/api/state?game={gid}", headers={"Accept-Language": "es"}).json
+    assert state["round"]["locked"]["by_shown"] == "Ana propuso el tranque"
+    reopened = next(e for e in state["audit"] if e["action"] == "reopen")
+    assert reopened["shown"].startswith("el anfitrión reabrió la mano 1 (sus puntos Ana ")
+
+
+@pytest.mark.parametrize("template", wording.ALL)
+def test_each_audit_template_is_recognised_and_translated(template: str) -> None:
+    fields = re.findall(r"\{(\w+)\}", template)
+    values = {name: f"V{i}" for i, name in enumerate(dict.fromkeys(fields))}
+    if "text" in values:
+        values["text"] = wording.PROPOSED_A_BLOCK.format(name="Ana")
+    text = template.format(**values)
+    for language in TRANSLATED:
+        with use_language(language):
+            shown = wording.shown(text)
+        assert shown != text, f"{language}: {text}"
+        assert all(v in shown for k, v in values.items() if k != "text"), (language, shown)
