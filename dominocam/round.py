@@ -30,12 +30,14 @@ from dominocam.arguments import add_model_files, add_set
 from dominocam.errors import UserInputError
 from rules.i18n import (
     DEFAULT_LANGUAGE,
+    N_,
     _,
     add_language_option,
     format_number,
     resolve_language,
     use_language,
 )
+from vision.messages import shown as shown_warning
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -228,17 +230,28 @@ def judge(
     if review["needs_review"]:
         # The reading itself is unsure: no ruling counts until a person has checked it.
         named = review["doubtful_text"]
+        head = (
+            _(
+                "Verdict: uncertain: the photos need a check before this ruling counts "
+                "(doubtful: {tiles}):"
+            ).format(tiles=named)
+            if named
+            else _("Verdict: uncertain: the photos need a check before this ruling counts:")
+        )
         text = (
-            "Verdict: uncertain: the photos need a check before this ruling counts"
-            + (f" (doubtful: {named})" if named else "")
-            + ":\n"
+            head
+            + "\n"
             + "\n".join(f"  - {r}" for r in review["reasons"])
-            + "\nFor the tiles as read:\n"
+            + "\n"
+            + _("For the tiles as read:")
+            + "\n"
             + text
         )
         if doubts:
-            text += f"\n\nDoubts about the layout (confidence {shown_confidence}):\n"
-            text += "\n".join(f"  - {d}" for d in doubts)
+            text += "\n\n" + _("Doubts about the layout (confidence {confidence}):").format(
+                confidence=shown_confidence
+            )
+            text += "\n" + "\n".join(f"  - {_shown_doubt(d)}" for d in doubts)
     elif status == "uncertain":
         said = _("Verdict: BLOCKED.")
         uncertain = (
@@ -261,7 +274,7 @@ def judge(
         text += "\n\n" + _("Doubts about the photos (confidence {confidence}):").format(
             confidence=shown_confidence
         )
-        text += "\n" + "\n".join(f"  - {d}" for d in doubts)
+        text += "\n" + "\n".join(f"  - {_shown_doubt(d)}" for d in doubts)
     if notes:
         text += "\n\n" + _("Notes:") + "\n" + "\n".join(f"  - {n}" for n in notes)
     return {
@@ -283,17 +296,37 @@ def judge(
 
 def _tile_text(tile: Any) -> str:
     if tile.face == "down":
-        return f"face-down tile #{tile.id}"
+        return _("face-down tile #{id}").format(id=tile.id)
     if tile.pips is None:
-        return f"unread tile #{tile.id}"
+        return _("unread tile #{id}").format(id=tile.id)
     return f"{tile.pips[0]}-{tile.pips[1]} (#{tile.id})"
+
+
+# scene_state.layout_doubts names the photo a warning comes from.
+_PHOTO_LABELS = (
+    ("table photo: ", N_("table photo: {warning}")),
+    ("hand photo: ", N_("hand photo: {warning}")),
+)
+
+
+def _shown_doubt(doubt: str) -> str:
+    """A doubt of the layout or the photos in the current language (vision.messages)."""
+    for label, template in _PHOTO_LABELS:
+        if doubt.startswith(label):
+            return _(template).format(warning=shown_warning(doubt[len(label) :]))
+    return shown_warning(doubt)
 
 
 def _review(table: Any, hands: list[tuple[str, Any]]) -> dict[str, Any]:
     """What the photos ask a person to check (`Scene.needs_review`, `SceneTile.doubtful`):
     whether any does, the doubtful tiles per photo, one line naming them, and the reasons
     (the Scenes' warnings that ask for a check)."""
-    photos = [("the table", table), *((f"{name}'s hand", scene) for name, scene in hands)]
+    # Written in the current language (`run`: English for --json); the Scenes' warnings
+    # are English in the JSON and shown in that language here (vision.messages).
+    photos = [
+        (_("the table"), table),
+        *((_("{name}'s hand").format(name=name), scene) for name, scene in hands),
+    ]
     doubtful = {
         "table": [_tile_text(t) for t in table.doubtful],
         "hands": {name: [_tile_text(t) for t in scene.doubtful] for name, scene in hands},
@@ -304,15 +337,19 @@ def _review(table: Any, hands: list[tuple[str, Any]]) -> dict[str, Any]:
         if scene.doubtful
     )
     reasons = [
-        f"{where}: {w}"
+        _("{where}: {warning}").format(where=where, warning=shown_warning(w))
         for where, scene in photos
         if scene.needs_review or scene.doubtful
         for w in scene.warnings
         if "please check" in w
     ]
-    needs = any(scene.needs_review or scene.doubtful for _, scene in photos)
+    needs = any(scene.needs_review or scene.doubtful for _where, scene in photos)
     if needs and not reasons:
-        reasons = [f"{where}: the reading is unsure" for where, s in photos if s.needs_review]
+        reasons = [
+            _("{where}: the reading is unsure").format(where=where)
+            for where, s in photos
+            if s.needs_review
+        ]
     return {
         "needs_review": needs,
         "doubtful": doubtful,

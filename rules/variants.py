@@ -124,65 +124,71 @@ SETTINGS: Mapping[str, Setting] = MappingProxyType(
         for s in (
             Setting(
                 "play",
-                "who may play where: any-line, or trains (own train, public, marked trains)",
+                N_("who may play where: any-line, or trains (own train, public, marked trains)"),
                 "choice",
                 PLAY_MODES,
             ),
             Setting(
                 "double_cover",
-                "tiles an open double needs before play elsewhere (0 none, 1 cover, 3 toes)",
+                N_("tiles an open double needs before play elsewhere (0 none, 1 cover, 3 toes)"),
                 "int",
                 minimum=0,
                 maximum=6,
             ),
             Setting(
                 "spinner_arms",
-                "lines that may grow from the layout's spinner (2 plain, 4 spinner)",
+                N_("lines that may grow from the layout's spinner (2 plain, 4 spinner)"),
                 "int",
                 minimum=1,
                 maximum=8,
             ),
             Setting(
                 "spinner_first",
-                "every arm of the spinner must be started before play elsewhere",
+                N_("every arm of the spinner must be started before play elsewhere"),
                 "bool",
             ),
-            Setting("draw", "drawing: none, until-playable, one-then-pass", "choice", DRAW_MODES),
-            Setting("reserve", "boneyard tiles that can never be drawn", "int", minimum=0),
+            Setting(
+                "draw", N_("drawing: none, until-playable, one-then-pass"), "choice", DRAW_MODES
+            ),
+            Setting("reserve", N_("boneyard tiles that can never be drawn"), "int", minimum=0),
             Setting(
                 "block_winner",
-                "who wins a blocked round: lowest-hand, lowest-team, no-double, blocker",
+                N_("who wins a blocked round: lowest-hand, lowest-team, no-double, blocker"),
                 "choice",
                 BLOCK_WINNERS,
             ),
             Setting(
                 "points",
-                "points for a blocked round: others, others-minus-own, losing-team, "
-                "all-hands, penalty, none",
+                N_(
+                    "points for a blocked round: others, others-minus-own, losing-team, "
+                    "all-hands, penalty, none"
+                ),
                 "choice",
                 POINTS_MODES,
             ),
             Setting(
                 "rounding",
-                "rounding of points: none, nearest-5 (the total), nearest-5-each (each hand)",
+                N_("rounding of points: none, nearest-5 (the total), nearest-5-each (each hand)"),
                 "choice",
                 ROUNDING_MODES,
             ),
-            Setting("bonus", "fixed points added for the winner of a blocked round", "int"),
+            Setting("bonus", N_("fixed points added for the winner of a blocked round"), "int"),
             Setting(
                 "tie",
-                "tie for the lowest count: no-score, split, lightest-tile, void, leader",
+                N_("tie for the lowest count: no-score, split, lightest-tile, void, leader"),
                 "choice",
                 TIE_POLICIES,
             ),
-            Setting("double_blank", "what the 0-0 counts in a hand (0, 25, 50)", "int"),
+            Setting("double_blank", N_("what the 0-0 counts in a hand (0, 25, 50)"), "int"),
             Setting(
                 "game_end",
-                "how rounds make a game: target (first to `target`), descending-doubles",
+                N_("how rounds make a game: target (first to `target`), descending-doubles"),
                 "choice",
                 GAME_ENDS,
             ),
-            Setting("target", "points that win a game when game_end is target", "int", minimum=1),
+            Setting(
+                "target", N_("points that win a game when game_end is target"), "int", minimum=1
+            ),
         )
     }
 )
@@ -328,7 +334,7 @@ ONLINEDOMINO_DRAW = "onlinedominogames.com/draw-dominoes"
 BLOCK = Variant(
     name="block",
     title=N_("Block"),
-    description="Two-ended line, no drawing: undealt tiles sit out.",
+    description=N_("Two-ended line, no drawing: undealt tiles sit out."),
     set=6,  # double-6: RULES.md section 2; zpag.net block game; spaanszt (Hoyle)
     play="any-line",  # line games: anyone on either end (RULES.md section 2, "who may play")
     double_cover=0,  # doubles are simply played crosswise (onlinedominogames.com: no spinner)
@@ -383,7 +389,7 @@ WIKI_MUGGINS = "Wikipedia, Muggins"
 ALL_FIVES = Variant(
     name="all-fives",
     title=N_("All Fives"),
-    description="Draw game with one spinner (the first double) played on four sides.",
+    description=N_("Draw game with one spinner (the first double) played on four sides."),
     set=6,  # pagat: "the game uses a double six domino set"
     play="any-line",  # pagat: "a tile matching the free end of one of the tiles"
     double_cover=0,  # pagat: doubles are played crosswise, no cover rule
@@ -421,7 +427,7 @@ TRAINS_SRC = "RULES.md section 2; reference.com Mexican Train"
 MEXICAN_TRAIN = Variant(
     name="mexican-train",
     title=N_("Mexican Train"),
-    description="Engine hub, one train per player plus the public Mexican train.",
+    description=N_("Engine hub, one train per player plus the public Mexican train."),
     set=12,  # RULES.md section 2: double-12 Mexican Train; the engine is 12-12
     play="trains",  # own train, the Mexican train, trains with a marker (RULES.md section 2)
     double_cover=1,  # "an unsatisfied double must be covered before anything else"
@@ -458,7 +464,7 @@ CHICKEN_SRC = "web.archive.org russellr Chicken Foot; onlinedominogames.com/chic
 CHICKEN_FOOT = Variant(
     name="chicken-foot",
     title=N_("Chicken Foot"),
-    description="Centre double with four arms; every later double takes three toes first.",
+    description=N_("Centre double with four arms; every later double takes three toes first."),
     set=9,  # htfbw.com, russellr (archived): a double-nine set
     play="any-line",  # anyone may play on any toe (onlinedominogames.com)
     double_cover=3,  # "the next three plays must be made on this chicken foot" (russellr)
@@ -549,7 +555,7 @@ BERGEN = replace(
 SEED = Variant(
     name="seed",
     title=N_("Founding rules"),
-    description="The founding text: anyone extends any line; the lowest hand takes the rest.",
+    description=N_("The founding text: anyone extends any line; the lowest hand takes the rest."),
     set=12,  # the founding text's examples (an 11 end, 12-12) need a double-12 set
     play="any-line",  # founding text: "if even one player can extend even one line"
     double_cover=0,  # the founding text has no open-double rule

@@ -19,6 +19,7 @@ from werkzeug.exceptions import HTTPException
 from werkzeug.routing import IntegerConverter
 
 from dominocam.errors import UserInputError
+from rules.i18n import _
 from server import retention
 
 DEFAULTS: dict[str, Any] = {
@@ -141,7 +142,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     )
     app.teardown_appcontext(close_db)
 
-    from server import api, dashboard, overlay
+    from server import api, dashboard, i18n, overlay
 
     # Ids in paths beyond SQLite's 64-bit integers match no route (404), instead of failing
     # in the database.
@@ -150,6 +151,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(api.bp)
     app.register_blueprint(dashboard.bp)
     app.register_blueprint(overlay.bp)
+    i18n.init_app(app)
     _register_errors(app)
 
     @app.after_request
@@ -287,16 +289,15 @@ def _register_errors(app: Flask) -> None:
     @app.errorhandler(OverflowError)
     def _overflow(_exception: OverflowError) -> Any:
         # A number in the query string past SQLite's 64-bit integers (`?since=1e30` digits).
-        return _error("a number in the request is too large", 400)
+        return _error(_("a number in the request is too large"), 400)
 
     @app.errorhandler(HTTPException)
     def _http(error: HTTPException) -> Any:
         messages = {
-            413: (
-                f"the upload is larger than {app.config['MAX_CONTENT_LENGTH'] // (1024 * 1024)}"
-                " MB; send a smaller photo"
+            413: _("the upload is larger than {megabytes} MB; send a smaller photo").format(
+                megabytes=app.config["MAX_CONTENT_LENGTH"] // (1024 * 1024)
             ),
-            404: "not found",
-            405: f"{request.method} is not allowed here",
+            404: _("not found"),
+            405: _("{method} is not allowed here").format(method=request.method),
         }
         return _error(messages.get(error.code or 500, error.description or "error"), error.code)

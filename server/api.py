@@ -25,6 +25,7 @@ from flask import (
 
 from dominocam import scene_state
 from dominocam.errors import UserInputError
+from rules.i18n import _, current_language
 from server import auth, engine, game, storage, uploads
 from server.auth import admin_required
 from server.db import get_db
@@ -35,7 +36,7 @@ bp = Blueprint("api", __name__, url_prefix="/api")
 def _json_body() -> dict[str, Any]:
     body = request.get_json(silent=True)
     if not isinstance(body, dict):
-        raise UserInputError("send a JSON object (Content-Type: application/json)")
+        raise UserInputError(_("send a JSON object (Content-Type: application/json)"))
     return body
 
 
@@ -50,7 +51,9 @@ def _confirm(body: dict[str, Any]) -> bool:
     """An explicit `"confirm": true`: the caller (its page asked) wants the round scored."""
     value = body.get("confirm", False)
     if not isinstance(value, bool):
-        raise UserInputError(f"'confirm' must be true or false, got {value!r}")
+        raise UserInputError(
+            _("'confirm' must be true or false, got {value!r}").format(value=value)
+        )
     return value
 
 
@@ -60,12 +63,12 @@ def _game_id(value: str | int | None = None) -> int:
     if value in (None, "", "current"):
         gid = game.current_game_id(get_db())
         if gid is None:
-            raise game.NotFound("no game yet: create one at /setup")
+            raise game.NotFound(_("no game yet: create one at /setup"))
         return gid
     try:
         return int(value)
     except ValueError:
-        raise game.NotFound(f"no game {value!r}") from None
+        raise game.NotFound(_("no game {value!r}").format(value=value)) from None
 
 
 def _upload_folder(game_id: int) -> Path:
@@ -78,9 +81,9 @@ def _photo_bytes() -> bytes:
     if request.mimetype.startswith("image/") or request.mimetype == "application/octet-stream":
         return request.get_data()
     if request.content_length == 0 or not request.get_data():
-        raise uploads.UploadError("the file is empty (0 bytes); choose a photo and try again")
+        raise uploads.UploadError(_("the file is empty (0 bytes); choose a photo and try again"))
     raise uploads.UploadError(
-        "send the photo as multipart field 'photo' or as an image/* request body", 415
+        _("send the photo as multipart field 'photo' or as an image/* request body"), 415
     )
 
 
@@ -91,7 +94,7 @@ def _photo_slot() -> Iterator[None]:
     slots = current_app.extensions["dominocam.photo_slots"]
     if not slots.acquire(timeout=float(current_app.config["PHOTO_WAIT_S"])):
         raise uploads.UploadError(
-            "the server is busy reading other photos; try again in a moment", 503
+            _("the server is busy reading other photos; try again in a moment"), 503
         )
     try:
         yield
@@ -219,15 +222,16 @@ def events() -> Response:
     game.get_game(conn, gid)  # an unknown game is a 404 now, not a failing stream later
     broker = current_app.extensions["dominocam.broker"]
     listening = ExitStack()
-    listening.enter_context(broker.listen(gid, request.remote_addr or "unknown"))
+    language = current_language()
+    listening.enter_context(broker.listen(gid, request.remote_addr or "unknown", language))
     try:
-        first = broker.first(conn, gid)
+        first = broker.first(conn, gid, language)
     except BaseException:
         listening.close()
         raise
     max_s = request.args.get("max_s", type=float) or current_app.config["SSE_MAX_S"]
     response = Response(
-        sse_stream(broker, gid, first, current_app.config["SSE_HEARTBEAT_S"], max_s),
+        sse_stream(broker, gid, first, current_app.config["SSE_HEARTBEAT_S"], max_s, language),
         mimetype="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )
@@ -251,7 +255,7 @@ def table_events(game_id: int, number: int | None = None) -> Any:
 def table_image(game_id: int, number: int) -> Any:
     rnd = game.get_round(get_db(), game_id, number)
     if not rnd["table_image"]:
-        raise game.NotFound("this round has no table photo")
+        raise game.NotFound(_("this round has no table photo"))
     return send_from_directory(_upload_folder(game_id), rnd["table_image"], max_age=0)
 
 
@@ -387,8 +391,10 @@ def player_qr(game_id: int, player_id: int) -> Any:
     token = auth.shown_player_link(get_db(), player)
     if token is None:
         raise game.NotFound(
-            "this link was made before the server restarted: it still works, and "
-            "'New link' makes a new one to show (the old one then stops working)"
+            _(
+                "this link was made before the server restarted: it still works, and 'New link' "
+                "makes a new one to show (the old one then stops working)"
+            )
         )
     url = f"{_phone_base_url()}/hand/{token}"
     from server.qr import qr_svg
@@ -453,10 +459,12 @@ def table_from_camera(game_id: int) -> Any:
     """Freeze the live camera's latest frame as the round's table photo."""
     camera = current_app.extensions.get("dominocam.camera")
     if camera is None:
-        raise engine.EngineUnavailable("no live camera: start with --camera or upload a photo")
+        raise engine.EngineUnavailable(_("no live camera: start with --camera or upload a photo"))
     jpeg = camera.latest_jpeg()
     if jpeg is None:
-        raise engine.EngineUnavailable(f"the camera has no frame yet ({camera.status()['state']})")
+        raise engine.EngineUnavailable(
+            _("the camera has no frame yet ({state})").format(state=camera.status()["state"])
+        )
     g = game.get_game(get_db(), game_id)
     image = _decode(jpeg)
     return _store_table(game_id, g["set_max"], image)
@@ -631,7 +639,7 @@ def hand_image(token: str) -> Any:
     )
     image = row and (row["pending_image"] or row["image"])
     if not image:
-        raise game.NotFound("no hand photo yet")
+        raise game.NotFound(_("no hand photo yet"))
     return send_from_directory(_upload_folder(player["game_id"]), image, max_age=0)
 
 
@@ -692,7 +700,7 @@ def camera_frame() -> Any:
     camera = current_app.extensions.get("dominocam.camera")
     jpeg = camera.latest_jpeg() if camera else None
     if jpeg is None:
-        raise engine.EngineUnavailable("no camera frame available")
+        raise engine.EngineUnavailable(_("no camera frame available"))
     return Response(jpeg, mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
 
 
@@ -701,14 +709,16 @@ def camera_stream() -> Any:
     """MJPEG: every viewer reads the one capture loop's latest frame."""
     camera = current_app.extensions.get("dominocam.camera")
     if camera is None:
-        raise engine.EngineUnavailable("no live camera configured (--camera)")
+        raise engine.EngineUnavailable(_("no live camera configured (--camera)"))
     max_s = request.args.get("max_s", type=float)
     # Each viewer holds a server thread (server.serving reserves CAMERA_MAX_STREAMS of them).
     viewers = current_app.extensions["dominocam.camera_viewers"]
     if not viewers.acquire(blocking=False):
         raise engine.EngineUnavailable(
-            f"{current_app.config['CAMERA_MAX_STREAMS']} viewers already watch the live "
-            "camera; the table page shows its latest frame instead"
+            _(
+                "{camera_max_streams} viewers already watch the live camera; the table page "
+                "shows its latest frame instead"
+            ).format(camera_max_streams=current_app.config["CAMERA_MAX_STREAMS"])
         )
     # No request context kept open while it streams: the loop's frames need none.
     response = Response(

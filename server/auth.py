@@ -38,6 +38,7 @@ from typing import Any, TypeVar
 
 from flask import current_app, g, request, session
 
+from rules.i18n import _
 from server import storage
 
 ADMIN_HASH_KEY = "admin_token_scrypt"
@@ -93,7 +94,11 @@ class GuessLimiter:
             if len(failures) >= self.limit:
                 wait = int(failures[0] + self.window_s - now) + 1
                 raise AuthError(
-                    f"too many wrong tokens from this device; try again in {wait} s", 429, wait
+                    _("too many wrong tokens from this device; try again in {wait} s").format(
+                        wait=wait
+                    ),
+                    429,
+                    wait,
                 )
 
     def failed(self, client: str) -> None:
@@ -217,15 +222,23 @@ def set_passphrase(conn: sqlite3.Connection, passphrase: str, repeated: str) -> 
     from dominocam.errors import UserInputError
 
     if passphrase != repeated:
-        raise UserInputError("the two passphrases differ: type the same one twice")
+        raise UserInputError(_("the two passphrases differ: type the same one twice"))
     if len(passphrase) < MIN_PASSPHRASE:
-        raise UserInputError(f"the passphrase needs at least {MIN_PASSPHRASE} characters")
+        raise UserInputError(
+            _("the passphrase needs at least {min_passphrase} characters").format(
+                min_passphrase=MIN_PASSPHRASE
+            )
+        )
     if len(passphrase) > MAX_ADMIN_TOKEN:
-        raise UserInputError(f"the passphrase may have at most {MAX_ADMIN_TOKEN} characters")
+        raise UserInputError(
+            _("the passphrase may have at most {max_admin_token} characters").format(
+                max_admin_token=MAX_ADMIN_TOKEN
+            )
+        )
     with storage.transaction(conn):
         # Checked inside the write: two first-run forms sent at once set one passphrase.
         if request.remote_addr not in LOCAL_ADDRESSES or has_passphrase(conn):
-            raise AuthError("a passphrase is already set: log in with it at /login", 403)
+            raise AuthError(_("a passphrase is already set: log in with it at /login"), 403)
         storage.set_setting(conn, PASSPHRASE_HASH_KEY, hash_token(passphrase))
 
 
@@ -248,7 +261,7 @@ def check_login_secret(conn: sqlite3.Connection, secret: str) -> None:
     _limiter().check(_client())
     if not (is_admin_token(conn, secret) or is_passphrase(conn, secret)):
         _limiter().failed(_client())
-        raise AuthError("the passphrase or admin token is wrong", 403)
+        raise AuthError(_("the passphrase or admin token is wrong"), 403)
 
 
 def check_admin_token(conn: sqlite3.Connection, token: str) -> None:
@@ -260,7 +273,7 @@ def check_admin_token(conn: sqlite3.Connection, token: str) -> None:
     _limiter().check(_client())
     if not is_admin_token(conn, token):
         _limiter().failed(_client())
-        raise AuthError("the admin token is wrong", 403)
+        raise AuthError(_("the admin token is wrong"), 403)
 
 
 def _digest(text: str) -> str:
@@ -318,7 +331,12 @@ def request_is_admin(conn: sqlite3.Connection) -> bool:
         if request.method not in ("GET", "HEAD", "OPTIONS") and not request.headers.get(
             CSRF_HEADER
         ):
-            raise AuthError(f"cookie-authenticated writes need the header {CSRF_HEADER}: 1", 403)
+            raise AuthError(
+                _("cookie-authenticated writes need the header {csrf_header}: 1").format(
+                    csrf_header=CSRF_HEADER
+                ),
+                403,
+            )
         return True
     return False
 
@@ -332,8 +350,10 @@ def admin_required(view: F) -> F:
 
         if not request_is_admin(get_db()):
             raise AuthError(
-                "this needs the table's admin token: send 'Authorization: Bearer TOKEN' "
-                "or log in at /login"
+                _(
+                    "this needs the table's admin token: send 'Authorization: Bearer TOKEN' or "
+                    "log in at /login"
+                )
             )
         g.is_admin = True
         return view(*args, **kwargs)
@@ -386,5 +406,5 @@ def player_from_token(conn: sqlite3.Connection, token: str) -> sqlite3.Row:
         ).fetchone()
     if row is None or not hmac.compare_digest(_digest(token), row["link_hash"] or ""):
         _limiter().failed(_client())
-        raise AuthError("this player link is not valid", 403)
+        raise AuthError(_("this player link is not valid"), 403)
     return row

@@ -32,6 +32,8 @@ from typing import Any
 
 import numpy as np
 
+from rules.i18n import _, ngettext
+
 
 def parse_source(source: str | int) -> str | int:
     """An int for a device index ("0"), else the file path or URL as given."""
@@ -225,18 +227,27 @@ class CameraLoop:
 
 
 def status_text(status: dict[str, Any]) -> str:
-    """The camera's status in words for the pages: live, dropped and reconnecting, back."""
+    """The camera's status in words for the pages (in the request's language, rules.i18n):
+    live, dropped and reconnecting, back."""
     state, message = status.get("state"), status.get("message") or ""
     drops = int(status.get("reconnects") or 0)
     if state == "reconnecting":
-        return f"camera dropped ({message}); reconnecting" if message else "reconnecting"
+        if message:
+            return _("camera dropped ({why}); reconnecting").format(why=message)
+        return _("reconnecting")
     if state == "live":
         notes = [message] if message else []
         if drops:
-            last = (status.get("last_drop") or {}).get("message") or "unknown reason"
-            notes.append(f"reconnected after {drops} drop{'s' if drops > 1 else ''}; last: {last}")
-        return f"live ({'; '.join(notes)})" if notes else "live"
-    return {"starting": "starting", "stopped": "stopped"}.get(str(state), "off")
+            last = (status.get("last_drop") or {}).get("message") or _("unknown reason")
+            notes.append(
+                ngettext(
+                    "reconnected after {count} drop; last: {last}",
+                    "reconnected after {count} drops; last: {last}",
+                    drops,
+                ).format(count=drops, last=last)
+            )
+        return _("live ({notes})").format(notes="; ".join(notes)) if notes else _("live")
+    return {"starting": _("starting"), "stopped": _("stopped")}.get(str(state), _("off"))
 
 
 def _face_up(scene: dict[str, Any] | None) -> int:

@@ -13,6 +13,7 @@ from typing import Any
 from flask import Blueprint, current_app, redirect, render_template, request, session, url_for
 
 from dominocam.errors import UserInputError
+from rules.i18n import _
 from server import auth, engine, game
 from server.db import get_db
 from server.serving import phone_base_url, phones_can_reach
@@ -101,7 +102,7 @@ def login() -> Any:
         except auth.AuthError as refused:
             if refused.status == 429:
                 raise
-            error = (
+            error = _(
                 "That passphrase or token is wrong. The token was printed once in the terminal "
                 "on first start."
             )
@@ -125,10 +126,12 @@ def first_run() -> Any:
     conn = get_db()
     if not auth.first_run_open(conn):
         why = (
-            "A passphrase is already set: log in with it."
+            _("A passphrase is already set: log in with it.")
             if auth.has_passphrase(conn)
-            else "The first-run page opens only on the computer that runs DominoCam "
-            "(http://127.0.0.1 there). Log in with the admin token instead."
+            else _(
+                "The first-run page opens only on the computer that runs DominoCam "
+                "(http://127.0.0.1 there). Log in with the admin token instead."
+            )
         )
         return render_template("first_run.html", closed=why), 403
     error = None
@@ -137,7 +140,7 @@ def first_run() -> Any:
         nonce = session.get("first_run_nonce")
         sent = request.form.get("nonce", "")
         if not isinstance(nonce, str) or not hmac.compare_digest(nonce, sent):
-            error = "This form has expired: it was sent again below, please retry."
+            error = _("This form has expired: it was sent again below, please retry.")
         else:
             try:
                 auth.set_passphrase(

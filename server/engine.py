@@ -21,6 +21,7 @@ from flask import current_app
 
 import rules
 from dominocam.errors import UserInputError
+from rules.i18n import DEFAULT_LANGUAGE, N_, _, use_language
 
 
 class EngineUnavailable(RuntimeError):
@@ -58,8 +59,9 @@ def variant_info(name: str) -> dict[str, Any]:
     variant = rules.get_variant(name)
     return {
         "name": variant.name,
-        "title": variant.title,
-        "description": variant.description,
+        # Words for people, in the request's language (rules/variants.py marks them).
+        "title": _(variant.title),
+        "description": _(variant.description),
         "set": variant.set,
         "teams": bool(variant.team_scoring),
         "settings": dict(variant.settings),
@@ -70,20 +72,20 @@ def variant_info(name: str) -> dict[str, Any]:
 
 # What the setup page calls each setting: players' words, not the engine's keys.
 SETTING_LABELS: dict[str, str] = {
-    "play": "Where a player may play",
-    "double_cover": "Tiles an open double needs before play goes on elsewhere",
-    "spinner_arms": "Lines that may grow from the spinner",
-    "spinner_first": "Start every arm of the spinner first",
-    "draw": "Drawing from the boneyard",
-    "reserve": "Boneyard tiles that are never drawn",
-    "block_winner": "Who wins a blocked round",
-    "points": "Points for a blocked round",
-    "rounding": "Rounding of points",
-    "bonus": "Bonus points for the winner of a blocked round",
-    "tie": "A tie for the lowest count",
-    "double_blank": "What the 0-0 counts in a hand",
-    "game_end": "How the game ends",
-    "target": "Points that win the game",
+    "play": N_("Where a player may play"),
+    "double_cover": N_("Tiles an open double needs before play goes on elsewhere"),
+    "spinner_arms": N_("Lines that may grow from the spinner"),
+    "spinner_first": N_("Start every arm of the spinner first"),
+    "draw": N_("Drawing from the boneyard"),
+    "reserve": N_("Boneyard tiles that are never drawn"),
+    "block_winner": N_("Who wins a blocked round"),
+    "points": N_("Points for a blocked round"),
+    "rounding": N_("Rounding of points"),
+    "bonus": N_("Bonus points for the winner of a blocked round"),
+    "tie": N_("A tie for the lowest count"),
+    "double_blank": N_("What the 0-0 counts in a hand"),
+    "game_end": N_("How the game ends"),
+    "target": N_("Points that win the game"),
 }
 
 
@@ -91,8 +93,12 @@ def settings_schema() -> dict[str, Any]:
     """Each overridable setting: label (words), help text, kind (choice/int/bool), choices."""
     return {
         name: {
-            "label": SETTING_LABELS.get(name, name.replace("_", " ").capitalize()),
-            "help": setting.help,
+            "label": (
+                _(SETTING_LABELS[name])
+                if name in SETTING_LABELS
+                else name.replace("_", " ").capitalize()
+            ),
+            "help": _(setting.help),
             "kind": setting.kind,
             "choices": list(setting.choices or ()),
         }
@@ -106,7 +112,10 @@ def check(state: dict[str, Any]) -> dict[str, Any]:
     Raises:
         UserInputError: the state is invalid (HTTP 400 with the engine's message).
     """
-    return rules.check(rules.parse_state(state)).to_json()
+    parsed = rules.parse_state(state)  # a refusal is worded in the request's language
+    # The verdict is stored and is machine output: its reason texts stay English (rules.i18n).
+    with use_language(DEFAULT_LANGUAGE):
+        return rules.check(parsed).to_json()
 
 
 def validate(state: dict[str, Any]) -> None:
@@ -116,7 +125,9 @@ def validate(state: dict[str, Any]) -> None:
 
 def score_domino(state: dict[str, Any], winner: str) -> dict[str, Any]:
     """Scoring of a round that ended by domino (`winner` played their last tile)."""
-    return plain(rules.score_domino(rules.parse_state(state), winner))
+    parsed = rules.parse_state(state)
+    with use_language(DEFAULT_LANGUAGE):  # stored with the round: machine output
+        return plain(rules.score_domino(parsed, winner))
 
 
 def game_progress(
@@ -238,8 +249,10 @@ def vision_models() -> Any:
                 _models_cache["models"] = pipeline.load_models()
             except (UserInputError, FileNotFoundError, OSError) as error:
                 raise EngineUnavailable(
-                    f"no trained model is installed ({error}); the photo is kept: enter the "
-                    "tiles by hand"
+                    _(
+                        "no trained model is installed ({error}); the photo is kept: enter the "
+                        "tiles by hand"
+                    ).format(error=error)
                 ) from error
         return _models_cache["models"]
 
@@ -267,9 +280,9 @@ def vision_scene(
 def models_status() -> dict[str, Any]:
     """Whether photos can be read here, for the pages to say so before an upload."""
     if current_app.config.get("SCENE_PROVIDER") is not None:
-        return {"available": True, "message": "photo reader injected by configuration"}
+        return {"available": True, "message": _("photo reader injected by configuration")}
     if "models" in _models_cache:
-        return {"available": True, "message": "photo reader ready"}
+        return {"available": True, "message": _("photo reader ready")}
     from vision import onnx_model
 
     try:
@@ -278,6 +291,8 @@ def models_status() -> dict[str, Any]:
     except Exception as error:  # a probe must never take the page down
         return {
             "available": False,
-            "message": f"no trained model installed ({error}); enter tiles by hand",
+            "message": _("no trained model installed ({error}); enter tiles by hand").format(
+                error=error
+            ),
         }
-    return {"available": True, "message": "photo reader installed"}
+    return {"available": True, "message": _("photo reader installed")}

@@ -8,6 +8,11 @@ therefore cost one state query per change, not a thousand, and no listener touch
 As a safety net for writes from other processes the publisher also looks at the event id
 once per `poll_s` while anybody listens; it stops when the last listener leaves.
 
+A state holds words for people (a game's final result, the reader's warnings): it is
+computed once per language that someone listens in (`rules.i18n.use_language`), so a page
+in Hungarian and an overlay in Spanish each get theirs, at most one computation per
+language per change.
+
 Streams are capped: `max_streams` at once in all (503 past it: each holds a server thread)
 and `max_per_client` from one client address (429 past it), so one misbehaving device cannot
 take the server's threads.
@@ -25,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dominocam.errors import UserInputError
+from rules.i18n import DEFAULT_LANGUAGE, _, use_language
 from server import storage
 
 log = logging.getLogger(__name__)
@@ -54,6 +60,8 @@ class Published:
 
 
 StateOf = Callable[[Any, int], dict[str, Any]]
+# What a stream watches: a game, in a language.
+Watch = tuple[int, str]
 
 
 class Broker:
@@ -74,8 +82,8 @@ class Broker:
         self.max_per_client = max_per_client
         self._cond = threading.Condition()
         self._notified = 0
-        self._latest: dict[int, Published] = {}
-        self._watched: dict[int, int] = {}  # game id -> listeners
+        self._latest: dict[Watch, Published] = {}
+        self._watched: dict[Watch, int] = {}  # (game id, language) -> listeners
         self._clients: dict[str, int] = {}  # client address -> open streams
         self._publisher: threading.Thread | None = None
         self.computations = 0  # states computed (the fan-out test reads it)
@@ -94,8 +102,9 @@ class Broker:
     # --- listeners ----------------------------------------------------------------------------
 
     @contextmanager
-    def listen(self, game_id: int, client: str) -> Iterator[None]:
-        """Register one stream of `game_id` from `client` for the duration of the block.
+    def listen(self, game_id: int, client: str, language: str = DEFAULT_LANGUAGE) -> Iterator[None]:
+        """Register one stream of `game_id` in `language` from `client` for the duration of
+        the block.
 
         Raises:
             StreamRefused: too many streams from this client, or in all.
@@ -103,18 +112,23 @@ class Broker:
         with self._cond:
             if self._clients.get(client, 0) >= self.max_per_client:
                 raise StreamRefused(
-                    f"this device already has {self.max_per_client} live streams open; "
-                    "close a tab or wait for one to end",
+                    _(
+                        "this device already has {max_per_client} live streams open; close a tab "
+                        "or wait for one to end"
+                    ).format(max_per_client=self.max_per_client),
                     429,
                 )
             if sum(self._watched.values()) >= self.max_streams:
                 raise StreamRefused(
-                    f"the server is at its limit of {self.max_streams} live streams; "
-                    "the page falls back to polling",
+                    _(
+                        "the server is at its limit of {max_streams} live streams; the page "
+                        "falls back to polling"
+                    ).format(max_streams=self.max_streams),
                     503,
                 )
+            watch = (game_id, language)
             self._clients[client] = self._clients.get(client, 0) + 1
-            self._watched[game_id] = self._watched.get(game_id, 0) + 1
+            self._watched[watch] = self._watched.get(watch, 0) + 1
             if self._publisher is None:
                 self._publisher = threading.Thread(
                     target=self._publish_loop, name="dominocam-sse-publisher", daemon=True
@@ -127,34 +141,37 @@ class Broker:
                 self._clients[client] -= 1
                 if not self._clients[client]:
                     del self._clients[client]
-                self._watched[game_id] -= 1
-                if not self._watched[game_id]:
+                self._watched[watch] -= 1
+                if not self._watched[watch]:
                     # Nobody watches it: its state would go stale, drop it.
-                    del self._watched[game_id]
-                    self._latest.pop(game_id, None)
+                    del self._watched[watch]
+                    self._latest.pop(watch, None)
                 self._cond.notify_all()
 
-    def first(self, conn: Any, game_id: int) -> Published:
+    def first(self, conn: Any, game_id: int, language: str = DEFAULT_LANGUAGE) -> Published:
         """The state a new listener starts from (computed here when nobody watched yet)."""
+        watch = (game_id, language)
         with self._cond:
-            published = self._latest.get(game_id)
+            published = self._latest.get(watch)
         if published is None:
-            published = self._compute(conn, game_id, storage.last_event_id(conn))
+            published = self._compute(conn, watch, storage.last_event_id(conn))
             with self._cond:
-                current = self._latest.get(game_id)
+                current = self._latest.get(watch)
                 if current is None or current.version < published.version:
-                    self._latest[game_id] = published
+                    self._latest[watch] = published
                 else:
                     published = current
         return published
 
-    def wait_newer(self, game_id: int, version: int, timeout: float) -> Published | None:
-        """The published state of `game_id` once its version differs from `version`, or
-        None after `timeout` seconds."""
+    def wait_newer(
+        self, game_id: int, version: int, timeout: float, language: str = DEFAULT_LANGUAGE
+    ) -> Published | None:
+        """The published state of `game_id` in `language` once its version differs from
+        `version`, or None after `timeout` seconds."""
         deadline = time.monotonic() + timeout
         with self._cond:
             while True:
-                published = self._latest.get(game_id)
+                published = self._latest.get((game_id, language))
                 if published is not None and published.version != version:
                     return published
                 left = deadline - time.monotonic()
@@ -164,10 +181,12 @@ class Broker:
 
     # --- the publisher ------------------------------------------------------------------------
 
-    def _compute(self, conn: Any, game_id: int, version: int) -> Published:
+    def _compute(self, conn: Any, watch: Watch, version: int) -> Published:
         self.computations += 1
+        game_id, language = watch
         try:
-            state = self.state_of(conn, game_id)
+            with use_language(language):
+                state = self.state_of(conn, game_id)
         except UserInputError as error:  # the game was deleted: streams end, no traceback
             return Published(version, None, str(error))
         return Published(version, json.dumps(state, separators=(",", ":")))
@@ -184,24 +203,24 @@ class Broker:
                     if self._notified == seen_notified:
                         self._cond.wait(self.poll_s)
                     seen_notified = self._notified
-                    games = list(self._watched)
-                    published = {g: self._latest[g].version for g in games if g in self._latest}
+                    watches = list(self._watched)
+                    published = {w: self._latest[w].version for w in watches if w in self._latest}
                 try:
                     version = storage.last_event_id(conn)
                     if version == published_version and all(
-                        published.get(g) == version for g in games
+                        published.get(w) == version for w in watches
                     ):
                         continue
-                    fresh = {g: self._compute(conn, g, version) for g in games}
+                    fresh = {w: self._compute(conn, w, version) for w in watches}
                 except Exception:  # keep serving the last state; say why once per poll
                     log.exception("the live state could not be computed")
                     time.sleep(self.poll_s)
                     continue
                 published_version = version
                 with self._cond:
-                    for game_id, published in fresh.items():
-                        if game_id in self._watched:
-                            self._latest[game_id] = published
+                    for watch, published in fresh.items():
+                        if watch in self._watched:
+                            self._latest[watch] = published
                     self._cond.notify_all()
         finally:
             conn.close()
@@ -213,6 +232,7 @@ def sse_stream(
     first: Published,
     heartbeat_s: float = 15.0,
     max_s: float | None = None,
+    language: str = DEFAULT_LANGUAGE,
 ) -> Iterator[str]:
     """The text of one SSE stream: `event: state` with the public state at each new version,
     `event: gone` (and the end) once the game no longer exists.
@@ -223,6 +243,7 @@ def sse_stream(
         first: the state to send at once.
         heartbeat_s: a comment line this often keeps proxies from closing the stream.
         max_s: end the stream after this long (the browser reconnects by itself).
+        language: the language of the state's words (the one `listen` was given).
     """
     start = time.monotonic()
     yield "retry: 2000\n\n"
@@ -243,4 +264,4 @@ def sse_stream(
             if left <= 0:
                 return
             timeout = min(timeout, left)
-        published = broker.wait_newer(game_id, sent, timeout)
+        published = broker.wait_newer(game_id, sent, timeout, language)

@@ -33,6 +33,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from vision import messages
+
 
 @dataclass(frozen=True)
 class MergedTable:
@@ -145,8 +147,9 @@ def merge_camera_scene(stored: Mapping[str, Any] | None, camera: Mapping[str, An
         track = track_of(tile)
         if track is None and tile.get("track") is None:
             warnings.append(
-                f"the correction of tile {tile.get('id')} to {_pips_text(tile['pips'])} was made "
-                "on a photo the camera cannot match: check that tile"
+                messages.CORRECTION_UNMATCHED.format(
+                    tile=tile.get("id"), pips=_pips_text(tile["pips"])
+                )
             )
         elif track is not None:
             fixed[track] = list(tile["pips"])
@@ -158,10 +161,7 @@ def merge_camera_scene(stored: Mapping[str, Any] | None, camera: Mapping[str, An
         if track is not None:
             deleted.add(track)
         elif correction.get("track") is None:
-            warnings.append(
-                f"tile {correction.get('tile')} was deleted on a photo the camera cannot match: "
-                "if the camera shows it again, delete it again"
-            )
+            warnings.append(messages.DELETION_UNMATCHED.format(tile=correction.get("tile")))
 
     seen = {int(t["track"]) for t in camera_tiles}
     scene = {k: copy.deepcopy(v) for k, v in camera.items() if k != "events"}

@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from dominocam.errors import UserInputError
+from rules.i18n import _
 
 FORMATS = {"jpeg": ".jpg", "png": ".png", "webp": ".webp"}
 
@@ -71,7 +72,7 @@ def sniff_format(data: bytes) -> str:
         UploadError: 400 for an empty file, 415 for anything that is not JPEG, PNG or WebP.
     """
     if not data:
-        raise UploadError("the file is empty (0 bytes); choose a photo and try again")
+        raise UploadError(_("the file is empty (0 bytes); choose a photo and try again"))
     if data[:3] == b"\xff\xd8\xff":
         return "jpeg"
     if data[:8] == b"\x89PNG\r\n\x1a\n":
@@ -80,11 +81,13 @@ def sniff_format(data: bytes) -> str:
         return "webp"
     if data[4:12] in (b"ftypheic", b"ftypheix", b"ftypmif1", b"ftyphevc"):
         raise UploadError(
-            "HEIC photos are not supported; set the camera to 'Most compatible' (JPEG) or "
-            "upload a JPEG or PNG",
+            _(
+                "HEIC photos are not supported; set the camera to 'Most compatible' (JPEG) or "
+                "upload a JPEG or PNG"
+            ),
             415,
         )
-    raise UploadError("this file is not an image; upload a JPEG, PNG or WebP photo", 415)
+    raise UploadError(_("this file is not an image; upload a JPEG, PNG or WebP photo"), 415)
 
 
 def image_size(data: bytes, fmt: str) -> tuple[int, int]:
@@ -100,15 +103,17 @@ def image_size(data: bytes, fmt: str) -> tuple[int, int]:
             return _jpeg_size(data)
         return _webp_size(data)
     except (struct.error, IndexError):
-        raise UploadError(f"the {fmt.upper()} file is damaged or cut short") from None
+        raise UploadError(
+            _("the {fmt} file is damaged or cut short").format(fmt=fmt.upper())
+        ) from None
 
 
 def _png_size(data: bytes) -> tuple[int, int]:
     if data[12:16] != b"IHDR":
-        raise UploadError("the PNG file is damaged: its header (IHDR) is missing")
+        raise UploadError(_("the PNG file is damaged: its header (IHDR) is missing"))
     width, height = struct.unpack(">II", data[16:24])
     if b"IEND" not in data[-16:]:
-        raise UploadError("the PNG file is cut short (no IEND chunk); upload it again")
+        raise UploadError(_("the PNG file is cut short (no IEND chunk); upload it again"))
     return width, height
 
 
@@ -125,7 +130,7 @@ def _jpeg_size(data: bytes) -> tuple[int, int]:
     markers = 0
     while pos + 4 <= len(data):
         if data[pos] != 0xFF:
-            raise UploadError("the JPEG file is damaged (bad marker)")
+            raise UploadError(_("the JPEG file is damaged (bad marker)"))
         fill = _FILL_BYTES.match(data, pos)
         pos = fill.end() - 1 if fill else pos  # the last 0xFF of the run starts the marker
         if pos + 4 > len(data):
@@ -133,8 +138,10 @@ def _jpeg_size(data: bytes) -> tuple[int, int]:
         markers += 1
         if markers > MAX_JPEG_MARKERS:
             raise UploadError(
-                f"the JPEG file is damaged: more than {MAX_JPEG_MARKERS} markers before its "
-                "image data"
+                _(
+                    "the JPEG file is damaged: more than {max_jpeg_markers} markers before its "
+                    "image data"
+                ).format(max_jpeg_markers=MAX_JPEG_MARKERS)
             )
         marker = data[pos + 1]
         if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:
@@ -142,18 +149,18 @@ def _jpeg_size(data: bytes) -> tuple[int, int]:
             continue
         (length,) = struct.unpack(">H", data[pos + 2 : pos + 4])
         if length < 2:
-            raise UploadError("the JPEG file is damaged (bad segment length)")
+            raise UploadError(_("the JPEG file is damaged (bad segment length)"))
         if marker in _SOF:
             height, width = struct.unpack(">HH", data[pos + 5 : pos + 9])
             size = (width, height)
         if marker == 0xDA:  # start of scan: the entropy-coded data follows
             if size is None:
-                raise UploadError("the JPEG file is damaged: no frame header before the scan")
+                raise UploadError(_("the JPEG file is damaged: no frame header before the scan"))
             if data.find(b"\xff\xd9", pos + 2 + length) < 0:
-                raise UploadError("the JPEG file is cut short (no end marker); upload it again")
+                raise UploadError(_("the JPEG file is cut short (no end marker); upload it again"))
             return size
         pos += 2 + length
-    raise UploadError("the JPEG file is cut short before its image data; upload it again")
+    raise UploadError(_("the JPEG file is cut short before its image data; upload it again"))
 
 
 def _webp_size(data: bytes) -> tuple[int, int]:
@@ -170,7 +177,7 @@ def _webp_size(data: bytes) -> tuple[int, int]:
         width = 1 + int.from_bytes(data[24:27], "little")
         height = 1 + int.from_bytes(data[27:30], "little")
         return width, height
-    raise UploadError("the WebP file is damaged: unknown chunk")
+    raise UploadError(_("the WebP file is damaged: unknown chunk"))
 
 
 def decode_scale(fmt: str, width: int, height: int, max_decode_pixels: int) -> int:
@@ -188,9 +195,16 @@ def decode_scale(fmt: str, width: int, height: int, max_decode_pixels: int) -> i
             if pixels / (scale * scale) <= max_decode_pixels:
                 return scale
     raise UploadError(
-        f"the {fmt.upper()} image is {width}x{height} = {pixels / 1e6:.0f} megapixels; "
-        f"{fmt.upper()} images over {max_decode_pixels / 1e6:.0f} megapixels are not decoded: "
-        "send a JPEG or a smaller image",
+        _(
+            "the {fmt} image is {width}x{height} = {megapixels:.0f} megapixels; {fmt} images over "
+            "{limit:.0f} megapixels are not decoded: send a JPEG or a smaller image"
+        ).format(
+            fmt=fmt.upper(),
+            width=width,
+            height=height,
+            megapixels=pixels / 1e6,
+            limit=max_decode_pixels / 1e6,
+        ),
         413,
     )
 
@@ -214,11 +228,19 @@ def decode_upload(
     fmt = sniff_format(data)
     width, height = image_size(data, fmt)
     if width <= 0 or height <= 0:
-        raise UploadError(f"the {fmt.upper()} file declares an empty image ({width}x{height})")
+        raise UploadError(
+            _("the {fmt} file declares an empty image ({width}x{height})").format(
+                fmt=fmt.upper(), width=width, height=height
+            )
+        )
     if width * height > max_pixels:
         raise UploadError(
-            f"the image is {width}x{height} = {width * height / 1e6:.0f} megapixels; the limit "
-            f"is {max_pixels / 1e6:.0f} megapixels: send a smaller photo",
+            _(
+                "the image is {width}x{height} = {megapixels:.0f} megapixels; the limit is "
+                "{limit:.0f} megapixels: send a smaller photo"
+            ).format(
+                width=width, height=height, megapixels=width * height / 1e6, limit=max_pixels / 1e6
+            ),
             413,
         )
     scale = decode_scale(fmt, width, height, max_decode_pixels or max_pixels)
@@ -228,7 +250,9 @@ def decode_upload(
     except cv2.error:
         pixels = None
     if pixels is None or pixels.size == 0:
-        raise UploadError(f"the {fmt.upper()} file could not be decoded; it may be damaged")
+        raise UploadError(
+            _("the {fmt} file could not be decoded; it may be damaged").format(fmt=fmt.upper())
+        )
     return DecodedImage(
         data=data, format=fmt, width=width, height=height, pixels=pixels, scale=scale
     )
@@ -263,5 +287,7 @@ def read_request_file(files: object, field: str = "photo") -> bytes:
     """The bytes of the uploaded file field (multipart), or a clear 400."""
     storage = getattr(files, "get", lambda _k: None)(field)
     if storage is None:
-        raise UploadError(f"no file in the request: send it as multipart field '{field}'")
+        raise UploadError(
+            _("no file in the request: send it as multipart field '{field}'").format(field=field)
+        )
     return storage.read()

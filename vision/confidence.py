@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 
 from dominocam.errors import UserInputError
+from vision import messages
 from vision.scene import RejectedBox, Scene, SceneTile
 
 CALIBRATION_FILE = "calibration.json"
@@ -456,33 +457,38 @@ def review_scene(
     reasons: list[str] = []
     for tile in scene.doubtful:
         other = _second_reading(tile, set_max)
-        could = f" (it could be {other[0]}-{other[1]})" if other is not None else ""
-        what = "may not be a tile, or may lie face up" if tile.face == "down" else "may be misread"
+        down = tile.face == "down"
         if tile.pips is not None:
-            reasons.append(
-                f"Tile {tile.pips[0]}-{tile.pips[1]} (#{tile.id}) {what}{could}: please check it"
-            )
+            template = {
+                (False, False): messages.MAY_BE_MISREAD,
+                (False, True): messages.MAY_BE_MISREAD_COULD_BE,
+                (True, False): messages.MAY_NOT_BE_A_TILE,
+                (True, True): messages.MAY_NOT_BE_A_TILE_COULD_BE,
+            }[(down, other is not None)]
+            could = f"{other[0]}-{other[1]}" if other is not None else None
+            tile_text = f"{tile.pips[0]}-{tile.pips[1]}"
+            reasons.append(template.format(tile=tile_text, id=tile.id, other=could))
+        elif down:
+            reasons.append(messages.FACE_DOWN_MAY_NOT_BE_A_TILE.format(id=tile.id))
         else:
-            reasons.append(f"{_tile_name(tile).capitalize()} {what}: please check it")
+            reasons.append(messages.UNREAD_MAY_BE_MISREAD.format(id=tile.id))
     cut = boxes_cut_by_border(np.array([t.corners for t in scene.tiles]), scene.width, scene.height)
     for tile, is_cut in zip(scene.tiles, cut, strict=True):
-        if is_cut:
-            reasons.append(
-                f"{_tile_name(tile).capitalize()} is cut by the edge of the picture: part of it "
-                "may be hidden; please check it"
-            )
+        if not is_cut:
+            continue
+        if tile.face == "down":
+            reasons.append(messages.FACE_DOWN_CUT_BY_EDGE.format(id=tile.id))
+        elif tile.pips is None:
+            reasons.append(messages.UNREAD_CUT_BY_EDGE.format(id=tile.id))
+        else:
+            tile_text = f"{tile.pips[0]}-{tile.pips[1]}"
+            reasons.append(messages.CUT_BY_EDGE.format(tile=tile_text, id=tile.id))
     for box, p in zip(scene.rejected, rejected_p_tile, strict=False):
         if p >= calibration.review_rejected:
             centre = box.corners.mean(axis=0)
-            reasons.append(
-                f"A box at ({centre[0]:.0f}, {centre[1]:.0f}) was left out as probably not a "
-                f"tile, but it may be one (p={p:.2f}): please check it"
-            )
+            reasons.append(messages.BOX_MAY_BE_A_TILE.format(x=centre[0], y=centre[1], p=p))
     if scene.layout.doubts:
-        reasons.append(
-            "The lines on the table may not be what the picture shows (see the layout's "
-            "doubts): please check them before a ruling"
-        )
+        reasons.append(messages.LAYOUT_DOUBTS)
     warnings = list(scene.warnings) + [r for r in reasons if r not in scene.warnings]
     return replace(scene, warnings=warnings, needs_review=bool(reasons))
 

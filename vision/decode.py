@@ -23,6 +23,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from vision import messages
 from vision.scene import SceneTile
 
 # A half of a tile: (tile id, half index 0 or 1 in the tile's current corner order).
@@ -127,8 +128,9 @@ def joint_decode(
         ]
         for h in above:
             warnings.append(
-                f"tile {out[i].id}: a half read as {int(np.argmax(read[i][h]))} pips, "
-                f"more than a double-{set_max} set has; read as its best value <= {set_max}"
+                messages.HALF_ABOVE_SET.format(
+                    tile=out[i].id, pips=int(np.argmax(read[i][h])), set_max=set_max
+                )
             )
     logp = np.log(np.maximum(probs, _FLOOR))
 
@@ -149,8 +151,9 @@ def joint_decode(
 
     if len(index) > len(candidates):
         warnings.append(
-            f"{len(index)} face-up tiles but a double-{set_max} set has only {len(candidates)}: "
-            "is the set size right (--set)? Tiles were read one by one"
+            messages.TOO_MANY_TILES.format(
+                count=len(index), set_max=set_max, available=len(candidates)
+            )
         )
         choice = best_joint
     elif len(set(best_joint.tolist())) == len(index):
@@ -214,16 +217,16 @@ def joint_decode(
         if row in doubted:
             others = [out[index[r]].id for r in np.flatnonzero(choice == choice[row]) if r != row]
             alternative = candidates[doubted[row]]
-            twice = (
-                f"tiles {others[0]} and {tile.id} are both read {_fmt(chosen)}, but a set has "
-                f"one {_fmt(chosen)}"
-                if others
-                else f"tile {tile.id} read {_fmt(chosen)} collides with another read"
-            )
+            template = messages.READ_TWICE if others else messages.READ_COLLIDES
             warnings.append(
-                f"{twice}: tile {tile.id} may be misread (it could be {_fmt(alternative)}, "
-                f"p={np.exp(alone[row, doubted[row]]):.2f}, against "
-                f"p={np.exp(alone[row, choice[row]]):.2f} for {_fmt(chosen)}): please check it"
+                template.format(
+                    other=others[0] if others else None,
+                    tile=tile.id,
+                    reading=_fmt(chosen),
+                    alternative=_fmt(alternative),
+                    p_alternative=np.exp(alone[row, doubted[row]]),
+                    p=np.exp(alone[row, choice[row]]),
+                )
             )
             continue
         first = candidates[int(best_alone[row])]
@@ -234,11 +237,17 @@ def joint_decode(
         if best_joint[row] != best_alone[row] and candidates[int(best_joint[row])] == chosen:
             mine = [g for g in groups if (tile.id, 0) in g or (tile.id, 1) in g]
             partners = sorted({t for g in mine for t, _ in g} - {tile.id})
-            why = "a touching half must match tile" + ("s " if len(partners) > 1 else " ")
-            why += ", ".join(str(t) for t in partners)
+            must = messages.MUST_MATCH_TILES if len(partners) > 1 else messages.MUST_MATCH_TILE
+            why = must.format(tiles=", ".join(str(t) for t in partners))
         warnings.append(
-            f"tile {tile.id} read {_fmt(first)} (p={np.exp(alone[row, best_alone[row]]):.2f}) "
-            f"changed to {_fmt(chosen)} (p={np.exp(alone[row, choice[row]]):.2f}): {why}"
+            messages.READ_CHANGED.format(
+                tile=tile.id,
+                first=_fmt(first),
+                p_first=np.exp(alone[row, best_alone[row]]),
+                chosen=_fmt(chosen),
+                p=np.exp(alone[row, choice[row]]),
+                why=why,
+            )
         )
     return out, warnings
 
@@ -246,8 +255,5 @@ def joint_decode(
 def _reason(first: tuple[int, int], holder: int | None) -> str:
     """Why a read yielded: name the tile that now holds its first reading."""
     if holder is not None:
-        return (
-            f"{_fmt(first)} went to tile {holder} in the most likely reading of all tiles "
-            "together, and a set holds each tile once"
-        )
-    return f"{_fmt(first)} collided with another read, and a set holds each tile once"
+        return messages.WENT_TO_TILE.format(reading=_fmt(first), holder=holder)
+    return messages.COLLIDED.format(reading=_fmt(first))

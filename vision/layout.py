@@ -64,6 +64,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from rules.variants import LAYOUT_KINDS, VARIANTS
+from vision import messages
 from vision.decode import AdjacencyConstraint
 from vision.scene import LayoutLine, Scene, SceneLayout, SceneOpenEnd
 
@@ -507,9 +508,7 @@ def _links_and_warnings(
                     (
                         (c.tile, c.half),
                         (c.other, c.other_half),
-                        f"tiles {c.tile} and {c.other} touch with halves {mine} and {theirs}, "
-                        "which do not match: they are not a played line (a misread, or tiles "
-                        "set down side by side)",
+                        messages.HALVES_DIFFER.format(a=c.tile, b=c.other, x=mine, y=theirs),
                     )
                 )
             continue
@@ -649,10 +648,7 @@ def _walk(
             edges.append((node, other))
         children[node] = kids
     for a, b in sorted(tuple(sorted(pair)) for pair in loops):
-        doubts.append(
-            f"tiles {a} and {b} match and touch but close a loop in the layout: a line's end "
-            "lies against another part of it, so which one it was played on is a guess"
-        )
+        doubts.append(messages.CLOSES_A_LOOP.format(a=a, b=b))
 
     lines: list[LayoutLine] = []
 
@@ -682,8 +678,9 @@ def _walk(
                 is_root and config.kind == "mexican" and config.trains and n_children > places
             ):
                 doubts.append(
-                    f"tile {node} carries {n_children} lines but a {config.kind} layout's root "
-                    f"offers {places}"
+                    messages.ROOT_CARRIES.format(
+                        tile=node, count=n_children, kind=config.kind, places=places
+                    )
                 )
             return [SceneOpenEnd(node, tile.halves[0], _free_point(tile, None))] * missing
         if n_children >= places and not is_root:
@@ -860,20 +857,16 @@ def build_layout(
                 and (config.hub_value is None or by_id[t].halves[0] == by_id[root].halves[0])
             ]
             if rivals:
-                doubts.append(
-                    f"which double is the {'engine' if config.kind == 'mexican' else 'spinner'}"
-                    f" is a guess: tile {root}, nearest the centre, rather than tile "
-                    f"{rivals[0]}"
+                guess = (
+                    messages.ENGINE_GUESS if config.kind == "mexican" else messages.SPINNER_GUESS
                 )
+                doubts.append(guess.format(root=root, rival=rivals[0]))
     elif config.lone_root and tiles and centre is not None:
         lone = _lone_root(tiles, config, centre)
         if lone is not None:
             root, layout_group = lone.id, [lone.id]
             if len(tiles) > 1:
-                doubts.append(
-                    f"nothing is played against anything: tile {lone.id} is taken as the "
-                    "layout's first tile"
-                )
+                doubts.append(messages.NOTHING_PLAYED.format(tile=lone.id))
     lines: list[LayoutLine] = []
     if root is not None:
         in_layout = set(layout_group)
@@ -895,10 +888,7 @@ def build_layout(
         layout_group = sorted(in_layout)
         for group in groups:
             if group is not layout_group and not set(group) <= in_layout:
-                doubts.append(
-                    f"tiles {', '.join(map(str, group))} are played together apart from the "
-                    "layout: loose tiles that match, or a line broken by a missed tile"
-                )
+                doubts.append(messages.PLAYED_APART.format(tiles=", ".join(map(str, group))))
         frames = _frames(np.array([t.corners for t in tiles]))
         ids = np.array([t.id for t in tiles])
         for line in lines:
@@ -907,22 +897,13 @@ def build_layout(
                 continue
             beyond = _tile_beyond(by_id[end.tile], end, frames, ids, in_layout)
             if beyond is not None:
-                doubts.append(
-                    f"tile {beyond} lies about one tile beyond the open end on tile "
-                    f"{end.tile}: a tile may be missing between them"
-                )
+                doubts.append(messages.TILE_BEYOND_END.format(beyond=beyond, tile=end.tile))
             if by_id[end.tile].cut:
-                doubts.append(
-                    f"the open end on tile {end.tile} is cut by the image border: the line "
-                    "may go on outside the picture"
-                )
+                doubts.append(messages.END_CUT_BY_BORDER.format(tile=end.tile))
         open_halves = _open_halves(lines, by_id)
         for (a, ha), (b, hb), _ in mismatches:
             if (a, ha) in open_halves or (b, hb) in open_halves:
-                doubts.append(
-                    f"tiles {a} and {b} touch without matching at an open end: a misread, "
-                    "or a misplaced tile"
-                )
+                doubts.append(messages.NO_MATCH_AT_END.format(a=a, b=b))
     roots = (root,) if root is not None else ()
     in_layout = set(layout_group)
     loose = tuple(t.id for t in tiles if t.id not in in_layout)

@@ -16,7 +16,7 @@ from time import perf_counter
 
 import numpy as np
 
-from vision import geometry
+from vision import geometry, messages
 from vision.confidence import (
     Calibration,
     load_calibration,
@@ -217,7 +217,7 @@ def read_image(
         tiles, back_warnings = backs_face_down(tiles, up, reads)
         warnings += back_warnings
     elif up:
-        warnings.append(f"{len(up)} face-up tiles were not read: no reader model")
+        warnings.append(messages.NOT_READ.format(count=len(up)))
     rejected_boxes: list[RejectedBox] = []
     rejected_p: tuple[float, ...] = ()
     if calibration is not None:
@@ -227,7 +227,7 @@ def read_image(
         warnings = _renumbered(warnings, before, tiles)
     cut = geometry.boxes_cut_by_border(np.array([t.corners for t in tiles]), width, height)
     warnings += [
-        f"tile {t.id} is cut by the image border" for t, c in zip(tiles, cut, strict=True) if c
+        messages.CUT_BY_BORDER.format(tile=t.id) for t, c in zip(tiles, cut, strict=True) if c
     ]
     t1 = perf_counter()
     tiles, decode_warnings = joint_decode(tiles, set_max)
@@ -323,9 +323,7 @@ def backs_face_down(
         for t in tiles
     ]
     warnings = [
-        f"tile {tile_id}: the detector saw a face, but the reader sees a tile's back on both "
-        f"halves (p>={p:.2f}): counted face down"
-        for tile_id, p in turned.items()
+        messages.BACK_BOTH_HALVES.format(tile=tile_id, p=p) for tile_id, p in turned.items()
     ]
     return out, warnings
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
+from server.game import wording
 from server.game.lifecycle import HOST, AuditEntry, require_reason, shown_entry
 from server.storage import dumps, loads, now
 
@@ -82,7 +83,12 @@ def entries(
                 **shown_entry(detail["text"], detail["public_text"], row["reason"], revealed),
             }
         )
-    return out
+    return [_with_shown(entry) for entry in out]
+
+
+def _with_shown(entry: dict[str, Any]) -> dict[str, Any]:
+    """The entry with `shown`: its text in the reader's language (`text` stays as stored)."""
+    return {**entry, "shown": wording.shown(str(entry["text"]))}
 
 
 def round_entries(conn: sqlite3.Connection, round_id: int) -> list[dict[str, Any]]:
@@ -96,14 +102,16 @@ def round_entries(conn: sqlite3.Connection, round_id: int) -> list[dict[str, Any
         (round_id,),
     ).fetchall()
     return [
-        {
-            "id": row["id"],
-            "time": row["created_at"],
-            "round": row["round_number"],
-            "action": row["action"],
-            "author": row["author"],
-            "reason": row["reason"],
-            "text": loads(row["detail"], {})["text"],
-        }
+        _with_shown(
+            {
+                "id": row["id"],
+                "time": row["created_at"],
+                "round": row["round_number"],
+                "action": row["action"],
+                "author": row["author"],
+                "reason": row["reason"],
+                "text": loads(row["detail"], {})["text"],
+            }
+        )
         for row in rows
     ]

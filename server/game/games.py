@@ -11,6 +11,7 @@ import sqlite3
 from typing import Any
 
 from dominocam.errors import UserInputError
+from rules.i18n import _
 from rules.tiles import SUPPORTED_SETS
 from rules.variants import VARIANTS
 from server import engine, storage
@@ -28,18 +29,26 @@ def create_game(conn: sqlite3.Connection, spec: dict[str, Any]) -> int:
     `spec`: {"name", "variant", "set", "rules": {...}, "players": [{"name", "team"} | "name"]}.
     """
     if not isinstance(spec, dict):
-        raise UserInputError("send the game as a JSON object")
+        raise UserInputError(_("send the game as a JSON object"))
     variant = str(spec.get("variant") or "").strip()
     names = engine.variant_names()
     if variant not in names:
-        raise UserInputError(f"unknown variant {variant!r}; valid variants: {', '.join(names)}")
+        raise UserInputError(
+            _("unknown variant {variant!r}; valid variants: {names}").format(
+                variant=variant, names=", ".join(names)
+            )
+        )
     set_max = spec.get("set", 6)
     if set_max not in SUPPORTED_SETS:
         valid = ", ".join(str(n) for n in SUPPORTED_SETS)
-        raise UserInputError(f"unknown set double-{set_max}; valid sets: {valid}")
+        raise UserInputError(
+            _("unknown set double-{set_max}; valid sets: {valid}").format(
+                set_max=set_max, valid=valid
+            )
+        )
     rules_overrides = spec.get("rules") or {}
     if not isinstance(rules_overrides, dict):
-        raise UserInputError("'rules' must be an object of variant settings")
+        raise UserInputError(_("'rules' must be an object of variant settings"))
     roster = _parse_players(spec.get("players"))
     name = str(spec.get("name") or "").strip()[:80] or f"{variant} night"
     with transaction(conn):
@@ -69,20 +78,26 @@ def create_game(conn: sqlite3.Connection, spec: dict[str, Any]) -> int:
 
 def _parse_players(raw: object) -> list[tuple[str, str | None]]:
     if not isinstance(raw, list) or not 2 <= len(raw) <= MAX_PLAYERS:
-        raise UserInputError(f"list 2 to {MAX_PLAYERS} players in clockwise seat order")
+        raise UserInputError(
+            _("list 2 to {max_players} players in clockwise seat order").format(
+                max_players=MAX_PLAYERS
+            )
+        )
     roster: list[tuple[str, str | None]] = []
     for entry in raw:
         if isinstance(entry, str):
             entry = {"name": entry}
         if not isinstance(entry, dict):
-            raise UserInputError("each player is a name or an object {name, team}")
+            raise UserInputError(_("each player is a name or an object {{name, team}}").format())
         name = str(entry.get("name") or "").strip()[:40]
         team = entry.get("team")
         team = str(team).strip()[:40] or None if team not in (None, "") else None
         if not name:
-            raise UserInputError("every player needs a name")
+            raise UserInputError(_("every player needs a name"))
         if name in (n for n, _ in roster):
-            raise UserInputError(f"two players are called {name!r}; names must differ")
+            raise UserInputError(
+                _("two players are called {name!r}; names must differ").format(name=name)
+            )
         roster.append((name, team))
     return roster
 
@@ -119,11 +134,15 @@ def start_round(conn: sqlite3.Connection, game_id: int) -> int:
     game = get_game(conn, game_id)
     if game["status"] != "active":
         final = scoreboard(conn, game_id)["final"]
-        raise Conflict(f"the game is over: {final['text']} Start a new game at /setup.")
+        raise Conflict(
+            _("the game is over: {text} Start a new game at /setup.").format(text=final["text"])
+        )
     with transaction(conn):
         last = get_round(conn, game_id)
         if last["status"] == "open":
-            raise Conflict(f"round {last['number']} is still open; end it first")
+            raise Conflict(
+                _("round {number} is still open; end it first").format(number=last["number"])
+            )
         number = last["number"] + 1
         _insert_round(conn, game_id, number, game["variant"], game["set_max"])
         storage.add_event(conn, game_id, "round", {"action": "started", "round": number})
@@ -140,7 +159,7 @@ def finish_game(conn: sqlite3.Connection, game_id: int) -> None:
 
 def update_settings(conn: sqlite3.Connection, game_id: int, rules_overrides: object) -> None:
     if not isinstance(rules_overrides, dict):
-        raise UserInputError("'rules' must be an object of variant settings")
+        raise UserInputError(_("'rules' must be an object of variant settings"))
     get_game(conn, game_id)
     with transaction(conn):
         conn.execute("UPDATE games SET rules = ? WHERE id = ?", (dumps(rules_overrides), game_id))

@@ -14,6 +14,7 @@ import sqlite3
 from typing import Any
 
 from dominocam.errors import UserInputError
+from rules.i18n import _
 from server import storage
 from server.game import audit, lifecycle
 from server.game.records import Conflict, get_game, open_round
@@ -73,7 +74,7 @@ def discard_pending(conn: sqlite3.Connection, player: sqlite3.Row) -> None:
         rnd = open_round(conn, player["game_id"])
         row = hand_row(conn, rnd["id"], player["id"])
         if row is None or (row["pending"] is None and row["pending_image"] is None):
-            raise Conflict("there is no new photo to discard")
+            raise Conflict(_("there is no new photo to discard"))
         conn.execute(
             "UPDATE hands SET pending = NULL, pending_scene = NULL, pending_image = NULL "
             "WHERE round_id = ? AND player_id = ?",
@@ -147,7 +148,7 @@ def set_hand(
 ) -> list[list[int]]:
     """Save and confirm a hand's tiles (`confirm_hand` with tiles given)."""
     if tiles is None:
-        raise UserInputError("send 'tiles': a list of [a, b] pairs")
+        raise UserInputError(_("send 'tiles': a list of [a, b] pairs"))
     return confirm_hand(conn, player, tiles, author, reason)
 
 

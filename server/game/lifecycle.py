@@ -22,7 +22,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dominocam.errors import UserInputError
+from rules.i18n import _
 from rules.tiles import Tile, parse_tile
+from server.game import wording
 from server.game.records import Conflict
 
 # The author of what the table's host (or, in a tournament, the event director) does.
@@ -57,25 +59,32 @@ def require_reason(reason: object, what: str) -> str:
     """The host's reason as stored text; a clear error when it is missing."""
     text = str(reason or "").strip()[:MAX_REASON]
     if not text:
-        raise UserInputError(f"{what} needs a reason (kept in the audit trail): send 'reason'")
+        raise UserInputError(
+            _("{what} needs a reason (kept in the audit trail): send 'reason'").format(what=what)
+        )
     return text
 
 
 def parse_hand(raw: object, set_max: int) -> list[list[int]]:
     """A hand as `[[a, b], ...]`: tiles of the set, each once."""
     if not isinstance(raw, list):
-        raise UserInputError("'tiles' must be a list of [a, b] pairs")
+        raise UserInputError(_("'tiles' must be a list of [a, b] pairs"))
     tiles = [parse_tile(t, set_max) for t in raw]
     seen: set[Tile] = set()
     for tile in tiles:
         if tile in seen:
-            raise UserInputError(f"tile {tile} is listed twice; a set has each tile once")
+            raise UserInputError(
+                _("tile {tile} is listed twice; a set has each tile once").format(tile=tile)
+            )
         seen.add(tile)
     return [t.as_list() for t in tiles]
 
 
 def locked_message(locked_by: str) -> str:
-    return f"the hands are locked ({locked_by}): only the host can change a hand now, with a reason"
+    """Why a change is refused, in the reader's language (`locked_by` is stored English)."""
+    return _(
+        "the hands are locked ({why}): only the host can change a hand now, with a reason"
+    ).format(why=wording.shown(str(locked_by)))
 
 
 def refuse_if_locked(locked_by: str | None) -> None:
@@ -85,12 +94,13 @@ def refuse_if_locked(locked_by: str | None) -> None:
 
 
 def lock_reason(action: str, who: str) -> str:
-    """Why the hands lock: `action` is "block" (proposed) or "domino" (called)."""
+    """Why the hands lock, as stored (English, from a `wording` template): `action` is
+    "block" (proposed) or "domino" (called)."""
     if action == "block":
-        return f"{who} proposed a block"
+        return wording.PROPOSED_A_BLOCK.format(name=who)
     if action == "domino":
-        return f"{who} called domino"
-    raise UserInputError("a round is ruled on by 'block' or 'domino'")
+        return wording.CALLED_DOMINO.format(name=who)
+    raise UserInputError(_("a round is ruled on by 'block' or 'domino'"))
 
 
 def _pips(tiles: list[list[int]]) -> int:
@@ -131,26 +141,33 @@ def confirm_change(
         raise Conflict(locked_message(locked_by))
     why = None
     if locked_by:
-        why = require_reason(reason, "changing a locked hand")
+        why = require_reason(reason, _("changing a locked hand"))
     elif by_host and reason:
         why = str(reason).strip()[:MAX_REASON] or None
     if tiles is None:
         if pending is None:
-            raise Conflict("there is no photo reading to confirm: take a photo or save tiles")
+            raise Conflict(_("there is no photo reading to confirm: take a photo or save tiles"))
         tiles = pending
     parsed = parse_hand(tiles, set_max)
     entry = None
     if before is not None and sorted(before) != sorted(parsed):
-        who = "the host" if by_host else player
+        # Stored in English from `wording`'s templates; pages show them translated.
+        changed = wording.HOST_CHANGED_HAND if by_host else wording.PLAYER_CHANGED_HAND
+        public = wording.HOST_CHANGED_HAND_PUBLIC if by_host else wording.PLAYER_CHANGED_HAND_PUBLIC
         entry = AuditEntry(
             action="hand",
             author=author,
-            text=(
-                f"{who} changed {player}'s confirmed hand: {_tiles_text(before)} "
-                f"({_pips(before)} pips) became {_tiles_text(parsed)} ({_pips(parsed)} pips)"
+            text=changed.format(
+                who=player,
+                name=player,
+                before=_tiles_text(before),
+                before_pips=_pips(before),
+                after=_tiles_text(parsed),
+                after_pips=_pips(parsed),
             ),
-            public_text=f"{who} changed {player}'s confirmed hand ({len(before)} tiles, now "
-            f"{len(parsed)})",
+            public_text=public.format(
+                who=player, name=player, before=len(before), after=len(parsed)
+            ),
             reason=why,
             detail={"player": player, "before": before, "after": parsed},
         )
@@ -161,10 +178,10 @@ def held_ruling(pending: dict[str, Any]) -> dict[str, Any]:
     """A ruling that would end the round, with the text everybody sees while it waits for
     the host: `{"by": "block", "proposer"}` or `{"by": "domino", "player"}`."""
     if pending["by"] == "block":
-        text = f"Blocked: every player confirmed {pending['proposer']}'s block."
+        text = wording.HELD_BLOCK.format(name=pending["proposer"])
     else:
-        text = f"{pending['player']} called domino."
-    return dict(pending, text=text + " The round is scored once the host confirms.")
+        text = wording.HELD_DOMINO.format(name=pending["player"])
+    return dict(pending, text=text)
 
 
 def refuse_other_ruling(pending: dict[str, Any] | None, by: str, who: str, confirm: bool) -> None:
@@ -178,7 +195,11 @@ def refuse_other_ruling(pending: dict[str, Any] | None, by: str, who: str, confi
     key = "proposer" if by == "block" else "player"
     if confirm and pending.get("by") == by and pending.get(key) == who:
         return
-    raise Conflict(f"{pending['text']} The host scores the round or cancels first.")
+    raise Conflict(
+        _("{text} The host scores the round or cancels first.").format(
+            text=wording.shown(pending["text"])
+        )
+    )
 
 
 def shown_entry(

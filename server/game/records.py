@@ -9,6 +9,7 @@ import sqlite3
 from typing import Any
 
 from dominocam.errors import UserInputError
+from rules.i18n import _
 
 
 class NotFound(UserInputError):
@@ -22,7 +23,7 @@ class Conflict(UserInputError):
 def get_game(conn: sqlite3.Connection, game_id: int) -> sqlite3.Row:
     row = conn.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
     if row is None:
-        raise NotFound(f"no game {game_id}")
+        raise NotFound(_("no game {game_id}").format(game_id=game_id))
     return row
 
 
@@ -58,7 +59,9 @@ def open_round(conn: sqlite3.Connection, game_id: int) -> sqlite3.Row:
     """The latest round, which must still be open."""
     rnd = get_round(conn, game_id)
     if rnd["status"] != "open":
-        raise Conflict(f"round {rnd['number']} has ended; start a new round first")
+        raise Conflict(
+            _("round {number} has ended; start a new round first").format(number=rnd["number"])
+        )
     return rnd
 
 
@@ -87,7 +90,11 @@ def player_by_id(conn: sqlite3.Connection, game_id: int, player_id: int) -> sqli
         "SELECT * FROM players WHERE id = ? AND game_id = ?", (player_id, game_id)
     ).fetchone()
     if row is None:
-        raise NotFound(f"game {game_id} has no player {player_id}")
+        raise NotFound(
+            _("game {game_id} has no player {player_id}").format(
+                game_id=game_id, player_id=player_id
+            )
+        )
     return row
 
 
@@ -97,5 +104,7 @@ def player_by_name(conn: sqlite3.Connection, game_id: int, name: object) -> sqli
     ).fetchone()
     if row is None:
         known = ", ".join(p["name"] for p in players(conn, game_id))
-        raise UserInputError(f"unknown player {name!r}; players: {known}")
+        raise UserInputError(
+            _("unknown player {name!r}; players: {known}").format(name=name, known=known)
+        )
     return row

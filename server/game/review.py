@@ -17,19 +17,28 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
+from rules.i18n import N_, _
 from server import storage
-from server.game import audit
+from server.game import audit, wording
 from server.game.records import Conflict, open_round, players, round_hands
 from server.storage import dumps, loads, transaction
+from vision.messages import shown as shown_warning
 
-TABLE_NEEDS_CHECK = (
+# Marked here, translated where raised or shown (the request's language).
+TABLE_NEEDS_CHECK = N_(
     "The table reading needs checking before a ruling: the host confirms or corrects it on "
     "the correction screen."
 )
-HANDS_NEED_CHECK = (
+HANDS_NEED_CHECK = N_(
     "A tile needs checking before a ruling: the host is checking the hands on the correction "
     "screen."
 )
+
+
+def shown_warnings(scene: dict[str, Any] | None) -> list[str]:
+    """A Scene's warnings as a person reads them, in the current language (the Scene's own
+    `warnings` stay English: machine output, vision.messages)."""
+    return [shown_warning(str(w)) for w in (scene or {}).get("warnings") or []]
 
 
 def doubtful_tiles(scene: dict[str, Any] | None) -> list[dict[str, Any]]:
@@ -71,7 +80,7 @@ def mark_table_checked(conn: sqlite3.Connection, game_id: int) -> None:
             (doubt_signature(scene), rnd["id"]),
         )
         audit.record(
-            conn, game_id, rnd["id"], "table-checked", audit.HOST, "the host checked the table"
+            conn, game_id, rnd["id"], "table-checked", audit.HOST, wording.HOST_CHECKED_TABLE
         )
         storage.add_event(conn, game_id, "table", {"action": "checked"})
 
@@ -101,12 +110,13 @@ def refuse_unchecked(conn: sqlite3.Connection, game_id: int, rnd: sqlite3.Row) -
     a tile needs checking; the host's screen lists which."""
     if table_needs_check(rnd):
         warnings = loads(rnd["table_scene"], {}).get("warnings") or []
-        raise Conflict(" ".join([TABLE_NEEDS_CHECK, *[str(w) for w in warnings]]))
+        shown = [shown_warning(str(w)) for w in warnings]
+        raise Conflict(" ".join([_(TABLE_NEEDS_CHECK), *shown]))
     if hand_conflicts(conn, game_id, rnd["id"]):
         with transaction(conn):
             conn.execute("UPDATE rounds SET hands_to_check = 1 WHERE id = ?", (rnd["id"],))
             storage.add_event(conn, game_id, "review", {"action": "hands"})
-        raise Conflict(HANDS_NEED_CHECK)
+        raise Conflict(_(HANDS_NEED_CHECK))
 
 
 def public_review(conn: sqlite3.Connection, game_id: int, rnd: sqlite3.Row) -> dict[str, Any]:
@@ -117,7 +127,9 @@ def public_review(conn: sqlite3.Connection, game_id: int, rnd: sqlite3.Row) -> d
         and bool(rnd["hands_to_check"])
         and bool(hand_conflicts(conn, game_id, rnd["id"]))
     )
-    messages = [m for m, on in ((TABLE_NEEDS_CHECK, table), (HANDS_NEED_CHECK, hands_flag)) if on]
+    messages = [
+        _(m) for m, on in ((TABLE_NEEDS_CHECK, table), (HANDS_NEED_CHECK, hands_flag)) if on
+    ]
     return {"table": table, "hands": hands_flag, "messages": messages}
 
 
@@ -129,6 +141,7 @@ def host_review(conn: sqlite3.Connection, game_id: int) -> dict[str, Any]:
         "table_needs_check": table_needs_check(rnd),
         "needs_review": bool(scene.get("needs_review")),
         "warnings": list(scene.get("warnings") or []),
+        "warnings_shown": shown_warnings(scene),
         "doubtful": [t.get("id") for t in doubtful_tiles(scene)],
         "rejected": list(scene.get("rejected") or []),
         "hand_conflicts": hand_conflicts(conn, game_id, rnd["id"]),

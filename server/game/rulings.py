@@ -8,8 +8,9 @@ from collections.abc import Callable
 from typing import Any
 
 from dominocam.errors import UserInputError
+from rules.i18n import _
 from server import engine, storage
-from server.game import audit, lifecycle, review
+from server.game import audit, lifecycle, review, wording
 from server.game.records import (
     Conflict,
     get_game,
@@ -54,8 +55,10 @@ def rules_state(
         roster.append(entry)
     if missing:
         raise Conflict(
-            f"no confirmed hand yet for {', '.join(missing)}: each player sends a photo from "
-            "their link and confirms the tiles, or the table enters them"
+            _(
+                "no confirmed hand yet for {missing}: each player sends a photo from their link "
+                "and confirms the tiles, or the table enters them"
+            ).format(missing=", ".join(missing))
         )
     state: dict[str, Any] = {
         "variant": game["variant"],
@@ -85,24 +88,26 @@ def lock_hands(conn: sqlite3.Connection, game_id: int, why: str, author: str) ->
         conn.execute(
             "UPDATE rounds SET locked_at = ?, locked_by = ? WHERE id = ?", (now(), why, rnd["id"])
         )
-        audit.record(conn, game_id, rnd["id"], "lock", author, f"hands locked: {why}")
+        audit.record(
+            conn, game_id, rnd["id"], "lock", author, wording.HANDS_LOCKED.format(text=why)
+        )
         storage.add_event(conn, game_id, "round", {"action": "locked"})
 
 
 def unlock_hands(conn: sqlite3.Connection, game_id: int, reason: object) -> None:
     """The host lets play go on (a block check that stopped, a domino called by mistake):
     the hands can change again and any ruling awaiting confirmation is dropped."""
-    why = audit.require_reason(reason, "unlocking the hands")
+    why = audit.require_reason(reason, _("unlocking the hands"))
     with transaction(conn):
         rnd = open_round(conn, game_id)
         if not rnd["locked_at"]:
-            raise Conflict("the hands are not locked")
+            raise Conflict(_("the hands are not locked"))
         conn.execute(
             "UPDATE rounds SET locked_at = NULL, locked_by = NULL, pending_end = NULL WHERE id = ?",
             (rnd["id"],),
         )
         audit.record(
-            conn, game_id, rnd["id"], "unlock", audit.HOST, "the host unlocked the hands", None, why
+            conn, game_id, rnd["id"], "unlock", audit.HOST, wording.HOST_UNLOCKED, None, why
         )
         storage.add_event(conn, game_id, "round", {"action": "unlocked"})
 
@@ -124,11 +129,11 @@ def _judge(judge: Callable[[], dict[str, Any]], conn: sqlite3.Connection, game_i
                 rnd["id"],
                 "review",
                 "rules",
-                text=f"the rules engine refused the round: {error}",
-                public_text="a tile needs checking before a ruling",
+                text=wording.RULES_REFUSED.format(error=error),
+                public_text=wording.TILE_NEEDS_CHECKING,
             )
             storage.add_event(conn, game_id, "review", {"action": "hands"})
-        raise Conflict(review.HANDS_NEED_CHECK) from None
+        raise Conflict(_(review.HANDS_NEED_CHECK)) from None
 
 
 def block_check(
@@ -244,7 +249,7 @@ def score_pending(conn: sqlite3.Connection, game_id: int) -> dict[str, Any]:
     rnd = open_round(conn, game_id)
     pending = loads(rnd["pending_end"], None)
     if pending is None:
-        raise Conflict("no ruling is waiting to be scored: propose a block or call domino")
+        raise Conflict(_("no ruling is waiting to be scored: propose a block or call domino"))
     if pending["by"] == "domino":
         result = end_by_domino(conn, game_id, pending["player"], confirm=True)
         return {"ended": True, "result": result}
@@ -257,12 +262,12 @@ def score_pending(conn: sqlite3.Connection, game_id: int) -> dict[str, Any]:
 
 def cancel_pending(conn: sqlite3.Connection, game_id: int, reason: object) -> None:
     """The host drops a ruling awaiting confirmation (the hands stay locked)."""
-    why = audit.require_reason(reason, "cancelling a ruling")
+    why = audit.require_reason(reason, _("cancelling a ruling"))
     with transaction(conn):
         rnd = open_round(conn, game_id)
         pending = loads(rnd["pending_end"], None)
         if pending is None:
-            raise Conflict("no ruling is waiting to be scored")
+            raise Conflict(_("no ruling is waiting to be scored"))
         conn.execute("UPDATE rounds SET pending_end = NULL WHERE id = ?", (rnd["id"],))
         audit.record(
             conn,
@@ -270,7 +275,7 @@ def cancel_pending(conn: sqlite3.Connection, game_id: int, reason: object) -> No
             rnd["id"],
             "cancel",
             audit.HOST,
-            f"the host cancelled: {pending['text']}",
+            wording.HOST_CANCELLED.format(text=pending["text"]),
             None,
             why,
         )

@@ -6,6 +6,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
+from rules.i18n import _, format_number, ngettext
 from server import engine, storage
 from server.game.records import get_game, players
 from server.storage import loads
@@ -74,43 +75,61 @@ def finish_if_over(conn: sqlite3.Connection, game_id: int) -> None:
 
 
 def _names(names: list[str]) -> str:
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    if len(names) == 1:
+        return names[0]
+    return _("{names} and {last}").format(names=", ".join(names[:-1]), last=names[-1])
 
 
 def final_result(
     progress: dict[str, Any] | None, set_max: int, status: str
 ) -> dict[str, Any] | None:
     """The game's final result once it is finished (None while it is played): the winners,
-    whether the variant (`by: "rules"`) or the table (`"table"`) ended it, and a sentence."""
+    whether the variant (`by: "rules"`) or the table (`"table"`) ended it, and a sentence
+    (in the current language, rules.i18n: the state is computed per language)."""
     if status == "active":
         return None
     if progress is None:
-        return {"winners": [], "by": "table", "text": "The game is finished."}
+        return {"winners": [], "by": "table", "text": _("The game is finished.")}
     lower = progress["lower_wins"]
     standings = progress["standings"]
     played = progress["rounds_played"]
-    which = "lowest" if lower else "highest"
     if progress["over"]:
         winners, by = progress["winners"], "rules"
         if progress["end"] == "descending-doubles":
-            why = (
-                f"all {progress['planned_rounds']} rounds are played (one per double, "
-                f"{set_max}-{set_max} down to 0-0)"
-            )
+            why = _(
+                "all {rounds} rounds are played (one per double, {set}-{set} down to 0-0)"
+            ).format(rounds=progress["planned_rounds"], set=set_max)
         else:
-            why = f"the target of {progress['target']} points is reached"
+            why = _("the target of {target} points is reached").format(
+                target=format_number(progress["target"])
+            )
     else:
         best = standings[0][1] if standings and played else None
         winners = [name for name, total in standings if total == best] if played else []
         by = "table"
-        why = f"the table ended it after {played} round{'s' if played != 1 else ''}"
+        why = ngettext(
+            "the table ended it after {count} round",
+            "the table ended it after {count} rounds",
+            played,
+        ).format(count=played)
     total = dict(standings).get(winners[0]) if winners else None
+    params = {"why": why, "name": _names(winners) if winners else "", "total": total}
+    if total is not None:
+        params["total"] = format_number(total)
     if not winners:
-        text = f"Finished: {why}, before any round was scored."
+        text = _("Finished: {why}, before any round was scored.").format(**params)
     elif len(winners) == 1:
-        text = f"Finished: {why}. {winners[0]} wins with the {which} total, {total}."
+        text = (
+            _("Finished: {why}. {name} wins with the lowest total, {total}.")
+            if lower
+            else _("Finished: {why}. {name} wins with the highest total, {total}.")
+        ).format(**params)
     else:
-        text = f"Finished: {why}. {_names(winners)} tie for the {which} total, {total}."
+        text = (
+            _("Finished: {why}. {name} tie for the lowest total, {total}.")
+            if lower
+            else _("Finished: {why}. {name} tie for the highest total, {total}.")
+        ).format(**params)
     return {"winners": winners, "by": by, "text": text}
 
 

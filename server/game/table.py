@@ -8,6 +8,7 @@ from typing import Any
 
 from dominocam import scene_state
 from dominocam.errors import UserInputError
+from rules.i18n import _
 from rules.tiles import parse_tile
 from server import engine, storage, table_scene
 from server.game.records import Conflict, NotFound, get_game, get_round, open_round, players
@@ -16,18 +17,24 @@ from server.storage import dumps, loads, transaction
 
 def _parse_line(raw: object, index: int, set_max: int, names: set[str]) -> dict[str, Any]:
     if not isinstance(raw, dict):
-        raise UserInputError(f"line {index + 1} must be an object with name and open_end")
+        raise UserInputError(
+            _("line {count} must be an object with name and open_end").format(count=index + 1)
+        )
     line: dict[str, Any] = {"name": str(raw.get("name") or f"line {index + 1}")[:40]}
     end = raw.get("open_end")
     if not isinstance(end, int) or isinstance(end, bool) or not 0 <= end <= set_max:
         raise UserInputError(
-            f"line {line['name']!r}: open_end must be a whole number 0..{set_max}, got {end!r}"
+            _("line {name!r}: open_end must be a whole number 0..{set_max}, got {end!r}").format(
+                name=line["name"], set_max=set_max, end=end
+            )
         )
     line["open_end"] = end
     owner = raw.get("owner")
     if owner not in (None, ""):
         if owner not in names:
-            raise UserInputError(f"line {line['name']!r}: unknown owner {owner!r}")
+            raise UserInputError(
+                _("line {name!r}: unknown owner {owner!r}").format(name=line["name"], owner=owner)
+            )
         line["owner"] = owner
     for flag in ("marked", "open_double"):
         if raw.get(flag) is not None:
@@ -42,7 +49,9 @@ def set_layout(
     game = get_game(conn, game_id)
     names = {p["name"] for p in players(conn, game_id)}
     if not isinstance(lines, list):
-        raise UserInputError("'lines' must be a list of {name, open_end, owner?, marked?}")
+        raise UserInputError(
+            _("'lines' must be a list of {{name, open_end, owner?, marked?}}").format()
+        )
     parsed = [_parse_line(raw, i, game["set_max"], names) for i, raw in enumerate(lines)]
     with transaction(conn):
         rnd = open_round(conn, game_id)
@@ -58,7 +67,11 @@ def set_layout(
 
 def _set_boneyard(conn: sqlite3.Connection, round_id: int, boneyard: object) -> None:
     if not isinstance(boneyard, int) or isinstance(boneyard, bool) or boneyard < 0:
-        raise UserInputError(f"boneyard must be a whole number of tiles >= 0, got {boneyard!r}")
+        raise UserInputError(
+            _("boneyard must be a whole number of tiles >= 0, got {boneyard!r}").format(
+                boneyard=boneyard
+            )
+        )
     conn.execute("UPDATE rounds SET boneyard = ? WHERE id = ?", (boneyard, round_id))
 
 
@@ -107,11 +120,11 @@ def correct_table_tile(
         rnd = open_round(conn, game_id)
         scene = loads(rnd["table_scene"])
         if scene is None:
-            raise Conflict("there is no table photo to correct; upload one or enter the lines")
+            raise Conflict(_("there is no table photo to correct; upload one or enter the lines"))
         tiles = scene.get("tiles") or []
         index = next((i for i, t in enumerate(tiles) if t.get("id") == tile_id), None)
         if index is None:
-            raise NotFound(f"the table has no tile {tile_id}")
+            raise NotFound(_("the table has no tile {tile_id}").format(tile_id=tile_id))
         correction: dict[str, Any] = {
             "tile": tile_id,
             "action": "delete" if delete else "set",
@@ -168,13 +181,13 @@ def restore_rejected(
     scene = loads(rnd["table_scene"]) or {}
     rejected = scene.get("rejected") or []
     if not 0 <= index < len(rejected):
-        raise NotFound(f"the table reading has no rejected box {index}")
+        raise NotFound(_("the table reading has no rejected box {index}").format(index=index))
     box = rejected[index]
     face_down = pips is None and box.get("face") == "down"
     if pips is None and not face_down:
         pips = box.get("pips")
         if pips is None:
-            raise UserInputError("this box was not read: send 'pips' [a, b] for the tile")
+            raise UserInputError(_("this box was not read: send 'pips' [a, b] for the tile"))
     with transaction(conn):
         rnd = open_round(conn, game_id)
         scene = loads(rnd["table_scene"]) or {}

@@ -12,8 +12,9 @@ import sqlite3
 from typing import Any
 
 from dominocam.errors import UserInputError
+from rules.i18n import _
 from server import storage
-from server.game import audit
+from server.game import audit, wording
 from server.game.records import Conflict, get_game, get_round, player_by_id, players
 from server.game.scoreboard import finish_if_over
 from server.storage import dumps, loads, transaction
@@ -34,7 +35,11 @@ def _untouched(conn: sqlite3.Connection, rnd: sqlite3.Row) -> bool:
 def _between_rounds(conn: sqlite3.Connection, game_id: int, what: str) -> None:
     rnd = get_round(conn, game_id)
     if rnd["status"] == "open" and not _untouched(conn, rnd):
-        raise Conflict(f"{what} only between rounds: round {rnd['number']} is under way")
+        raise Conflict(
+            _("{what} only between rounds: round {number} is under way").format(
+                what=what, number=rnd["number"]
+            )
+        )
 
 
 def reopen_last_round(conn: sqlite3.Connection, game_id: int, reason: object) -> int:
@@ -42,13 +47,17 @@ def reopen_last_round(conn: sqlite3.Connection, game_id: int, reason: object) ->
     (the host corrects them with a reason) and it is ruled and scored again. A next round
     that was started but is still untouched is dropped. Returns the reopened round's number.
     """
-    why = audit.require_reason(reason, "reopening a round")
+    why = audit.require_reason(reason, _("reopening a round"))
     with transaction(conn):
         game = get_game(conn, game_id)
         rnd = get_round(conn, game_id)
         if rnd["status"] == "open":
             if rnd["number"] == 1 or not _untouched(conn, rnd):
-                raise Conflict(f"round {rnd['number']} is still open: there is nothing to reopen")
+                raise Conflict(
+                    _("round {number} is still open: there is nothing to reopen").format(
+                        number=rnd["number"]
+                    )
+                )
             conn.execute("DELETE FROM rounds WHERE id = ?", (rnd["id"],))
             rnd = get_round(conn, game_id)
         before = _points(conn, rnd["id"])
@@ -56,8 +65,8 @@ def reopen_last_round(conn: sqlite3.Connection, game_id: int, reason: object) ->
         conn.execute(
             "UPDATE rounds SET status = 'open', ended_by = NULL, result = NULL, ended_at = NULL, "
             "pending_end = NULL, locked_at = COALESCE(locked_at, ?), "
-            "locked_by = COALESCE(locked_by, 'the round was reopened') WHERE id = ?",
-            (storage.now(), rnd["id"]),
+            "locked_by = COALESCE(locked_by, ?) WHERE id = ?",
+            (storage.now(), wording.ROUND_REOPENED, rnd["id"]),
         )
         if game["status"] != "active":
             conn.execute("UPDATE games SET status = 'active' WHERE id = ?", (game_id,))
@@ -67,8 +76,7 @@ def reopen_last_round(conn: sqlite3.Connection, game_id: int, reason: object) ->
             None,
             "reopen",
             audit.HOST,
-            f"the host reopened round {rnd['number']} (its points {_points_text(before)} "
-            "left the scoreboard)",
+            wording.HOST_REOPENED.format(number=rnd["number"], points=_points_text(before)),
             reason=why,
             detail={"round": rnd["number"], "points_before": before},
         )
@@ -89,13 +97,21 @@ def _points_text(points: dict[str, int]) -> str:
 
 def _parse_points(raw: object, allowed: list[str]) -> dict[str, int]:
     if not isinstance(raw, dict) or not raw:
-        raise UserInputError("'points' must be an object {name: points}")
+        raise UserInputError(_("'points' must be an object {{name: points}}").format())
     points: dict[str, int] = {}
     for name, value in raw.items():
         if name not in allowed:
-            raise UserInputError(f"unknown name {name!r} in points; valid: {', '.join(allowed)}")
+            raise UserInputError(
+                _("unknown name {name!r} in points; valid: {allowed}").format(
+                    name=name, allowed=", ".join(allowed)
+                )
+            )
         if not isinstance(value, int) or isinstance(value, bool):
-            raise UserInputError(f"{name}'s points must be a whole number, got {value!r}")
+            raise UserInputError(
+                _("{name}'s points must be a whole number, got {value!r}").format(
+                    name=name, value=value
+                )
+            )
         points[name] = value
     return points
 
@@ -105,12 +121,16 @@ def correct_score(
 ) -> dict[str, int]:
     """Replace an ended round's points (`{name: points}`, names of players or teams) and
     keep the rules' points in the round's result as `rules_points`. Returns the new points."""
-    why = audit.require_reason(reason, "correcting a score")
+    why = audit.require_reason(reason, _("correcting a score"))
     with transaction(conn):
         get_game(conn, game_id)
         rnd = get_round(conn, game_id, number)
         if rnd["status"] != "ended":
-            raise Conflict(f"round {number} is not over: only an ended round's score is corrected")
+            raise Conflict(
+                _("round {number} is not over: only an ended round's score is corrected").format(
+                    number=number
+                )
+            )
         seats = players(conn, game_id)
         allowed = [p["name"] for p in seats] + sorted({p["team"] for p in seats if p["team"]})
         points = _parse_points(raw_points, allowed)
@@ -133,8 +153,9 @@ def correct_score(
             None,
             "score",
             audit.HOST,
-            f"the host corrected round {number}'s points: {_points_text(before)} became "
-            f"{_points_text(points)}",
+            wording.HOST_CORRECTED.format(
+                number=number, before=_points_text(before), after=_points_text(points)
+            ),
             reason=why,
             detail={"round": number, "before": before, "after": points},
         )
@@ -168,15 +189,17 @@ def rename_player(conn: sqlite3.Connection, game_id: int, player_id: int, name: 
     """Rename a player between rounds; past rounds, scores and rulings follow the new name."""
     new = str(name or "").strip()[:MAX_NAME]
     if not new:
-        raise UserInputError("send the new 'name' (text)")
+        raise UserInputError(_("send the new 'name' (text)"))
     with transaction(conn):
         player = player_by_id(conn, game_id, player_id)
         old = player["name"]
         if new == old:
             return
-        _between_rounds(conn, game_id, "players are renamed")
+        _between_rounds(conn, game_id, _("players are renamed"))
         if any(p["name"] == new for p in players(conn, game_id)):
-            raise UserInputError(f"two players are called {new!r}; names must differ")
+            raise UserInputError(
+                _("two players are called {new!r}; names must differ").format(new=new)
+            )
         conn.execute("UPDATE players SET name = ? WHERE id = ?", (new, player_id))
         conn.execute("UPDATE scores SET name = ? WHERE player_id = ?", (new, player_id))
         rounds = conn.execute(
@@ -218,7 +241,9 @@ def rename_player(conn: sqlite3.Connection, game_id: int, player_id: int, name: 
                     a["id"],
                 ),
             )
-        audit.record(conn, game_id, None, "rename", audit.HOST, f"the host renamed {old} to {new}")
+        audit.record(
+            conn, game_id, None, "rename", audit.HOST, wording.HOST_RENAMED.format(old=old, new=new)
+        )
         storage.add_event(conn, game_id, "game", {"action": "renamed"})
 
 
@@ -233,9 +258,11 @@ def reorder_players(conn: sqlite3.Connection, game_id: int, order: object) -> No
             or sorted(order) != ids
         ):
             raise UserInputError(
-                f"'players' must list every player id once in the new seat order: {ids}"
+                _("'players' must list every player id once in the new seat order: {ids}").format(
+                    ids=ids
+                )
             )
-        _between_rounds(conn, game_id, "seats change")
+        _between_rounds(conn, game_id, _("seats change"))
         # Two steps: the (game, seat) pairs are unique at every moment.
         conn.execute("UPDATE players SET seat = seat + 1000 WHERE game_id = ?", (game_id,))
         for seat, player_id in enumerate(order):
@@ -247,6 +274,6 @@ def reorder_players(conn: sqlite3.Connection, game_id: int, order: object) -> No
             None,
             "reorder",
             audit.HOST,
-            "the host changed the seats: " + ", ".join(names[i] for i in order),
+            wording.HOST_CHANGED_SEATS.format(names=", ".join(names[i] for i in order)),
         )
         storage.add_event(conn, game_id, "game", {"action": "seats"})

@@ -7,7 +7,7 @@ import sqlite3
 from typing import Any
 
 from server import storage
-from server.game import audit, history, review
+from server.game import audit, history, review, wording
 from server.game.camera_events import latest_table_events
 from server.game.records import get_game, get_round, players, round_hands
 from server.game.rulings import public_outcome
@@ -82,6 +82,8 @@ def public_state(conn: sqlite3.Connection, game_id: int) -> dict[str, Any]:
                     else None
                 ),
                 "scene": scene,
+                # Its warnings in the page's language (the Scene keeps them in English).
+                "warnings_shown": review.shown_warnings(scene),
                 "face_down": (scene or {}).get("face_down", 0),
                 # The live camera's latest confirmed changes, newest first.
                 "events": latest_table_events(conn, rnd),
@@ -97,7 +99,14 @@ def public_state(conn: sqlite3.Connection, game_id: int) -> dict[str, Any]:
                 for c in checks
             ],
             "locked": (
-                {"at": rnd["locked_at"], "by": rnd["locked_by"]} if rnd["locked_at"] else None
+                {
+                    "at": rnd["locked_at"],
+                    "by": rnd["locked_by"],
+                    # The stored reason in the reader's language.
+                    "by_shown": wording.shown(str(rnd["locked_by"] or "")),
+                }
+                if rnd["locked_at"]
+                else None
             ),
             "pending_end": loads(rnd["pending_end"], None),
             "review": review.public_review(conn, game_id, rnd),
@@ -165,6 +174,7 @@ def player_view(conn: sqlite3.Connection, player: sqlite3.Row) -> dict[str, Any]
         # A photo read (or kept unread) that waits for this player's confirmation.
         "pending": pending,
         "scene": scene,
+        "warnings_shown": review.shown_warnings(scene),
         "has_photo": bool(row and (row["pending_image"] or row["image"])),
         "declared_cannot_play": bool(row and row["declared_cannot_play"]),
         "can_play": _my_play(conn, rnd, player["name"]),

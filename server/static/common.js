@@ -1,6 +1,38 @@
 /* DominoCam shared helpers: JSON API calls, live state (SSE with polling fallback), scene drawing.
    Plain ES2017, no build step, no external assets. */
 "use strict";
+/* The page's language: the catalogue the server rendered into #dc-messages (server/i18n.py).
+   _("Winner: {name}", {name: n}) and ngettext("{count} tile", "{count} tiles", n, {...}) look
+   a message up (English, the source text, when it is missing) and fill its named
+   placeholders; a sentence is never built from translated pieces. */
+var I18N = (function () {
+  var node = document.getElementById("dc-messages"), data = {};
+  try { data = node ? JSON.parse(node.textContent) : {}; } catch (e) { data = {}; }
+  var messages = data.messages || {}, plurals = data.plurals || { one: 0, other: 1 };
+  var language = data.language || document.documentElement.lang || "en";
+  var rules = window.Intl && Intl.PluralRules ? new Intl.PluralRules(language) : null;
+  function fill(text, params) {
+    return params ? text.replace(/\{(\w+)\}/g, function (all, key) { return params[key] === undefined ? all : String(params[key]); }) : text;
+  }
+  function gettext(msgid, params) {
+    var text = messages[msgid];
+    return fill(typeof text === "string" && text ? text : msgid, params);
+  }
+  function plural(singular, pluralText, count, params) {
+    var forms = messages[singular], p = {};
+    Object.keys(params || {}).forEach(function (k) { p[k] = params[k]; });
+    if (p.count === undefined) p.count = number(count);
+    if (!Array.isArray(forms) || !forms.length) return fill(count === 1 ? singular : pluralText, p);
+    var category = rules ? rules.select(count) : (count === 1 ? "one" : "other");
+    var index = plurals[category] !== undefined ? plurals[category] : plurals.other || 0;
+    return fill(forms[Math.min(index, forms.length - 1)] || forms[0], p);
+  }
+  /* Numbers and times as the page's language writes them (Babel formats them on the server). */
+  function number(value) { return typeof value === "number" && window.Intl ? new Intl.NumberFormat(language).format(value) : String(value); }
+  function time(seconds) { return new Date(seconds * 1000).toLocaleTimeString(language); }
+  return { _: gettext, ngettext: plural, number: number, time: time, language: language };
+})();
+var _ = I18N._, ngettext = I18N.ngettext;
 var DC = (function () {
   function el(tag, attrs, children) {
     var node = document.createElement(tag);
@@ -43,19 +75,19 @@ var DC = (function () {
     function accept(state) { if (state && state.version !== undefined && state.changed !== false) { version = state.version; onState(state); } }
     function poll() {
       polling = true;
-      if (onStatus) onStatus("polling");
+      if (onStatus) onStatus(_("polling"));
       var url = "/api/state" + (q ? q + "&" : "?") + "since=" + version;
       fetch(url, { headers: { "Accept": "application/json" } }).then(function (r) { return r.json(); })
-        .then(accept).catch(function () { if (onStatus) onStatus("offline, retrying"); })
+        .then(accept).catch(function () { if (onStatus) onStatus(_("offline, retrying")); })
         .then(function () { setTimeout(poll, 2000); });
     }
     function sse() {
       if (!window.EventSource || /[?&]poll=1/.test(location.search)) return poll();
       source = new EventSource("/api/events" + q);
-      source.addEventListener("state", function (ev) { failures = 0; if (onStatus) onStatus("live"); accept(JSON.parse(ev.data)); });
+      source.addEventListener("state", function (ev) { failures = 0; if (onStatus) onStatus(_("live")); accept(JSON.parse(ev.data)); });
       source.onerror = function () {
         failures += 1;
-        if (onStatus) onStatus("reconnecting");
+        if (onStatus) onStatus(_("reconnecting"));
         if (failures >= 3 && !polling) { source.close(); poll(); }
       };
     }
@@ -67,20 +99,21 @@ var DC = (function () {
   function drawScene(wrap, imageUrl, scene, opts) {
     opts = opts || {};
     clear(wrap);
-    if (!imageUrl && !(scene && scene.image)) { wrap.appendChild(el("p", { class: "muted", text: opts.empty || "No photo yet." })); return; }
-    var img = el("img", { alt: opts.alt || "table photo", id: opts.imgId || "scene-img" });
+    if (!imageUrl && !(scene && scene.image)) { wrap.appendChild(el("p", { class: "muted", text: opts.empty || _("No photo yet.") })); return; }
+    var img = el("img", { alt: opts.alt || _("table photo"), id: opts.imgId || "scene-img" });
     if (imageUrl) img.src = imageUrl + (imageUrl.indexOf("?") < 0 ? "?v=" : "&v=") + (opts.version || 0);
     wrap.appendChild(img);
     if (!scene || !scene.image) return;
     var w = scene.image.width, h = scene.image.height;
-    var svg = svgEl("svg", { viewBox: "0 0 " + w + " " + h, preserveAspectRatio: "none", "aria-label": "tiles read" });
+    var svg = svgEl("svg", { viewBox: "0 0 " + w + " " + h, preserveAspectRatio: "none", "aria-label": _("tiles read") });
     (scene.tiles || []).forEach(function (t) {
       if (!t.corners) return;
       var pts = t.corners.map(function (p) { return p[0] + "," + p[1]; }).join(" ");
       var cls = "tile " + (t.face === "down" ? "down" : "up") + (t.corrected ? " corrected" : "") + (t.doubtful ? " doubtful" : "") + (opts.onTile ? " clickable" : "");
       if (opts.selected === t.id) cls += " selected";
       var poly = svgEl("polygon", { points: pts, class: cls, "data-tile": t.id });
-      var title = svgEl("title", {}); title.textContent = "tile " + t.id + (t.pips ? ": " + t.pips.join("-") : " (face down)") + (t.doubtful ? " (may be misread)" : "");
+      var title = svgEl("title", {}); title.textContent = t.pips ? (t.doubtful ? _("tile {id}: {tile} (may be misread)", { id: t.id, tile: t.pips.join("-") }) : _("tile {id}: {tile}", { id: t.id, tile: t.pips.join("-") }))
+        : _("tile {id} (face down)", { id: t.id });
       poly.appendChild(title);
       if (opts.onTile) poly.addEventListener("click", function () { opts.onTile(t); });
       svg.appendChild(poly);
@@ -90,7 +123,7 @@ var DC = (function () {
       if (!box.corners) return;
       var pts = box.corners.map(function (p) { return p[0] + "," + p[1]; }).join(" ");
       var poly = svgEl("polygon", { points: pts, class: "rejected" + (opts.onRejected ? " clickable" : ""), "data-rejected": i });
-      var title = svgEl("title", {}); title.textContent = "not a tile? " + (box.pips ? box.pips.join("-") : box.face);
+      var title = svgEl("title", {}); title.textContent = _("not a tile? {reading}", { reading: box.pips ? box.pips.join("-") : faceText(box.face) });
       poly.appendChild(title);
       if (opts.onRejected) poly.addEventListener("click", function () { opts.onRejected(box, i); });
       svg.appendChild(poly);
@@ -185,7 +218,7 @@ var DC = (function () {
     (text || "").split(/[\s,;]+/).forEach(function (part) {
       if (!part) return;
       var m = /^(\d+)\s*[-|:/]\s*(\d+)$/.exec(part);
-      if (!m) throw new Error("cannot read tile '" + part + "': write it as 3-5");
+      if (!m) throw new Error(_("cannot read tile '{text}': write it as 3-5", { text: part }));
       out.push([parseInt(m[1], 10), parseInt(m[2], 10)]);
     });
     return out;
@@ -204,24 +237,27 @@ var DC = (function () {
       if (i < steps.length) {
         var s = steps[i++];
         list.appendChild(el("li", { class: s.can_play ? "can" : "cannot",
-          text: s.player + (s.can_play ? " can still play" : " confirms: cannot play") }));
+          text: s.can_play ? _("{name} can still play", { name: s.player }) : _("{name} confirms: cannot play", { name: s.player }) }));
         setTimeout(next, 350);
         return;
       }
       if (!resultNode) return;
       if (outcome.blocked && outcome.awaiting_confirmation) {
-        resultNode.className = "ok"; resultNode.textContent = "Blocked: confirmed by every player. The round is scored once the host confirms.";
+        resultNode.className = "ok"; resultNode.textContent = _("Blocked: confirmed by every player. The round is scored once the host confirms.");
       } else if (outcome.blocked) {
-        resultNode.className = "ok"; resultNode.textContent = "Blocked: confirmed by every player. The round is over.";
+        resultNode.className = "ok"; resultNode.textContent = _("Blocked: confirmed by every player. The round is over.");
       } else if (outcome.stopped && outcome.stopped.player) {
         // While the round is open the tile stays secret (only its player is told it).
-        var st = outcome.stopped, where = st.tile ? " " + tileText(st.tile) + " on " + (st.line || "a line") : "";
+        var st = outcome.stopped, aLine = _("a line"), canPlay = st.tile
+          ? _("Not blocked: {name} can play {tile} on {line}", { name: st.player, tile: tileText(st.tile), line: st.line || aLine })
+          : _("Not blocked: {name} can play", { name: st.player });
         resultNode.className = "error";
-        resultNode.textContent = "Not blocked: " + st.player + " can play" + where +
-          (st.foul ? " — FOUL: " + foulText(st) : ".");
+        resultNode.textContent = st.foul ? _("{can_play} — FOUL: {foul}", { can_play: canPlay, foul: foulText(st) }) : _("{can_play}.", { can_play: canPlay });
       } else {
         resultNode.className = "error";
-        resultNode.textContent = "Not blocked: " + (outcome.boneyard_reason || "play goes on") + ".";
+        // The reason is worded here from the verdict's conditions (the stored text is English).
+        var boneyardOpen = (outcome.conditions || {}).boneyard_exhausted === false;
+        resultNode.textContent = boneyardOpen ? _("Not blocked: tiles can still be drawn from the boneyard.") : _("Not blocked: play goes on.");
       }
     }
     next();
@@ -235,7 +271,7 @@ var DC = (function () {
     if (r.engine === null || r.engine === undefined) return null;
     var rows = [];
     function row(owner, line) {
-      return { owner: owner, label: owner ? owner + "'s train" : "Public train", started: !!line,
+      return { owner: owner, label: owner ? _("{name}'s train", { name: owner }) : _("Public train"), started: !!line,
         open_end: line ? line.open_end : null, marked: !!(line && line.marked), name: line ? line.name : "" };
     }
     s.players.forEach(function (p) {
@@ -253,55 +289,74 @@ var DC = (function () {
   function engineText(s) {
     var r = s.round, set = s.game.set;
     if (r.engine === null || r.engine === undefined) return "";
-    var end = s.scoreboard.end, of = end && end.planned_rounds ? " of " + end.planned_rounds : "";
-    return "Round " + r.number + of + " · engine " + r.engine + "-" + r.engine + " (" + set + "-" + set + " … 0-0)";
+    var end = s.scoreboard.end, params = { number: r.number, of: end && end.planned_rounds, engine: r.engine, set: set };
+    return end && end.planned_rounds ? _("Round {number} of {of} · engine {engine}-{engine} ({set}-{set} … 0-0)", params)
+      : _("Round {number} · engine {engine}-{engine} ({set}-{set} … 0-0)", params);
   }
 
   /* The reader's doubts for players: one sentence naming the tiles to check (what to do
      comes from the page), the reader's own notes behind a "Why?" toggle. */
-  function renderDoubts(box, scene, todo) {
+  function renderDoubts(box, scene, todo, shown) {
     clear(box);
     var tiles = ((scene || {}).tiles || []).filter(function (t) { return t.doubtful; });
     var notes = (scene || {}).warnings || [];
     if (tiles.length) {
-      var names = tiles.map(function (t) { return t.pips ? tileText(t.pips) : "a face-down tile"; });
-      box.appendChild(el("p", { class: "warn doubt", text: (tiles.length === 1 ? "This tile may be misread: " + names[0] : "These " + tiles.length + " tiles may be misread: " + names.join(", ")) + ". " + todo }));
+      var names = tiles.map(function (t) { return t.pips ? tileText(t.pips) : _("a face-down tile"); });
+      box.appendChild(el("p", { class: "warn doubt", text: tiles.length === 1 ? _("This tile may be misread: {tiles}. {todo}", { tiles: names[0], todo: todo }) : _("These tiles may be misread: {tiles}. {todo}", { tiles: names.join(", "), todo: todo }) }));
     } else if ((scene || {}).needs_review) {
-      box.appendChild(el("p", { class: "warn doubt", text: "The reading may be wrong somewhere. " + todo }));
+      box.appendChild(el("p", { class: "warn doubt", text: _("The reading may be wrong somewhere. {todo}", { todo: todo }) }));
     }
     if (notes.length) {
-      var list = el("ul", {}, notes.map(function (n) { return el("li", { text: n }); }));
-      box.appendChild(el("details", { class: "why" }, [el("summary", { text: "Why?" }), list]));
+      var list = el("ul", {}, notes.map(function (n, i) { return el("li", { text: (shown || [])[i] || n }); }));
+      box.appendChild(el("details", { class: "why" }, [el("summary", { text: _("Why?") }), list]));
     }
   }
 
   /* A foul worded as the player acted: said "cannot play", or only proposed the block. */
   function foulText(st) {
-    if (st.foul_by === "proposed") return st.player + " proposed a block but can still play.";
-    return st.player + " had declared they cannot play.";
+    if (st.foul_by === "proposed") return _("{name} proposed a block but can still play.", { name: st.player });
+    return _("{name} had declared they cannot play.", { name: st.player });
   }
 
+  /* How the game ends, from the scoreboard's `end`: "Round 3 of 13 · lowest total wins". */
+  function gameEndText(end) {
+    if (end && end.end === "descending-doubles") return _("Round {number} of {of} · lowest total wins", { number: Math.min(end.rounds_played + 1, end.planned_rounds), of: end.planned_rounds });
+    if (end && end.end === "target") return end.lower_wins ? _("Played to {target} points · lowest total wins", { target: number(end.target) }) : _("Played to {target} points · highest total wins", { target: number(end.target) });
+    return "";
+  }
+  var number = I18N.number;
+  /* A ruling waiting for the host, worded from its machine fields (`by`, `proposer`, `player`). */
+  function pendingText(p) {
+    if (!p) return "";
+    return p.by === "block" ? _("Blocked: every player confirmed {name}'s block. The round is scored once the host confirms.", { name: p.proposer })
+      : _("{name} called domino. The round is scored once the host confirms.", { name: p.player });
+  }
+  /* Who made an audit entry: a player's name, or the host / the rules engine in words. */
+  function authorText(author) { return author === "host" ? _("host") : author === "rules" ? _("rules engine") : author; }
+  /* A tile's face as a word; a round's end (the state's machine codes) as words. */
+  function faceText(face) { return face === "down" ? _("face down") : face === "up" ? _("face up") : String(face); }
+  function endedByText(code) { return code === "domino" ? _("domino") : code === "block" ? _("blocked game") : code ? String(code) : _("ended"); }
   /* Capture a still from getUserMedia (https or localhost only) as a JPEG Blob. */
   /* The scoreboard as a table: one row per ended round, then the totals (winners marked). */
   function scoreTable(sb) {
     var table = el("table", { id: "scoreboard-table" });
-    var head = el("tr", {}, [el("th", { text: "Round" })]);
+    var head = el("tr", {}, [el("th", { text: _("Round") })]);
     sb.columns.forEach(function (c) { head.appendChild(el("th", { text: c })); });
     table.appendChild(head);
     sb.rounds.forEach(function (r) {
-      var tr = el("tr", {}, [el("td", { text: r.number + (r.ended_by ? " (" + r.ended_by + ")" : "") })]);
-      sb.columns.forEach(function (c) { tr.appendChild(el("td", { text: r.points[c] === undefined ? "0" : String(r.points[c]) })); });
+      var tr = el("tr", {}, [el("td", { text: r.ended_by ? _("{number} ({ended_by})", { number: r.number, ended_by: endedByText(r.ended_by) }) : String(r.number) })]);
+      sb.columns.forEach(function (c) { tr.appendChild(el("td", { text: I18N.number(r.points[c] === undefined ? 0 : r.points[c]) })); });
       table.appendChild(tr);
     });
-    var total = el("tr", { class: "total" }, [el("th", { text: "Total" })]);
+    var total = el("tr", { class: "total" }, [el("th", { text: _("Total") })]);
     var winners = (sb.final || {}).winners || [];
-    sb.columns.forEach(function (c) { total.appendChild(el("th", { "data-total": c, class: winners.indexOf(c) >= 0 ? "winner" : "", text: String(sb.totals[c]) })); });
+    sb.columns.forEach(function (c) { total.appendChild(el("th", { "data-total": c, class: winners.indexOf(c) >= 0 ? "winner" : "", text: I18N.number(sb.totals[c]) })); });
     table.appendChild(total);
     return table;
   }
   function canUseWebcam() { return !!(window.isSecureContext && navigator.mediaDevices && navigator.mediaDevices.getUserMedia); }
   function startWebcam(box, video, button, onBlob) {
-    if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) return Promise.reject(new Error("camera not available on this page (needs https or localhost)"));
+    if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) return Promise.reject(new Error(_("camera not available on this page (needs https or localhost)")));
     return navigator.mediaDevices.getUserMedia({ video: { facingMode: "environment", width: { ideal: 1920 } } }).then(function (stream) {
       box.hidden = false; video.srcObject = stream;
       button.onclick = function () {
@@ -317,11 +372,18 @@ var DC = (function () {
   function renderAudit(list, entries) {
     clear(list);
     (entries || []).forEach(function (e) {
-      var when = new Date(e.time * 1000).toLocaleTimeString();
-      list.appendChild(el("li", { "data-action": e.action, text: when + " · " + e.author + " · " + e.text + (e.reason ? " (reason: " + e.reason + ")" : "") }));
+      var params = { time: I18N.time(e.time), author: authorText(e.author), text: e.shown || e.text, reason: e.reason };
+      list.appendChild(el("li", { "data-action": e.action, text: e.reason ? _("{time} · {author} · {text} (reason: {reason})", params) : _("{time} · {author} · {text}", params) }));
     });
   }
 
   return { renderAudit: renderAudit, el: el, svgEl: svgEl, clear: clear, $: $, setText: setText, api: api, live: live,
-    drawScene: drawScene, tileText: tileText, parseTiles: parseTiles, showSteps: showSteps, startWebcam: startWebcam, canUseWebcam: canUseWebcam, scoreTable: scoreTable, trains: trains, engineText: engineText, renderDoubts: renderDoubts };
+    drawScene: drawScene, tileText: tileText, faceText: faceText, endedByText: endedByText, gameEndText: gameEndText, pendingText: pendingText, num: I18N.number, time: I18N.time, parseTiles: parseTiles, showSteps: showSteps, startWebcam: startWebcam, canUseWebcam: canUseWebcam, scoreTable: scoreTable, trains: trains, engineText: engineText, renderDoubts: renderDoubts };
+})();
+/* The language picker (server/templates/_language.html) is a plain form; with scripts it is
+   sent as soon as a language is picked. */
+(function () {
+  var form = document.getElementById("language-form");
+  if (!form) return;
+  form.querySelector("select").addEventListener("change", function () { form.submit(); });
 })();

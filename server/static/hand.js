@@ -12,32 +12,36 @@
       if (n === tile[half]) o.selected = true;
       pick.appendChild(o);
     }
-    pick.addEventListener("change", function () { tile[half] = parseInt(pick.value, 10); dirty = true; DC.setText("total", total() + " pips · " + tiles.length + " tiles"); });
+    pick.addEventListener("change", function () { tile[half] = parseInt(pick.value, 10); dirty = true; DC.setText("total", totalText()); });
     return pick;
   }
+  function pipsText(n) { return ngettext("{count} pip", "{count} pips", n); }
+  function tilesText(n) { return ngettext("{count} tile", "{count} tiles", n); }
+  function totalText() { return _("{pips} · {tiles}", { pips: pipsText(total()), tiles: tilesText(tiles.length) }); }
   function renderTiles() {
     var list = DC.clear(DC.$("tiles"));
     tiles.forEach(function (t, i) {
-      var del = DC.el("button", { type: "button", text: "✕", "aria-label": "remove tile " + (i + 1) });
+      var del = DC.el("button", { type: "button", text: "✕", "aria-label": _("remove tile {number}", { number: i + 1 }) });
       del.addEventListener("click", function () { tiles.splice(i, 1); dirty = true; renderTiles(); });
-      list.appendChild(DC.el("li", { class: "hand-tile" }, [pipPicker(t, 0, "tile " + (i + 1) + " first half"), "–", pipPicker(t, 1, "tile " + (i + 1) + " second half"), del]));
+      list.appendChild(DC.el("li", { class: "hand-tile" }, [pipPicker(t, 0, _("tile {number} first half", { number: i + 1 })), "–", pipPicker(t, 1, _("tile {number} second half", { number: i + 1 })), del]));
     });
-    DC.setText("total", total() + " pips · " + tiles.length + " tiles");
+    DC.setText("total", totalText());
     DC.$("clear").hidden = !tiles.length;
   }
   function render(v) {
     view = v;
     var r = v.round;
-    DC.setText("round-info", v.game.name + " · " + v.game.variant + " · round " + r.number + (r.status === "ended" ? " (ended)" : ""));
-    DC.setText("open-ends", r.open_ends.length ? r.open_ends.join(", ") : "none yet");
-    if (v.models) msg("models", v.models.available ? "" : "Photo reading is off on this server: " + v.models.message, v.models.available ? "muted" : "warn");
+    var round = r.status === "ended" ? _("round {number} (ended)", { number: r.number }) : _("round {number}", { number: r.number });
+    DC.setText("round-info", [v.game.name, v.game.variant, round].join(" · "));
+    DC.setText("open-ends", r.open_ends.length ? r.open_ends.join(", ") : _("none yet"));
+    if (v.models) msg("models", v.models.available ? "" : _("Photo reading is off on this server: {why}", { why: v.models.message }), v.models.available ? "muted" : "warn");
     // A photo's reading waits for confirmation: it is what the editor shows until then.
     var pending = v.me.pending && v.me.pending.tiles;
     if (!dirty) { tiles = (pending || v.me.hand).map(function (t) { return t.slice(); }); renderTiles(); }
     var locked = r.locked && r.status === "open";
-    var status = r.status !== "open" ? "" : locked ? "Your hand is locked." :
-      pending ? "Read from your photo: check every tile, correct any mistake, then confirm." + (v.me.confirmed ? " Until then your confirmed hand stays as it was." : "") :
-      v.me.confirmed ? "Your hand is in (confirmed). Changes are recorded in the audit trail." : "Not in yet: take a photo or add your tiles, then confirm.";
+    var status = r.status !== "open" ? "" : locked ? _("Your hand is locked.") :
+      pending ? (v.me.confirmed ? _("Read from your photo: check every tile, correct any mistake, then confirm. Until then your confirmed hand stays as it was.") : _("Read from your photo: check every tile, correct any mistake, then confirm.")) :
+      v.me.confirmed ? _("Your hand is in (confirmed). Changes are recorded in the audit trail.") : _("Not in yet: take a photo or add your tiles, then confirm.");
     msg("hand-status", status, pending || !v.me.confirmed ? "warn" : "muted");
     DC.$("discard").hidden = !(v.me.pending && v.me.confirmed) || locked;
     DC.$("retake").hidden = !v.me.has_photo;
@@ -48,31 +52,35 @@
     DC.$("app").classList.toggle("round-over", over);  // the result comes first then
     DC.$("hand-edit").hidden = over;
     DC.$("block-actions").hidden = over;
-    DC.setText("block-title", over ? "Round result" : "Block");
+    DC.setText("block-title", over ? _("Round result") : _("Block"));
     renderScoreboard(v.scoreboard);
-    DC.setText("locked", locked ? "Hands are locked (" + r.locked.by + "): only the host can change a hand now." + (r.pending_end ? " " + r.pending_end.text : "") : "");
+    DC.setText("locked", locked ? _("Hands are locked ({why}): only the host can change a hand now.", { why: r.locked.by_shown || r.locked.by }) + (r.pending_end ? " " + DC.pendingText(r.pending_end) : "") : "");
     DC.setText("review", (r.review || {}).messages ? r.review.messages.join(" ") : "");
     var play = v.me.can_play;
-    DC.setText("can-play", play ? "You can play " + DC.tileText(play.tile) + " on " + play.line + "." : "");
+    DC.setText("can-play", play ? _("You can play {tile} on {line}.", { tile: DC.tileText(play.tile), line: play.line }) : "");
     DC.renderAudit(DC.$("audit"), v.audit);
     DC.$("cannot-play").checked = v.me.declared_cannot_play;
-    DC.renderDoubts(DC.$("hand-doubts"), pending ? v.me.scene : null, "Look at your tiles and fix any mistake with the pickers below, then confirm.");
-    if (v.me.has_photo) DC.drawScene(DC.$("scene-wrap"), base + "/image", v.me.scene, { version: v.version, alt: "your hand" });
+    DC.renderDoubts(DC.$("hand-doubts"), pending ? v.me.scene : null, _("Look at your tiles and fix any mistake with the pickers below, then confirm."), v.me.warnings_shown);
+    if (v.me.has_photo) DC.drawScene(DC.$("scene-wrap"), base + "/image", v.me.scene, { version: v.version, alt: _("your hand") });
     var check = r.block_checks[0];
     if (check && check.id !== lastCheck) { lastCheck = check.id; DC.showSteps(DC.$("steps"), DC.$("block-result"), check); }
     var res = DC.$("result"); res.hidden = r.status !== "ended";
     if (!res.hidden) {
       var result = r.result || {};
-      DC.setText("winner", (result.winner ? "Winner: " + result.winner : "No winner") + ((result.tied || []).length > 1 ? " · tied: " + result.tied.join(", ") : ""));
+      var winner = result.winner ? _("Winner: {name}", { name: result.winner }) : _("No winner");
+      DC.setText("winner", (result.tied || []).length > 1 ? _("{result} · tied: {names}", { result: winner, names: result.tied.join(", ") }) : winner);
       var ul = DC.clear(DC.$("reveal"));
-      v.players.forEach(function (p) { ul.appendChild(DC.el("li", { text: p.name + ": " + (p.hand || []).map(DC.tileText).join(" ") + " = " + (p.pip_total === undefined || p.pip_total === null ? "?" : p.pip_total) + " pips" + ((result.points || {})[p.name] !== undefined ? " · " + result.points[p.name] + " points" : "") })); });
+      v.players.forEach(function (p) {
+        var known = p.pip_total !== undefined && p.pip_total !== null, points = (result.points || {})[p.name];
+        var pips = known ? pipsText(p.pip_total) : _("? pips");
+        var line = _("{name}: {hand} = {pips}", { name: p.name, hand: (p.hand || []).map(DC.tileText).join(" "), pips: pips });
+        if (points !== undefined) { var pointsText = ngettext("{count} point", "{count} points", points); line = _("{line} · {points}", { line: line, points: pointsText }); }
+        ul.appendChild(DC.el("li", { text: line }));
+      });
     }
   }
   function renderScoreboard(sb) {
-    var end = sb.end, text = "";
-    if (end && end.end === "descending-doubles") text = "Round " + Math.min(end.rounds_played + 1, end.planned_rounds) + " of " + end.planned_rounds + " · lowest total wins";
-    else if (end && end.end === "target") text = "Played to " + end.target + " points · " + (end.lower_wins ? "lowest" : "highest") + " total wins";
-    DC.setText("game-end", text);
+    DC.setText("game-end", DC.gameEndText(sb.end));
     DC.$("final").hidden = !sb.final;
     DC.setText("final", sb.final ? sb.final.text : "");
     DC.clear(DC.$("scoreboard")).appendChild(DC.scoreTable(sb));
@@ -80,11 +88,11 @@
   function load() { return DC.api("GET", base).then(render); }
   function upload(blob, name) {
     var fd = new FormData(); fd.append("photo", blob, name || "hand.jpg");
-    msg("upload-msg", "Reading your tiles…");
+    msg("upload-msg", _("Reading your tiles…"));
     DC.api("POST", base + "/photo", fd).then(function (d) {
       dirty = false;
-      if (d._status === 503) { msg("upload-msg", "Photo kept. " + d.error + " Add your tiles below.", "warn"); render(d.view); }
-      else { msg("upload-msg", "Found " + d.view.me.pending.tiles.length + " tiles. Check them, fix any mistake, then confirm.", "ok"); render(d.view); }
+      if (d._status === 503) { msg("upload-msg", _("Photo kept. {why} Add your tiles below.", { why: d.error }), "warn"); render(d.view); }
+      else { msg("upload-msg", ngettext("Found {count} tile. Check it, fix any mistake, then confirm.", "Found {count} tiles. Check them, fix any mistake, then confirm.", d.view.me.pending.tiles.length), "ok"); render(d.view); }
     }).catch(function (e) { msg("upload-msg", e.message, "error"); });
   }
   DC.$("hand-file").addEventListener("change", function (ev) { if (ev.target.files[0]) upload(ev.target.files[0], ev.target.files[0].name); ev.target.value = ""; });
@@ -96,7 +104,7 @@
   }
   // Retake: a new photo (the reading waits for confirmation again); clear: start the list over.
   DC.$("retake").addEventListener("click", function () { DC.$("hand-file").click(); });
-  DC.$("clear").addEventListener("click", function () { tiles = []; dirty = true; renderTiles(); msg("save-msg", "Tiles cleared: add yours, or take a new photo, then confirm.", "warn"); });
+  DC.$("clear").addEventListener("click", function () { tiles = []; dirty = true; renderTiles(); msg("save-msg", _("Tiles cleared: add yours, or take a new photo, then confirm."), "warn"); });
   DC.$("add-form").addEventListener("submit", function (ev) {
     ev.preventDefault();
     try { DC.parseTiles(DC.$("add-tile").value).forEach(function (t) { tiles.push(t); }); DC.$("add-tile").value = ""; dirty = true; renderTiles(); }
@@ -106,13 +114,13 @@
     DC.api("PUT", base + "/tiles", { tiles: tiles }).then(function (v) {
       dirty = false;
       msg("upload-msg", "");  // the photo's "check them" note is done with
-      msg("save-msg", "Saved: " + v.me.hand.length + " tiles, " + v.me.pip_total + " pips.", "ok");
+      msg("save-msg", _("Saved: {tiles}, {pips}.", { tiles: tilesText(v.me.hand.length), pips: pipsText(v.me.pip_total) }), "ok");
       render(v);
     })
       .catch(function (e) { msg("save-msg", e.message, "error"); });
   });
   DC.$("discard").addEventListener("click", function () {
-    DC.api("DELETE", base + "/pending").then(function (v) { dirty = false; msg("save-msg", "Kept your confirmed hand.", "ok"); render(v); })
+    DC.api("DELETE", base + "/pending").then(function (v) { dirty = false; msg("save-msg", _("Kept your confirmed hand."), "ok"); render(v); })
       .catch(function (e) { msg("save-msg", e.message, "error"); });
   });
   DC.$("cannot-play").addEventListener("change", function (ev) {
@@ -124,10 +132,11 @@
     // One confirmation for both steps: a proposer whose hand is still unconfirmed confirms the
     // tiles shown (the question names them) and proposes at once.
     var confirmFirst = unconfirmed();
-    var question = (confirmFirst ? "Confirm your hand as shown (" + tiles.length + " tiles, " + total() + " pips) and propose a block?" : "Propose a block?") +
-      " Every hand locks now. If every player confirms they cannot play, the round is scored.";
+    var question = confirmFirst
+      ? _("Confirm your hand as shown ({tiles}, {pips}) and propose a block? Every hand locks now. If every player confirms they cannot play, the round is scored.", { tiles: tilesText(tiles.length), pips: pipsText(total()) })
+      : _("Propose a block? Every hand locks now. If every player confirms they cannot play, the round is scored.");
     if (!confirm(question)) return;
-    msg("block-result", "Checking clockwise from you…");
+    msg("block-result", _("Checking clockwise from you…"));
     var saved = confirmFirst ? DC.api("PUT", base + "/tiles", { tiles: tiles }).then(function (v) { dirty = false; render(v); }) : Promise.resolve();
     saved.then(function () { return DC.api("POST", base + "/block-check", { confirm: true }); })
       .then(function (d) { if (lastCheck !== d.outcome.id) { lastCheck = d.outcome.id; DC.showSteps(DC.$("steps"), DC.$("block-result"), d.outcome); } render(d.view); })

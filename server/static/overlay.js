@@ -7,32 +7,35 @@
     if (ends) {
       DC.clear(ends);
       var trains = DC.trains(s);
-      DC.setText("ends-label", trains ? DC.engineText(s) : "Open ends");
-      if (trains) trains.filter(function (t) { return t.started; }).forEach(function (t) { ends.appendChild(DC.el("div", { class: "end train" + (t.marked ? " marked" : ""), "data-owner": t.owner || "" }, [String(t.open_end), DC.el("small", { text: (t.owner || "public") + (t.marked ? " · marker" : "") })])); });
+      DC.setText("ends-label", trains ? DC.engineText(s) : _("Open ends"));
+      if (trains) trains.filter(function (t) { return t.started; }).forEach(function (t) { ends.appendChild(DC.el("div", { class: "end train" + (t.marked ? " marked" : ""), "data-owner": t.owner || "" }, [String(t.open_end), DC.el("small", { text: t.marked ? _("{owner} · marker", { owner: t.owner || _("public") }) : (t.owner || _("public")) })])); });
       else r.lines.forEach(function (l) { ends.appendChild(DC.el("div", { class: "end" }, [String(l.open_end), DC.el("small", { text: l.name })])); });
       if (!r.lines.length) ends.appendChild(DC.el("div", { class: "end", text: "–" }));
     }
     var counts = DC.$("counts");
     if (counts) {
       DC.clear(counts);
-      s.players.forEach(function (p) { counts.appendChild(DC.el("tr", {}, [DC.el("td", { text: p.name }), DC.el("td", { class: "num", text: p.tiles === null ? "–" : String(p.tiles) })])); });
+      s.players.forEach(function (p) { counts.appendChild(DC.el("tr", {}, [DC.el("td", { text: p.name }), DC.el("td", { class: "num", text: p.tiles === null ? "–" : DC.num(p.tiles) })])); });
     }
     var scores = DC.$("scores");
     if (scores) {
       DC.clear(scores);
       var fin = s.scoreboard.final, winners = fin ? fin.winners : [];
-      DC.setText("scores-label", fin ? "Final scores" : "Round " + r.number + (ended ? " · over" : "") + " · scoreboard");
-      if (fin) DC.setText("round-result", winners.length ? "Game over · " + (winners.length > 1 ? "tie: " + winners.join(", ") : "winner: " + winners[0]) : "Game over");
-      else DC.setText("round-result", ended ? (res.winner ? "Winner: " + res.winner : "No winner") + ((res.tied || []).length > 1 ? " (tie: " + res.tied.join(", ") + ")" : "") : "");
-      scores.appendChild(DC.el("tr", {}, [DC.el("th", { text: "" }), DC.el("th", { text: ended ? "Pips" : "Tiles" }), DC.el("th", { text: "Round" }), DC.el("th", { text: "Total" })]));
+      DC.setText("scores-label", fin ? _("Final scores") : ended ? _("Round {number} · over · scoreboard", { number: r.number }) : _("Round {number} · scoreboard", { number: r.number }));
+      if (fin) DC.setText("round-result", !winners.length ? _("Game over") : winners.length > 1 ? _("Game over · tie: {names}", { names: winners.join(", ") }) : _("Game over · winner: {name}", { name: winners[0] }));
+      else {
+        var roundWinner = res.winner ? _("Winner: {name}", { name: res.winner }) : _("No winner");
+        DC.setText("round-result", !ended ? "" : (res.tied || []).length > 1 ? _("{result} (tie: {names})", { result: roundWinner, names: res.tied.join(", ") }) : roundWinner);
+      }
+      scores.appendChild(DC.el("tr", {}, [DC.el("th", { text: "" }), DC.el("th", { text: ended ? _("Pips") : _("Tiles") }), DC.el("th", { text: _("Round") }), DC.el("th", { text: _("Total") })]));
       var sb = s.scoreboard;
       sb.columns.forEach(function (name) {
         var p = s.players.filter(function (x) { return x.name === name; })[0];
-        var middle = p ? (ended ? (p.pip_total === null || p.pip_total === undefined ? "" : String(p.pip_total)) : (p.tiles === null ? "–" : String(p.tiles))) : "";
-        var pts = ended && res.points && res.points[name] !== undefined ? String(res.points[name]) : "";
+        var middle = p ? (ended ? (p.pip_total === null || p.pip_total === undefined ? "" : DC.num(p.pip_total)) : (p.tiles === null ? "–" : DC.num(p.tiles))) : "";
+        var pts = ended && res.points && res.points[name] !== undefined ? DC.num(res.points[name]) : "";
         var won = fin ? winners.indexOf(name) >= 0 : ended && res.winner === name;
         scores.appendChild(DC.el("tr", { class: won ? "winner" : "" }, [DC.el("td", { text: name }), DC.el("td", { class: "num", text: middle }),
-          DC.el("td", { class: "num", text: pts }), DC.el("td", { class: "num", text: String(sb.totals[name]) })]));
+          DC.el("td", { class: "num", text: pts }), DC.el("td", { class: "num", text: DC.num(sb.totals[name]) })]));
       });
     }
     var last = DC.$("last-event");

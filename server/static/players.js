@@ -4,21 +4,21 @@
   function render(data) {
     DC.clear(box);
     data.players.forEach(function (p) {
-      var rotate = DC.el("button", { type: "button", text: "New link" });
+      var rotate = DC.el("button", { type: "button", text: _("New link") });
       rotate.addEventListener("click", function () {
-        if (confirm("Revoke " + p.name + "'s link and make a new one?")) DC.api("POST", "/api/games/" + gameId + "/players/" + p.id + "/rotate-link").then(render);
+        if (confirm(_("Revoke {name}'s link and make a new one?", { name: p.name }))) DC.api("POST", "/api/games/" + gameId + "/players/" + p.id + "/rotate-link").then(render);
       });
-      var caption = DC.el("figcaption", { class: "big", text: p.name + (p.team ? " (" + p.team + ")" : "") });
+      var caption = DC.el("figcaption", { class: "big", text: p.team ? _("{name} ({team})", { name: p.name, team: p.team }) : p.name });
       if (!p.token) {
         /* Only a hash of the link is stored: after a restart it works but cannot be shown. */
         box.appendChild(DC.el("figure", { class: "player-link hidden-link", "data-player": p.name }, [caption,
-          DC.el("p", { class: "muted", text: "This link was made before the server restarted. It still works on " + p.name + "'s phone; press New link to show a new QR code (the old link then stops working)." }),
+          DC.el("p", { class: "muted", text: _("This link was made before the server restarted. It still works on {name}'s phone; press New link to show a new QR code (the old link then stops working).", { name: p.name }) }),
           rotate]));
         return;
       }
       box.appendChild(DC.el("figure", { class: "player-link", "data-player": p.name }, [caption,
-        DC.el("img", { src: p.qr + "?t=" + encodeURIComponent(p.token.slice(-6)), alt: "QR code for " + p.name, width: "220", height: "220" }),
-        DC.el("p", {}, [DC.el("a", { href: p.url, class: "hand-link", text: "open " + p.name + "'s page" })]),
+        DC.el("img", { src: p.qr + "?t=" + encodeURIComponent(p.token.slice(-6)), alt: _("QR code for {name}", { name: p.name }), width: "220", height: "220" }),
+        DC.el("p", {}, [DC.el("a", { href: p.url, class: "hand-link", text: _("open {name}'s page", { name: p.name }) })]),
         DC.el("code", { text: p.url }), rotate
       ]));
     });

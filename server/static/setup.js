@@ -2,12 +2,13 @@
 (function () {
   var info = null;
   var variant = DC.$("variant"), settingsBox = DC.$("settings");
-  function defaultText(value, s) { return s.kind === "bool" ? (value ? "yes" : "no") : String(value); }
+  function defaultText(value, s) { return s.kind === "bool" ? (value ? _("yes") : _("no")) : typeof value === "number" ? DC.num(value) : String(value); }
   function renderSettings() {
     DC.clear(settingsBox);
     var name = variant.value, values = (info.settings || {})[name] || {}, schema = info.schema || {};
     var v = (info.info || {})[name] || {};
-    DC.setText("variant-help", (v.title || name) + (v.description ? ": " + v.description : "") + (v.teams ? " Teams score together: add , TEAM after each name." : ""));
+    var help = v.description ? _("{title}: {description}", { title: v.title || name, description: v.description }) : (v.title || name);
+    DC.setText("variant-help", v.teams ? _("{help} Teams score together: add , TEAM after each name.", { help: help }) : help);
     if (v.set) DC.$("set").value = String(v.set);
     Object.keys(values).forEach(function (key) {
       var s = schema[key] || { kind: typeof values[key] === "boolean" ? "bool" : "int", choices: [] };
@@ -22,9 +23,10 @@
       }
       input.setAttribute("data-default", JSON.stringify(values[key]));
       var source = (v.sources || {})[key];
-      var about = "Default for " + (v.title || name) + ": " + defaultText(values[key], s) + (source ? " (source: " + source + ")" : "") + ".";
+      var params = { variant: v.title || name, value: defaultText(values[key], s), source: source };
+      var about = source ? _("Default for {variant}: {value} (source: {source}).", params) : _("Default for {variant}: {value}.", params);
       settingsBox.appendChild(DC.el("label", { "data-setting": key }, [DC.el("strong", { text: s.label || key }), " ", input,
-        DC.el("span", { class: "muted setting-help", text: (s.help ? s.help + ". " : "") + about })]));
+        DC.el("span", { class: "muted setting-help", text: s.help ? _("{help}. {default}", { help: s.help, "default": about }) : about })]));
     });
   }
   DC.api("GET", "/api/variants").then(function (data) {

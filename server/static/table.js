@@ -13,41 +13,48 @@
     state = s;
     var g = s.game, r = s.round;
     DC.setText("game-title", g.name);
-    DC.setText("game-sub", g.variant + " · double-" + g.set + " · " + s.players.length + " players" + (g.status !== "active" ? " · finished" : ""));
-    DC.setText("round-label", "· round " + r.number + (r.engine !== null && r.engine !== undefined ? " · engine " + r.engine + "-" + r.engine : "") + (r.status === "ended" ? " · ended (" + r.ended_by + ")" : ""));
-    DC.drawScene(DC.$("scene-wrap"), r.table.image, r.table.scene, { version: s.version, empty: "No table photo yet: upload one, or enter the lines by hand on the correction screen." });
-    DC.setText("open-ends", r.open_ends.length ? r.open_ends.join(", ") : "none");
-    DC.setText("boneyard", String(r.boneyard));
-    DC.setText("face-down", String(r.table.face_down || 0));
+    var sub = [g.variant, _("double-{set}", { set: g.set }), ngettext("{count} player", "{count} players", s.players.length)];
+    if (g.status !== "active") sub.push(_("finished"));
+    DC.setText("game-sub", sub.join(" · "));
+    var label = ["", _("round {number}", { number: r.number })];
+    if (r.engine !== null && r.engine !== undefined) label.push(_("engine {engine}-{engine}", { engine: r.engine }));
+    if (r.status === "ended") label.push(_("ended ({how})", { how: DC.endedByText(r.ended_by) }));
+    DC.setText("round-label", label.join(" · ").trim());
+    DC.drawScene(DC.$("scene-wrap"), r.table.image, r.table.scene, { version: s.version, empty: _("No table photo yet: upload one, or enter the lines by hand on the correction screen.") });
+    var none = _("none");
+    DC.setText("open-ends", r.open_ends.length ? r.open_ends.join(", ") : none);
+    DC.setText("boneyard", DC.num(r.boneyard));
+    DC.setText("face-down", DC.num(r.table.face_down || 0));
     var lines = DC.clear(DC.$("lines")), trains = DC.trains(s);
     DC.setText("engine-round", DC.engineText(s));
     if (trains) {
       trains.forEach(function (t) {
         lines.appendChild(DC.el("li", { class: "train" + (t.marked ? " marked" : ""), "data-owner": t.owner || "" }, [
-          DC.el("strong", { text: t.label }), t.started ? ": open end " + t.open_end : ": not started",
-          t.marked ? DC.el("span", { class: "marker", text: " · marker out: anyone may play on it" }) : ""]));
+          DC.el("strong", { text: t.label }), t.started ? _(": open end {end}", { end: t.open_end }) : _(": not started"),
+          t.marked ? DC.el("span", { class: "marker", text: _(" · marker out: anyone may play on it") }) : ""]));
       });
     } else {
       r.lines.forEach(function (l) {
-        lines.appendChild(DC.el("li", { text: l.name + ": open end " + l.open_end + (l.owner ? " (train of " + l.owner + (l.marked ? ", marked" : "") + ")" : "") }));
+        var params = { line: l.name, end: l.open_end, owner: l.owner };
+        lines.appendChild(DC.el("li", { text: !l.owner ? _("{line}: open end {end}", params) : l.marked ? _("{line}: open end {end} (train of {owner}, marked)", params) : _("{line}: open end {end} (train of {owner})", params) }));
       });
     }
-    DC.renderDoubts(DC.$("warnings"), r.table.scene, admin ? "Tiles in doubt are drawn dashed orange: check them on the correction screen." : "Tiles in doubt are drawn dashed orange: the host checks them.");
+    DC.renderDoubts(DC.$("warnings"), r.table.scene, admin ? _("Tiles in doubt are drawn dashed orange: check them on the correction screen.") : _("Tiles in doubt are drawn dashed orange: the host checks them."), r.table.warnings_shown);
     DC.setText("review", ((r.review || {}).messages || []).join(" "));
-    DC.setText("locked", r.status === "open" && r.locked ? "Hands are locked (" + r.locked.by + ")." + (r.pending_end ? " " + r.pending_end.text : "") : "");
+    DC.setText("locked", r.status === "open" && r.locked ? _("Hands are locked ({why}).", { why: r.locked.by_shown || r.locked.by }) + (r.pending_end ? " " + DC.pendingText(r.pending_end) : "") : "");
     DC.renderAudit(DC.$("audit"), s.audit);
     renderAdmin(s);
     DC.$("lines-note").hidden = !r.lines_by_hand;
     renderTableEvents(r.table.events || []);
     var body = DC.clear(DC.$("players"));
     s.players.forEach(function (p, i) {
-      var status = { confirmed: "hand in", unconfirmed: "photo read, not confirmed" }[p.hand_status] || "waiting for hand";
-      if (p.hand_changes) status += " · changed " + p.hand_changes + "× after confirming";
-      if (p.declared_cannot_play) status += " · says cannot play";
-      var cells = [DC.el("td", { text: String(p.seat + 1) }),
-        DC.el("td", { text: p.name + (p.team ? " (" + p.team + ")" : "") }),
-        DC.el("td", { text: p.tiles === null ? "–" : String(p.tiles) }), DC.el("td", { text: status })];
-      if (admin) cells.push(DC.el("td", {}, [seatButton("Rename", "rename", p, i), seatButton("↑", "up", p, i)]));
+      var status = [{ confirmed: _("hand in"), unconfirmed: _("photo read, not confirmed") }[p.hand_status] || _("waiting for hand")];
+      if (p.hand_changes) status.push(_("changed {count}× after confirming", { count: DC.num(p.hand_changes) }));
+      if (p.declared_cannot_play) status.push(_("says cannot play"));
+      var cells = [DC.el("td", { text: DC.num(p.seat + 1) }),
+        DC.el("td", { text: p.team ? _("{name} ({team})", { name: p.name, team: p.team }) : p.name }),
+        DC.el("td", { text: p.tiles === null ? "–" : DC.num(p.tiles) }), DC.el("td", { text: status.join(" · ") })];
+      if (admin) cells.push(DC.el("td", {}, [seatButton(_("Rename"), "rename", p, i), seatButton("↑", "up", p, i)]));
       body.appendChild(DC.el("tr", { "data-player": p.name }, cells));
     });
     playersOptions(DC.$("proposer"), s.players);
@@ -66,17 +73,23 @@
     DC.$("history-card").hidden = !rounds.length;
     var box = DC.clear(DC.$("history"));
     rounds.slice().reverse().forEach(function (r) {
-      var title = "Round " + r.number + (r.engine !== null && r.engine !== undefined ? " · engine " + r.engine + "-" + r.engine : "") +
-        " · " + (r.ended_by === "domino" ? "domino" : r.ended_by === "block" ? "blocked game" : "ended") + (r.winner ? " · winner " + r.winner : "");
+      var title = [_("Round {number}", { number: r.number })];
+      if (r.engine !== null && r.engine !== undefined) title.push(_("engine {engine}-{engine}", { engine: r.engine }));
+      title.push(DC.endedByText(r.ended_by));
+      if (r.winner) title.push(_("winner {name}", { name: r.winner }));
+      title = title.join(" · ");
       var rows = DC.el("tbody");
       r.hands.forEach(function (h) {
         rows.appendChild(DC.el("tr", { "data-player": h.player }, [DC.el("td", { text: h.player }),
-          DC.el("td", { class: "hand", text: h.tiles === null ? "–" : h.tiles.map(DC.tileText).join(" ") || "(none)" }),
-          DC.el("td", { text: String(h.pip_total) }), DC.el("td", { text: h.points === null || h.points === undefined ? "" : String(h.points) })]));
+          DC.el("td", { class: "hand", text: h.tiles === null ? "–" : h.tiles.map(DC.tileText).join(" ") || _("(none)") }),
+          DC.el("td", { text: DC.num(h.pip_total) }), DC.el("td", { text: h.points === null || h.points === undefined ? "" : DC.num(h.points) })]));
       });
-      var table = DC.el("table", {}, [DC.el("thead", {}, [DC.el("tr", {}, [DC.el("th", { text: "Player" }), DC.el("th", { text: "Hand" }), DC.el("th", { text: "Pips" }), DC.el("th", { text: "Points" })])]), rows]);
+      var table = DC.el("table", {}, [DC.el("thead", {}, [DC.el("tr", {}, [DC.el("th", { text: _("Player") }), DC.el("th", { text: _("Hand") }), DC.el("th", { text: _("Pips") }), DC.el("th", { text: _("Points") })])]), rows]);
       var trail = DC.el("ul", { class: "audit" });
-      r.audit.forEach(function (e) { trail.appendChild(DC.el("li", { text: new Date(e.time * 1000).toLocaleTimeString() + " · " + e.text + (e.reason ? " (reason: " + e.reason + ")" : "") })); });
+      r.audit.forEach(function (e) {
+        var params = { time: DC.time(e.time), text: e.shown || e.text, reason: e.reason };
+        trail.appendChild(DC.el("li", { text: e.reason ? _("{time} · {text} (reason: {reason})", params) : _("{time} · {text}", params) }));
+      });
       var parts = [DC.el("summary", { text: title }), table];
       if (r.audit.length) parts.push(trail);
       box.appendChild(DC.el("details", { class: "history-round", "data-round": String(r.number) }, parts));
@@ -91,21 +104,21 @@
     if (card.hidden) return;
     var res = r.result || {};
     var tied = res.tied || [];
-    var text = res.winner ? "Winner: " + res.winner : "No winner";
-    if (tied.length > 1) text += " · tied: " + tied.join(", ");
-    text += r.ended_by === "domino" ? " (domino)" : " (blocked game)";
+    var text = res.winner ? _("Winner: {name}", { name: res.winner }) : _("No winner");
+    if (tied.length > 1) text = _("{result} · tied: {names}", { result: text, names: tied.join(", ") });
+    text = _("{result} ({how})", { result: text, how: DC.endedByText(r.ended_by === "domino" ? "domino" : "block") });
     DC.setText("winner", text);
     var rows = DC.clear(DC.$("result-rows"));
     s.players.forEach(function (p, i) {
       var pts = (res.points || {})[p.name];
       var cells = [DC.el("td", { text: p.name }), DC.el("td", { text: (p.hand || []).map(DC.tileText).join(" ") || "–" }),
-        DC.el("td", { class: "pips", text: p.pip_total === null || p.pip_total === undefined ? "" : String(p.pip_total) }),
-        DC.el("td", { class: "points", text: pts === undefined ? "" : String(pts) })];
-      if (admin) cells.push(DC.el("td", { class: "seat-buttons" }, [seatButton("Rename", "rename", p, i), seatButton("↑", "up", p, i)]));
+        DC.el("td", { class: "pips", text: p.pip_total === null || p.pip_total === undefined ? "" : DC.num(p.pip_total) }),
+        DC.el("td", { class: "points", text: pts === undefined ? "" : DC.num(pts) })];
+      if (admin) cells.push(DC.el("td", { class: "seat-buttons" }, [seatButton(_("Rename"), "rename", p, i), seatButton("↑", "up", p, i)]));
       rows.appendChild(DC.el("tr", { "data-player": p.name, class: res.winner === p.name ? "winner" : "" }, cells));
     });
     Object.keys(res.points || {}).forEach(function (name) {
-      if (!s.players.some(function (p) { return p.name === name; })) rows.appendChild(DC.el("tr", {}, [DC.el("td", { text: name }), DC.el("td"), DC.el("td"), DC.el("td", { class: "points", text: String(res.points[name]) })]));
+      if (!s.players.some(function (p) { return p.name === name; })) rows.appendChild(DC.el("tr", {}, [DC.el("td", { text: name }), DC.el("td"), DC.el("td"), DC.el("td", { class: "points", text: DC.num(res.points[name]) })]));
     });
   }
   /* The live camera's latest confirmed changes (newest first), as the tracker words them. */
@@ -113,16 +126,12 @@
     DC.$("table-events-box").hidden = !events.length;
     var list = DC.clear(DC.$("table-events"));
     events.forEach(function (e) {
-      var when = new Date(e.time * 1000).toLocaleTimeString();
-      list.appendChild(DC.el("li", { "data-event": e.id, class: "event-" + e.kind, text: when + " · " + e.text }));
+      list.appendChild(DC.el("li", { "data-event": e.id, class: "event-" + e.kind, text: _("{time} · {text}", { time: DC.time(e.time), text: e.text }) }));
     });
   }
   function renderGameEnd(sb) {
     var end = sb.end, finalNode = DC.$("final");
-    var text = "";
-    if (end && end.end === "descending-doubles") text = "Round " + Math.min(end.rounds_played + 1, end.planned_rounds) + " of " + end.planned_rounds + " · lowest total wins";
-    else if (end && end.end === "target") text = "Played to " + end.target + " points · " + (end.lower_wins ? "lowest" : "highest") + " total wins";
-    DC.setText("game-end", text);
+    DC.setText("game-end", DC.gameEndText(end));
     finalNode.hidden = !sb.final;
     finalNode.textContent = sb.final ? sb.final.text : "";
   }
@@ -139,7 +148,7 @@
     return b;
   }
   function rename(p) {
-    var name = prompt("New name for " + p.name, p.name);
+    var name = prompt(_("New name for {name}", { name: p.name }), p.name);
     if (!name) return;
     DC.api("PATCH", "/api/games/" + gameId + "/players/" + p.id, { name: name }).then(render).catch(function (e) { undoMsg(e.message, "error"); });
   }
@@ -174,7 +183,7 @@
     s.scoreboard.columns.forEach(function (c) { names.appendChild(DC.el("option", { value: c, text: c })); });
     if (keepName) names.value = keepName;
   }
-  var feed = DC.live(gameId, render, function (st) { DC.setText("connection", "updates: " + st); });
+  var feed = DC.live(gameId, render, function (st) { DC.setText("connection", _("updates: {status}", { status: st })); });
 
   // Live camera (server-side loop): one MJPEG stream shared by all viewers.
   fetch("/api/camera").then(function (r) { return r.json(); }).then(function (cam) {
@@ -184,7 +193,7 @@
     var snap = DC.$("camera-snapshot"); if (snap) snap.hidden = false;
     setInterval(function () {
       fetch("/api/camera").then(function (r) { return r.json(); }).then(function (c) {
-        DC.setText("camera-state", "(" + c.text + ")");
+        DC.setText("camera-state", _("({status})", { status: c.text }));
       });
     }, 3000);
   });
@@ -193,10 +202,10 @@
   function msg(text, cls) { var n = DC.$("upload-msg"); n.textContent = text; n.className = cls || ""; }
   function upload(blob, name) {
     var fd = new FormData(); fd.append("photo", blob, name || "table.jpg");
-    msg("Reading the photo…");
+    msg(_("Reading the photo…"));
     DC.api("POST", "/api/games/" + gameId + "/rounds/current/table", fd).then(function (d) {
-      if (d._status === 503) msg("Photo stored. " + d.error + " Use the correction screen to enter the lines.", "warn");
-      else msg("Read " + d.scene.tiles.length + " tiles.", "ok");
+      if (d._status === 503) msg(_("Photo stored. {why} Use the correction screen to enter the lines.", { why: d.error }), "warn");
+      else msg(ngettext("Read {count} tile.", "Read {count} tiles.", d.scene.tiles.length), "ok");
       feed.refresh();
     }).catch(function (e) { msg(e.message, "error"); });
   }
@@ -207,13 +216,13 @@
     DC.startWebcam(DC.$("webcam"), DC.$("webcam-video"), DC.$("webcam-shot"), function (b) { upload(b, "camera.jpg"); }).catch(function (e) { msg(e.message, "error"); });
   });
   DC.$("camera-snapshot").addEventListener("click", function () {
-    DC.api("POST", "/api/games/" + gameId + "/rounds/current/table/camera").then(function (d) { msg(d._status === 503 ? d.error : "Frame stored.", d._status === 503 ? "warn" : "ok"); feed.refresh(); }).catch(function (e) { msg(e.message, "error"); });
+    DC.api("POST", "/api/games/" + gameId + "/rounds/current/table/camera").then(function (d) { msg(d._status === 503 ? d.error : _("Frame stored."), d._status === 503 ? "warn" : "ok"); feed.refresh(); }).catch(function (e) { msg(e.message, "error"); });
   });
   DC.$("block-form").addEventListener("submit", function (ev) {
     ev.preventDefault();
     var who = DC.$("proposer").value;
-    if (!confirm(who + " proposes a block? Every hand locks now. If every player confirms they cannot play, the round is scored.")) return;
-    DC.setText("block-result", "Checking clockwise…");
+    if (!confirm(_("{name} proposes a block? Every hand locks now. If every player confirms they cannot play, the round is scored.", { name: who }))) return;
+    DC.setText("block-result", _("Checking clockwise…"));
     DC.api("POST", "/api/games/" + gameId + "/rounds/current/block-check", { proposer: who, confirm: true })
       .then(function (d) { if (lastCheckShown !== d.outcome.id) { lastCheckShown = d.outcome.id; DC.showSteps(DC.$("steps"), DC.$("block-result"), d.outcome); } render(d.state); })
       .catch(function (e) { var n = DC.$("block-result"); n.className = "error"; n.textContent = e.message; });
@@ -223,7 +232,7 @@
     var sel = DC.$("hand-player"), p = state.players.filter(function (x) { return x.name === sel.value; })[0];
     try {
       DC.api("PUT", "/api/games/" + gameId + "/rounds/current/hands/" + p.id, { tiles: DC.parseTiles(DC.$("hand-tiles").value) })
-        .then(function (d) { DC.$("hand-tiles").value = ""; msg(d.player + ": " + d.tiles + " tiles saved.", "ok"); feed.refresh(); })
+        .then(function (d) { DC.$("hand-tiles").value = ""; msg(ngettext("{name}: {count} tile saved.", "{name}: {count} tiles saved.", d.tiles, { name: d.player }), "ok"); feed.refresh(); })
         .catch(function (e) { msg(e.message, "error"); });
     } catch (e) { msg(e.message, "error"); }
   });
@@ -239,34 +248,34 @@
   });
   DC.$("domino").addEventListener("click", function () {
     var who = DC.$("domino-player").value;
-    if (!confirm(who + " played their last tile: end and score the round?")) return;
+    if (!confirm(_("{name} played their last tile: end and score the round?", { name: who }))) return;
     DC.api("POST", "/api/games/" + gameId + "/rounds/current/domino", { player: who, confirm: true }).then(function (d) { render(d.state); }).catch(function (e) { msg(e.message, "error"); });
   });
   function withReason(question, method, path, extra) {
     var reason = prompt(question);
     if (!reason) return;
     var body = extra || {}; body.reason = reason;
-    DC.api(method, "/api/games/" + gameId + path, body).then(function (d) { render(d.state || d); undoMsg("Done.", "ok"); }).catch(function (e) { undoMsg(e.message, "error"); });
+    DC.api(method, "/api/games/" + gameId + path, body).then(function (d) { render(d.state || d); undoMsg(_("Done."), "ok"); }).catch(function (e) { undoMsg(e.message, "error"); });
   }
   DC.$("score-round").addEventListener("click", function () {
-    if (!confirm("Score the round now?")) return;
+    if (!confirm(_("Score the round now?"))) return;
     DC.api("POST", "/api/games/" + gameId + "/rounds/current/score").then(function (d) { render(d.state); }).catch(function (e) { msg(e.message, "error"); });
   });
-  DC.$("cancel-ruling").addEventListener("click", function () { withReason("Why is this ruling cancelled? (kept in the audit trail)", "POST", "/rounds/current/cancel"); });
-  DC.$("unlock").addEventListener("click", function () { withReason("Why unlock the hands? (kept in the audit trail)", "POST", "/rounds/current/unlock"); });
-  DC.$("reopen").addEventListener("click", function () { withReason("Why reopen the last round? (kept in the audit trail)", "POST", "/rounds/reopen"); });
+  DC.$("cancel-ruling").addEventListener("click", function () { withReason(_("Why is this ruling cancelled? (kept in the audit trail)"), "POST", "/rounds/current/cancel"); });
+  DC.$("unlock").addEventListener("click", function () { withReason(_("Why unlock the hands? (kept in the audit trail)"), "POST", "/rounds/current/unlock"); });
+  DC.$("reopen").addEventListener("click", function () { withReason(_("Why reopen the last round? (kept in the audit trail)"), "POST", "/rounds/reopen"); });
   DC.$("score-form").addEventListener("submit", function (ev) {
     ev.preventDefault();
     var number = DC.$("score-round-number").value, name = DC.$("score-name").value;
     var row = state.scoreboard.rounds.filter(function (x) { return String(x.number) === number; })[0];
-    if (!row) { undoMsg("No ended round to correct.", "error"); return; }
+    if (!row) { undoMsg(_("No ended round to correct."), "error"); return; }
     var points = {}; Object.keys(row.points).forEach(function (k) { points[k] = row.points[k]; });
     points[name] = parseInt(DC.$("score-points").value, 10);
     DC.api("PATCH", "/api/games/" + gameId + "/rounds/" + number + "/score", { points: points, reason: DC.$("score-reason").value })
-      .then(function (s) { render(s); undoMsg("Round " + number + " corrected.", "ok"); }).catch(function (e) { undoMsg(e.message, "error"); });
+      .then(function (s) { render(s); undoMsg(_("Round {number} corrected.", { number: number }), "ok"); }).catch(function (e) { undoMsg(e.message, "error"); });
   });
   DC.$("delete-game").addEventListener("click", function () {
-    if (!confirm("Delete this game, its rounds, scores and photos? This cannot be undone.")) return;
+    if (!confirm(_("Delete this game, its rounds, scores and photos? This cannot be undone."))) return;
     DC.api("DELETE", "/api/games/" + gameId).then(function () { location.href = "/setup"; }).catch(function (e) { undoMsg(e.message, "error"); });
   });
 })();

@@ -361,3 +361,49 @@ def test_round_errors_are_one_line_in_the_chosen_language(tmp_path: Path, extra:
     result = run(*args, "--hand", "Ana")
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr == "dominocam: error: --hand phải có dạng TÊN=ẢNH, nhưng nhận được 'Ana'\n"
+
+
+@pytest.mark.parametrize(
+    ("language", "head", "reason"),
+    [
+        (
+            "hu",
+            "Ítélet: bizonytalan: a fotókat ellenőrizni kell",
+            "az asztal: A(z) 2-3 kő (#2) lehet, hogy rosszul olvasott (lehet 2-2 is)",
+        ),
+        (
+            "it",
+            "Verdetto: incerto: le foto vanno controllate",
+            "il tavolo: La tessera 2-3 (#2) potrebbe essere letta male (potrebbe essere 2-2)",
+        ),
+        (
+            "vi",
+            "Phán quyết: chưa chắc chắn: cần kiểm tra ảnh",
+            "bàn: Quân 2-3 (#2) có thể bị đọc sai (có thể là 2-2)",
+        ),
+        (
+            "es",
+            "Veredicto: dudoso: hay que revisar las fotos",
+            "la mesa: La ficha 2-3 (#2) puede estar mal leída (podría ser 2-2)",
+        ),
+    ],
+)
+def test_the_needs_review_lines_come_in_the_chosen_language(
+    tmp_path: Path, language: str, head: str, reason: str
+) -> None:
+    # The Scene's warning is English (machine output); `--lang` shows it in the language.
+    table = scene(chain([0, 1, 2, 3]))
+    table["tiles"][2]["doubtful"] = True
+    table["needs_review"] = True
+    table["warnings"] = ["Tile 2-3 (#2) may be misread (it could be 2-2): please check it"]
+    hands = {"Ana": hand((5, 6)), "Ben": hand((4, 4))}
+    out = round_json(tmp_path, table, hands, "--variant", "block", "--lang", language)
+    # --json stays English whatever the language.
+    assert out["warnings"]["table"] == table["warnings"]
+    args = ["round", "--table-json", str(tmp_path / "table.json"), "--variant", "block"]
+    args += ["--hand", f"Ana={tmp_path / 'Ana.json'}", "--hand", f"Ben={tmp_path / 'Ben.json'}"]
+    text = run(*args, "--lang", language)
+    assert text.returncode == 0, text.stderr
+    assert text.stdout.startswith(head), text.stdout
+    assert reason in text.stdout, text.stdout
+    assert "may be misread" not in text.stdout and "please check" not in text.stdout

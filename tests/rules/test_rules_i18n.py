@@ -31,7 +31,8 @@ from rules.i18n import (
 
 REPO = Path(__file__).resolve().parents[2]
 TRANSLATED = [code for code in LANGUAGES if code != "en"]
-PLACEHOLDER = re.compile(r"\{[^{}]*\}")
+# Python's str.format fields, and the %(name)s of the Jinja templates (Flask-Babel).
+PLACEHOLDER = re.compile(r"\{[^{}]*\}|%\(\w+\)s")
 
 
 def _catalog(language: str):  # type: ignore[no-untyped-def]
@@ -46,7 +47,9 @@ def _template():  # type: ignore[no-untyped-def]
 
 
 def _source_messages() -> set[str | tuple[str, ...]]:
-    """Every message the source marks, extracted as `make messages` does (babel.cfg)."""
+    """Every message the source marks, extracted as `make messages` does (babel.cfg): the
+    rules, the command line, the server's errors, the vision warnings, the page templates
+    and the pages' scripts."""
     with (REPO / "babel.cfg").open() as cfg:
         method_map, options_map = parse_mapping_cfg(cfg)
     found: set[str | tuple[str, ...]] = set()
@@ -62,6 +65,8 @@ def test_the_template_holds_every_message_of_the_source() -> None:
     missing = _source_messages() - template
     assert not missing, f"run `make messages`: the template lacks {sorted(map(str, missing))}"
     assert len(template) > 80  # the rulings, the scoring reasons and the state errors
+    where = {path.split("/")[1] for m in _template() for path, _line in m.locations}
+    assert {"templates", "static"} <= where  # the pages and their scripts are in it
 
 
 @pytest.mark.parametrize("language", TRANSLATED)

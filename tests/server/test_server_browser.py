@@ -354,7 +354,7 @@ def test_hand_lifecycle_lock_audit_and_undo_on_a_phone(browser, make_app, tmp_pa
         # Ana changes her confirmed hand: the trail says so at once, without the tiles.
         ana.locator("li.hand-tile button").last.click()
         ana.click("#save")
-        expect(ana.locator("#save-msg.ok")).to_have_text("Saved: 1 tiles, 3 pips.")
+        expect(ana.locator("#save-msg.ok")).to_have_text("Saved: 1 tile, 3 pips.")
         expect(ana.locator("#audit li[data-action=hand]")).to_have_text(
             re.compile(r"Ana changed Ana's confirmed hand \(2 tiles, now 1\)")
         )
@@ -817,7 +817,7 @@ def test_a_hand_is_fixed_with_a_pip_picker_retake_and_clear(browser, make_app, t
         ana.fill("#add-tile", "2-3")
         ana.click("#add-form button")
         ana.click("#save")
-        expect(ana.locator("#save-msg.ok")).to_have_text("Saved: 1 tiles, 5 pips.")
+        expect(ana.locator("#save-msg.ok")).to_have_text("Saved: 1 tile, 5 pips.")
         assert client.get(f"/api/hand/{links['Ana']}").json["me"]["hand"] == [[2, 3]]
     finally:
         server.close()

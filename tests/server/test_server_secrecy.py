@@ -205,6 +205,11 @@ def _open_requests(t: Table, name: str) -> dict[tuple[str, str], Callable[[], An
         ("POST", "/first-run"): lambda: c.post("/first-run", data={"passphrase": "x"}),
         ("POST", "/login"): lambda: c.post("/login", data={"token": "wrong"}),
         ("POST", "/logout"): lambda: c.post("/logout"),
+        # A client of its own: the cookie would turn the other pages Hungarian, whose
+        # script catalogue quotes tiles ("12-12 … 0-0") as text, not as anybody's hand.
+        ("POST", "/language"): lambda: t.app.test_client().post(
+            "/language", data={"lang": "hu", "next": f"/games/{gid}"}
+        ),
         ("GET", "/static/<path:filename>"): lambda: c.get("/static/table.js"),
     }
 

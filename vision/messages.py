@@ -1,0 +1,233 @@
+"""The vision layer's warnings: each one written from a template here, translated where shown.
+
+A Scene's `warnings` (and its layout's `doubts`) are English strings in the JSON: machine
+output that programs read, and a contract that stays as it is. Every such sentence is
+written from one of the templates below (marked with `N_`, so `make messages` puts them in
+the catalogues). Where a warning is shown to a person (the dashboard, `dominocam round
+--lang`), `shown(text)` recognises the template it came from, takes its values back out of
+the text, and writes it in the current language (`rules.i18n.use_language`), decimals in
+that language's style. A text that no template matches (a Scene written before these
+templates, a note from elsewhere) is shown as it is. See
+docs/decisions/2026-12-01-warning-languages.md for why this was chosen over warning codes.
+
+    >>> text = CUT_BY_BORDER.format(tile=3)     # "tile 3 is cut by the image border"
+    >>> with use_language("it"): shown(text)    # "la tessera 3 è tagliata dal bordo ..."
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from functools import cache
+
+from rules.i18n import DEFAULT_LANGUAGE, N_, _, current_language, format_number
+
+# vision.decode
+HALF_ABOVE_SET = N_(
+    "tile {tile}: a half read as {pips} pips, more than a double-{set_max} set has; read as "
+    "its best value <= {set_max}"
+)
+TOO_MANY_TILES = N_(
+    "{count} face-up tiles but a double-{set_max} set has only {available}: is the set size "
+    "right (--set)? Tiles were read one by one"
+)
+READ_TWICE = N_(
+    "tiles {other} and {tile} are both read {reading}, but a set has one {reading}: tile "
+    "{tile} may be misread (it could be {alternative}, p={p_alternative:.2f}, against "
+    "p={p:.2f} for {reading}): please check it"
+)
+READ_COLLIDES = N_(
+    "tile {tile} read {reading} collides with another read: tile {tile} may be misread (it "
+    "could be {alternative}, p={p_alternative:.2f}, against p={p:.2f} for {reading}): please "
+    "check it"
+)
+READ_CHANGED = N_(
+    "tile {tile} read {first} (p={p_first:.2f}) changed to {chosen} (p={p:.2f}): {why}"
+)
+WENT_TO_TILE = N_(
+    "{reading} went to tile {holder} in the most likely reading of all tiles together, and a "
+    "set holds each tile once"
+)
+COLLIDED = N_("{reading} collided with another read, and a set holds each tile once")
+MUST_MATCH_TILE = N_("a touching half must match tile {tiles}")
+MUST_MATCH_TILES = N_("a touching half must match tiles {tiles}")
+# vision.pipeline
+NOT_READ = N_("{count} face-up tiles were not read: no reader model")
+CUT_BY_BORDER = N_("tile {tile} is cut by the image border")
+BACK_BOTH_HALVES = N_(
+    "tile {tile}: the detector saw a face, but the reader sees a tile's back on both halves "
+    "(p>={p:.2f}): counted face down"
+)
+# vision.confidence (a player's words: the reasons of `needs_review`)
+MAY_BE_MISREAD_COULD_BE = N_(
+    "Tile {tile} (#{id}) may be misread (it could be {other}): please check it"
+)
+MAY_BE_MISREAD = N_("Tile {tile} (#{id}) may be misread: please check it")
+MAY_NOT_BE_A_TILE_COULD_BE = N_(
+    "Tile {tile} (#{id}) may not be a tile, or may lie face up (it could be {other}): please "
+    "check it"
+)
+MAY_NOT_BE_A_TILE = N_("Tile {tile} (#{id}) may not be a tile, or may lie face up: please check it")
+FACE_DOWN_MAY_NOT_BE_A_TILE = N_(
+    "The face-down tile #{id} may not be a tile, or may lie face up: please check it"
+)
+UNREAD_MAY_BE_MISREAD = N_("The unread tile #{id} may be misread: please check it")
+CUT_BY_EDGE = N_(
+    "Tile {tile} (#{id}) is cut by the edge of the picture: part of it may be hidden; please "
+    "check it"
+)
+FACE_DOWN_CUT_BY_EDGE = N_(
+    "The face-down tile #{id} is cut by the edge of the picture: part of it may be hidden; "
+    "please check it"
+)
+UNREAD_CUT_BY_EDGE = N_(
+    "The unread tile #{id} is cut by the edge of the picture: part of it may be hidden; "
+    "please check it"
+)
+BOX_MAY_BE_A_TILE = N_(
+    "A box at ({x:.0f}, {y:.0f}) was left out as probably not a tile, but it may be one "
+    "(p={p:.2f}): please check it"
+)
+LAYOUT_DOUBTS = N_(
+    "The lines on the table may not be what the picture shows (see the layout's doubts): "
+    "please check them before a ruling"
+)
+# vision.layout (warnings, and the layout's doubts)
+HALVES_DIFFER = N_(
+    "tiles {a} and {b} touch with halves {x} and {y}, which do not match: they are not a "
+    "played line (a misread, or tiles set down side by side)"
+)
+CLOSES_A_LOOP = N_(
+    "tiles {a} and {b} match and touch but close a loop in the layout: a line's end lies "
+    "against another part of it, so which one it was played on is a guess"
+)
+ROOT_CARRIES = N_("tile {tile} carries {count} lines but a {kind} layout's root offers {places}")
+ENGINE_GUESS = N_(
+    "which double is the engine is a guess: tile {root}, nearest the centre, rather than "
+    "tile {rival}"
+)
+SPINNER_GUESS = N_(
+    "which double is the spinner is a guess: tile {root}, nearest the centre, rather than "
+    "tile {rival}"
+)
+NOTHING_PLAYED = N_(
+    "nothing is played against anything: tile {tile} is taken as the layout's first tile"
+)
+PLAYED_APART = N_(
+    "tiles {tiles} are played together apart from the layout: loose tiles that match, or a "
+    "line broken by a missed tile"
+)
+TILE_BEYOND_END = N_(
+    "tile {beyond} lies about one tile beyond the open end on tile {tile}: a tile may be "
+    "missing between them"
+)
+END_CUT_BY_BORDER = N_(
+    "the open end on tile {tile} is cut by the image border: the line may go on outside the picture"
+)
+NO_MATCH_AT_END = N_(
+    "tiles {a} and {b} touch without matching at an open end: a misread, or a misplaced tile"
+)
+
+# server.table_scene (the live camera's Scene merged with a person's corrections)
+CORRECTION_UNMATCHED = N_(
+    "the correction of tile {tile} to {pips} was made on a photo the camera cannot match: "
+    "check that tile"
+)
+DELETION_UNMATCHED = N_(
+    "tile {tile} was deleted on a photo the camera cannot match: if the camera shows it "
+    "again, delete it again"
+)
+
+ALL: tuple[str, ...] = (
+    HALF_ABOVE_SET, TOO_MANY_TILES, READ_TWICE, READ_COLLIDES, READ_CHANGED, WENT_TO_TILE,
+    COLLIDED, MUST_MATCH_TILE, MUST_MATCH_TILES, NOT_READ, CUT_BY_BORDER, BACK_BOTH_HALVES,
+    MAY_BE_MISREAD_COULD_BE, MAY_BE_MISREAD, MAY_NOT_BE_A_TILE_COULD_BE, MAY_NOT_BE_A_TILE,
+    FACE_DOWN_MAY_NOT_BE_A_TILE, UNREAD_MAY_BE_MISREAD, CUT_BY_EDGE, FACE_DOWN_CUT_BY_EDGE,
+    UNREAD_CUT_BY_EDGE, BOX_MAY_BE_A_TILE, LAYOUT_DOUBTS, HALVES_DIFFER, CLOSES_A_LOOP,
+    ROOT_CARRIES, ENGINE_GUESS, SPINNER_GUESS, NOTHING_PLAYED, PLAYED_APART, TILE_BEYOND_END,
+    END_CUT_BY_BORDER, NO_MATCH_AT_END, CORRECTION_UNMATCHED, DELETION_UNMATCHED,
+)  # fmt: skip
+# Longest first: a template that another one's text could also match is tried first.
+TEMPLATES: tuple[str, ...] = tuple(sorted(ALL, key=len, reverse=True))
+_FIELD = re.compile(r"\{(\w+)(?::([^{}]*))?\}")
+# Values a warning may hold inside its sentence: another warning's reason (`why`).
+NESTED = frozenset({"why"})
+
+
+@cache
+def _pattern(template: str, nested: frozenset[str] = NESTED) -> re.Pattern[str]:
+    """`template` as a regular expression whose groups are its fields (a field used twice
+    must hold the same text twice)."""
+    parts: list[str] = []
+    seen: set[str] = set()
+    last = 0
+    for field in _FIELD.finditer(template):
+        parts.append(re.escape(template[last : field.start()]))
+        name = field.group(1)
+        # A value is a number, a tile or a list of them; only a nested reason holds a
+        # sentence (": " in a value would let a template swallow another's beginning).
+        value = ".+?" if name in nested else "(?:(?!: ).)+?"
+        parts.append(f"(?P={name})" if name in seen else f"(?P<{name}>{value})")
+        seen.add(name)
+        last = field.end()
+    parts.append(re.escape(template[last:]))
+    return re.compile("".join(parts), re.DOTALL)
+
+
+def _values(
+    template: str,
+    found: dict[str, str],
+    nested: frozenset[str],
+    show: Callable[[str], str],
+) -> dict[str, str]:
+    """The values of a matched warning as the current language writes them: decimals with
+    its decimal sign, a nested warning translated too."""
+    specs = {m.group(1): m.group(2) for m in _FIELD.finditer(template)}
+    values: dict[str, str] = {}
+    for name, text in found.items():
+        spec = specs.get(name) or ""
+        decimals = re.fullmatch(r"\.(\d)f", spec)
+        if name in nested:
+            values[name] = show(text)
+        elif decimals and decimals.group(1) != "0":
+            try:
+                values[name] = format_number(float(text), decimals=int(decimals.group(1)))
+            except ValueError:
+                values[name] = text
+        else:
+            values[name] = text
+    return values
+
+
+def match(
+    text: str, templates: Sequence[str] = TEMPLATES, nested: frozenset[str] = NESTED
+) -> tuple[str, dict[str, str]] | None:
+    """The template of `templates` (tried in order) `text` was written from and its values,
+    or None."""
+    for template in templates:
+        found = _pattern(template, nested).fullmatch(text)
+        if found is not None:
+            return template, found.groupdict()
+    return None
+
+
+def shown_from(text: str, templates: Sequence[str], nested: frozenset[str]) -> str:
+    """`text`, written from one of `templates` (longest first), in the current language;
+    as it is when none matches. `nested` fields hold a text of the same templates."""
+    if current_language() == DEFAULT_LANGUAGE:
+        return text
+    recognised = match(text, templates, nested)
+    if recognised is None:
+        return text
+    template, found = recognised
+    translated = _FIELD.sub(lambda m: "{" + m.group(1) + "}", _(template))
+
+    def show(inner: str) -> str:
+        return shown_from(inner, templates, nested)
+
+    return translated.format(**_values(template, found, nested, show))
+
+
+def shown(text: str) -> str:
+    """A vision warning in the current language (English: the text itself)."""
+    return shown_from(text, TEMPLATES, NESTED)
