@@ -231,3 +231,39 @@ def shown_from(text: str, templates: Sequence[str], nested: frozenset[str]) -> s
 def shown(text: str) -> str:
     """A vision warning in the current language (English: the text itself)."""
     return shown_from(text, TEMPLATES, NESTED)
+
+
+# vision.track: the live camera's moves, one sentence per event. The tile (`name`), the open
+# ends (`ends`) and a move to check (`event`) are themselves written from templates here.
+EVENT_PLAYED = N_("{name} played (open ends: {ends})")
+EVENT_PLAYED_ON_LINE = N_("{name} played on line {line} (open ends: {ends})")
+EVENT_PLAYED_ON_LINE_END = N_(
+    "{name} played on line {line}, open end now {end} (open ends: {ends})"
+)
+EVENT_APPEARED = N_("{name} appeared (open ends: {ends})")
+EVENT_APPEARED_ON_LINE = N_("{name} appeared on line {line} (open ends: {ends})")
+EVENT_APPEARED_ON_LINE_END = N_(
+    "{name} appeared on line {line}, open end now {end} (open ends: {ends})"
+)
+EVENT_REMOVED = N_("{name} removed (open ends: {ends})")
+EVENT_NOW_READS = N_("tile #{track} now reads {name} (open ends: {ends})")
+EVENT_TO_CHECK = N_("{event}: please check it")
+TILE_FACE_DOWN = N_("a face-down tile")
+TILE_UNREAD = N_("an unread tile")
+TILE_NOT_SURE = N_("a tile not read surely")
+TILE_NOT_SURE_MAYBE = N_("a tile not read surely (maybe {maybe})")
+NO_OPEN_ENDS = N_("none")
+
+EVENT_ALL: tuple[str, ...] = (
+    EVENT_PLAYED, EVENT_PLAYED_ON_LINE, EVENT_PLAYED_ON_LINE_END, EVENT_APPEARED,
+    EVENT_APPEARED_ON_LINE, EVENT_APPEARED_ON_LINE_END, EVENT_REMOVED, EVENT_NOW_READS,
+    EVENT_TO_CHECK, TILE_FACE_DOWN, TILE_UNREAD, TILE_NOT_SURE, TILE_NOT_SURE_MAYBE,
+    NO_OPEN_ENDS,
+)  # fmt: skip
+EVENT_TEMPLATES: tuple[str, ...] = tuple(sorted(EVENT_ALL, key=len, reverse=True))
+EVENT_NESTED = frozenset({"event", "name", "ends"})
+
+
+def shown_event(text: str) -> str:
+    """A live camera event's sentence in the current language (English: the text itself)."""
+    return shown_from(text, EVENT_TEMPLATES, EVENT_NESTED)

@@ -47,7 +47,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from vision import geometry
+from vision import geometry, messages
 from vision.confidence import Calibration, mark_doubtful
 from vision.decode import joint_decode
 from vision.layout import LayoutConfig, layout_scene
@@ -801,28 +801,7 @@ class TableTracker:
                     break
             if line is None:
                 line = next((j for j, ln in enumerate(scene.layout.lines) if sid in ln.tiles), None)
-        name = (
-            f"{pips[0]}-{pips[1]}"
-            if pips is not None
-            else ("a face-down tile" if track.face == "down" else "an unread tile")
-        )
-        if doubtful and track.face == "up":
-            maybe = track.guess or track.shown_pips
-            name = "a tile not read surely" + (f" (maybe {maybe[0]}-{maybe[1]})" if maybe else "")
-        ends = ", ".join(str(v) for v in scene.layout.open_ends) or "none"
-        if kind == "added":
-            text = f"{name} played" if track.face == "up" else f"{name} appeared"
-            if line is not None:  # people count lines from 1, as the dashboard names them
-                text += f" on line {line + 1}"
-            if open_end is not None:
-                text += f", open end now {open_end}"
-        elif kind == "removed":
-            text = f"{name} removed"
-        else:
-            text = f"tile #{track.id} now reads {name}"
-        text += f" (open ends: {ends})"
-        if doubtful:
-            text += ": please check it"
+        text = event_text(kind, track, pips, doubtful, line, open_end, scene.layout.open_ends)
         return TableEvent(
             kind,
             self._frame,
@@ -887,3 +866,47 @@ def track_frame(
         timings["detect"] = timings.get("detect", 0.0) + (t1 - t0)
         timings["track"] = timings.get("track", 0.0) + (perf_counter() - t1)
     return result
+
+
+def event_text(
+    kind: str,
+    track: _Track,
+    pips: tuple[int, int] | None,
+    doubtful: bool,
+    line: int | None,
+    open_end: int | None,
+    open_ends: Sequence[int],
+) -> str:
+    """The event's sentence for people ("6-4 played on line 2, open end now 4 (open ends: 4,
+    6)"), written from `vision.messages`' templates so that pages show it in their language."""
+    if pips is not None:
+        name = f"{pips[0]}-{pips[1]}"
+    else:
+        name = messages.TILE_FACE_DOWN if track.face == "down" else messages.TILE_UNREAD
+    if doubtful and track.face == "up":
+        maybe = track.guess or track.shown_pips
+        name = (
+            messages.TILE_NOT_SURE_MAYBE.format(maybe=f"{maybe[0]}-{maybe[1]}")
+            if maybe
+            else messages.TILE_NOT_SURE
+        )
+    ends = ", ".join(str(v) for v in open_ends) or messages.NO_OPEN_ENDS
+    if kind == "added":
+        up = track.face == "up"
+        # people count lines from 1, as the dashboard names them
+        if line is None:
+            template = messages.EVENT_PLAYED if up else messages.EVENT_APPEARED
+        elif open_end is None:
+            template = messages.EVENT_PLAYED_ON_LINE if up else messages.EVENT_APPEARED_ON_LINE
+        else:
+            template = (
+                messages.EVENT_PLAYED_ON_LINE_END if up else messages.EVENT_APPEARED_ON_LINE_END
+            )
+        text = template.format(
+            name=name, line=None if line is None else line + 1, end=open_end, ends=ends
+        )
+    elif kind == "removed":
+        text = messages.EVENT_REMOVED.format(name=name, ends=ends)
+    else:
+        text = messages.EVENT_NOW_READS.format(track=track.id, name=name, ends=ends)
+    return messages.EVENT_TO_CHECK.format(event=text) if doubtful else text

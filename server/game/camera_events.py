@@ -10,6 +10,7 @@ from server import storage, table_scene
 from server.game.records import get_game, get_round
 from server.game.table import layout_from_scene
 from server.storage import dumps, loads, now, transaction
+from vision import messages
 
 # How many camera events the public state carries (the dashboard and the overlay show them).
 LATEST_TABLE_EVENTS = 8
@@ -81,7 +82,16 @@ def record_camera_update(
 
 
 def _table_event(row: sqlite3.Row, number: int) -> dict[str, Any]:
-    return dict(loads(row["event"], {}), id=row["id"], round=number, time=row["created_at"])
+    """A stored event as pages show it: `text` as stored (English), `shown` in the reader's
+    language."""
+    event = loads(row["event"], {})
+    return dict(
+        event,
+        id=row["id"],
+        round=number,
+        time=row["created_at"],
+        shown=messages.shown_event(str(event.get("text", ""))),
+    )
 
 
 def table_events(

@@ -42,7 +42,7 @@
     if (last) {
       var latest = (r.table.events || [])[0];
       DC.$("events-panel").hidden = !latest;
-      last.textContent = latest ? latest.text : "";
+      last.textContent = latest ? (latest.shown || latest.text) : "";
     }
     document.body.setAttribute("data-version", String(s.version));
   }

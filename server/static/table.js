@@ -126,7 +126,7 @@
     DC.$("table-events-box").hidden = !events.length;
     var list = DC.clear(DC.$("table-events"));
     events.forEach(function (e) {
-      list.appendChild(DC.el("li", { "data-event": e.id, class: "event-" + e.kind, text: _("{time} · {text}", { time: DC.time(e.time), text: e.text }) }));
+      list.appendChild(DC.el("li", { "data-event": e.id, class: "event-" + e.kind, text: _("{time} · {text}", { time: DC.time(e.time), text: e.shown || e.text }) }));
     });
   }
   function renderGameEnd(sb) {
