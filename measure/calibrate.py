@@ -47,6 +47,7 @@ from typing import Any
 import numpy as np
 
 from dominocam.errors import UserInputError
+from measure.metrics import covers
 
 DOUBT_GRID: tuple[float, ...] = (0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.97, 0.98, 0.99)
 SELECTIVE_TARGET = 0.99
@@ -410,18 +411,9 @@ def _photo_outcome(photo: PhotoRecord, calibration: Any) -> tuple[bool, bool]:
     truth = sorted(photo.truth_up)
     extra = len(ups) - len(truth)
     exact = downs == photo.truth_down and (
-        ups == truth or (0 < extra <= photo.excluded and _contains(ups, truth))
+        ups == truth or (0 < extra <= photo.excluded and covers(ups, truth))
     )
     return review, exact
-
-
-def _contains(reads: list[tuple[int, int]], truth: list[tuple[int, int]]) -> bool:
-    left = list(reads)
-    for t in truth:
-        if t not in left:
-            return False
-        left.remove(t)
-    return True
 
 
 def choose_thresholds(photos: Sequence[PhotoRecord], tile: Any, right: Any) -> tuple[Any, dict]:

@@ -58,6 +58,7 @@ from measure.metrics import (
     Rate,
     assign_reads,
     confusion_matrix,
+    covers,
     halves_correct,
     length_group,
     length_groups,
@@ -366,7 +367,7 @@ def score_scene_photo(
         problems.append(f"face down {read_down} (true {truth_down})")
     if found != labelled:
         problems.append(f"{found} boxes for {labelled} tiles")
-    covered = _covers([tile_key(r) for r in reads], truth_up)
+    covered = covers([tile_key(r) for r in reads], truth_up)
     extra_reads = len(reads) - len(truth_up)
     exact = read_down == truth_down and covered and (extra_reads == 0 or extra_reads <= excluded)
     empty = not truth_up and not truth_down  # realval README: the right answer is empty
@@ -386,16 +387,6 @@ def score_scene_photo(
         problems.insert(0, f"pip total {read_total} (true {true_total})")
         severity = len(problems) - 1 + (true_total != read_total)
         result.failures.append(Failure(result.name, path, severity, problems, predictions))
-
-
-def _covers(reads: Sequence[tuple[int, int]], truth: Sequence[tuple[int, int]]) -> bool:
-    """Whether the multiset `reads` holds every tile of the multiset `truth`."""
-    left = list(reads)
-    for tile in truth:
-        if tile not in left:
-            return False
-        left.remove(tile)
-    return True
 
 
 def add_photo_figures(

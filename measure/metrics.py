@@ -283,6 +283,11 @@ def multiset_hits(labels: Iterable[Sequence[int]], reads: Iterable[Sequence[int]
     return sum((Counter(map(tile_key, labels)) & Counter(map(tile_key, reads))).values())
 
 
+def covers(reads: Iterable[tuple[int, int]], truth: Iterable[tuple[int, int]]) -> bool:
+    """Whether the multiset `reads` holds every tile of the multiset `truth`."""
+    return not Counter(truth) - Counter(reads)
+
+
 def linear_assignment(score: np.ndarray) -> list[tuple[int, int]]:
     """Rows to columns, one to one, maximising the total score (Hungarian algorithm).
 

@@ -12,6 +12,7 @@ from measure.metrics import (
     assign_reads,
     boxes_match,
     confusion_matrix,
+    covers,
     halves_correct,
     length_group,
     length_groups,
@@ -190,3 +191,9 @@ def test_length_group_edges(length, group):
 def test_length_groups_run_from_short_to_long():
     assert length_groups((10, 20)) == ["<10", "10-20", ">=20"]
     assert length_group(15, (10, 20)) == "10-20"
+
+
+def test_covers_counts_each_tile_of_the_truth():
+    assert covers([(1, 2), (6, 6), (6, 6)], [(6, 6), (1, 2)])
+    assert not covers([(6, 6), (1, 2)], [(6, 6), (6, 6)])  # the double is needed twice
+    assert covers([(3, 4)], [])
