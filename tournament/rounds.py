@@ -31,7 +31,7 @@ from rules.blocked import check
 from rules.game import RoundResult
 from rules.scoring import score_domino
 from rules.state import parse_state
-from server.game import lifecycle
+from server.game import lifecycle, wording
 from server.game.lifecycle import HOST, AuditEntry
 from tournament.config import EventConfig
 
@@ -433,7 +433,7 @@ def rule(
                 event_id,
                 table_id,
                 rnd["id"],
-                _note("lock", author, f"hands locked: {reason}"),
+                _note("lock", author, wording.HANDS_LOCKED.format(text=reason)),
             )
     # Judged after the lock is committed: a refusal must not undo the lock.
     try:
@@ -606,7 +606,9 @@ def cancel_pending(
             event_id,
             table_id,
             rnd["id"],
-            _note("cancel", HOST, f"the host cancelled: {rnd['pending_end']['text']}", why),
+            _note(
+                "cancel", HOST, wording.HOST_CANCELLED.format(text=rnd["pending_end"]["text"]), why
+            ),
         )
 
 
@@ -629,7 +631,7 @@ def unlock_hands(
             event_id,
             table_id,
             rnd["id"],
-            _note("unlock", HOST, "the host unlocked the hands", why),
+            _note("unlock", HOST, wording.HOST_UNLOCKED, why),
         )
 
 
@@ -674,8 +676,8 @@ def reopen_last_round(
         conn.execute(
             "UPDATE rounds SET status = 'open', ended_by = NULL, result = NULL, ended_at = NULL, "
             "pending_end = NULL, locked_at = COALESCE(locked_at, now()), "
-            "locked_by = COALESCE(locked_by, 'the round was reopened') WHERE id = %s",
-            (ended["id"],),
+            "locked_by = COALESCE(locked_by, %s) WHERE id = %s",
+            (wording.ROUND_REOPENED, ended["id"]),
         )
         points = ended["result"]["round"]["points"]
         record(

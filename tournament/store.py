@@ -255,14 +255,22 @@ def new_player_link(
         UserInputError: no such seat at the table.
     """
     with conn.transaction():
-        row = conn.execute(
-            "SELECT p.id, p.name FROM seats s JOIN players p ON p.id = s.player_id "
-            "WHERE s.event_id = %s AND s.table_id = %s AND s.seat = %s",
-            (event_id, table_id, seat),
-        ).fetchone()
-        if row is None:
+        player = seat_player(conn, event_id, table_id, seat)
+        if player is None:
             raise UserInputError(f"table {table_id} has no seat {seat}")
-        return {"seat": seat, "name": row["name"], "token": _new_player_link(conn, row["id"])}
+        return {"seat": seat, "name": player.name, "token": _new_player_link(conn, player.id)}
+
+
+def seat_player(
+    conn: psycopg.Connection[Any], event_id: int, table_id: str, seat: int
+) -> Player | None:
+    """The player in `seat` of a table, or None when the table has no such seat."""
+    row = conn.execute(
+        "SELECT p.id, p.name, p.team FROM seats s JOIN players p ON p.id = s.player_id "
+        "WHERE s.event_id = %s AND s.table_id = %s AND s.seat = %s",
+        (event_id, table_id, seat),
+    ).fetchone()
+    return None if row is None else Player(row["id"], row["name"], row["team"], table_id, seat)
 
 
 def new_host_link(conn: psycopg.Connection[Any], event_id: int, table_id: str) -> str:

@@ -440,14 +440,10 @@ def create_app(database_url: str, redis_url: str, event_id: int) -> Flask:
 
     def seat_player(table_id: str, seat: int) -> store.Player:
         with pool.connection() as conn:
-            row = conn.execute(
-                "SELECT p.id, p.name, p.team FROM seats s JOIN players p ON p.id = s.player_id "
-                "WHERE s.event_id = %s AND s.table_id = %s AND s.seat = %s",
-                (event_id, table_id, seat),
-            ).fetchone()
-        if row is None:
+            player = store.seat_player(conn, event_id, table_id, seat)
+        if player is None:
             raise UnknownTable(f"table {table_id} has no seat {seat}")
-        return store.Player(row["id"], row["name"], row["team"], table_id, seat)
+        return player
 
     @app.put("/api/tables/<table_id>/seats/<int:seat>/hand")
     def host_hand(table_id: str, seat: int) -> Response:
