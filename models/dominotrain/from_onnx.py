@@ -45,6 +45,8 @@ IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png")
 # The export keeps the network's parameter names ("model.0.conv.weight"); the other
 # initialisers are constants of the graph (shapes of Split and Reshape nodes, anchors).
 WEIGHT_PREFIX = "model."
+# Per folded convolution: the ONNX weights it takes (conv.*) and the parameters it sets.
+FOLDED_PARTS = ("conv.weight", "conv.bias", "bn.weight", "bn.bias")
 
 
 @dataclass(frozen=True)
@@ -119,7 +121,8 @@ def load_folded_weights(network, weights: dict[str, np.ndarray]) -> None:
             bn.running_var.fill_(1.0)
             bn.weight.fill_(float(np.sqrt(1.0 + bn.eps)))
             bn.bias.copy_(torch.from_numpy(bias))
-            used |= {f"{name}.conv.weight", f"{name}.conv.bias"}
+            # the folded bias lives on in the BatchNorm's shift: its parameters are set too
+            used |= {f"{name}.{part}" for part in FOLDED_PARTS}
         state = network.state_dict()
         for key, value in weights.items():
             if key in used:
@@ -131,21 +134,13 @@ def load_folded_weights(network, weights: dict[str, np.ndarray]) -> None:
                 )
             state[key].copy_(torch.from_numpy(value))
             used.add(key)
-    missing = [
-        key
-        for key, _ in network.named_parameters()
-        if key not in used and not _is_batchnorm_parameter(key, network)
-    ]
     # DFL's fixed 0..15 convolution is a parameter without gradient that the export keeps
     # as a constant; it is rebuilt from the YAML as it was.
-    missing = [key for key in missing if ".dfl." not in key]
+    missing = [
+        key for key, _ in network.named_parameters() if key not in used and ".dfl." not in key
+    ]
     if missing:
         raise UserInputError(f"network parameters not in the ONNX file: {missing[:5]}")
-
-
-def _is_batchnorm_parameter(key: str, network) -> bool:
-    module_name = key.rsplit(".", 2)[0]
-    return module_name in _folded_convolutions(network) and ".bn." in key
 
 
 def training_pictures(folder: Path, count: int) -> list[Path]:
