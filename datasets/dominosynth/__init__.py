@@ -4,4 +4,4 @@ The folder is datasets/ (DESIGN.md) but the package is named dominosynth, becaus
 top-level `datasets` package would shadow the popular PyPI package of that name.
 """
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"

@@ -45,6 +45,7 @@ WEIGHT_CHOICES: dict[str, tuple[str, ...]] = {
         "chip",
         "pen",
         "phone",
+        "marker",
     ),
 }
 
@@ -163,6 +164,7 @@ class SynthConfig:
             chip=0.08,
             pen=0.07,
             phone=0.07,
+            marker=0.07,
         )
     )
     empty_p: float = 0.1  # pictures with no tile at all (distractors only)

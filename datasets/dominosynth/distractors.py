@@ -34,6 +34,7 @@ class Distractor(StrEnum):
     CHIP = "chip"  # a poker chip
     PEN = "pen"
     PHONE = "phone"
+    MARKER = "marker"  # a fiducial marker (ArUco, AprilTag) on a card, as camera rigs use
 
 
 @dataclass
@@ -307,6 +308,44 @@ def _phone(rng, tile_length: float, face: FaceSprite, max_pip: int) -> FlatObjec
     return FlatObject(half_length, half_length * 152 / 320, 8.0, img, alp, body)
 
 
+# The dictionaries a rig's markers come from; each draws black and white squares in a black
+# frame, the pattern of dark blocks on white that looks most like pips and a divider.
+_MARKER_DICTIONARIES = (
+    cv2.aruco.DICT_4X4_50,
+    cv2.aruco.DICT_5X5_100,
+    cv2.aruco.DICT_6X6_250,
+    cv2.aruco.DICT_APRILTAG_36h11,
+)
+
+
+def _marker(rng, tile_length: float, face: FaceSprite, max_pip: int) -> FlatObject:
+    """A fiducial marker printed on a card, sometimes with the corner brackets a rig draws
+    around its working area, sometimes two markers on one sheet."""
+    side = 384
+    img, alp = _flat(side, side, tuple(float(c) for c in rng.uniform(215, 250, 3)))
+    dictionary = cv2.aruco.getPredefinedDictionary(
+        int(_MARKER_DICTIONARIES[int(rng.integers(len(_MARKER_DICTIONARIES)))])
+    )
+    count = 1 if rng.random() < 0.7 else 2
+    size = int(side * (0.7 if count == 1 else 0.42))
+    for k in range(count):
+        code = cv2.aruco.generateImageMarker(dictionary, int(rng.integers(0, 50)), size)
+        ink = float(rng.uniform(0, 50))
+        patch = np.where(code[..., None] > 127, img[0, 0], ink).astype(np.float32)
+        x = (side - size) // 2 if count == 1 else 16 + k * (side - size - 32)
+        y = (side - size) // 2 if count == 1 else int(rng.integers(16, side - size - 16))
+        img[y : y + size, x : x + size] = patch
+    if rng.random() < 0.5:  # corner brackets around the marker
+        arm, m = side // 8, side // 24
+        for cx, cy, dx, dy in ((m, m, 1, 1), (side - m, m, -1, 1), (m, side - m, 1, -1),
+                               (side - m, side - m, -1, -1)):  # fmt: skip
+            cv2.line(img, (cx, cy), (cx + dx * arm, cy), (15, 15, 15), 6)
+            cv2.line(img, (cx, cy), (cx, cy + dy * arm), (15, 15, 15), 6)
+    half = tile_length * rng.uniform(1.0, 3.0)
+    thickness = float(rng.choice([0.2, 1.5]))  # printed paper, a card or foam board
+    return FlatObject(half, half, thickness, img, alp, (200.0, 200.0, 200.0))
+
+
 _MAKERS: dict[Distractor, Callable[..., FlatObject]] = {
     Distractor.DIE: _die,
     Distractor.CARD: _card,
@@ -319,6 +358,7 @@ _MAKERS: dict[Distractor, Callable[..., FlatObject]] = {
     Distractor.CHIP: _chip,
     Distractor.PEN: _pen,
     Distractor.PHONE: _phone,
+    Distractor.MARKER: _marker,
 }
 
 
