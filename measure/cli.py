@@ -335,8 +335,17 @@ def run_bench(args: argparse.Namespace) -> int:
     else:
         det = models.detector
         rdr = models.reader
+        inputs = ", ".join(
+            f"{w}x{h}"
+            for w, h in dict.fromkeys(
+                det.input_shape((height, width))[::-1] for width, height in args.sizes
+            )
+        )
+        fit = ""
+        if det.rect_input:
+            fit = f": the smallest that holds the frame, at most {det.imgsz[1]}x{det.imgsz[0]}"
         print(
-            f"detector {det.path.name} (input {det.imgsz[1]}x{det.imgsz[0]}), "
+            f"detector {det.path.name} (input {inputs}{fit}), "
             f"reader {rdr.path.name} (input {rdr.side}x{rdr.side})"
         )
         print(format_table(results))

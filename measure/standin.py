@@ -74,8 +74,11 @@ def write_detector(
     names: dict[int, str] | None = None,
     imgsz: int = 160,
     stride: int = 32,
+    *,
+    dynamic: bool = False,
 ) -> Path:
-    """An ONNX 'detector' emitting `raw` for any input of shape (1, 3, imgsz, imgsz)."""
+    """An ONNX 'detector' emitting `raw` for any input of shape (1, 3, imgsz, imgsz), or
+    with `dynamic` for any (1, 3, height, width), as `dominocam export` writes detectors."""
     names = names or {0: "tile_up", 1: "tile_down"}
     raw = np.asarray(raw, dtype=np.float32)
     nodes = [
@@ -86,7 +89,13 @@ def write_detector(
     graph = helper.make_graph(
         nodes,
         "detector_double",
-        [helper.make_tensor_value_info("images", TensorProto.FLOAT, [1, 3, imgsz, imgsz])],
+        [
+            helper.make_tensor_value_info(
+                "images",
+                TensorProto.FLOAT,
+                [1, 3, "height", "width"] if dynamic else [1, 3, imgsz, imgsz],
+            )
+        ],
         [helper.make_tensor_value_info("output0", TensorProto.FLOAT, list(raw.shape))],
         initializer=[
             numpy_helper.from_array(raw, "raw"),

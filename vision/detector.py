@@ -136,8 +136,7 @@ def merge_closeups(
 
 def input_scale(shape: tuple[int, int], imgsz: tuple[int, int], max_upscale: float | None) -> float:
     """How many network-input pixels one photo pixel becomes in the letterbox."""
-    scale = min(imgsz[0] / shape[0], imgsz[1] / shape[1])
-    return min(scale, max_upscale) if max_upscale is not None else scale
+    return geometry.letterbox_ratio(shape, imgsz, max_upscale)
 
 
 def needs_slices(detections: list[Detection], scale: float) -> bool:
@@ -320,6 +319,9 @@ class Detector:
         self.input_name = inputs[0].name
         shape = inputs[0].shape
         static = len(shape) == 4 and all(isinstance(v, int) for v in shape[2:])
+        # A dynamic height and width: each photo gets the smallest input that holds it at
+        # the scale `imgsz` gives it (geometry.rect_input_shape), not the whole square.
+        self.rect_input = not static
         if static and tuple(shape[2:]) != self.imgsz:
             raise UserInputError(
                 f"{self.path}: input is {shape[2:]} but metadata imgsz says {self.imgsz}"
@@ -327,11 +329,21 @@ class Detector:
         self.output_name = self.session.get_outputs()[0].name
         self.data_card = meta.get("data_card")
 
+    def input_shape(self, image_shape: tuple[int, int]) -> tuple[int, int]:
+        """(height, width) of the network input for a photo of `image_shape` (h, w)."""
+        if not self.rect_input:
+            return self.imgsz
+        stride = int(self.stride) if isinstance(self.stride, int | float) else 32
+        return geometry.rect_input_shape(image_shape, self.imgsz, stride, self.max_upscale)
+
     def preprocess(self, image: np.ndarray) -> tuple[np.ndarray, geometry.LetterboxTransform]:
-        """BGR uint8 HxWx3 image -> (1, 3, S, S) float32 RGB 0..1 letterboxed, and its transform."""
+        """BGR uint8 HxWx3 image -> (1, 3, H, W) float32 RGB 0..1 letterboxed (the square
+        `imgsz`, or for a dynamic-shape detector the rectangle `input_shape` gives), and its
+        transform."""
         import cv2
 
-        padded, transform = geometry.letterbox(image, self.imgsz, max_upscale=self.max_upscale)
+        shape = self.input_shape(image.shape[:2])
+        padded, transform = geometry.letterbox(image, shape, max_upscale=self.max_upscale)
         if hasattr(cv2, "dnn"):  # one C++ pass: BGR->RGB, HWC->CHW, uint8->float32 / 255
             return cv2.dnn.blobFromImage(padded, 1.0 / 255.0, swapRB=True), transform
         tensor = padded[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32)

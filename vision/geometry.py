@@ -13,6 +13,7 @@ Conventions (used everywhere in the project):
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import cv2
@@ -58,10 +59,47 @@ def split_halves_many(tiles: np.ndarray) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------------------------
-# Letterbox (ultralytics LetterBox, centred, no `auto` stride padding: ONNX inputs are fixed).
+# Letterbox (ultralytics LetterBox, centred). A detector with a fixed input gets the whole
+# square; one exported with dynamic height and width gets the smallest stride-multiple
+# rectangle that holds the photo at the same scale (`rect_input_shape`), as ultralytics'
+# rectangular inference does: a 16:9 frame then costs 640x384 instead of 640x640.
 # --------------------------------------------------------------------------------------------
 
 LETTERBOX_PAD_VALUE = 114
+
+
+def letterbox_ratio(
+    source_shape: tuple[int, int], input_shape: tuple[int, int], max_upscale: float | None
+) -> float:
+    """Input pixels per source pixel when `source_shape` (h, w) is letterboxed into
+    `input_shape` (h, w): the largest that fits, at most `max_upscale` (None: no limit)."""
+    ratio = min(input_shape[0] / source_shape[0], input_shape[1] / source_shape[1])
+    if max_upscale is not None:
+        ratio = min(ratio, float(max_upscale))
+    return ratio
+
+
+def rect_input_shape(
+    source_shape: tuple[int, int],
+    max_shape: tuple[int, int],
+    stride: int,
+    max_upscale: float | None = None,
+) -> tuple[int, int]:
+    """The (height, width) input for a dynamic-shape network: the photo at the scale the
+    full `max_shape` would give it, padded up to a multiple of `stride` on each side (never
+    beyond `max_shape`). The boxes are then the same as in the square input, but the
+    network does not look at the padding the square would add."""
+    if source_shape[0] <= 0 or source_shape[1] <= 0:
+        raise ValueError(f"cannot letterbox an empty image of shape {source_shape}")
+    if stride <= 0:
+        raise ValueError(f"stride must be positive, got {stride}")
+    ratio = letterbox_ratio(source_shape, max_shape, max_upscale)
+
+    def padded(side: int, limit: int) -> int:
+        multiples = math.ceil(round(side * ratio) / stride)
+        return min(limit, max(1, multiples) * stride)
+
+    return padded(source_shape[0], max_shape[0]), padded(source_shape[1], max_shape[1])
 
 
 @dataclass(frozen=True)
@@ -127,9 +165,7 @@ def letterbox(
     src_h, src_w = image.shape[:2]
     if src_h <= 0 or src_w <= 0:
         raise ValueError(f"cannot letterbox an empty image of shape {image.shape}")
-    ratio = min(out_h / src_h, out_w / src_w)
-    if max_upscale is not None:
-        ratio = min(ratio, float(max_upscale))
+    ratio = letterbox_ratio((src_h, src_w), (out_h, out_w), max_upscale)
     new_w, new_h = round(src_w * ratio), round(src_h * ratio)
     new_w, new_h = max(1, min(new_w, out_w)), max(1, min(new_h, out_h))
     dw, dh = (out_w - new_w) / 2, (out_h - new_h) / 2

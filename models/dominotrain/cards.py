@@ -116,6 +116,28 @@ def without_checkout(text: str) -> str:
     return CHECKOUT_RUNS.sub("", text)
 
 
+def training_lines(card: dict, args: dict, model: str | None) -> list[str]:
+    """How the weights were trained: from the checkpoint's arguments, or, for a checkpoint
+    `dominotrain.from_onnx` rebuilt from an earlier export, from that export's card."""
+    if card.get("re_exported_from"):
+        training = card.get("training") or {}
+        return [
+            f"- the weights of that training, unchanged: rebuilt from "
+            f"`{card['re_exported_from']}` by `dominotrain.from_onnx` and exported again; "
+            f"architecture `{training.get('model')}`",
+            f"- epochs {training.get('epochs')}, image size {training.get('imgsz')}, batch "
+            f"{training.get('batch')}",
+        ]
+    return [
+        f"- architecture `{model}` built from YAML (no pretrained download), "
+        f"fine-tuned from `{args.get('pretrained')}`"
+        if isinstance(args.get("pretrained"), str)
+        else f"- architecture `{model}` from YAML, trained from scratch",
+        f"- epochs {args.get('epochs')}, image size {args.get('imgsz')}, batch "
+        f"{args.get('batch')}, seed {args.get('seed')}, time limit {args.get('time')} h",
+    ]
+
+
 def write_card(path: Path, summary: dict, evaluation: dict | None = None) -> Path:
     """Write the markdown card for one exported model."""
     kind = summary["kind"]
@@ -148,12 +170,7 @@ def write_card(path: Path, summary: dict, evaluation: dict | None = None) -> Pat
         str(card.get("training_command") or "(command not recorded)"),
         "```",
         "",
-        f"- architecture `{model}` built from YAML (no pretrained download), "
-        f"fine-tuned from `{args.get('pretrained')}`"
-        if isinstance(args.get("pretrained"), str)
-        else f"- architecture `{model}` from YAML, trained from scratch",
-        f"- epochs {args.get('epochs')}, image size {args.get('imgsz')}, batch "
-        f"{args.get('batch')}, seed {args.get('seed')}, time limit {args.get('time')} h",
+        *training_lines(card, args, model),
         f"- last epoch's ultralytics validation (synthetic val): {validation or 'n/a'}",
         "",
         "## Data set",

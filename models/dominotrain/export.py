@@ -2,9 +2,12 @@
 
 The ONNX files are what the runtime (`vision/`) loads; their contract:
 
-* `models/detector.onnx`: ultralytics' OBB export (static 1x3xSxS input, `simplify=True`,
-  default opset); raw output `[1, 4 + classes + 1, anchors]` (cx, cy, w, h, class scores,
-  angle in radians last).
+* `models/detector.onnx`: ultralytics' OBB export (`simplify=True`, default opset) with a
+  dynamic input 1x3xHxW, H and W multiples of the stride up to the metadata's `imgsz`: the
+  runtime letterboxes a photo into the smallest such rectangle (`vision.geometry.
+  rect_input_shape`), so a 16:9 frame costs 640x384, not the whole square. A static
+  1x3xSxS detector (exports before 2026-12-01) still loads and gets the square. Raw output
+  `[1, 4 + classes + 1, anchors]` (cx, cy, w, h, class scores, angle in radians last).
 * `models/reader.onnx`: ultralytics' classification export with a dynamic batch axis; input
   Nx3xSxS RGB scaled to 0..1 (no mean/std), output N x classes softmax probabilities. Class
   index i means `int(names[i])` pips: ultralytics sorts the class folders as strings, so the
@@ -64,8 +67,17 @@ def architecture(record: dict, checkpoint_args: dict) -> str | None:
     return (record.get("config") or {}).get("model") or checkpoint_args.get("model")
 
 
-def build_data_card(record: dict, checkpoint_args: dict) -> dict:
-    """The `data_card` metadata: the set's card.json plus how the model was trained."""
+def build_data_card(record: dict, checkpoint_args: dict, recovered: dict | None = None) -> dict:
+    """The `data_card` metadata: the set's card.json plus how the model was trained.
+
+    A checkpoint that `dominotrain.from_onnx` rebuilt (`recovered`: its `recovered_from`)
+    and was not trained since keeps the card of the ONNX file it came from, with where it
+    came from: exporting it again changes the file, not what the model learnt.
+    """
+    if recovered and recovered.get("data_card") and not record:
+        card = dict(json.loads(recovered["data_card"]))
+        card["re_exported_from"] = recovered.get("onnx")
+        return card
     card = dict(record.get("data_card") or {})
     card["training_command"] = record.get("command")
     if record.get("also"):  # train splits added to this set's (`dominocam train --also`)
@@ -206,13 +218,14 @@ def export(
                 format="onnx",
                 imgsz=imgsz,
                 simplify=True,
-                dynamic=kind == "reader",
+                dynamic=True,  # the reader's batch; the detector's height and width
                 batch=1,
                 device="cpu",
             )
         )
         shutil.copyfile(exported, target)
-        data_card = build_data_card(record, checkpoint_args)
+        recovered = (model.ckpt or {}).get("recovered_from")
+        data_card = build_data_card(record, checkpoint_args, recovered)
         add_metadata(target, {"data_card": json.dumps(data_card, sort_keys=True)})
 
     metadata = read_metadata(target)

@@ -33,11 +33,18 @@ CLASSES = ("not_tile", "tile")  # output columns
 SIDE = 64
 
 
-def load_split(folder: Path) -> tuple[np.ndarray, np.ndarray]:
-    """(N, 64, 64, 3) uint8 RGB crops and (N,) labels (index into CLASSES)."""
+def load_split(
+    folder: Path, per_class: int | None = None, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
+    """(N, 64, 64, 3) uint8 RGB crops and (N,) labels (index into CLASSES); with
+    `per_class`, at most that many crops of each class, drawn at random with `seed`."""
     images, labels = [], []
+    rng = np.random.default_rng(seed)
     for label, name in enumerate(CLASSES):
-        for path in sorted((folder / name).glob("*.png")):
+        paths = sorted((folder / name).glob("*.png"))
+        if per_class is not None and len(paths) > per_class:
+            paths = [paths[i] for i in sorted(rng.choice(len(paths), per_class, replace=False))]
+        for path in paths:
             image = cv2.imread(str(path), cv2.IMREAD_COLOR)
             if image is None or image.shape[:2] != (SIDE, SIDE):
                 image = cv2.resize(image, (SIDE, SIDE), interpolation=cv2.INTER_AREA)
@@ -152,13 +159,21 @@ def export_onnx(model, path: Path, record: dict) -> Path:
     return path
 
 
-def train(data: Path, out: Path, epochs: int, threads: int, seed: int, command: str) -> dict:
+def train(
+    data: Path,
+    out: Path,
+    epochs: int,
+    threads: int,
+    seed: int,
+    command: str,
+    per_class: int | None = None,
+) -> dict:
     import torch
 
     torch.set_num_threads(threads)
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
-    train_x, train_y = load_split(data / "train")
+    train_x, train_y = load_split(data / "train", per_class, seed)
     val_x, val_y = load_split(data / "val")
     model = build_model()
     optimiser = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
@@ -231,13 +246,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--epochs", type=int, default=12)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--per-class",
+        type=int,
+        help="train on at most this many crops of each class (drawn once, at random): an "
+        "epoch's time follows the crops, and tiles are easy to have too many of",
+    )
     args = parser.parse_args(argv)
     data = Path(args.data)
     if not (data / "train").is_dir() or not (data / "val").is_dir():
         print(f"dominocam: error: {data} needs train/ and val/ crop folders", file=sys.stderr)
         return 2
     command = "python -m dominotrain.verifier_train " + " ".join(argv or sys.argv[1:])
-    train(data, Path(args.out), args.epochs, args.threads, args.seed, command)
+    train(data, Path(args.out), args.epochs, args.threads, args.seed, command, args.per_class)
     return 0
 
 

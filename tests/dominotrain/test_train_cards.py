@@ -105,3 +105,16 @@ def test_card_names_runs_from_the_runs_folder_not_the_checkout(tmp_path):
     text = write_card(tmp_path / "reader.md", absolute).read_text()
     assert "`runs/reader/r/weights/best.pt`" in text and "`runs/p/best.pt`" in text
     assert "/home/ana" not in text and "/srv/x" not in text
+
+
+def test_a_re_exported_card_tells_the_training_of_the_file_it_came_from(tmp_path):
+    card = {
+        **SUMMARY["data_card"],
+        "re_exported_from": "models/detector.onnx",
+        "training": {"model": "yolov8n-obb.yaml", "epochs": 7, "imgsz": 640, "batch": 16},
+    }
+    summary = {**SUMMARY, "data_card": card, "checkpoint_args": {"imgsz": 640}}
+    text = write_card(tmp_path / "reader.md", summary).read_text()
+    assert "rebuilt from `models/detector.onnx` by `dominotrain.from_onnx`" in text
+    assert "- epochs 7, image size 640, batch 16" in text
+    assert "trained from scratch" not in text

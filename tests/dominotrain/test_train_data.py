@@ -95,6 +95,20 @@ def test_model_card_names_the_added_sets() -> None:
     assert "also_trained_on" not in build_data_card({"data_card": {}}, {})
 
 
+def test_a_checkpoint_rebuilt_from_onnx_keeps_the_card_of_the_file_it_came_from() -> None:
+    import json
+
+    original = {"command": "dominocam synth --out a", "training": {"epochs": 10}}
+    recovered = {"onnx": "models/detector.onnx", "data_card": json.dumps(original)}
+    card = build_data_card({}, {"imgsz": 640}, recovered)
+    assert card["command"] == "dominocam synth --out a"
+    assert card["training"] == {"epochs": 10}
+    assert card["re_exported_from"] == "models/detector.onnx"
+    # Trained since (a run record exists): the run's own card, not the old one.
+    trained = build_data_card({"data_card": {"command": "new"}}, {}, recovered)
+    assert trained["command"] == "new" and "re_exported_from" not in trained
+
+
 def test_a_resumed_run_is_named_by_the_yaml_it_started_from() -> None:
     # ultralytics' resume rewrites the checkpoint's `model` to the run's own last.pt.
     resumed_args = {"model": "runs/reader/r/weights/last.pt", "pretrained": "base.pt"}

@@ -41,6 +41,38 @@ def test_letterbox_shapes_and_padding(shape, size, resized, pads):
     assert (out[t.pad_y : t.pad_y + resized[0], t.pad_x : t.pad_x + resized[1]] == 200).all()
 
 
+@pytest.mark.parametrize(
+    ("shape", "max_upscale", "expected"),
+    [
+        ((720, 1280), None, (384, 640)),  # 16:9: 360 rows padded up to 384, not 640
+        ((1280, 720), None, (640, 384)),  # portrait
+        ((600, 800), None, (480, 640)),  # 4:3 fits exactly
+        ((3024, 4032), None, (480, 640)),
+        ((100, 100), 2.0, (224, 224)),  # a small picture enlarged at most twice
+        ((100, 100), None, (640, 640)),
+        ((10, 2000), None, (32, 640)),  # never below one stride
+    ],
+)
+def test_rect_input_shape_is_the_smallest_stride_multiple_at_the_square_scale(
+    shape, max_upscale, expected
+):
+    rect = geometry.rect_input_shape(shape, (640, 640), 32, max_upscale)
+    assert rect == expected
+    assert all(side % 32 == 0 for side in rect)
+    image = np.zeros((*shape, 3), np.uint8)
+    _, square = geometry.letterbox(image, (640, 640), max_upscale=max_upscale)
+    _, tight = geometry.letterbox(image, rect, max_upscale=max_upscale)
+    # The same scale as the square input: the detector sees the tiles at the same size.
+    assert tight.scale_x == square.scale_x and tight.scale_y == square.scale_y
+
+
+def test_rect_input_shape_refuses_what_has_no_shape():
+    with pytest.raises(ValueError, match="empty"):
+        geometry.rect_input_shape((0, 10), (640, 640), 32)
+    with pytest.raises(ValueError, match="stride"):
+        geometry.rect_input_shape((10, 10), (640, 640), 0)
+
+
 @pytest.mark.parametrize("max_upscale, scale", [(None, 6.4), (3.0, 3.0), (1.0, 1.0), (10.0, 6.4)])
 def test_letterbox_caps_enlarging_a_small_picture(max_upscale, scale):
     image = np.full((100, 100, 3), 200, np.uint8)

@@ -210,3 +210,34 @@ def test_read_image_with_a_calibration_rejects_flags_and_asks_for_review(
         painted_table.image, models.detector, models.reader, 12, closeups=False, calibration=none
     )
     assert len(clear.tiles) == len(plain.tiles) and clear.rejected == []
+
+
+def test_a_dynamic_shape_detector_gets_the_tight_rectangle_and_boxes_map_back(
+    painted_table, tmp_path: Path
+):
+    from vision_factories import DETECTOR_SIZE
+
+    from measure.standin import raw_from_boxes, write_detector
+    from vision import geometry
+
+    shape = painted_table.image.shape[:2]  # 240 x 320: 4:3
+    rect = geometry.rect_input_shape(shape, (DETECTOR_SIZE, DETECTOR_SIZE), 32)
+    assert rect == (128, 160)
+    _, transform = geometry.letterbox(painted_table.image, rect)
+    boxes = np.array(painted_table.boxes, dtype=float, copy=True)
+    boxes[:, :2] = transform.to_input(boxes[:, :2])
+    boxes[:, 2:4] *= transform.scale_x
+    classes = np.array([0 if h is not None else 1 for h in painted_table.halves])
+    raw = raw_from_boxes(boxes, classes, painted_table.scores)
+    path = write_detector(tmp_path / "d.onnx", raw, imgsz=DETECTOR_SIZE, dynamic=True)
+    detector = Detector(path)
+    assert detector.rect_input
+    tensor, _ = detector.preprocess(painted_table.image)
+    assert tensor.shape == (1, 3, 128, 160)
+    detections = detector.detect(painted_table.image)
+    found = sorted(tuple(np.round(d.corners.mean(axis=0)).astype(int)) for d in detections)
+    assert found == sorted(tuple(np.round(b[:2]).astype(int)) for b in painted_table.boxes)
+    # A fixed-input detector keeps the whole square.
+    square = Detector(write_detector(tmp_path / "s.onnx", raw, imgsz=DETECTOR_SIZE))
+    assert not square.rect_input
+    assert square.preprocess(painted_table.image)[0].shape == (1, 3, DETECTOR_SIZE, DETECTOR_SIZE)
