@@ -27,7 +27,11 @@ Steps:
    * `reject_below` 0.5: a box less likely a tile than not is not one.
    * `doubtful_below`: the lowest of `DOUBT_GRID` at which, of the fit photos that would
      not need a review, at least `SELECTIVE_TARGET` have their exact tile set: the issue's
-     selective gate, met on the fit data with the least review asked.
+     selective gate, met on the fit data with the least review asked. Where no value
+     reaches it (a fit photo whose tiles the detector missed altogether holds no box to
+     doubt, so no threshold makes it exact), the lowest value with the highest share: the
+     most the threshold can do, not the strictest value of the grid, which would call
+     nearly every tile doubtful for a failure doubt cannot catch.
    * `review_rejected` 0.2: a rejected box that is still one in five a tile is shown for a
      look (the price of a missed tile in a ruling is higher than a tap).
 
@@ -426,6 +430,7 @@ def choose_thresholds(photos: Sequence[PhotoRecord], tile: Any, right: Any) -> t
     base = Calibration(tile, right, REJECT_BELOW, DOUBT_GRID[0], REVIEW_REJECTED)
     table = {}
     chosen = None
+    best: tuple[float, float] | None = None  # (share, value): the highest share, lowest value
     for value in DOUBT_GRID:
         calibration = replace(base, doubtful_below=value)
         outcomes = [_photo_outcome(p, calibration) for p in photos]
@@ -438,7 +443,9 @@ def choose_thresholds(photos: Sequence[PhotoRecord], tile: Any, right: Any) -> t
         }
         if chosen is None and right_share >= SELECTIVE_TARGET:
             chosen = value
-    value = chosen if chosen is not None else DOUBT_GRID[-1]
+        if best is None or right_share > best[0]:
+            best = (right_share, value)
+    value = chosen if chosen is not None else best[1] if best is not None else DOUBT_GRID[-1]
     return replace(base, doubtful_below=value), table
 
 

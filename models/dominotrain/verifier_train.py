@@ -4,7 +4,7 @@ to ONNX for `vision.verifier` (the `train` extra: torch, onnx).
     python -m dominotrain.verifier_train --data runs/data/verifier-crops --out runs/verifier/v1
 
 A small convolutional network (four stride-2 convolutions 16-32-64-128 with batch norm,
-global average pooling, a linear layer; 0.1 M weights) rather than ultralytics' yolov8n-cls:
+global average pooling, a linear layer; 0.29 M weights) rather than ultralytics' yolov8n-cls:
 the task is two classes on a 64 px crop, and the narrow yolov8-cls took 810 s an epoch on
 this crop set on a loaded 2-core CPU and was at 0.71 val accuracy after one (the decision
 note, docs/decisions/2026-12-01-not-a-tile.md). Augmentation keeps the label true: flips both
