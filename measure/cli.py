@@ -127,6 +127,14 @@ def _add_eval(subparsers: argparse._SubParsersAction) -> None:
         "fraction of its longer side wide, to see how the tile's size in the picture matters "
         "(default 0: none)",
     )
+    evaluate.add_argument(
+        "--closeup-border",
+        type=border,
+        default=None,
+        help="the close-up pass's grey frame, a fraction of the picture's longer side on each "
+        "side, to choose it on pictures of one tile filling the frame (default: read's, "
+        "vision.detector.CLOSEUP_BORDER)",
+    )
     add_second_looks(evaluate)
     add_calibration(evaluate)
     evaluate.add_argument("--json", action="store_true", help="print the JSON instead of a table")
@@ -245,7 +253,7 @@ def run_eval_command(args: argparse.Namespace) -> int:
     from measure import plots
     from measure.evaluate import describe_models, format_table, run_eval
     from measure.gates import format_gates, gate_table
-    from vision.detector import MAX_UPSCALE
+    from vision.detector import CLOSEUP_BORDER, MAX_UPSCALE
     from vision.overlaps import OVERLAP_THRESHOLD
 
     for flag in ("synthetic", "realval"):
@@ -267,6 +275,7 @@ def run_eval_command(args: argparse.Namespace) -> int:
         overlap=None if args.keep_overlapping else (args.overlap or OVERLAP_THRESHOLD),
         max_upscale=chosen_upscale(args.max_upscale, MAX_UPSCALE),
         border=args.border,
+        closeup_border=CLOSEUP_BORDER if args.closeup_border is None else args.closeup_border,
         closeups=not args.no_closeups,
         far_tiles=not args.no_far_tiles,
         calibrated=not args.no_calibration,

@@ -66,7 +66,7 @@ from measure.metrics import (
     paired_halves,
     tile_key,
 )
-from vision.detector import MAX_UPSCALE
+from vision.detector import CLOSEUP_BORDER, MAX_UPSCALE
 from vision.geometry import box_length, frame_in_grey
 from vision.overlaps import OVERLAP_THRESHOLD
 
@@ -887,11 +887,12 @@ def load_eval_models(
     iou: float | None = None,
     overlap: float | None = OVERLAP_THRESHOLD,
     max_upscale: float | None = MAX_UPSCALE,
+    closeup_border: float = CLOSEUP_BORDER,
 ) -> EvalModels:
     """Open only the models that `sets` run (`SET_MODELS`), with `dominocam read`'s defaults
     unless `conf` / `iou` (the detector's thresholds) are given; `overlap` is the detector's
     overlapping-box threshold (None keeps overlapping boxes), `max_upscale` how far it enlarges a
-    small picture (None: to fill its input).
+    small picture (None: to fill its input), `closeup_border` the close-up pass's frame.
 
     Raises:
         UserInputError: a needed model file is missing or unreadable.
@@ -911,6 +912,7 @@ def load_eval_models(
             threads=threads,
             overlap=overlap,
             max_upscale=max_upscale,
+            closeup_border=closeup_border,
             **thresholds,
         )
         # The verifier beside the detector, as `vision.pipeline.load_models` takes it.
@@ -936,6 +938,7 @@ def run_eval(
     overlap: float | None = OVERLAP_THRESHOLD,
     max_upscale: float | None = MAX_UPSCALE,
     border: float = 0.0,
+    closeup_border: float = CLOSEUP_BORDER,
     closeups: bool = True,
     far_tiles: bool = True,
     calibrated: bool = True,
@@ -962,7 +965,9 @@ def run_eval(
         raise UserInputError(
             f"nothing to evaluate: set(s) {', '.join(sorted(wanted))} need {flags}"
         )
-    models = load_eval_models(running, detector, reader, threads, conf, iou, overlap, max_upscale)
+    models = load_eval_models(
+        running, detector, reader, threads, conf, iou, overlap, max_upscale, closeup_border
+    )
     models.closeups, models.far_tiles = closeups, far_tiles
     if calibrated and models.detector is not None:
         from vision.confidence import CALIBRATION_FILE, load_calibration

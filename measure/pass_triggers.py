@@ -44,7 +44,7 @@ def count(files: list[Path], detector) -> Counter:
         counts["pictures"] += 1
         if len(found) <= CLOSEUP_MAX_BOXES:
             counts["closeup_runs"] += 1
-            framed, pad = frame_for_closeups(image)
+            framed, pad = frame_for_closeups(image, detector.closeup_border)
             found = merge_closeups(found, detector.detect(framed), pad, shape)
             counts["closeup_boxes_added"] += sum(d.source == "closeup" for d in found)
         scale = input_scale(shape, detector.imgsz, detector.max_upscale)

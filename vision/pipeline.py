@@ -26,6 +26,7 @@ from vision.confidence import (
 )
 from vision.decode import AdjacencyConstraint, joint_decode
 from vision.detector import (
+    CLOSEUP_BORDER,
     CLOSEUP_MAX_BOXES,
     Detection,
     Detector,
@@ -277,7 +278,8 @@ def detect_tiles(
     height, width = image.shape[:2]
     detections = detector.detect(image, timings)
     if closeups and len(detections) <= CLOSEUP_MAX_BOXES:
-        framed, pad = frame_for_closeups(image)
+        # getattr: a stand-in detector (tests, tools) need not carry the attribute.
+        framed, pad = frame_for_closeups(image, getattr(detector, "closeup_border", CLOSEUP_BORDER))
         detections = merge_closeups(
             detections, detector.detect(framed, timings), pad, (height, width)
         )

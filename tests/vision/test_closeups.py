@@ -70,3 +70,12 @@ def test_read_image_looks_again_only_at_pictures_with_few_boxes() -> None:
     off = _CountingDetector([_box(150, 150, 200, 0.6)])
     read_image(image, off, None, with_layout=False, closeups=False, far_tiles=False)
     assert len(off.shapes) == 1
+
+
+def test_the_close_up_frame_is_the_detectors_setting() -> None:
+    image = np.full((300, 600, 3), 200, np.uint8)
+    detector = _CountingDetector([_box(150, 150, 200, 0.6)])
+    detector.closeup_border = 0.25  # as `Detector(closeup_border=...)` and eval's flag set it
+    read_image(image, detector, None, with_layout=False, far_tiles=False)
+    assert detector.shapes[1] == (300 + 2 * 150, 600 + 2 * 150)
+    assert frame_for_closeups(image, 0.25)[1] == 150
