@@ -26,12 +26,12 @@ Steps:
 3. *Thresholds* (`choose_thresholds`), once, on the same boxes (docs/reading-confidence.md):
    * `reject_below` 0.5: a box less likely a tile than not is not one.
    * `doubtful_below`: the lowest of `DOUBT_GRID` at which, of the fit photos that would
-     not need a review, at least `SELECTIVE_TARGET` have their exact tile set: the issue's
-     selective gate, met on the fit data with the least review asked. Where no value
-     reaches it (a fit photo whose tiles the detector missed altogether holds no box to
-     doubt, so no threshold makes it exact), the lowest value with the highest share: the
-     most the threshold can do, not the strictest value of the grid, which would call
-     nearly every tile doubtful for a failure doubt cannot catch.
+     not need a review, at least `SELECTIVE_TARGET` keep no misread or false tile: the
+     issue's selective gate, met on the fit data with the least review asked, for the
+     errors a doubt can flag. A tile the detector never boxed, or one the calibration left
+     out, holds no kept box to doubt: no value of `doubtful_below` changes it (the
+     rejection's thresholds answer for the second), so such a photo does not push the
+     value up; the exact tile set among the photos without review is printed beside.
    * `review_rejected` 0.2: a rejected box that is still one in five a tile is shown for a
      look (the price of a missed tile in a ruling is higher than a tap).
 
@@ -370,16 +370,33 @@ def expected_calibration_error(p: np.ndarray, y: np.ndarray, bins: int = RELIABI
 # --- thresholds ----------------------------------------------------------------------------
 
 
-def _photo_outcome(photo: PhotoRecord, calibration: Any) -> tuple[bool, bool]:
-    """(needs review, exact tile set) of one fit photo under `calibration`, simulated on its
-    cached boxes (no second network pass: the layout's doubts are those without rejection)."""
+@dataclass(frozen=True)
+class PhotoOutcome:
+    """What a fit photo would come to under a calibration.
+
+    Attributes:
+        review: it needs a review.
+        exact: its exact tile set is read.
+        misread: a kept box is not a tile or is read wrong, what a doubt could flag (on a
+            real photo, whose labels name tiles and not boxes: not `exact`).
+    """
+
+    review: bool
+    exact: bool
+    misread: bool
+
+
+def _photo_outcome(photo: PhotoRecord, calibration: Any) -> PhotoOutcome:
+    """One fit photo under `calibration`, simulated on its cached boxes (no second network
+    pass: the layout's doubts are those without rejection)."""
     from vision.confidence import box_features
 
     if not photo.boxes:
         review = photo.layout_doubts
         if photo.source == "synthetic":
-            return review, photo.missed == 0
-        return review, not photo.truth_up and photo.truth_down == 0
+            return PhotoOutcome(review, photo.missed == 0, False)
+        empty = not photo.truth_up and photo.truth_down == 0
+        return PhotoOutcome(review, empty, not empty)
     rows = [_features(b) for b in photo.boxes]
     p_tile = calibration.tile.predict(rows)
     kept = [b for b, p in zip(photo.boxes, p_tile, strict=True) if p >= calibration.reject_below]
@@ -409,7 +426,7 @@ def _photo_outcome(photo: PhotoRecord, calibration: Any) -> tuple[bool, bool]:
     if photo.source == "synthetic":
         wrong = any(b.tile is False or b.right is False for b in kept)
         lost = any(b.tile for b in photo.boxes if b not in kept)
-        return review, not wrong and not lost and photo.missed == 0
+        return PhotoOutcome(review, not wrong and not lost and photo.missed == 0, wrong)
     ups = sorted(tuple(b.pips) for b in kept if b.face == "up" and b.pips is not None)
     downs = sum(b.face == "down" for b in kept)
     truth = sorted(photo.truth_up)
@@ -417,7 +434,7 @@ def _photo_outcome(photo: PhotoRecord, calibration: Any) -> tuple[bool, bool]:
     exact = downs == photo.truth_down and (
         ups == truth or (0 < extra <= photo.excluded and covers(ups, truth))
     )
-    return review, exact
+    return PhotoOutcome(review, exact, not exact)
 
 
 def choose_thresholds(photos: Sequence[PhotoRecord], tile: Any, right: Any) -> tuple[Any, dict]:
@@ -430,22 +447,20 @@ def choose_thresholds(photos: Sequence[PhotoRecord], tile: Any, right: Any) -> t
     base = Calibration(tile, right, REJECT_BELOW, DOUBT_GRID[0], REVIEW_REJECTED)
     table = {}
     chosen = None
-    best: tuple[float, float] | None = None  # (share, value): the highest share, lowest value
     for value in DOUBT_GRID:
         calibration = replace(base, doubtful_below=value)
         outcomes = [_photo_outcome(p, calibration) for p in photos]
-        clear = [exact for review, exact in outcomes if not review]
-        right_share = sum(clear) / len(clear) if clear else 1.0
+        clear = [o for o in outcomes if not o.review]
+        read_right = sum(not o.misread for o in clear)
         table[str(value)] = {
             "clear_photos": len(clear),
-            "clear_exact": sum(clear),
+            "clear_read_right": read_right,
+            "clear_exact": sum(o.exact for o in clear),
             "photos": len(outcomes),
         }
-        if chosen is None and right_share >= SELECTIVE_TARGET:
+        if chosen is None and read_right >= SELECTIVE_TARGET * len(clear):
             chosen = value
-        if best is None or right_share > best[0]:
-            best = (right_share, value)
-    value = chosen if chosen is not None else best[1] if best is not None else DOUBT_GRID[-1]
+    value = chosen if chosen is not None else DOUBT_GRID[-1]
     return replace(base, doubtful_below=value), table
 
 
@@ -557,8 +572,9 @@ def run(args: argparse.Namespace) -> int:
     )
     for value, row in table.items():
         print(
-            f"  doubtful_below {value}: {row['clear_exact']}/{row['clear_photos']} photos without "
-            f"review exact, of {row['photos']}"
+            f"  doubtful_below {value}: of {row['clear_photos']} photos without review (of "
+            f"{row['photos']}), {row['clear_read_right']} keep no misread or false tile, "
+            f"{row['clear_exact']} have their exact tile set"
         )
     print(f"wrote {out} ({time.perf_counter() - start:.0f} s)")
     return 0
