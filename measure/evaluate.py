@@ -850,6 +850,7 @@ class EvalModels:
     closeups: bool = True
     far_tiles: bool = True
     calibration: Calibration | None = None
+    calibration_path: Path | None = None
 
     @property
     def passes(self) -> dict[str, bool]:
@@ -975,7 +976,8 @@ def run_eval(
         # As `load_models`: the file given, else the one beside the detector, else none.
         beside = Path(models.detector.path).parent / CALIBRATION_FILE
         if calibration is not None or beside.is_file():
-            models.calibration = load_calibration(calibration or beside)
+            models.calibration_path = Path(calibration or beside)
+            models.calibration = load_calibration(models.calibration_path)
     evaluators = {
         "synthetic": (eval_synthetic, synthetic),
         "synthetic_halves": (eval_synthetic_halves, synthetic),
@@ -1004,6 +1006,13 @@ def describe_models(models: EvalModels) -> dict:
             "thresholds": models.calibration.to_dict()["thresholds"],
             "features": list(models.calibration.features),
         }
+        if models.calibration_path is not None:
+            path = models.calibration_path
+            out["calibration"].update(path=str(path), sha256=file_sha256(path))
+    verifier = getattr(models.detector, "verifier", None)
+    if verifier is not None:
+        path = Path(verifier.path)
+        out["verifier"] = {"path": str(path), "sha256": file_sha256(path)}
     for kind in ("detector", "reader"):
         model = getattr(models, kind)
         if model is None:
@@ -1016,6 +1025,8 @@ def describe_models(models: EvalModels) -> dict:
                 iou=model.iou,
                 overlap=model.overlap,
                 max_upscale=model.max_upscale,
+                closeup_border=model.closeup_border,
+                rect_input=model.rect_input,
                 **models.passes,
             )
     return out

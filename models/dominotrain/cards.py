@@ -161,7 +161,14 @@ def write_card(path: Path, summary: dict, evaluation: dict | None = None) -> Pat
         "## File",
         "",
         f"- `{Path(summary['path']).name}`: {size_mb:.2f} MB, sha256 `{summary['sha256']}`",
-        f"- input size {summary['imgsz']} px; classes {summary.get('names')}",
+        f"- input size {summary['imgsz']} px"
+        + (
+            " at most: height and width are dynamic, each photo gets the smallest rectangle "
+            "that holds it (`vision.geometry.rect_input_shape`)"
+            if kind == "detector"
+            else ""
+        )
+        + f"; classes {summary.get('names')}",
         f"- exported from `{summary['weights']}` by `dominocam export {kind}`",
         "",
         "## Training",

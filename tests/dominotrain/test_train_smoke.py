@@ -136,6 +136,9 @@ def test_train_export_and_run(cli, data, tmp_path_factory):
     assert card["training_command"].startswith("dominocam train detector")
     (out,) = detector.run(None, {"images": np.zeros((1, 3, 160, 160), np.float32)})
     assert out.shape[:2] == (1, 4 + 2 + 1)
+    # Height and width are dynamic: a 16:9 frame is read at 160x96, not the whole square.
+    (wide,) = detector.run(None, {"images": np.zeros((1, 3, 96, 160), np.float32)})
+    assert wide.shape[:2] == (1, 4 + 2 + 1) and wide.shape[2] < out.shape[2]
 
     reader = ort.InferenceSession(str(models / "reader.onnx"))
     name = reader.get_inputs()[0].name

@@ -161,6 +161,23 @@ def test_max_upscale_reaches_the_detector_and_the_report() -> None:
     assert describe_models(models)["detector"]["max_upscale"] is None
 
 
+def test_the_report_names_every_model_read_with_and_the_close_up_frame() -> None:
+    from measure.evaluate import describe_models, load_eval_models
+    from vision.confidence import load_calibration
+    from vision.onnx_model import file_sha256
+
+    models = load_eval_models(["realval_scenes"], closeup_border=0.25)
+    assert models.detector.closeup_border == 0.25
+    models.calibration_path = Path(models.detector.path).parent / "calibration.json"
+    models.calibration = load_calibration(models.calibration_path)
+    report = describe_models(models)
+    assert report["detector"]["closeup_border"] == 0.25
+    assert report["detector"]["rect_input"] is models.detector.rect_input
+    verifier = Path(models.detector.verifier.path)
+    assert report["verifier"] == {"path": str(verifier), "sha256": file_sha256(verifier)}
+    assert report["calibration"]["sha256"] == file_sha256(models.calibration_path)
+
+
 @pytest.mark.parametrize(
     "given, chosen", [(None, 2.0), ("none", None), ("NONE", None), ("1", 1.0), ("3.5", 3.5)]
 )

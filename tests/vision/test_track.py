@@ -263,7 +263,7 @@ def test_with_a_calibration_the_tracker_marks_by_its_probability() -> None:
     identity = Logistic(
         FEATURES, tuple(float(f == "half_lo") for f in FEATURES), 0.0
     )  # p = the weaker half
-    calibration = replace(calibration, tile=identity, right=identity)
+    calibration = replace(calibration, tile=identity, right=identity, doubtful_below=0.95)
     read = reader_by_script([((2, 5), 0.9)])  # clear for the tracker, under the threshold
     tracker = TableTracker(W, H, calibration=calibration)
     results = run(tracker, [[tile_box(100, 100)]] * 20, read)
