@@ -6,7 +6,7 @@ The ONNX files are what the runtime (`vision/`) loads; their contract:
   dynamic input 1x3xHxW, H and W multiples of the stride up to the metadata's `imgsz`: the
   runtime letterboxes a photo into the smallest such rectangle (`vision.geometry.
   rect_input_shape`), so a 16:9 frame costs 640x384, not the whole square. A static
-  1x3xSxS detector (exports before 2026-12-01) still loads and gets the square. Raw output
+  1x3xSxS detector (an earlier export) still loads and gets the square. Raw output
   `[1, 4 + classes + 1, anchors]` (cx, cy, w, h, class scores, angle in radians last).
 * `models/reader.onnx`: ultralytics' classification export with a dynamic batch axis; input
   Nx3xSxS RGB scaled to 0..1 (no mean/std), output N x classes softmax probabilities. Class
