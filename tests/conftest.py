@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 REALVAL = REPO_ROOT.parent / "shared" / "realval"
+CHROMIUM = os.environ.get("DOMINOCAM_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 @pytest.fixture
@@ -38,3 +49,15 @@ def command_runner(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixtur
         return run
 
     return make
+
+
+@pytest.fixture
+def browser():
+    """A headless chromium (Playwright) for the browser tests; skip without one."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"{CHROMIUM} is missing: run scripts/install-browser.sh")
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield browser
+        browser.close()

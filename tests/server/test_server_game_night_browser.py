@@ -30,7 +30,7 @@ from typing import Any
 
 import pytest
 from server_factories import ADMIN_TOKEN, ThreadedServer, rendered_sample, runtime_scene
-from test_server_browser import DOCS, PHONE, TIMEOUT_MS, browser  # noqa: F401  (the fixture)
+from test_server_browser import DOCS, PHONE, TIMEOUT_MS
 from test_server_layout_browser import LAPTOP, _in_first_viewport
 
 from dominocam.scene_state import hand_tiles
@@ -182,7 +182,7 @@ def _check_lang(page, locale: str) -> None:
     assert lang.split("-")[0] == locale.split("-")[0], (lang, locale)
 
 
-def _walk(browser, make_app, tmp_path, variant: str, locale: str, shots: Path | None):  # noqa: F811
+def _walk(browser, make_app, tmp_path, variant: str, locale: str, shots: Path | None):
     """The game night; returns the actions of each round. `shots`: where to keep screenshots."""
     from playwright.sync_api import expect
 
@@ -329,7 +329,7 @@ class Round:
 @pytest.mark.parametrize("locale", ["en-US", "hu-HU"])
 @pytest.mark.parametrize("variant", ["block", "mexican-train"])
 def test_a_game_night_takes_few_actions_per_round(
-    browser,  # noqa: F811
+    browser,
     make_app,
     tmp_path,
     variant: str,

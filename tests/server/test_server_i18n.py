@@ -358,20 +358,7 @@ def test_the_script_catalogue_translates_every_script_string(client, language: s
 
 # --- in a real browser: the scripts look their words up -------------------------------------
 
-CHROMIUM = "/usr/bin/chromium"
-
-
-@pytest.fixture
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"{CHROMIUM} is missing: run scripts/install-browser.sh")
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"]
-        )
-        yield browser
-        browser.close()
+# (the `browser` fixture: tests/conftest.py)
 
 
 @pytest.mark.slow

@@ -20,7 +20,7 @@ from server_factories import (
     jpeg_bytes,
     rendered_photo,
 )
-from test_server_browser import PHONE, TIMEOUT_MS, browser  # noqa: F401  (the fixture)
+from test_server_browser import PHONE, TIMEOUT_MS
 
 LAPTOP = {"width": 1366, "height": 768}
 FOUR = ["Ana", "Ben", "Caro", "Dev"]
@@ -80,7 +80,7 @@ def _end_by_domino(client, gid: int, links: dict[str, str]) -> None:
     assert r.status_code == 200, r.json
 
 
-def _host(browser, url: str, gid: int, viewport: dict[str, int]) -> Any:  # noqa: F811
+def _host(browser, url: str, gid: int, viewport: dict[str, int]) -> Any:
     page = browser.new_context(viewport=viewport).new_page()
     page.set_default_timeout(TIMEOUT_MS)
     page.goto(f"{url}/login?next=/games/{gid}")
@@ -91,7 +91,7 @@ def _host(browser, url: str, gid: int, viewport: dict[str, int]) -> Any:  # noqa
 
 
 @pytest.mark.slow
-def test_the_table_page_is_one_screen_with_legible_labels(browser, make_app) -> None:  # noqa: F811
+def test_the_table_page_is_one_screen_with_legible_labels(browser, make_app) -> None:
     """A rendered table photo read by the bundled models, four players: at 1366x768 the
     photo, the open ends, the players, the block check and the scoreboard lie in the first
     viewport; every face-up tile has a label at least 18 px tall, on a dark background, that
@@ -149,7 +149,7 @@ def test_the_table_page_is_one_screen_with_legible_labels(browser, make_app) -> 
 
 
 @pytest.mark.slow
-def test_a_portrait_photo_and_a_long_game_stay_on_one_screen(browser, make_app) -> None:  # noqa: F811
+def test_a_portrait_photo_and_a_long_game_stay_on_one_screen(browser, make_app) -> None:
     """A portrait table photo and ten played rounds: the key regions still lie in the first
     viewport at 1366x768, and the scoreboard shows its totals and newest round there."""
     from playwright.sync_api import expect
@@ -186,7 +186,7 @@ def _tops(page, selectors: tuple[str, ...]) -> list[float]:
 
 
 @pytest.mark.slow
-def test_the_phone_page_puts_the_own_hand_first(browser, make_app, tmp_path) -> None:  # noqa: F811
+def test_the_phone_page_puts_the_own_hand_first(browser, make_app, tmp_path) -> None:
     """At 390x844 the player's photo button, the tiles read and the confirm button come before
     the round's state and the scoreboard, the photo button is in the first screen, and no
     page scrolls sideways; once the round is over its result comes first."""

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
 import uuid
-from pathlib import Path
 
 import pytest
 
@@ -16,23 +14,15 @@ from tournament_factories import WebProcess, free_port
 
 pytestmark = pytest.mark.tournament
 
-CHROMIUM = os.environ.get("DOMINOCAM_CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
 TIMEOUT_MS = 20000
 NAME = "<b>Zed</b>"  # markup in a name must show as text
 
 
 @pytest.fixture
-def page():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"{CHROMIUM} is missing: run scripts/install-browser.sh")
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        context = browser.new_context()
-        yield context.new_page()
-        context.close()
-        browser.close()
+def page(browser):
+    context = browser.new_context()
+    yield context.new_page()
+    context.close()
 
 
 def test_phone_page_and_overlays_follow_the_table(
