@@ -84,6 +84,13 @@ END, SIDE, RADIAL = "end", "side", "radial"
 
 # Confidence lost per doubt (a heuristic: two doubts leave 0.49).
 DOUBT_FACTOR = 0.7
+# "A tile may be missing" beyond an open end needs room for one: at least a tile's width (a
+# double set crosswise is the narrowest a tile can lie) less the error of the two boxes' end
+# edges. On the synthetic val of seed 41, 97 % of detected end edges lie within a quarter
+# width of the labelled tile's (3,318 edges), so a room under half a width cannot hide a
+# tile; the 12 tiles the detector missed at such a doubt there had 0.79 widths or more
+# (`python -m measure.missing_tile_room`; docs/decisions/2026-12-01-reject-class-and-room.md).
+MISSING_TILE_ROOM = 0.5
 
 
 @dataclass(frozen=True)
@@ -764,8 +771,9 @@ def _tile_beyond(
     tile: LayoutTile, end: SceneOpenEnd, frames: _Frames, ids: np.ndarray, in_layout: set[int]
 ) -> int | None:
     """A tile outside the layout lying in line beyond an open end, about one tile length
-    away (where a missed detection would have been), else None; the first in `ids` order
-    (the tiles' ids, row by row of `frames`). Plain tiles only."""
+    away (where a missed detection would have been) and leaving room for one between them
+    (`MISSING_TILE_ROOM`), else None; the first in `ids` order (the tiles' ids, row by row
+    of `frames`). Plain tiles only."""
     if tile.is_double:
         return None
     f = frames.at(int(np.flatnonzero(ids == tile.id)[0]))
@@ -776,10 +784,13 @@ def _tile_beyond(
     aligned = np.maximum(
         np.abs(_dot(frames.axis, f.axis)), np.abs(_dot(frames.axis, f.across))
     ) >= math.cos(math.radians(15.0))
+    # The room between the open end and each tile's nearest corner, along the line.
+    room = ((frames.polygon - point) @ outward).min(axis=1)
     beyond = (
         aligned
         & (0.5 * f.length < ahead)
         & (ahead <= 2.0 * f.length)
+        & (room >= MISSING_TILE_ROOM * f.width)
         & (np.abs(_dot(rel, f.normal)) <= f.width)
         & ~np.isin(ids, [tile.id, *in_layout])
     )

@@ -337,6 +337,29 @@ def test_a_missing_tile_before_a_single_tile_is_a_doubt() -> None:
     assert any("beyond the open end" in d for d in found.doubts)
 
 
+@pytest.mark.parametrize("room", [0.0, 0.15, 0.4])
+def test_a_tile_too_close_to_an_open_end_to_leave_room_for_one_is_not_a_missing_tile(
+    room: float,
+) -> None:
+    tiles = horizontal_chain([0, 1, 2, 3])  # the open end 3 is tile 2's right end
+    end = tiles[-1].corners[:, 0].max()
+    # A loose 5-6 in line beyond it, `room` widths away: no tile fits in between.
+    tiles.append(tile_at(9, end + room * WIDTH + WIDTH, 300.0, 180.0, (5, 6)))
+    found = build_layout(tiles)
+    assert not any("beyond the open end" in d for d in found.doubts)
+
+
+@pytest.mark.parametrize("room", [0.6, 1.2, 2.2])
+def test_a_tile_beyond_an_open_end_with_room_for_a_missing_one_is_a_doubt(room: float) -> None:
+    tiles = horizontal_chain([0, 1, 2, 3])
+    end = tiles[-1].corners[:, 0].max()
+    tiles.append(tile_at(9, end + room * WIDTH + WIDTH, 300.0, 180.0, (5, 6)))
+    found = build_layout(tiles)
+    assert any(
+        "tile 9 lies about one tile beyond the open end on tile 2" in d for d in found.doubts
+    )
+
+
 def test_touching_halves_that_differ_at_an_open_end_are_a_doubt() -> None:
     tiles = horizontal_chain([0, 1, 2, 3])
     tiles[2] = LayoutTile(2, tiles[2].corners, (5, 3))  # misread: its 5 touches the 2

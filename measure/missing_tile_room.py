@@ -1,0 +1,144 @@
+"""The room a missing tile needs beyond an open end (`vision.layout.MISSING_TILE_ROOM`).
+
+    .venv/bin/python -m measure.missing_tile_room --synthetic runs/data/synth-s41-n300 \
+        [--limit 150] [--threads 2]
+
+On the val split of a `dominocam synth` set, read as the product reads (committed models and
+calibration):
+
+1. how far each detected box's two end edges lie from those of the labelled tile it stands
+   for, along the tile's axis, in tile widths (boxes matched by centre, within 0.3 widths;
+   tiles cut by the border or less than 0.97 visible left out);
+2. for each "tile beyond the open end" doubt, the room between the open end and the nearest
+   corner of the tile beyond, in widths, and whether a labelled tile lies there without a
+   box (a tile the detector really missed). The doubts are raised with `--room` (default
+   0: every doubt the rule would raise without the room it needs).
+
+A missed tile needs at least its width (a double set crosswise); a room narrower than that
+less the two edges' error cannot hide one. It only measures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+
+BEYOND = re.compile(r"tile (\d+) lies about one tile beyond the open end on tile (\d+)")
+MATCH_WIDTHS = 0.3
+
+
+def _frame(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, float]:
+    """Centre, unit long axis, length and width of a (4, 2) box (corners 0-1 one end)."""
+    c = np.asarray(corners, dtype=np.float64)
+    top, bottom = (c[0] + c[1]) / 2, (c[2] + c[3]) / 2
+    length = float(np.linalg.norm(bottom - top))
+    width = float(np.linalg.norm(c[1] - c[0]))
+    return c.mean(axis=0), (bottom - top) / max(length, 1e-9), length, width
+
+
+def edge_errors(truth_tiles: list[dict], boxes: list[np.ndarray]) -> list[float]:
+    """|detected - labelled| end-edge positions along the labelled axis, in widths."""
+    tiles = [t for t in truth_tiles if not t["cut_by_border"] and t["visible_fraction"] > 0.97]
+    frames = [_frame(np.asarray(t["corners"], dtype=np.float64)) for t in tiles]
+    out: list[float] = []
+    for box in boxes:
+        centre = box.mean(axis=0)
+        near = [(float(np.linalg.norm(f[0] - centre)), i) for i, f in enumerate(frames)]
+        if not near:
+            continue
+        distance, i = min(near)
+        _, axis, _, width = frames[i]
+        if distance > MATCH_WIDTHS * width:
+            continue
+        labelled = np.asarray(tiles[i]["corners"], dtype=np.float64) @ axis
+        detected = box @ axis
+        out += [
+            abs(detected.max() - labelled.max()) / width,
+            abs(detected.min() - labelled.min()) / width,
+        ]
+    return out
+
+
+def beyond_doubts(scene, truth_tiles: list[dict]) -> list[dict]:
+    """Each "tile beyond the open end" doubt: its room in widths, and a real miss or not."""
+    by_id = {t.id: t for t in scene.tiles}
+    centres = np.array([t.corners.mean(axis=0) for t in scene.tiles])
+    out = []
+    for doubt in scene.layout.doubts:
+        found = BEYOND.search(doubt)
+        if not found:
+            continue
+        beyond, end = by_id[int(found.group(1))], by_id[int(found.group(2))]
+        centre, axis, length, width = _frame(end.corners)
+        outward = axis if np.dot(beyond.corners.mean(axis=0) - centre, axis) > 0 else -axis
+        normal = np.array([-outward[1], outward[0]])
+        point = centre + outward * length / 2
+        room = float(((beyond.corners - point) @ outward).min())
+        missed = False
+        for tile in truth_tiles:
+            c = np.asarray(tile["corners"], dtype=np.float64).mean(axis=0)
+            ahead, aside = float(np.dot(c - point, outward)), float(np.dot(c - point, normal))
+            unboxed = np.linalg.norm(centres - c, axis=1).min() > MATCH_WIDTHS * width
+            if 0 < ahead < room and abs(aside) < width and tile["visible_fraction"] > 0.3:
+                missed = missed or bool(unboxed)
+        out.append({"room_widths": round(room / width, 3), "missed_tile": missed})
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m measure.missing_tile_room",
+        description="the room a missing tile needs beyond an open end (module docstring)",
+    )
+    parser.add_argument("--synthetic", required=True, help="a dominocam synth output folder")
+    parser.add_argument("--limit", type=int, default=None, help="at most this many pictures")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument(
+        "--room", type=float, default=0.0, help="MISSING_TILE_ROOM for this run (default 0)"
+    )
+    args = parser.parse_args(argv)
+    from vision import layout
+    from vision.image_io import load_image
+    from vision.pipeline import load_models, read_image
+
+    root = Path(args.synthetic)
+    pictures = sorted((root / "detector" / "images" / "val").glob("*.jpg"))[: args.limit]
+    if not pictures:
+        print(f"dominocam: error: no val pictures in {root}", file=sys.stderr)
+        return 2
+    layout.MISSING_TILE_ROOM = args.room
+    models = load_models(threads=args.threads)
+    errors: list[float] = []
+    doubts: list[dict] = []
+    for path in pictures:
+        truth = json.loads((root / "truth" / f"{path.stem}.json").read_text())
+        scene = read_image(
+            load_image(path), models.detector, models.reader, 12, calibration=models.calibration
+        )
+        errors += edge_errors(truth["tiles"], [t.corners for t in scene.tiles])
+        doubts += beyond_doubts(scene, truth["tiles"])
+    e = np.array(errors)
+    print(f"{len(e)} end edges of {len(pictures)} pictures, error in tile widths:")
+    for q in (50, 90, 97, 99):
+        print(f"  {q}th percentile {np.percentile(e, q):.3f}")
+    print(f"  within a quarter width: {(e <= 0.25).mean():.4f}")
+    missed = [d["room_widths"] for d in doubts if d["missed_tile"]]
+    print(f"{len(doubts)} 'tile beyond the open end' doubts, {len(missed)} at a tile really missed")
+    if missed:
+        print(f"  the least room at a missed tile: {min(missed):.3f} widths")
+    for limit in (0.25, 0.5, 0.75):
+        kept = [d for d in doubts if d["room_widths"] >= limit]
+        print(
+            f"  room >= {limit}: {len(kept)} doubts kept, "
+            f"{sum(d['missed_tile'] for d in kept)} of them at a missed tile"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
