@@ -133,8 +133,18 @@ def training_lines(card: dict, args: dict, model: str | None) -> list[str]:
         f"fine-tuned from `{args.get('pretrained')}`"
         if isinstance(args.get("pretrained"), str)
         else f"- architecture `{model}` from YAML, trained from scratch",
-        f"- epochs {args.get('epochs')}, image size {args.get('imgsz')}, batch "
-        f"{args.get('batch')}, seed {args.get('seed')}, time limit {args.get('time')} h",
+        "- "
+        + ", ".join(
+            f"{name} {args[key]}{unit}"
+            for key, name, unit in (
+                ("epochs", "epochs", ""),
+                ("imgsz", "image size", ""),
+                ("batch", "batch", ""),
+                ("seed", "seed", ""),
+                ("time", "time limit", " h"),
+            )
+            if args.get(key) is not None
+        ),
     ]
 
 
@@ -169,7 +179,13 @@ def write_card(path: Path, summary: dict, evaluation: dict | None = None) -> Pat
             else ""
         )
         + f"; classes {summary.get('names')}",
-        f"- exported from `{summary['weights']}` by `dominocam export {kind}`",
+        (
+            f"- exported by the training below; this card was written again from "
+            f"`{summary['weights']}`, rebuilt from this file by `dominotrain.from_onnx`, "
+            f"with `dominocam export {kind} --card-only`"
+            if summary.get("card_from_recovered")
+            else f"- exported from `{summary['weights']}` by `dominocam export {kind}`"
+        ),
         "",
         "## Training",
         "",
@@ -178,7 +194,11 @@ def write_card(path: Path, summary: dict, evaluation: dict | None = None) -> Pat
         "```",
         "",
         *training_lines(card, args, model),
-        f"- last epoch's ultralytics validation (synthetic val): {validation or 'n/a'}",
+        "- last epoch's ultralytics validation (synthetic val): "
+        + (
+            validation
+            or ("not kept in the ONNX file" if summary.get("card_from_recovered") else "n/a")
+        ),
         "",
         "## Data set",
         "",

@@ -208,10 +208,15 @@ def export(
     out.mkdir(parents=True, exist_ok=True)
     target = out / f"{kind}.onnx"
     record = run_record(weights)
+    recovered = (model.ckpt or {}).get("recovered_from")
     if card_only:
         if not target.is_file():
             raise UserInputError(f"--card-only: {target} does not exist; export it first")
         data_card = read_metadata(target).get("data_card") or {}
+        if recovered:
+            # Weights rebuilt from this very file carry no training arguments of their own:
+            # the card tells the training its data card recorded.
+            checkpoint_args = {**checkpoint_args, **(data_card.get("training") or {})}
     else:
         exported = Path(
             model.export(
@@ -224,7 +229,6 @@ def export(
             )
         )
         shutil.copyfile(exported, target)
-        recovered = (model.ckpt or {}).get("recovered_from")
         data_card = build_data_card(record, checkpoint_args, recovered)
         add_metadata(target, {"data_card": json.dumps(data_card, sort_keys=True)})
 
@@ -245,6 +249,7 @@ def export(
         "data_card": data_card,
         "checkpoint_args": {k: checkpoint_args.get(k) for k in sorted(checkpoint_args)},
         "architecture": architecture(record, checkpoint_args),
+        "card_from_recovered": bool(card_only and recovered),
     }
     if copy_pt and not card_only:
         shutil.copyfile(weights, out / f"{kind}.pt")

@@ -118,3 +118,22 @@ def test_a_re_exported_card_tells_the_training_of_the_file_it_came_from(tmp_path
     assert "rebuilt from `models/detector.onnx` by `dominotrain.from_onnx`" in text
     assert "- epochs 7, image size 640, batch 16" in text
     assert "trained from scratch" not in text
+
+
+def test_a_card_rewritten_from_weights_rebuilt_from_its_own_file_keeps_that_files_training(
+    tmp_path,
+):
+    # `dominocam export reader --weights <from_onnx of models/reader.onnx> --card-only`: the
+    # weights carry no training arguments; the file's data card recorded them.
+    summary = {
+        **SUMMARY,
+        "weights": "runs/reader/from-onnx/reader.pt",
+        "last_epoch": {},
+        "checkpoint_args": {"model": "narrow.yaml", "epochs": 12, "imgsz": 64, "batch": 64},
+        "card_from_recovered": True,
+    }
+    text = write_card(tmp_path / "reader.md", summary).read_text()
+    assert "this card was written again from `runs/reader/from-onnx/reader.pt`" in text
+    assert "exported from `runs/reader/from-onnx/reader.pt`" not in text
+    assert "- epochs 12, image size 64, batch 64\n" in text
+    assert "seed None" not in text and "not kept in the ONNX file" in text
