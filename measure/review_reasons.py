@@ -1,0 +1,162 @@
+"""What sends photos to review: the reasons of every Scene with `needs_review`, by kind.
+
+    .venv/bin/python -m measure.review_reasons --realval ../shared/realval \
+        [--synthetic runs/data/synth-s41-n300] [--threads 2]
+
+Reads the real scenes (and the val split of a `dominocam synth` set) as `dominocam read`
+does, with the committed models and calibration. Each warning of a Scene that needs a review
+is matched to the message it was written from (`vision.messages`). Per set it prints:
+
+- how many photos need a review;
+- for each kind of warning, on how many of those photos it appears;
+- for each kind, on how many it is the only reason to ask (the warnings ending "please check
+  it" / "them", and the layout's doubts behind "the lines on the table may not be ...").
+
+It only measures. It shows which doubt a better model or a sharper rule would have to settle
+for more photos to be read without review (issue 17's selective gate).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from collections import Counter
+from collections.abc import Iterable
+from pathlib import Path
+
+from vision import messages
+
+PLACEHOLDER = re.compile(r"\{[^}]*\}")
+
+# The review's own reasons (`vision.confidence.review_scene`): everything else is context.
+REVIEW_REASONS = frozenset(
+    {
+        messages.MAY_BE_MISREAD,
+        messages.MAY_BE_MISREAD_COULD_BE,
+        messages.MAY_NOT_BE_A_TILE,
+        messages.MAY_NOT_BE_A_TILE_COULD_BE,
+        messages.FACE_DOWN_MAY_NOT_BE_A_TILE,
+        messages.UNREAD_MAY_BE_MISREAD,
+        messages.FACE_DOWN_CUT_BY_EDGE,
+        messages.UNREAD_CUT_BY_EDGE,
+        messages.CUT_BY_EDGE,
+        messages.BOX_MAY_BE_A_TILE,
+        messages.LAYOUT_DOUBTS,
+    }
+)
+
+
+def kind_of(warning: str, width: int = 64) -> str:
+    """The template `warning` was written from (or the text itself), its fields shown as
+    "#", cut to `width` characters."""
+    found = messages.match(warning)
+    template = PLACEHOLDER.sub("#", found[0] if found is not None else warning)
+    return template if len(template) <= width else template[: width - 3] + "..."
+
+
+def reasons_of(warnings: Iterable[str], doubts: Iterable[str]) -> set[str]:
+    """The kinds of what asks for a review: the review's reasons, with the layout's reason
+    replaced by the kinds of its doubts."""
+    kinds = set()
+    for warning in warnings:
+        found = messages.match(warning)
+        template = found[0] if found is not None else None
+        if template == messages.LAYOUT_DOUBTS:
+            kinds |= {"layout: " + kind_of(d) for d in doubts}
+        elif template in REVIEW_REASONS:
+            kinds.add(kind_of(warning))
+    return kinds
+
+
+def tally(scenes: Iterable) -> dict:
+    """Counts over Scenes (module docstring)."""
+    photos = review = 0
+    anywhere: Counter = Counter()
+    alone: Counter = Counter()
+    for scene in scenes:
+        photos += 1
+        if not scene.needs_review:
+            continue
+        review += 1
+        kinds = reasons_of(scene.warnings, scene.layout.doubts)
+        anywhere.update(kinds)
+        if len(kinds) == 1:
+            alone.update(kinds)
+    return {
+        "photos": photos,
+        "need_review": review,
+        "reasons": {k: {"photos": n, "only_reason": alone[k]} for k, n in anywhere.most_common()},
+    }
+
+
+def _real_scenes(root: Path, models) -> Iterable:
+    from measure.evaluate import _set_max
+    from vision.image_io import load_image
+    from vision.pipeline import read_image
+
+    for label in json.loads((root / "scenes" / "labels.json").read_text()):
+        image = load_image(root / "scenes" / label["image"])
+        yield read_image(
+            image, models.detector, models.reader, _set_max(label["set"]), **_options(models)
+        )
+
+
+def _synthetic_scenes(root: Path, models) -> Iterable:
+    from measure.evaluate import _set_max
+    from vision.image_io import load_image
+    from vision.pipeline import read_image
+
+    for path in sorted((root / "detector" / "images" / "val").glob("*.jpg")):
+        truth = json.loads((root / "truth" / f"{path.stem}.json").read_text())
+        yield read_image(
+            load_image(path),
+            models.detector,
+            models.reader,
+            _set_max(truth.get("set")),
+            **_options(models),
+        )
+
+
+def _options(models) -> dict:
+    return {"calibration": models.calibration}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m measure.review_reasons",
+        description="what sends photos to review, by kind of reason (module docstring)",
+    )
+    parser.add_argument("--realval", help="the real photos folder (its scenes/)")
+    parser.add_argument("--synthetic", help="a dominocam synth output folder (its val split)")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    args = parser.parse_args(argv)
+    if not args.realval and not args.synthetic:
+        print("dominocam: error: give --realval DIR and/or --synthetic DIR", file=sys.stderr)
+        return 2
+    from vision.pipeline import load_models
+
+    models = load_models(threads=args.threads)
+    if models.calibration is None:
+        print("dominocam: error: the models have no calibration: nothing asks for review")
+        return 2
+    found = {}
+    if args.realval:
+        found["real scenes"] = tally(_real_scenes(Path(args.realval), models))
+    if args.synthetic:
+        found["synthetic val"] = tally(_synthetic_scenes(Path(args.synthetic), models))
+    if args.json:
+        print(json.dumps(found, indent=1))
+        return 0
+    for name, counts in found.items():
+        print(f"{name}: {counts['need_review']} of {counts['photos']} photos need a review")
+        print(f"  {'photos':>6}  {'alone':>5}  reason")
+        for kind, n in counts["reasons"].items():
+            print(f"  {n['photos']:>6}  {n['only_reason']:>5}  {kind}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
