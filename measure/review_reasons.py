@@ -99,7 +99,11 @@ def _real_scenes(root: Path, models) -> Iterable:
     for label in json.loads((root / "scenes" / "labels.json").read_text()):
         image = load_image(root / "scenes" / label["image"])
         yield read_image(
-            image, models.detector, models.reader, _set_max(label["set"]), **_options(models)
+            image,
+            models.detector,
+            models.reader,
+            _set_max(label["set"]),
+            calibration=models.calibration,
         )
 
 
@@ -115,12 +119,8 @@ def _synthetic_scenes(root: Path, models) -> Iterable:
             models.detector,
             models.reader,
             _set_max(truth.get("set")),
-            **_options(models),
+            calibration=models.calibration,
         )
-
-
-def _options(models) -> dict:
-    return {"calibration": models.calibration}
 
 
 def main(argv: list[str] | None = None) -> int:
