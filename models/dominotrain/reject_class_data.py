@@ -35,8 +35,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from dominotrain.verifier_data import NEGATIVE_IOU, POSITIVE_IOU, polygon_iou, random_negatives
 from dominotrain.verifier_data import RANDOM_NEGATIVES as RANDOM_BOXES
+from dominotrain.verifier_data import label_detections, random_negatives, truth_boxes
 from vision import geometry
 
 REJECT_CLASS = "not_tile"
@@ -49,18 +49,8 @@ def labelled_boxes(
 ) -> list[tuple[bool, np.ndarray]]:
     """(is_tile, corners) of the boxes of one picture that are clearly a tile or clearly not
     one (`verifier_data`'s rule); with `random`, tile-shaped boxes off the tiles too."""
-    every_tile = [np.asarray(t["corners"], np.float64) for t in truth["tiles"]]
-    boxed = [
-        np.asarray(t["corners"], np.float64)
-        for t in truth["tiles"]
-        if t["visible_fraction"] >= 0.5 and not t["cut_by_border"]
-    ]
-    out = []
-    for d in detections:
-        if max((polygon_iou(d, t) for t in boxed), default=0.0) >= POSITIVE_IOU:
-            out.append((True, d))
-        elif max((polygon_iou(d, t) for t in every_tile), default=0.0) <= NEGATIVE_IOU:
-            out.append((False, d))
+    every_tile, boxed = truth_boxes(truth)
+    out = label_detections(detections, every_tile, boxed)
     if random:
         out += [(False, b) for b in random_negatives(rng, truth, every_tile, RANDOM_BOXES)]
     return out

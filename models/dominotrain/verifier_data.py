@@ -96,22 +96,40 @@ def random_negatives(
     return out
 
 
-def picture_crops(image, truth, detections, rng) -> list[tuple[str, np.ndarray]]:
-    """(class, crop) pairs of one picture (module docstring)."""
+def truth_boxes(truth: dict) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """The corners of every tile of a picture's truth, and of those fully boxed (at least
+    half visible, not cut by the border): the ones a detector's box should stand for."""
     every_tile = [np.asarray(t["corners"], np.float64) for t in truth["tiles"]]
     boxed = [
         np.asarray(t["corners"], np.float64)
         for t in truth["tiles"]
         if t["visible_fraction"] >= 0.5 and not t["cut_by_border"]
     ]
+    return every_tile, boxed
+
+
+def label_detections(
+    detections: list[np.ndarray], every_tile: list[np.ndarray], boxed: list[np.ndarray]
+) -> list[tuple[bool, np.ndarray]]:
+    """(is_tile, corners) of the detections that are clearly a tile (IoU >= POSITIVE_IOU
+    with a boxed tile) or clearly not one (IoU <= NEGATIVE_IOU with every tile); the boxes
+    in between are left out."""
     out = []
     for d in detections:
-        best_boxed = max((polygon_iou(d, t) for t in boxed), default=0.0)
-        best_any = max((polygon_iou(d, t) for t in every_tile), default=0.0)
-        if best_boxed >= POSITIVE_IOU:
-            out.append((TILE_CLASS, verifier_crop(image, d, SIDE)))
-        elif best_any <= NEGATIVE_IOU:
-            out.append((NOT_TILE_CLASS, verifier_crop(image, d, SIDE)))
+        if max((polygon_iou(d, t) for t in boxed), default=0.0) >= POSITIVE_IOU:
+            out.append((True, d))
+        elif max((polygon_iou(d, t) for t in every_tile), default=0.0) <= NEGATIVE_IOU:
+            out.append((False, d))
+    return out
+
+
+def picture_crops(image, truth, detections, rng) -> list[tuple[str, np.ndarray]]:
+    """(class, crop) pairs of one picture (module docstring)."""
+    every_tile, boxed = truth_boxes(truth)
+    out = [
+        (TILE_CLASS if is_tile else NOT_TILE_CLASS, verifier_crop(image, d, SIDE))
+        for is_tile, d in label_detections(detections, every_tile, boxed)
+    ]
     for t in boxed:
         out.append((TILE_CLASS, verifier_crop(image, jitter(rng, t), SIDE)))
     for box in random_negatives(rng, truth, every_tile, RANDOM_NEGATIVES):
