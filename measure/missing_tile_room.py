@@ -28,6 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
+from vision.layout import room_ahead
+
 BEYOND = re.compile(r"tile (\d+) lies about one tile beyond the open end on tile (\d+)")
 MATCH_WIDTHS = 0.3
 
@@ -78,7 +80,7 @@ def beyond_doubts(scene, truth_tiles: list[dict]) -> list[dict]:
         outward = axis if np.dot(beyond.corners.mean(axis=0) - centre, axis) > 0 else -axis
         normal = np.array([-outward[1], outward[0]])
         point = centre + outward * length / 2
-        room = float(((beyond.corners - point) @ outward).min())
+        room = float(room_ahead(beyond.corners[None], point, outward)[0])
         missed = False
         for tile in truth_tiles:
             c = np.asarray(tile["corners"], dtype=np.float64).mean(axis=0)

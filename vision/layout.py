@@ -767,6 +767,12 @@ def _open_halves(lines: list[LayoutLine], tiles: dict[int, LayoutTile]) -> set[t
     return out
 
 
+def room_ahead(polygons: np.ndarray, point: np.ndarray, outward: np.ndarray) -> np.ndarray:
+    """(n,) the room between `point` (an open end's edge) and the nearest corner of each of
+    n (n, 4, 2) `polygons`, along the unit direction `outward` (negative: behind it)."""
+    return ((np.asarray(polygons, dtype=np.float64) - point) @ outward).min(axis=-1)
+
+
 def _tile_beyond(
     tile: LayoutTile, end: SceneOpenEnd, frames: _Frames, ids: np.ndarray, in_layout: set[int]
 ) -> int | None:
@@ -784,8 +790,7 @@ def _tile_beyond(
     aligned = np.maximum(
         np.abs(_dot(frames.axis, f.axis)), np.abs(_dot(frames.axis, f.across))
     ) >= math.cos(math.radians(15.0))
-    # The room between the open end and each tile's nearest corner, along the line.
-    room = ((frames.polygon - point) @ outward).min(axis=1)
+    room = room_ahead(frames.polygon, point, outward)
     beyond = (
         aligned
         & (0.5 * f.length < ahead)
