@@ -1,9 +1,10 @@
-"""The room a missing tile needs beyond an open end (`vision.layout.MISSING_TILE_ROOM`).
+"""When a tile may be missing beyond an open end: the room it needs
+(`vision.layout.MISSING_TILE_ROOM`) and what the gap looks like (`GAP_MAY_HOLD_TILE`).
 
     .venv/bin/python -m measure.missing_tile_room --synthetic runs/data/synth-s41-n300 \
-        [--limit 150] [--threads 2]
+        [--split val] [--limit 150] [--threads 2] [--room 0.5]
 
-On the val split of a `dominocam synth` set, read as the product reads (committed models and
+On one split of a `dominocam synth` set, read as the product reads (committed models and
 calibration):
 
 1. how far each detected box's two end edges lie from those of the labelled tile it stands
@@ -12,10 +13,15 @@ calibration):
 2. for each "tile beyond the open end" doubt, the room between the open end and the nearest
    corner of the tile beyond, in widths, and whether a labelled tile lies there without a
    box (a tile the detector really missed). The doubts are raised with `--room` (default
-   0: every doubt the rule would raise without the room it needs).
+   0: every doubt the rule would raise without the room it needs) and without the look at
+   the gap;
+3. for each such doubt, the verifier's highest score on the gap's tile-sized boxes
+   (`vision.layout.gap_boxes`, the look `vision.pipeline` takes), and how many doubts and
+   real misses each threshold on it keeps.
 
 A missed tile needs at least its width (a double set crosswise); a room narrower than that
-less the two edges' error cannot hide one. It only measures.
+less the two edges' error cannot hide one; a gap showing only table holds none. It only
+measures.
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.layout import room_ahead
+from vision.layout import gap_boxes, room_ahead
 
 BEYOND = re.compile(r"tile (\d+) lies about one tile beyond the open end on tile (\d+)")
 MATCH_WIDTHS = 0.3
@@ -66,8 +72,9 @@ def edge_errors(truth_tiles: list[dict], boxes: list[np.ndarray]) -> list[float]
     return out
 
 
-def beyond_doubts(scene, truth_tiles: list[dict]) -> list[dict]:
-    """Each "tile beyond the open end" doubt: its room in widths, and a real miss or not."""
+def beyond_doubts(scene, truth_tiles: list[dict], gap_check=None) -> list[dict]:
+    """Each "tile beyond the open end" doubt: its room in widths, a real miss or not, and
+    `gap_check`'s score of its gap (None without one)."""
     by_id = {t.id: t for t in scene.tiles}
     centres = np.array([t.corners.mean(axis=0) for t in scene.tiles])
     out = []
@@ -88,7 +95,10 @@ def beyond_doubts(scene, truth_tiles: list[dict]) -> list[dict]:
             unboxed = np.linalg.norm(centres - c, axis=1).min() > MATCH_WIDTHS * width
             if 0 < ahead < room and abs(aside) < width and tile["visible_fraction"] > 0.3:
                 missed = missed or bool(unboxed)
-        out.append({"room_widths": round(room / width, 3), "missed_tile": missed})
+        gap = None
+        if gap_check is not None:
+            gap = gap_check(gap_boxes(point, outward, room, length, width))
+        out.append({"room_widths": round(room / width, 3), "missed_tile": missed, "gap": gap})
     return out
 
 
@@ -98,32 +108,38 @@ def main(argv: list[str] | None = None) -> int:
         description="the room a missing tile needs beyond an open end (module docstring)",
     )
     parser.add_argument("--synthetic", required=True, help="a dominocam synth output folder")
+    parser.add_argument("--split", default="val", help="the set's split to read (val)")
     parser.add_argument("--limit", type=int, default=None, help="at most this many pictures")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument(
         "--room", type=float, default=0.0, help="MISSING_TILE_ROOM for this run (default 0)"
     )
     args = parser.parse_args(argv)
+    from measure.evaluate import _set_max
     from vision import layout
     from vision.image_io import load_image
-    from vision.pipeline import load_models, read_image
+    from vision.pipeline import gap_check_of, load_models, read_image
 
     root = Path(args.synthetic)
-    pictures = sorted((root / "detector" / "images" / "val").glob("*.jpg"))[: args.limit]
+    split = root / "detector" / "images" / args.split
+    pictures = sorted(split.glob("*.jpg"))[: args.limit]
     if not pictures:
-        print(f"dominocam: error: no val pictures in {root}", file=sys.stderr)
+        print(f"dominocam: error: no pictures in {split}", file=sys.stderr)
         return 2
     layout.MISSING_TILE_ROOM = args.room
+    layout.GAP_MAY_HOLD_TILE = 0.0  # raise every doubt; its gap is scored below
     models = load_models(threads=args.threads)
     errors: list[float] = []
     doubts: list[dict] = []
     for path in pictures:
         truth = json.loads((root / "truth" / f"{path.stem}.json").read_text())
+        image = load_image(path)
+        set_max = _set_max(truth.get("set"))
         scene = read_image(
-            load_image(path), models.detector, models.reader, 12, calibration=models.calibration
+            image, models.detector, models.reader, set_max, calibration=models.calibration
         )
         errors += edge_errors(truth["tiles"], [t.corners for t in scene.tiles])
-        doubts += beyond_doubts(scene, truth["tiles"])
+        doubts += beyond_doubts(scene, truth["tiles"], gap_check_of(image, models.detector))
     e = np.array(errors)
     print(f"{len(e)} end edges of {len(pictures)} pictures, error in tile widths:")
     for q in (50, 90, 97, 99):
@@ -139,6 +155,18 @@ def main(argv: list[str] | None = None) -> int:
             f"  room >= {limit}: {len(kept)} doubts kept, "
             f"{sum(d['missed_tile'] for d in kept)} of them at a missed tile"
         )
+    doubts = [d for d in doubts if d["room_widths"] >= args.room and d["gap"] is not None]
+    if doubts:
+        print(f"the gap's highest verifier score, {len(doubts)} doubts with room >= {args.room}:")
+        at_miss = [d["gap"] for d in doubts if d["missed_tile"]]
+        if at_miss:
+            print(f"  the least at a missed tile: {min(at_miss):.4f}")
+        for limit in (0.02, 0.05, 0.1, 0.2):
+            kept = [d for d in doubts if d["gap"] >= limit]
+            print(
+                f"  score >= {limit}: {len(kept)} doubts kept, "
+                f"{sum(d['missed_tile'] for d in kept)} of {len(at_miss)} missed tiles"
+            )
     return 0
 
 

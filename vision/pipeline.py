@@ -33,7 +33,7 @@ from vision.detector import (
     frame_for_closeups,
     merge_closeups,
 )
-from vision.layout import AUTO, LayoutConfig, layout_scene, safe_adjacency
+from vision.layout import AUTO, GapCheck, LayoutConfig, layout_scene, safe_adjacency
 from vision.onnx_model import MODEL_FILES, resolve_model_path
 from vision.reader import HalfReads, Reader, shows_back
 from vision.scene import RejectedBox, Scene, SceneTile
@@ -256,12 +256,27 @@ def read_image(
         rejected=rejected_boxes,
     )
     if with_layout:
-        scene = layout_scene(scene, config)
+        scene = layout_scene(scene, config, gap_check_of(image, detector))
     if calibration is not None:
         scene = review_scene(scene, calibration, set_max, rejected_p)
     if timings is not None:
         timings["layout"] = timings.get("layout", 0.0) + (perf_counter() - t2)
     return scene
+
+
+def gap_check_of(image: np.ndarray, detector: Detector) -> GapCheck | None:
+    """The layout's look at a gap where a tile may be missing (`vision.layout.GapCheck`):
+    the detector's verifier on those boxes of this photo, the highest score; None without a
+    verifier."""
+    # getattr: a stand-in detector (tests, tools) need not carry the attribute.
+    verifier = getattr(detector, "verifier", None)
+    if verifier is None:
+        return None
+
+    def gap_check(boxes: np.ndarray) -> float:
+        return float(verifier.scores(image, list(boxes)).max()) if len(boxes) else 0.0
+
+    return gap_check
 
 
 def detect_tiles(

@@ -13,6 +13,7 @@ from vision.layout import (
     build_layout,
     find_contacts,
     game_layout_config,
+    gap_boxes,
     layout_scene,
     safe_adjacency,
     touching_halves,
@@ -358,6 +359,61 @@ def test_a_tile_beyond_an_open_end_with_room_for_a_missing_one_is_a_doubt(room: 
     assert any(
         "tile 9 lies about one tile beyond the open end on tile 2" in d for d in found.doubts
     )
+
+
+def _tile_beyond_with_room(room: float) -> list[LayoutTile]:
+    """A chain 0-1, 1-2, 2-3 (open end 3 at tile 2's right) and a loose 5-6 in line
+    `room` widths beyond it."""
+    tiles = horizontal_chain([0, 1, 2, 3])
+    end = tiles[-1].corners[:, 0].max()
+    return [*tiles, tile_at(9, end + room * WIDTH + WIDTH, 300.0, 180.0, (5, 6))]
+
+
+@pytest.mark.parametrize("score, doubt", [(0.0, False), (0.049, False), (0.05, True), (0.9, True)])
+def test_a_tile_beyond_an_open_end_is_a_doubt_only_where_the_gap_may_hold_a_tile(
+    score: float, doubt: bool
+) -> None:
+    looked_at: list[np.ndarray] = []
+
+    def gap_check(boxes: np.ndarray) -> float:
+        looked_at.append(boxes)
+        return score
+
+    found = build_layout(_tile_beyond_with_room(2.2), gap_check=gap_check)
+    beyond = [d for d in found.doubts if "beyond the open end" in d]
+    assert bool(beyond) is doubt
+    assert len(looked_at) == 1  # the one open end with a tile beyond it
+    # Every box lies in the gap between the open end (x = 312) and the loose tile (x = 400).
+    gap = looked_at[0]
+    assert gap.shape[1:] == (4, 2) and len(gap) >= 2
+    centres = gap.mean(axis=1)
+    assert np.all((centres[:, 0] > 312.0) & (centres[:, 0] < 400.0))
+    assert np.allclose(centres[:, 1], 300.0)
+
+
+def test_without_a_look_at_the_gap_the_doubt_stays() -> None:
+    # After a correction there is no photo to look at: the doubt is kept, not guessed away.
+    found = build_layout(_tile_beyond_with_room(2.2), gap_check=None)
+    assert any(
+        "tile 9 lies about one tile beyond the open end on tile 2" in d for d in found.doubts
+    )
+
+
+def test_gap_boxes_are_tile_sized_crosswise_and_in_line_along_the_gap() -> None:
+    boxes = gap_boxes(np.array([0.0, 0.0]), np.array([1.0, 0.0]), 2.5 * WIDTH, 2 * WIDTH, WIDTH)
+    centres = boxes.mean(axis=1)
+    short = np.linalg.norm(boxes[:, 1] - boxes[:, 0], axis=1)
+    long = np.linalg.norm(boxes[:, 2] - boxes[:, 1], axis=1)
+    assert np.allclose(short, WIDTH) and np.allclose(long, 2 * WIDTH)
+    # The box's long axis runs from corners[0]-[1] to corners[2]-[3], as a detected tile's.
+    axis = (boxes[:, 2] + boxes[:, 3]) / 2 - (boxes[:, 0] + boxes[:, 1]) / 2
+    crosswise = np.abs(axis[:, 1]) > np.abs(axis[:, 0])
+    # Crosswise doubles every half width from 0.5 to 2.0 widths; tiles in line at 1.0, 1.5.
+    assert np.allclose(sorted(centres[crosswise, 0] / WIDTH), [0.5, 1.0, 1.5, 2.0])
+    assert np.allclose(sorted(centres[~crosswise, 0] / WIDTH), [1.0, 1.5])
+    # A gap narrower than a tile still gets one box of each kind.
+    narrow = gap_boxes(np.array([0.0, 0.0]), np.array([0.0, 1.0]), 0.6 * WIDTH, 2 * WIDTH, WIDTH)
+    assert len(narrow) == 2
 
 
 def test_touching_halves_that_differ_at_an_open_end_are_a_doubt() -> None:
