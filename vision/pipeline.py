@@ -35,7 +35,7 @@ from vision.detector import (
 )
 from vision.layout import AUTO, GapCheck, LayoutConfig, layout_scene, safe_adjacency
 from vision.onnx_model import MODEL_FILES, resolve_model_path
-from vision.reader import HalfReads, Reader, shows_back
+from vision.reader import BACK_SURE, HalfReads, Reader, shows_back
 from vision.scene import RejectedBox, Scene, SceneTile
 from vision.verifier import Verifier
 
@@ -319,7 +319,8 @@ def backs_face_down(
     tiles: list[SceneTile], up: Sequence[SceneTile], reads: HalfReads
 ) -> tuple[list[SceneTile], list[str]]:
     """Turn face down the tiles of `up` whose two halves the reader reads as a tile's back
-    (`vision.reader.shows_back`).
+    (`vision.reader.shows_back`); a tile turned on a weaker back read than `BACK_SURE` on
+    either half is doubtful (the detector and the reader disagree).
 
     The detector decides face up or down from the letterboxed picture; the reader looks at
     the tile at full resolution and, given a `back` class, tells a plain or patterned back
@@ -334,7 +335,14 @@ def backs_face_down(
     if not turned:
         return tiles, []
     out = [
-        replace(t, face="down", half_probs=None, pips=None, pip_confidence=None)
+        replace(
+            t,
+            face="down",
+            half_probs=None,
+            pips=None,
+            pip_confidence=None,
+            doubtful=t.doubtful or turned[t.id] < BACK_SURE,
+        )
         if t.id in turned
         else t
         for t in tiles

@@ -77,8 +77,9 @@ class SceneTile:
             and both halves together, `vision.confidence`); None when not assessed (no
             calibration, or an old Scene JSON without the key).
         doubtful: probably a tile, probably misread: a person should look before a ruling
-            uses it (below the calibration's `doubtful_below`, or a read another tile also
-            has).
+            uses it (below the calibration's `doubtful_below`, a read another tile also
+            has, or a tile the reader turned face down on a weak back read,
+            `vision.reader.BACK_SURE`).
         verifier_score: the verifier's probability that the box holds a real tile
             (`vision.verifier`); None when no verifier looked at it. A feature of the
             probability (`vision.confidence`).

@@ -6,7 +6,7 @@ import numpy as np
 from vision_factories import tile_corners
 
 from vision.pipeline import backs_face_down
-from vision.reader import BACK_MIN, HalfReads
+from vision.reader import BACK_MIN, BACK_SURE, HalfReads
 from vision.scene import SceneTile
 
 
@@ -45,3 +45,33 @@ def test_a_reader_without_a_back_class_changes_nothing():
     tiles = _tiles(["up", "up"])
     out, warnings = backs_face_down(tiles, tiles, _reads([(0.0, 0.0), (0.0, 0.0)]))
     assert out is tiles and warnings == []
+
+
+def test_a_tile_turned_on_a_weak_back_read_is_doubtful_and_on_a_sure_one_is_not():
+    tiles = _tiles(["up", "up", "up"])
+    weak, sure = BACK_SURE - 0.01, BACK_SURE
+    out, _ = backs_face_down(tiles, tiles, _reads([(0.99, weak), (sure, 0.99), (1.0, 1.0)]))
+    assert [t.face for t in out] == ["down", "down", "down"]
+    # The detector saw a face and the reader a back, neither surely: a person decides.
+    assert [t.doubtful for t in out] == [True, False, False]
+
+
+def test_a_doubtful_tile_stays_doubtful_when_turned_on_a_sure_back_read():
+    tiles = _tiles(["up"])
+    tiles[0].doubtful = True
+    out, _ = backs_face_down(tiles, tiles, _reads([(1.0, 1.0)]))
+    assert out[0].face == "down" and out[0].doubtful
+
+
+def test_calibration_keeps_the_doubt_of_a_weakly_turned_tile():
+    from vision.confidence import Calibration, Logistic, mark_doubtful
+
+    tiles = _tiles(["up"])
+    out, _ = backs_face_down(tiles, tiles, _reads([(0.6, 0.7)]))
+    # A calibration sure of every box (p_right near 1) still leaves it doubtful.
+    sure = Logistic(("det",), (0.0,), 10.0)
+    calibration = Calibration(
+        sure, sure, reject_below=0.5, doubtful_below=0.85, review_rejected=0.2
+    )
+    assessed = mark_doubtful(out, calibration)
+    assert assessed[0].probability > 0.99 and assessed[0].doubtful

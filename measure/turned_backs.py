@@ -1,0 +1,172 @@
+"""How often the reader is right to turn a tile face down (`vision.reader.BACK_SURE`).
+
+    .venv/bin/python -m measure.turned_backs --synthetic runs/data/synth-s41-n300 \
+        [--synthetic DIR:train ...] [--realval ../shared/realval] [--threads 2]
+
+`vision.pipeline.backs_face_down` counts face down a box the detector calls face up when the
+reader reads both its halves as a tile's back (`BACK_MIN`), and it is doubtful under
+`BACK_SURE`. Each picture is read as the product reads it (committed models and
+calibration); each tile so turned (its warning says so, with the weaker half's back
+probability) is matched to the labelled tile it overlaps most, by area (more than half of the
+box: else it is no tile). Per set and per band of that probability it prints how many tiles
+were turned, how many truly lie face down, and how many of the others are not doubtful: a
+wrong count that nothing asks a person about.
+
+`--synthetic DIR[:SPLIT]` reads a `dominocam synth` set's split (val unless named). Real
+photos have no labelled boxes, so `--realval` only counts the turned tiles and their doubts.
+It only measures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision import messages
+
+# Bands of the weaker half's back probability: [low, high).
+BANDS: tuple[tuple[float, float], ...] = ((0.5, 0.7), (0.7, 0.9), (0.9, 0.99), (0.99, 1.01))
+NO_TILE = "none"
+
+
+@dataclass(frozen=True)
+class Turned:
+    """One tile the reader turned face down: its back probability, the labelled face (None
+    without labels) and whether the Scene marked it doubtful."""
+
+    back: float
+    truth: str | None
+    doubtful: bool
+
+
+def truth_face(corners: np.ndarray, truth_tiles: Sequence[dict]) -> str:
+    """The face of the labelled tile that covers most of the box `corners`, or `NO_TILE`
+    when none covers more than half of it."""
+    box = np.asarray(corners, dtype=np.float32)
+    area = cv2.contourArea(box)
+    best, face = 0.0, NO_TILE
+    for tile in truth_tiles:
+        label = np.asarray(tile["corners"], dtype=np.float32)
+        shared, _ = cv2.intersectConvexConvex(box, label)
+        if shared > best:
+            best, face = shared, tile.get("face", "up")
+    return face if best > 0.5 * area else NO_TILE
+
+
+def turned_tiles(scene, truth_tiles: Sequence[dict] | None) -> list[Turned]:
+    """The tiles of `scene` the reader turned face down (`messages.BACK_BOTH_HALVES`)."""
+    by_id = {t.id: t for t in scene.tiles}
+    out = []
+    for warning in scene.warnings:
+        found = messages.match(warning)
+        if found is None or found[0] != messages.BACK_BOTH_HALVES:
+            continue
+        tile = by_id[int(found[1]["tile"])]
+        truth = None if truth_tiles is None else truth_face(tile.corners, truth_tiles)
+        out.append(Turned(float(found[1]["p"]), truth, tile.doubtful))
+    return out
+
+
+def tally(turned: Iterable[Turned]) -> list[dict]:
+    """Per band of `BANDS`: tiles turned, truly face down, and the others not doubtful."""
+    turned = list(turned)
+    rows = []
+    for low, high in BANDS:
+        band = [t for t in turned if low <= t.back < high]
+        wrong = [t for t in band if t.truth is not None and t.truth != "down"]
+        rows.append(
+            {
+                "band": [low, min(high, 1.0)],
+                "turned": len(band),
+                "face_down": sum(t.truth == "down" for t in band),
+                "wrong_not_doubtful": sum(not t.doubtful for t in wrong),
+                "doubtful": sum(t.doubtful for t in band),
+            }
+        )
+    return rows
+
+
+def _synthetic(spec: str, models) -> Iterable[Turned]:
+    from measure.evaluate import _set_max
+    from vision.image_io import load_image
+    from vision.pipeline import read_image
+
+    folder, _, split = spec.partition(":")
+    root = Path(folder)
+    for path in sorted((root / "detector" / "images" / (split or "val")).glob("*.jpg")):
+        truth = json.loads((root / "truth" / f"{path.stem}.json").read_text())
+        scene = read_image(
+            load_image(path),
+            models.detector,
+            models.reader,
+            _set_max(truth.get("set")),
+            calibration=models.calibration,
+        )
+        yield from turned_tiles(scene, truth["tiles"])
+
+
+def _real(root: Path, models) -> Iterable[Turned]:
+    from measure.evaluate import _set_max
+    from vision.image_io import load_image
+    from vision.pipeline import read_image
+
+    for label in json.loads((root / "scenes" / "labels.json").read_text()):
+        scene = read_image(
+            load_image(root / "scenes" / label["image"]),
+            models.detector,
+            models.reader,
+            _set_max(label["set"]),
+            calibration=models.calibration,
+        )
+        yield from turned_tiles(scene, None)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m measure.turned_backs",
+        description="how often the reader is right to turn a tile face down (module docstring)",
+    )
+    parser.add_argument(
+        "--synthetic",
+        action="append",
+        default=[],
+        metavar="DIR[:SPLIT]",
+        help="a dominocam synth output folder and its split (default val); repeatable",
+    )
+    parser.add_argument("--realval", help="the real photos folder (its scenes/): counts only")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    args = parser.parse_args(argv)
+    if not args.synthetic and not args.realval:
+        parser.error("give --synthetic DIR[:SPLIT] and/or --realval DIR")
+    from vision.pipeline import load_models
+
+    models = load_models(threads=args.threads)
+    found = {spec: tally(_synthetic(spec, models)) for spec in args.synthetic}
+    if args.realval:
+        found["real scenes (no boxes labelled)"] = tally(_real(Path(args.realval), models))
+    if args.json:
+        print(json.dumps(found, indent=1))
+        return 0
+    for name, rows in found.items():
+        print(name)
+        print(
+            f"  {'back read':>11}  {'turned':>6}  {'face down':>9}  {'others sure':>11}  doubtful"
+        )
+        for row in rows:
+            low, high = row["band"]
+            print(
+                f"  {low:.2f}-{high:.2f}  {row['turned']:>6}  {row['face_down']:>9}  "
+                f"{row['wrong_not_doubtful']:>11}  {row['doubtful']:>8}"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
