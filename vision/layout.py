@@ -50,8 +50,10 @@ How a layout is recognised:
   tiles), one with more is a spinner or a cross (4 places). So T-junctions, spinners and
   crosses are recognised from the picture alone, and the open ends are every free end.
 * Doubts (`Reconstruction.doubts`) say where the picture may hide a tile: linked groups
-  apart from the layout, touching halves that differ near the layout, a line whose end tile
-  is cut by the image border, a root with more lines than its kind allows. `confidence`
+  apart from the layout, a tile lying in line about one tile beyond an open end with room
+  for a missed one between (and, where the photo is at hand, a gap that may show one:
+  `gap_check`), touching halves that differ near the layout, a line whose end tile is cut
+  by the image border, a root with more lines than its kind allows. `confidence`
   falls with each doubt; a ruling built on a doubtful layout must say so.
 """
 
@@ -875,7 +877,8 @@ def build_layout(
     image_size: tuple[int, int] | None = None,
     gap_check: GapCheck | None = None,
 ) -> Reconstruction:
-    """Rebuild lines and open ends from face-up tiles (pure; see the module docstring).
+    """Rebuild lines and open ends from face-up tiles (pure but for what `gap_check` looks
+    at; see the module docstring).
 
     Args:
         tiles: the face-up, read tiles.
