@@ -886,8 +886,9 @@ def build_layout(
         image_size: (width, height) of the picture, whose centre `lone_root` prefers;
             without it, the centre of the tiles' bounding box.
         gap_check: looks at the photo in the gap before a tile beyond an open end raises
-            the doubt that one may be missing (`GAP_MAY_HOLD_TILE`); None (no photo, as
-            after a correction) keeps every such doubt.
+            the doubt that one may be missing (`GAP_MAY_HOLD_TILE`); None (no photo: a
+            Scene JSON laid out again with a game's kind, the live tracker) keeps every
+            such doubt.
     """
     by_id = {t.id: t for t in tiles}
     if len(by_id) != len(tiles):

@@ -392,7 +392,7 @@ def test_a_tile_beyond_an_open_end_is_a_doubt_only_where_the_gap_may_hold_a_tile
 
 
 def test_without_a_look_at_the_gap_the_doubt_stays() -> None:
-    # After a correction there is no photo to look at: the doubt is kept, not guessed away.
+    # A Scene JSON laid out again has no photo to look at: the doubt is kept, not guessed away.
     found = build_layout(_tile_beyond_with_room(2.2), gap_check=None)
     assert any(
         "tile 9 lies about one tile beyond the open end on tile 2" in d for d in found.doubts
