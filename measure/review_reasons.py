@@ -26,6 +26,7 @@ from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
+from measure.product_reads import real_scenes, synthetic_scenes
 from vision import messages
 
 PLACEHOLDER = re.compile(r"\{[^}]*\}")
@@ -91,38 +92,6 @@ def tally(scenes: Iterable) -> dict:
     }
 
 
-def _real_scenes(root: Path, models) -> Iterable:
-    from measure.evaluate import _set_max
-    from vision.image_io import load_image
-    from vision.pipeline import read_image
-
-    for label in json.loads((root / "scenes" / "labels.json").read_text()):
-        image = load_image(root / "scenes" / label["image"])
-        yield read_image(
-            image,
-            models.detector,
-            models.reader,
-            _set_max(label["set"]),
-            calibration=models.calibration,
-        )
-
-
-def _synthetic_scenes(root: Path, models) -> Iterable:
-    from measure.evaluate import _set_max
-    from vision.image_io import load_image
-    from vision.pipeline import read_image
-
-    for path in sorted((root / "detector" / "images" / "val").glob("*.jpg")):
-        truth = json.loads((root / "truth" / f"{path.stem}.json").read_text())
-        yield read_image(
-            load_image(path),
-            models.detector,
-            models.reader,
-            _set_max(truth.get("set")),
-            calibration=models.calibration,
-        )
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m measure.review_reasons",
@@ -144,9 +113,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     found = {}
     if args.realval:
-        found["real scenes"] = tally(_real_scenes(Path(args.realval), models))
+        found["real scenes"] = tally(s for _, s in real_scenes(Path(args.realval), models))
     if args.synthetic:
-        found["synthetic val"] = tally(_synthetic_scenes(Path(args.synthetic), models))
+        found["synthetic val"] = tally(s for _, s in synthetic_scenes(Path(args.synthetic), models))
     if args.json:
         print(json.dumps(found, indent=1))
         return 0

@@ -28,6 +28,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from measure.product_reads import real_scenes, synthetic_scenes
 from vision import messages
 
 # Bands of the weaker half's back probability: [low, high).
@@ -93,37 +94,13 @@ def tally(turned: Iterable[Turned]) -> list[dict]:
 
 
 def _synthetic(spec: str, models) -> Iterable[Turned]:
-    from measure.evaluate import _set_max
-    from vision.image_io import load_image
-    from vision.pipeline import read_image
-
     folder, _, split = spec.partition(":")
-    root = Path(folder)
-    for path in sorted((root / "detector" / "images" / (split or "val")).glob("*.jpg")):
-        truth = json.loads((root / "truth" / f"{path.stem}.json").read_text())
-        scene = read_image(
-            load_image(path),
-            models.detector,
-            models.reader,
-            _set_max(truth.get("set")),
-            calibration=models.calibration,
-        )
+    for truth, scene in synthetic_scenes(Path(folder), models, split or "val"):
         yield from turned_tiles(scene, truth["tiles"])
 
 
 def _real(root: Path, models) -> Iterable[Turned]:
-    from measure.evaluate import _set_max
-    from vision.image_io import load_image
-    from vision.pipeline import read_image
-
-    for label in json.loads((root / "scenes" / "labels.json").read_text()):
-        scene = read_image(
-            load_image(root / "scenes" / label["image"]),
-            models.detector,
-            models.reader,
-            _set_max(label["set"]),
-            calibration=models.calibration,
-        )
+    for _, scene in real_scenes(root, models):
         yield from turned_tiles(scene, None)
 
 
