@@ -505,6 +505,17 @@ def synthetic_truth(
     return tiles, ignore, _set_max(data.get("set")), (pip_total_scored, face_down_scored)
 
 
+def synthetic_visibility(root: Path) -> tuple[float, float]:
+    """A `dominocam synth` set's `min_visible_fraction` and `reader_min_visible` (its
+    card.json; the generator's defaults without one): what `synthetic_truth` scores."""
+    card = json.loads((root / "card.json").read_text()) if (root / "card.json").is_file() else {}
+    config = card.get("config") or {}
+    config = config.get("values", config)
+    return float(config.get("min_visible_fraction", 0.5)), float(
+        config.get("reader_min_visible", 0.97)
+    )
+
+
 def eval_synthetic(models, root: Path, limit: int | None, quiet: bool) -> SetResult:
     """Score the val split of a `dominocam synth` folder."""
     from vision.image_io import load_image
@@ -519,11 +530,7 @@ def eval_synthetic(models, root: Path, limit: int | None, quiet: bool) -> SetRes
         )
     files = sorted(p for p in images_dir.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
     files = files[:limit] if limit else files
-    card = json.loads((root / "card.json").read_text()) if (root / "card.json").is_file() else {}
-    config = card.get("config") or {}
-    config = config.get("values", config)
-    min_visible = float(config.get("min_visible_fraction", 0.5))
-    min_readable = float(config.get("reader_min_visible", 0.97))
+    min_visible, min_readable = synthetic_visibility(root)
     result = SetResult(
         "synthetic",
         note=f"{root} val split; reading scored on tiles >= {min_readable:.0%} visible, "

@@ -16,8 +16,9 @@ calibration):
    0: every doubt the rule would raise without the room it needs) and without the look at
    the gap;
 3. for each such doubt, the verifier's highest score on the gap's tile-sized boxes
-   (`vision.layout.gap_boxes`, the look `vision.pipeline` takes), and how many doubts and
-   real misses each threshold on it keeps.
+   (`vision.layout.gap_boxes` along the stretch no other tile fills, `free_stretch`: the
+   look `vision.pipeline` takes), and how many doubts and real misses each threshold on it
+   keeps.
 
 A missed tile needs at least its width (a double set crosswise); a room narrower than that
 less the two edges' error cannot hide one; a gap showing only table holds none. It only
@@ -34,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.layout import gap_boxes, room_ahead
+from vision.layout import free_stretch, gap_boxes, room_ahead
 
 BEYOND = re.compile(r"tile (\d+) lies about one tile beyond the open end on tile (\d+)")
 MATCH_WIDTHS = 0.3
@@ -97,7 +98,16 @@ def beyond_doubts(scene, truth_tiles: list[dict], gap_check=None) -> list[dict]:
                 missed = missed or bool(unboxed)
         gap = None
         if gap_check is not None:
-            gap = gap_check(gap_boxes(point, outward, room, length, width))
+            # The stretch of the gap no other read tile fills, as the layout looks at it.
+            others = [
+                t.corners
+                for t in scene.tiles
+                if t.face == "up" and t.pips is not None and t.id not in (beyond.id, end.id)
+            ]
+            start, free = free_stretch(
+                np.array(others).reshape(-1, 4, 2), point, outward, width, room
+            )
+            gap = gap_check(gap_boxes(point + outward * start, outward, free, length, width))
         out.append({"room_widths": round(room / width, 3), "missed_tile": missed, "gap": gap})
     return out
 

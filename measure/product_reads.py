@@ -1,16 +1,20 @@
 """Read a measuring set as `dominocam read` does: the committed models and calibration on
 every picture, each with its own set's top value. Shared by the tools that count what the
-product says (`measure.review_reasons`, `measure.turned_backs`)."""
+product says (`measure.review_reasons`, `measure.turned_backs`, `measure.set_down`)."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+import cv2
+import numpy as np
 
-def real_scenes(root: Path, models) -> Iterator[tuple[dict, object]]:
-    """(label, Scene) for each photo of `root/scenes/labels.json` (the realval layout)."""
+
+def real_scenes(root: Path, models, **read_options) -> Iterator[tuple[dict, object]]:
+    """(label, Scene) for each photo of `root/scenes/labels.json` (the realval layout);
+    `read_options` go to `read_image` (a `layout_config`, say)."""
     from measure.evaluate import _set_max
     from vision.image_io import load_image
     from vision.pipeline import read_image
@@ -23,23 +27,43 @@ def real_scenes(root: Path, models) -> Iterator[tuple[dict, object]]:
             models.reader,
             _set_max(label["set"]),
             calibration=models.calibration,
+            **read_options,
         )
         yield label, scene
 
 
-def synthetic_scenes(root: Path, models, split: str = "val") -> Iterator[tuple[dict, object]]:
-    """(truth, Scene) for each picture of one split of a `dominocam synth` set."""
+def synthetic_scenes(
+    root: Path, models, split: str = "val", **read_options
+) -> Iterator[tuple[Path, dict, object]]:
+    """(truth file, truth, Scene) for each picture of one split of a `dominocam synth` set;
+    `read_options` go to `read_image`."""
     from measure.evaluate import _set_max
     from vision.image_io import load_image
     from vision.pipeline import read_image
 
     for path in sorted((root / "detector" / "images" / split).glob("*.jpg")):
-        truth = json.loads((root / "truth" / f"{path.stem}.json").read_text())
+        truth_file = root / "truth" / f"{path.stem}.json"
+        truth = json.loads(truth_file.read_text())
         scene = read_image(
             load_image(path),
             models.detector,
             models.reader,
             _set_max(truth.get("set")),
             calibration=models.calibration,
+            **read_options,
         )
-        yield truth, scene
+        yield truth_file, truth, scene
+
+
+def covering_label(corners: np.ndarray, truth_tiles: Sequence[dict]) -> dict | None:
+    """The labelled tile (a `truth/NAME.json` tile) that covers most of the box `corners`, or
+    None when none covers more than half of it (the box holds no tile)."""
+    box = np.asarray(corners, dtype=np.float32)
+    area = cv2.contourArea(box)
+    best, found = 0.0, None
+    for tile in truth_tiles:
+        label = np.asarray(tile["corners"], dtype=np.float32)
+        shared, _ = cv2.intersectConvexConvex(box, label)
+        if shared > best:
+            best, found = shared, tile
+    return found if best > 0.5 * area else None

@@ -115,7 +115,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.realval:
         found["real scenes"] = tally(s for _, s in real_scenes(Path(args.realval), models))
     if args.synthetic:
-        found["synthetic val"] = tally(s for _, s in synthetic_scenes(Path(args.synthetic), models))
+        scenes = synthetic_scenes(Path(args.synthetic), models)
+        found["synthetic val"] = tally(s for _, _, s in scenes)
     if args.json:
         print(json.dumps(found, indent=1))
         return 0

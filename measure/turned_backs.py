@@ -25,10 +25,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import cv2
 import numpy as np
 
-from measure.product_reads import real_scenes, synthetic_scenes
+from measure.product_reads import covering_label, real_scenes, synthetic_scenes
 from vision import messages
 
 # Bands of the weaker half's back probability: [low, high).
@@ -49,15 +48,8 @@ class Turned:
 def truth_face(corners: np.ndarray, truth_tiles: Sequence[dict]) -> str:
     """The face of the labelled tile that covers most of the box `corners`, or `NO_TILE`
     when none covers more than half of it."""
-    box = np.asarray(corners, dtype=np.float32)
-    area = cv2.contourArea(box)
-    best, face = 0.0, NO_TILE
-    for tile in truth_tiles:
-        label = np.asarray(tile["corners"], dtype=np.float32)
-        shared, _ = cv2.intersectConvexConvex(box, label)
-        if shared > best:
-            best, face = shared, tile.get("face", "up")
-    return face if best > 0.5 * area else NO_TILE
+    label = covering_label(corners, truth_tiles)
+    return NO_TILE if label is None else label.get("face", "up")
 
 
 def turned_tiles(scene, truth_tiles: Sequence[dict] | None) -> list[Turned]:
@@ -95,7 +87,7 @@ def tally(turned: Iterable[Turned]) -> list[dict]:
 
 def _synthetic(spec: str, models) -> Iterable[Turned]:
     folder, _, split = spec.partition(":")
-    for truth, scene in synthetic_scenes(Path(folder), models, split or "val"):
+    for _, truth, scene in synthetic_scenes(Path(folder), models, split or "val"):
         yield from turned_tiles(scene, truth["tiles"])
 
 

@@ -26,6 +26,10 @@ How a layout is recognised:
 * A contact counts as a *link* only when the two touching halves show the same value;
   touching halves that differ are reported as a warning with both tiles (a misread or a
   misplaced tile) and not linked, because loose tiles are often set down side by side.
+  Where one half of such a pair is an open end of a line, it is a doubt too (a misread
+  breaks a line right there), except in `auto` on a table where more touching halves
+  differ than match (`SET_DOWN_MISMATCHES_PER_LINK`): tiles set down side by side in rows,
+  whose chance matches make lines of two, not a game whose line a misread broke.
   Each half of a plain tile takes at most one link (the nearest); a double may take
   several (hub, spinner, toes).
 * Each connected group of two or more linked tiles is a candidate layout; the *layout* is
@@ -51,8 +55,9 @@ How a layout is recognised:
   crosses are recognised from the picture alone, and the open ends are every free end.
 * Doubts (`Reconstruction.doubts`) say where the picture may hide a tile: linked groups
   apart from the layout, a tile lying in line about one tile beyond an open end with room
-  for a missed one between (and, where the photo is at hand, a gap that may show one:
-  `gap_check`), touching halves that differ near the layout, a line whose end tile is cut
+  for a missed one between that no other tile fills (`free_stretch`; and, where the photo
+  is at hand, a gap that may show one: `gap_check`), touching halves that differ
+  at an open end (not on a table of tiles set down, above), a line whose end tile is cut
   by the image border, a root with more lines than its kind allows. `confidence`
   falls with each doubt; a ruling built on a doubtful layout must say so.
 """
@@ -93,13 +98,33 @@ DOUBT_FACTOR = 0.7
 # tile; the 12 tiles the detector missed at such a doubt there had 0.79 widths or more
 # (`python -m measure.missing_tile_room`; docs/decisions/2026-12-01-reject-class-and-room.md).
 MISSING_TILE_ROOM = 0.5
+# That edge error, in widths (the 97th percentile above). A tile in the way fills its part of
+# the room (`free_stretch`), unless its box reaches back over the end by more than this: then
+# the two boxes disagree about where the tiles are, and neither is evidence that the room is
+# full (on v4-synth-s75 train, the four boxes that would have hidden a tile the detector
+# really missed reached back 0.4 to 0.6 widths; docs/decisions/2026-12-01-tiles-set-down.md).
+BOX_EDGE_ERROR = 0.25
 # ... and a gap that may hold one. Where the pipeline has the photo, it looks at the gap
-# (`GapCheck`: the verifier on tile-sized boxes along it, `gap_boxes`) and drops the doubt
-# when no box there scores this much. Chosen on synthetic data only, two dominosynth sets no
-# committed model was trained on (`python -m measure.missing_tile_room`): it keeps 39 of the
-# 40 doubts at a tile the detector really missed (the 40th scored 0.0002, under any useful
-# threshold) and drops 20 of the 95 others (docs/decisions/2026-12-01-looking-at-the-gap.md).
+# (`GapCheck`: the verifier on tile-sized boxes along its free stretch, `gap_boxes`) and
+# drops the doubt when no box there scores this much. Chosen on synthetic data only, two
+# dominosynth sets no committed model was trained on (`python -m measure.missing_tile_room`;
+# docs/decisions/2026-12-01-looking-at-the-gap.md); measured again with the free stretch, it
+# keeps 37 of the 38 doubts at a tile the detector really missed (the 38th scored 0.0002,
+# under any useful threshold) and drops 22 of the 64 others.
 GAP_MAY_HOLD_TILE = 0.05
+# "Tiles touch without matching at an open end" is a doubt because a misread breaks a played
+# line there. A photo whose game is not named (`auto`) may show tiles set down side by side
+# in rows instead: most touching halves then differ, and a line is two tiles that match by
+# chance. With more touching halves that differ than this many per link (a matching
+# contact) the table is taken as set down, and a pair that differs at an open end is no
+# doubt (it stays a warning, `messages.HALVES_DIFFER`). Chosen on synthetic data only, two
+# dominosynth sets no committed model was trained on (`python -m measure.set_down`): of the
+# sure pairs (neither tile doubtful) it drops there, 1 of 43 was misread (2 of 52 at 0.5, 1
+# of 31 at 2), and of the 3 pictures it lets go without review whose tile set is scored, 1
+# was read wrong, for a tile the detector missed elsewhere in the row
+# (docs/decisions/2026-12-01-tiles-set-down.md). A named game's table holds played lines,
+# so there every such pair stays a doubt.
+SET_DOWN_MISMATCHES_PER_LINK = 1.0
 
 # (n, 4, 2) boxes in image pixels -> the highest probability that one of them holds a tile.
 GapCheck = Callable[[np.ndarray], float]
@@ -132,6 +157,10 @@ class LayoutConfig:
         hub_value: the value of the root double when the game knows it (Mexican Train's
             engine of the round: 12 in the first round of a double-12 game); a double of
             that value is preferred as the root.
+        set_down_ratio: `auto` only: a table with more touching halves that differ than
+            this many per link is tiles set down side by side, where a pair that differs
+            at an open end is no doubt (`SET_DOWN_MISMATCHES_PER_LINK`); None: always a
+            doubt.
     """
 
     max_gap: float = 0.5
@@ -145,6 +174,7 @@ class LayoutConfig:
     spinner_doubles: bool = False
     lone_root: bool = False
     hub_value: int | None = None
+    set_down_ratio: float | None = SET_DOWN_MISMATCHES_PER_LINK
 
     def __post_init__(self) -> None:
         if min(self.max_gap, self.max_offset, self.radial_offset, self.hub_gap, self.toe_gap) <= 0:
@@ -155,6 +185,8 @@ class LayoutConfig:
             raise ValueError(f"unknown layout kind {self.kind!r}; valid: {', '.join(KINDS)}")
         if self.trains is not None and self.trains < 1:
             raise ValueError("LayoutConfig.trains must be >= 1 (or None)")
+        if self.set_down_ratio is not None and self.set_down_ratio < 0:
+            raise ValueError("LayoutConfig.set_down_ratio must be >= 0 (or None)")
 
 
 def layout_kind(variant: str) -> str:
@@ -556,6 +588,15 @@ def _links_and_warnings(
     return links, warnings
 
 
+def set_down_side_by_side(links: int, mismatches: int, config: LayoutConfig) -> bool:
+    """Whether a table with `links` matching contacts and `mismatches` touching halves that
+    differ shows tiles set down side by side rather than played lines
+    (`SET_DOWN_MISMATCHES_PER_LINK`; only for `auto`, the photo of no named game)."""
+    if config.kind != AUTO or config.set_down_ratio is None:
+        return False
+    return mismatches > config.set_down_ratio * links
+
+
 def _components(nodes: Sequence[int], links: list[_Link]) -> list[list[int]]:
     neighbours: dict[int, set[int]] = {t: set() for t in nodes}
     for link in links:
@@ -785,6 +826,36 @@ def room_ahead(polygons: np.ndarray, point: np.ndarray, outward: np.ndarray) -> 
     return ((np.asarray(polygons, dtype=np.float64) - point) @ outward).min(axis=-1)
 
 
+def free_stretch(
+    polygons: np.ndarray, point: np.ndarray, outward: np.ndarray, width: float, until: float
+) -> tuple[float, float]:
+    """(start, length) of the longest stretch of the corridor ahead of `point` (an open
+    end's edge), from 0 to `until` along the unit direction `outward`, that none of the
+    (n, 4, 2) `polygons` in the way covers: where a missed tile could lie. A tile set down
+    in the way fills its part of the room. In the way: its centre lies within half a `width`
+    of the corridor's axis and it does not reach back over the end by more than the boxes'
+    edge error (`BOX_EDGE_ERROR`; a box that does disagrees with the end's box about where
+    the tiles are, and is no evidence that the room is full)."""
+    polygons = np.asarray(polygons, dtype=np.float64).reshape(-1, 4, 2)
+    normal = np.array([-outward[1], outward[0]])
+    along = (polygons - point) @ outward
+    aside = (polygons.mean(axis=1) - point) @ normal
+    in_way = (np.abs(aside) <= width / 2) & (along.min(axis=1) >= -BOX_EDGE_ERROR * width)
+    covered = sorted(
+        (max(lo, 0.0), min(hi, until))
+        for lo, hi in zip(along.min(axis=1)[in_way], along.max(axis=1)[in_way], strict=True)
+        if hi > 0 and lo < until
+    )
+    best, reached = (0.0, 0.0), 0.0
+    for lo, hi in covered:
+        if lo - reached > best[1]:
+            best = (reached, lo - reached)
+        reached = max(reached, hi)
+    if until - reached > best[1]:
+        best = (reached, until - reached)
+    return best
+
+
 def gap_boxes(
     point: np.ndarray, outward: np.ndarray, room: float, length: float, width: float
 ) -> np.ndarray:
@@ -827,9 +898,10 @@ def _tile_beyond(
     tile: LayoutTile, end: SceneOpenEnd, frames: _Frames, ids: np.ndarray, in_layout: set[int]
 ) -> _Beyond | None:
     """A tile outside the layout lying in line beyond an open end, about one tile length
-    away (where a missed detection would have been) and leaving room for one between them
-    (`MISSING_TILE_ROOM`), else None; the first in `ids` order (the tiles' ids, row by row
-    of `frames`), with the gap's `gap_boxes`. Plain tiles only."""
+    away (where a missed detection would have been), with room for one between them
+    (`MISSING_TILE_ROOM`) that no other tile fills (`free_stretch`), else None; the first
+    in `ids` order (the tiles' ids, row by row of `frames`), with `gap_boxes` along that
+    free stretch. Plain tiles only."""
     if tile.is_double:
         return None
     f = frames.at(int(np.flatnonzero(ids == tile.id)[0]))
@@ -849,11 +921,13 @@ def _tile_beyond(
         & (np.abs(_dot(rel, f.normal)) <= f.width)
         & ~np.isin(ids, [tile.id, *in_layout])
     )
-    hits = np.flatnonzero(beyond)
-    if not hits.size:
-        return None
-    gap = gap_boxes(point, outward, float(room[hits[0]]), f.length, f.width)
-    return _Beyond(int(ids[hits[0]]), gap)
+    for hit in np.flatnonzero(beyond):
+        others = frames.polygon[(ids != tile.id) & (ids != ids[hit])]
+        start, free = free_stretch(others, point, outward, f.width, float(room[hit]))
+        if free >= MISSING_TILE_ROOM * f.width:
+            gap = gap_boxes(point + outward * start, outward, free, f.length, f.width)
+            return _Beyond(int(ids[hit]), gap)
+    return None
 
 
 def _lone_root(
@@ -978,9 +1052,10 @@ def build_layout(
             if by_id[end.tile].cut:
                 doubts.append(messages.END_CUT_BY_BORDER.format(tile=end.tile))
         open_halves = _open_halves(lines, by_id)
-        for (a, ha), (b, hb), _ in mismatches:
-            if (a, ha) in open_halves or (b, hb) in open_halves:
-                doubts.append(messages.NO_MATCH_AT_END.format(a=a, b=b))
+        if not set_down_side_by_side(len(links), len(mismatches), config):
+            for (a, ha), (b, hb), _ in mismatches:
+                if (a, ha) in open_halves or (b, hb) in open_halves:
+                    doubts.append(messages.NO_MATCH_AT_END.format(a=a, b=b))
     roots = (root,) if root is not None else ()
     in_layout = set(layout_group)
     loose = tuple(t.id for t in tiles if t.id not in in_layout)
@@ -1013,6 +1088,15 @@ def _cut_tiles(scene: Scene) -> set[int]:
 
     cut = boxes_cut_by_border(np.array([t.corners for t in scene.tiles]), scene.width, scene.height)
     return {t.id for t, is_cut in zip(scene.tiles, cut, strict=True) if is_cut}
+
+
+def touch_counts(scene: Scene, config: LayoutConfig = LayoutConfig()) -> tuple[int, int]:
+    """(links, touching halves that differ) among the Scene's read face-up tiles, as
+    `build_layout` counts them: what `set_down_side_by_side` weighs."""
+    tiles = _layout_tiles(scene, _cut_tiles(scene))
+    by_id = {t.id: t for t in tiles}
+    links, mismatches = _links_and_warnings(by_id, find_contacts(tiles, config), config)
+    return len(links), len(mismatches)
 
 
 def layout_scene(

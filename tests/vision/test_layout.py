@@ -12,10 +12,12 @@ from vision.layout import (
     LayoutTile,
     build_layout,
     find_contacts,
+    free_stretch,
     game_layout_config,
     gap_boxes,
     layout_scene,
     safe_adjacency,
+    set_down_side_by_side,
     touching_halves,
 )
 from vision.scene import Scene, SceneTile
@@ -399,6 +401,57 @@ def test_without_a_look_at_the_gap_the_doubt_stays() -> None:
     )
 
 
+def test_a_tile_set_down_against_the_open_end_fills_the_room_before_a_tile_beyond() -> None:
+    # 0-1, 1-2, then a 4-5 against the 2 and a 6-3 after it: nothing can be missing between
+    # tile 1 and tile 3, tile 2 lies there (its not matching is what is said).
+    tiles = horizontal_chain([0, 1, 2, 3, 4])
+    tiles[2] = LayoutTile(2, tiles[2].corners, (4, 5))
+    tiles[3] = LayoutTile(3, tiles[3].corners, (6, 3))
+    found = build_layout(tiles, gap_check=lambda boxes: 1.0)
+    assert not any("beyond the open end" in d for d in found.doubts)
+    assert any("tiles 1 and 2 touch without matching" in d for d in found.doubts)
+    # Without tile 2 the room is empty again, and tile 3 lies beyond it.
+    alone = build_layout([t for t in tiles if t.id != 2], gap_check=lambda boxes: 1.0)
+    assert any(
+        "tile 3 lies about one tile beyond the open end on tile 1" in d for d in alone.doubts
+    )
+
+
+def test_the_gap_looked_at_is_the_part_of_the_room_no_tile_fills() -> None:
+    # A double set crosswise against the open end (x 314..354, not matching) leaves 46 px,
+    # over a width, free before the loose tile at x = 400: a tile may still be missing there.
+    tiles = [*_tile_beyond_with_room(2.2), tile_at(7, 334.0, 300.0, 90.0, (5, 5))]
+    looked_at: list[np.ndarray] = []
+    found = build_layout(tiles, gap_check=lambda boxes: looked_at.append(boxes) or 1.0)
+    assert any(
+        "tile 9 lies about one tile beyond the open end on tile 2" in d for d in found.doubts
+    )
+    centres = looked_at[0].mean(axis=1)
+    assert np.all((centres[:, 0] > 354.0) & (centres[:, 0] < 400.0))
+
+
+def _box(x0: float, x1: float, y: float = 0.0, half: float = 5.0) -> np.ndarray:
+    return np.array([[x0, y - half], [x0, y + half], [x1, y + half], [x1, y - half]])
+
+
+def test_free_stretch_is_the_longest_part_of_the_room_no_tile_in_the_way_covers() -> None:
+    point, outward, width = np.zeros(2), np.array([1.0, 0.0]), 10.0
+    assert free_stretch(np.zeros((0, 4, 2)), point, outward, width, 40.0) == (0.0, 40.0)
+    # A tile set down against the end, 20 px long: the free part starts behind it.
+    assert free_stretch(_box(1, 21)[None], point, outward, width, 40.0) == (21.0, 19.0)
+    # Two tiles in the way: of the stretches before, between and after them (1, 3 and 7 px),
+    # the longest.
+    two = np.stack([_box(1, 21), _box(24, 33)])
+    assert free_stretch(two, point, outward, width, 40.0) == (33.0, 7.0)
+    # Beside the corridor (centre more than half a width off its axis): not in the way.
+    assert free_stretch(_box(1, 21, y=6.0)[None], point, outward, width, 40.0) == (0.0, 40.0)
+    assert free_stretch(_box(1, 21, y=5.0)[None], point, outward, width, 40.0) == (21.0, 19.0)
+    # A box reaching back over the end by more than the boxes' edge error (a quarter
+    # width) disagrees with the end's box: it fills nothing. Within that error it does.
+    assert free_stretch(_box(-3, 17)[None], point, outward, width, 40.0) == (0.0, 40.0)
+    assert free_stretch(_box(-2, 18)[None], point, outward, width, 40.0) == (18.0, 22.0)
+
+
 def test_gap_boxes_are_tile_sized_crosswise_and_in_line_along_the_gap() -> None:
     boxes = gap_boxes(np.array([0.0, 0.0]), np.array([1.0, 0.0]), 2.5 * WIDTH, 2 * WIDTH, WIDTH)
     centres = boxes.mean(axis=1)
@@ -421,6 +474,50 @@ def test_touching_halves_that_differ_at_an_open_end_are_a_doubt() -> None:
     tiles[2] = LayoutTile(2, tiles[2].corners, (5, 3))  # misread: its 5 touches the 2
     found = build_layout(tiles)
     assert any("touch without matching" in d for d in found.doubts)
+
+
+def test_a_misread_that_breaks_a_line_is_a_doubt_in_a_photo_of_no_named_game_too() -> None:
+    tiles = horizontal_chain([0, 1, 2, 3])
+    tiles[2] = LayoutTile(2, tiles[2].corners, (5, 3))  # one link (0-1), one pair differs
+    found = build_layout(tiles, LayoutConfig(kind="auto"))
+    assert any("tiles 1 and 2 touch without matching" in d for d in found.doubts)
+
+
+def _set_down_row() -> list[LayoutTile]:
+    """Four tiles set down end to end in a row: 0-1 and 1-2 match by chance, then 2 meets 4
+    and 5 meets 6 (one link, two pairs that differ)."""
+    tiles = horizontal_chain([0, 1, 2, 3, 4])
+    tiles[2] = LayoutTile(2, tiles[2].corners, (4, 5))
+    tiles[3] = LayoutTile(3, tiles[3].corners, (6, 3))
+    return tiles
+
+
+def test_tiles_set_down_side_by_side_are_no_broken_line_in_a_photo_of_no_named_game() -> None:
+    found = build_layout(_set_down_row(), LayoutConfig(kind="auto"))
+    assert not any("touch without matching" in d for d in found.doubts)
+    # The pairs that differ are still said, as tiles that are not a played line.
+    assert sum("which do not match" in w for w in found.warnings) == 2
+    assert sorted(found.layout.open_ends) == [0, 2]
+
+
+@pytest.mark.parametrize("config", [LayoutConfig(), LayoutConfig(kind="auto", set_down_ratio=None)])
+def test_a_named_game_or_the_rule_off_keeps_the_doubt_on_the_same_tiles(config) -> None:
+    # A game's table holds played lines: a pair that differs at an open end is a misread.
+    found = build_layout(_set_down_row(), config)
+    assert any("tiles 1 and 2 touch without matching" in d for d in found.doubts)
+
+
+def test_set_down_needs_more_pairs_that_differ_than_links() -> None:
+    auto = LayoutConfig(kind="auto")
+    assert not set_down_side_by_side(links=1, mismatches=1, config=auto)
+    assert set_down_side_by_side(links=1, mismatches=2, config=auto)
+    assert set_down_side_by_side(links=0, mismatches=1, config=auto)
+    assert not set_down_side_by_side(links=0, mismatches=0, config=auto)
+    assert not set_down_side_by_side(links=1, mismatches=5, config=LayoutConfig(kind="line"))
+    assert set_down_side_by_side(3, 5, LayoutConfig(kind="auto", set_down_ratio=1.5))
+    assert not set_down_side_by_side(4, 5, LayoutConfig(kind="auto", set_down_ratio=1.5))
+    with pytest.raises(ValueError):
+        LayoutConfig(set_down_ratio=-1.0)
 
 
 def test_an_open_end_cut_by_the_border_is_a_doubt() -> None:
