@@ -4,8 +4,9 @@ product says (`measure.review_reasons`, `measure.turned_backs`, `measure.set_dow
 
 from __future__ import annotations
 
+import argparse
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
 import cv2
@@ -67,3 +68,40 @@ def covering_label(corners: np.ndarray, truth_tiles: Sequence[dict]) -> dict | N
         if shared > best:
             best, found = shared, tile
     return found if best > 0.5 * area else None
+
+
+def tally_sets(
+    parser: argparse.ArgumentParser,
+    argv: list[str] | None,
+    synthetic: Callable[[Path, str, object], Iterable],
+    real: Callable[[Path, object], Iterable],
+    tally: Callable[[Iterable], list[dict]],
+    realval_help: str = "the real photos folder (its scenes/)",
+) -> tuple[dict[str, list[dict]], bool]:
+    """The command line the counting tools share: add `--synthetic DIR[:SPLIT]`
+    (repeatable; val unless named), `--realval`, `--threads` and `--json` to `parser`, parse
+    `argv`, open the committed models, and `tally` what `synthetic(folder, split, models)`
+    and `real(root, models)` yield for each set. Returns ({set: tally}, whether `--json`)."""
+    parser.add_argument(
+        "--synthetic",
+        action="append",
+        default=[],
+        metavar="DIR[:SPLIT]",
+        help="a dominocam synth output folder and its split (default val); repeatable",
+    )
+    parser.add_argument("--realval", help=realval_help)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    args = parser.parse_args(argv)
+    if not args.synthetic and not args.realval:
+        parser.error("give --synthetic DIR[:SPLIT] and/or --realval DIR")
+    from vision.pipeline import load_models
+
+    models = load_models(threads=args.threads)
+    found = {}
+    for spec in args.synthetic:
+        folder, _, split = spec.partition(":")
+        found[spec] = tally(synthetic(Path(folder), split or "val", models))
+    if args.realval:
+        found["real scenes (no boxes labelled)"] = tally(real(Path(args.realval), models))
+    return found, args.json

@@ -34,7 +34,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from measure.product_reads import covering_label, real_scenes, synthetic_scenes
+from measure.product_reads import covering_label, real_scenes, synthetic_scenes, tally_sets
 from measure.review_reasons import reasons_of
 from vision import messages
 
@@ -136,7 +136,7 @@ def _rule_off():
     return {"layout_config": LayoutConfig(kind=AUTO, set_down_ratio=None)}
 
 
-def _synthetic(spec: str, models) -> Iterator[Picture]:
+def _synthetic(folder: Path, split: str, models) -> Iterator[Picture]:
     from measure.evaluate import (
         SetResult,
         _predictions,
@@ -145,11 +145,8 @@ def _synthetic(spec: str, models) -> Iterator[Picture]:
         synthetic_visibility,
     )
 
-    folder, _, split = spec.partition(":")
-    visibility = synthetic_visibility(Path(folder))
-    for truth_file, truth, scene in synthetic_scenes(
-        Path(folder), models, split or "val", **_rule_off()
-    ):
+    visibility = synthetic_visibility(folder)
+    for truth_file, truth, scene in synthetic_scenes(folder, models, split, **_rule_off()):
         scored, ignore, _, photo = synthetic_truth(truth_file, *visibility)
         one = SetResult("one")
         score_boxed_image(one, truth_file.name, scored, _predictions(scene), ignore, photo)
@@ -172,26 +169,8 @@ def main(argv: list[str] | None = None) -> int:
         description="tiles set down side by side, or a line broken by a misread? "
         "(module docstring)",
     )
-    parser.add_argument(
-        "--synthetic",
-        action="append",
-        default=[],
-        metavar="DIR[:SPLIT]",
-        help="a dominocam synth output folder and its split (default val); repeatable",
-    )
-    parser.add_argument("--realval", help="the real photos folder (its scenes/)")
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
-    args = parser.parse_args(argv)
-    if not args.synthetic and not args.realval:
-        parser.error("give --synthetic DIR[:SPLIT] and/or --realval DIR")
-    from vision.pipeline import load_models
-
-    models = load_models(threads=args.threads)
-    found = {spec: tally(_synthetic(spec, models)) for spec in args.synthetic}
-    if args.realval:
-        found["real scenes (no boxes labelled)"] = tally(_real(Path(args.realval), models))
-    if args.json:
+    found, as_json = tally_sets(parser, argv, _synthetic, _real, tally)
+    if as_json:
         print(json.dumps(found, indent=1))
         return 0
     for name, rows in found.items():

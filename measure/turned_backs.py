@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from measure.product_reads import covering_label, real_scenes, synthetic_scenes
+from measure.product_reads import covering_label, real_scenes, synthetic_scenes, tally_sets
 from vision import messages
 
 # Bands of the weaker half's back probability: [low, high).
@@ -85,9 +85,8 @@ def tally(turned: Iterable[Turned]) -> list[dict]:
     return rows
 
 
-def _synthetic(spec: str, models) -> Iterable[Turned]:
-    folder, _, split = spec.partition(":")
-    for _, truth, scene in synthetic_scenes(Path(folder), models, split or "val"):
+def _synthetic(folder: Path, split: str, models) -> Iterable[Turned]:
+    for _, truth, scene in synthetic_scenes(folder, models, split):
         yield from turned_tiles(scene, truth["tiles"])
 
 
@@ -101,26 +100,15 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m measure.turned_backs",
         description="how often the reader is right to turn a tile face down (module docstring)",
     )
-    parser.add_argument(
-        "--synthetic",
-        action="append",
-        default=[],
-        metavar="DIR[:SPLIT]",
-        help="a dominocam synth output folder and its split (default val); repeatable",
+    found, as_json = tally_sets(
+        parser,
+        argv,
+        _synthetic,
+        _real,
+        tally,
+        realval_help="the real photos folder (its scenes/): counts only",
     )
-    parser.add_argument("--realval", help="the real photos folder (its scenes/): counts only")
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
-    args = parser.parse_args(argv)
-    if not args.synthetic and not args.realval:
-        parser.error("give --synthetic DIR[:SPLIT] and/or --realval DIR")
-    from vision.pipeline import load_models
-
-    models = load_models(threads=args.threads)
-    found = {spec: tally(_synthetic(spec, models)) for spec in args.synthetic}
-    if args.realval:
-        found["real scenes (no boxes labelled)"] = tally(_real(Path(args.realval), models))
-    if args.json:
+    if as_json:
         print(json.dumps(found, indent=1))
         return 0
     for name, rows in found.items():

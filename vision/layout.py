@@ -839,11 +839,12 @@ def free_stretch(
     polygons = np.asarray(polygons, dtype=np.float64).reshape(-1, 4, 2)
     normal = np.array([-outward[1], outward[0]])
     along = (polygons - point) @ outward
+    near, far = along.min(axis=1), along.max(axis=1)
     aside = (polygons.mean(axis=1) - point) @ normal
-    in_way = (np.abs(aside) <= width / 2) & (along.min(axis=1) >= -BOX_EDGE_ERROR * width)
+    in_way = (np.abs(aside) <= width / 2) & (near >= -BOX_EDGE_ERROR * width)
     covered = sorted(
         (max(lo, 0.0), min(hi, until))
-        for lo, hi in zip(along.min(axis=1)[in_way], along.max(axis=1)[in_way], strict=True)
+        for lo, hi in zip(near[in_way], far[in_way], strict=True)
         if hi > 0 and lo < until
     )
     best, reached = (0.0, 0.0), 0.0
