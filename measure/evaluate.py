@@ -580,6 +580,26 @@ def tile_crop_window(
     return x0, y0, side
 
 
+def tile_crop_candidates(truth: dict) -> list[tuple[dict, np.ndarray, list[np.ndarray]]]:
+    """The tiles of a synthetic `truth` a tile crop may be cut around (whole, face up, with
+    known pips), each with its corners and those of every other tile shown (`others` of
+    `tile_crop_window`)."""
+    shown = [t for t in truth.get("tiles", []) if float(t.get("visible_fraction", 1)) > 0.02]
+    candidates = []
+    for tile in shown:
+        whole = float(tile.get("visible_fraction", 1)) >= 0.97
+        if tile.get("face") != "up" or tile.get("pips") is None or not whole:
+            continue
+        others = [np.asarray(t["corners"], dtype=float) for t in shown if t is not tile]
+        candidates.append((tile, np.asarray(tile["corners"], dtype=float), others))
+    return candidates
+
+
+def random_crop_span(rng: np.random.Generator) -> float:
+    """How many tile lengths a tile crop spans: log-uniform over `TILE_CROP_SPAN`."""
+    return float(np.exp(rng.uniform(*np.log(TILE_CROP_SPAN))))
+
+
 def synthetic_tile_crops(root: Path, limit: int | None):
     """Yield (crop file, 100x100 crop, true tile, set top value) for `synthetic_tiles`.
 
@@ -599,17 +619,10 @@ def synthetic_tile_crops(root: Path, limit: int | None):
     for path in sorted(p for p in images_dir.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES):
         data = json.loads((truth_dir / f"{path.stem}.json").read_text())
         shape = (int(data["image"]["height"]), int(data["image"]["width"]))
-        shown = [t for t in data.get("tiles", []) if float(t.get("visible_fraction", 1)) > 0.02]
         rng = np.random.default_rng(int(data["generator"]["index"]))
         image = None
-        for tile in shown:
-            whole = float(tile.get("visible_fraction", 1)) >= 0.97
-            if tile.get("face") != "up" or tile.get("pips") is None or not whole:
-                continue
-            corners = np.asarray(tile["corners"], dtype=float)
-            others = [np.asarray(t["corners"], dtype=float) for t in shown if t is not tile]
-            span = float(np.exp(rng.uniform(*np.log(TILE_CROP_SPAN))))
-            window = tile_crop_window(corners, others, shape, span)
+        for tile, corners, others in tile_crop_candidates(data):
+            window = tile_crop_window(corners, others, shape, random_crop_span(rng))
             if window is None:
                 continue
             x0, y0, side = window

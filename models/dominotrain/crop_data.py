@@ -31,7 +31,13 @@ import numpy as np
 import yaml
 
 from dominocam.errors import UserInputError
-from measure.evaluate import TILE_CROP_PX, TILE_CROP_SPAN, tile_crop_window
+from measure.evaluate import (
+    TILE_CROP_PX,
+    TILE_CROP_SPAN,
+    random_crop_span,
+    tile_crop_candidates,
+    tile_crop_window,
+)
 from vision import geometry
 from vision.detector import MAX_UPSCALE
 
@@ -81,17 +87,11 @@ def picture_crops(
 ) -> list[TileCrop]:
     """Up to `most` crops of one synthetic picture, one whole face-up tile each."""
     shape = image.shape[:2]
-    shown = [t for t in truth.get("tiles", []) if float(t.get("visible_fraction", 1)) > 0.02]
+    candidates = tile_crop_candidates(truth)
     crops: list[TileCrop] = []
-    for index in rng.permutation(len(shown)):
-        tile = shown[index]
-        whole = float(tile.get("visible_fraction", 1)) >= 0.97
-        if tile.get("face") != "up" or tile.get("pips") is None or not whole:
-            continue
-        corners = np.asarray(tile["corners"], dtype=float)
-        others = [np.asarray(t["corners"], dtype=float) for t in shown if t is not tile]
-        span = float(np.exp(rng.uniform(*np.log(TILE_CROP_SPAN))))
-        window = tile_crop_window(corners, others, shape, span)
+    for index in rng.permutation(len(candidates)):
+        _, corners, others = candidates[index]
+        window = tile_crop_window(corners, others, shape, random_crop_span(rng))
         if window is None:
             continue
         quality = int(rng.integers(JPEG_QUALITY[0], JPEG_QUALITY[1] + 1))
