@@ -10,8 +10,9 @@ enlarges every picture to fill the input. This cuts such crops from a `dominocam
 set's pictures exactly the way `measure.evaluate.synthetic_tile_crops` cuts its val crops
 (a square around one whole face-up tile with no other tile reaching into it,
 `TILE_CROP_SPAN` tile lengths wide, shrunk to `TILE_CROP_PX`), saves each once more as a
-JPEG (a phone's crop is one), and writes it letterboxed into the detector's square input as
-`vision.geometry.letterbox` letterboxes it at run time, with its tile's box as the label.
+JPEG (a phone's crop is one), and writes it letterboxed into the detector's square input
+(`vision.geometry.letterbox`) at the scale the runtime gives it, with its tile's box as the
+label.
 
 Each split of the source set gives the same split here, so the val crops stay out of
 training. The output is a `dominocam synth`-shaped detector folder with a `card.json` that
