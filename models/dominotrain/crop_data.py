@@ -33,6 +33,7 @@ import yaml
 
 from dominocam.errors import UserInputError
 from measure.evaluate import (
+    IMAGE_SUFFIXES,
     TILE_CROP_PX,
     TILE_CROP_SPAN,
     random_crop_span,
@@ -45,7 +46,6 @@ from vision.detector import MAX_UPSCALE
 INPUT_PX = 640  # the detector's square input (models/detector.md)
 JPEG_QUALITY = (50, 95)  # a crop saved again by a phone or a browser
 CROPS_PER_PICTURE = 2  # at most; tiles of one picture are cut in a random order
-CLASS_UP = 0  # `tile_up` in the synth sets' data.yaml
 
 
 @dataclass(frozen=True)
@@ -102,15 +102,16 @@ def picture_crops(
     return crops
 
 
-def write_split(source: Path, out: Path, split: str, seed: int) -> int:
-    """Cut the crops of one split of `source` into `out`; returns how many were written."""
+def write_split(source: Path, out: Path, split: str, seed: int, class_up: int) -> int:
+    """Cut the crops of one split of `source` into `out`, labelled as class `class_up`;
+    returns how many were written."""
     images_dir = source / "detector" / "images" / split
     truth_dir = source / "truth"
     out_images, out_labels = (out / "detector" / kind / split for kind in ("images", "labels"))
     out_images.mkdir(parents=True, exist_ok=True)
     out_labels.mkdir(parents=True, exist_ok=True)
     written = 0
-    for path in sorted(images_dir.iterdir()):
+    for path in sorted(p for p in images_dir.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES):
         truth_file = truth_dir / f"{path.stem}.json"
         if not truth_file.is_file():
             continue
@@ -124,7 +125,7 @@ def write_split(source: Path, out: Path, split: str, seed: int) -> int:
             cv2.imwrite(
                 str(out_images / f"{name}.jpg"), crop.picture, [cv2.IMWRITE_JPEG_QUALITY, 95]
             )
-            line = obb_label_line(crop.corners, CLASS_UP, INPUT_PX)
+            line = obb_label_line(crop.corners, class_up, INPUT_PX)
             (out_labels / f"{name}.txt").write_text(line + "\n")
             written += 1
     return written
@@ -135,8 +136,12 @@ def build(source: Path, out: Path, seed: int, command: str = "") -> dict:
     records `command`, the command line that built it."""
     if not (source / "detector" / "images" / "train").is_dir() or not (source / "truth").is_dir():
         raise UserInputError(f"--synth {source}: not a `dominocam synth` folder (no truth/)")
-    counts = {split: write_split(source, out, split, seed) for split in ("train", "val")}
     names = yaml.safe_load((source / "detector" / "data.yaml").read_text())["names"]
+    names = dict(enumerate(names)) if isinstance(names, list) else names  # both YOLO forms
+    class_up = next((int(k) for k, name in names.items() if name == "tile_up"), None)
+    if class_up is None:
+        raise UserInputError(f"--synth {source}: its data.yaml names no `tile_up` class")
+    counts = {split: write_split(source, out, split, seed, class_up) for split in ("train", "val")}
     spec = {"path": str((out / "detector").resolve()), "train": "images/train"}
     spec |= {"val": "images/val", "names": names}
     (out / "detector" / "data.yaml").write_text(
