@@ -415,14 +415,19 @@ class Detector:
         image: np.ndarray,
         first: list[Detection],
         timings: dict[str, float] | None = None,
+        tiles: list[Detection] | None = None,
     ) -> list[Detection]:
         """`first` (the boxes of `detect(image)`), with the boxes of a second look in
-        overlapping windows when its tiles are too small at the input (`needs_slices`)."""
+        overlapping windows when its boxes are too small at the input (`needs_slices`), or
+        when `tiles` are: the boxes of `first` the verifier takes for tiles, which
+        `vision.pipeline.detect_tiles` passes so that large boxes on grass or wood grain do
+        not hide tiles too small to be boxed at all (no such box: look again)."""
         scale = input_scale(image.shape[:2], self.imgsz, self.max_upscale)
         windows = slice_windows(image.shape[:2])
         x0, y0, x1, y1 = windows[0]
         zoom = input_scale((y1 - y0, x1 - x0), self.imgsz, self.max_upscale) / scale
-        if zoom < SLICE_MIN_ZOOM or not needs_slices(first, scale):
+        small = needs_slices(first, scale) or (tiles is not None and needs_slices(tiles, scale))
+        if zoom < SLICE_MIN_ZOOM or not small:
             return first
         sliced = []
         for window in windows:

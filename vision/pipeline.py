@@ -57,6 +57,13 @@ STAGES: tuple[str, ...] = (
 # probability replaces this single threshold where it exists.
 VERIFIER_THRESHOLD = 0.2
 
+# A first look that holds no probable tile is searched again in windows (`searched_afar`);
+# the search counts from this many probable tiles. Chosen on the calibration's fit pictures
+# (the train splits of synth-s41-n300 and negatives-s43-n80): of the 22 first looks there
+# without a probable tile, the 2 on tables found 11 and 3 tiles, all real; the 20 on no tile
+# found none 15 times, 1 four times and 3 once (docs/decisions/2026-12-02-a-look-past-clutter.md).
+MIN_TILES_AFAR = 3
+
 # Given the Scene after a first decoding, the pairs of touching halves that must agree
 # (the layout module's hook); an empty list means nothing to add.
 AdjacencyFn = Callable[[Scene], Sequence[AdjacencyConstraint]]
@@ -289,7 +296,15 @@ def detect_tiles(
 ) -> list[Detection]:
     """The detector's tile boxes in `image`, with the close-up and far-tile passes
     (`read_image` explains them), each scored by the detector's verifier when it has one
-    (`Detection.verifier_score`; the time goes to the "verify" stage)."""
+    (`Detection.verifier_score`; the time goes to the "verify" stage).
+
+    The look in windows is taken when the first look's boxes are small at the input, and
+    also when the boxes the verifier takes for tiles are (`probable_tiles`): on a cluttered
+    table the first look may box only grass or wood grain, large and confident, while the
+    tiles are too small at the input to be boxed at all. So a first look that holds no
+    probable tile looks again larger before the Scene may say the table is empty; what
+    that search adds is `searched_afar`.
+    """
     height, width = image.shape[:2]
     detections = detector.detect(image, timings)
     if closeups and len(detections) <= CLOSEUP_MAX_BOXES:
@@ -298,21 +313,61 @@ def detect_tiles(
         detections = merge_closeups(
             detections, detector.detect(framed, timings), pad, (height, width)
         )
+    detections = [d for d in detections if d.face is not None]
+    verify_boxes(image, detector, detections, timings)
     # After the close-up pass: the halves and pips of a tile filling the frame are small
     # boxes, which would otherwise ask for a look in windows.
     if far_tiles:
-        detections = detector.detect_far_tiles(image, detections, timings)
-    detections = [d for d in detections if d.face is not None]
-    t0 = perf_counter()
+        probable = probable_tiles(detections)
+        looked = detector.detect_far_tiles(image, detections, timings, tiles=probable)
+        looked = [d for d in looked if d.face is not None]
+        verify_boxes(image, detector, looked, timings)
+        detections = looked if probable else searched_afar(detections, looked)
+    return detections
+
+
+def searched_afar(first: list[Detection], looked: list[Detection]) -> list[Detection]:
+    """What a look in windows adds to a first look that holds no probable tile.
+
+    There the windows search a photo that may hold no tile at all, and each window is one
+    more chance to box clutter. So the search counts only when it finds a table seen from
+    afar, `MIN_TILES_AFAR` probable tiles or more, and then adds those only; otherwise the
+    first look stands. `looked` is `first` joined with the windows' boxes, all verified.
+    """
+    found = probable_tiles([d for d in looked if d.source == "window"])
+    if len(found) < MIN_TILES_AFAR:
+        return first
+    kept = {id(d) for d in found}
+    return [d for d in looked if d.source != "window" or id(d) in kept]
+
+
+def probable_tiles(detections: Sequence[Detection]) -> list[Detection]:
+    """The boxes the verifier does not rule out (`VERIFIER_THRESHOLD`); every box that has no
+    verifier score."""
+    return [
+        d for d in detections if d.verifier_score is None or d.verifier_score >= VERIFIER_THRESHOLD
+    ]
+
+
+def verify_boxes(
+    image: np.ndarray,
+    detector: Detector,
+    detections: Sequence[Detection],
+    timings: dict[str, float] | None = None,
+) -> None:
+    """Score with the detector's verifier, in one batch, each box not scored yet (its
+    `verifier_score`); nothing without a verifier."""
     # getattr: a stand-in detector (tests, tools) need not carry the attribute.
     verifier = getattr(detector, "verifier", None)
-    if verifier is not None and detections:
-        scores = verifier.scores(image, [d.corners for d in detections])
-        for d, score in zip(detections, scores, strict=True):
-            d.verifier_score = float(score)
+    todo = [d for d in detections if d.verifier_score is None]
+    if verifier is None or not todo:
+        return
+    t0 = perf_counter()
+    scores = verifier.scores(image, [d.corners for d in todo])
+    for d, score in zip(todo, scores, strict=True):
+        d.verifier_score = float(score)
     if timings is not None:
         timings["verify"] = timings.get("verify", 0.0) + (perf_counter() - t0)
-    return detections
 
 
 def backs_face_down(

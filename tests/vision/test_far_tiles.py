@@ -111,3 +111,64 @@ def test_a_picture_smaller_than_the_input_is_not_sliced() -> None:
     detector = _WindowDetector(tile_px=5)
     read_image(crop, detector, None, with_layout=False, closeups=False)
     assert len(detector.shapes) == 1
+
+
+class _Verifier:
+    """A verifier double: a box longer than `max_tile_px` is no tile (grass, wood grain)."""
+
+    def __init__(self, max_tile_px: float) -> None:
+        self.max_tile_px = max_tile_px
+
+    def scores(self, image, corners) -> np.ndarray:
+        from vision import geometry
+
+        lengths = geometry.box_lengths(np.array(corners))
+        return np.where(lengths > self.max_tile_px, 0.01, 0.99)
+
+
+class _ClutterDetector(_WindowDetector):
+    """The first look boxes only clutter (big boxes); the windows see small tiles."""
+
+    def detect(self, image, timings=None):
+        self.shapes.append(image.shape[:2])
+        h, w = image.shape[:2]
+        if len(self.shapes) == 1:
+            return [_box(200, 200, 200, 0.6), _box(900, 500, 180, 0.5)]
+        return [_box(w / 2, h / 2, self.tile_px, 0.8)]
+
+
+def test_boxes_the_verifier_rules_out_do_not_hide_small_tiles() -> None:
+    # Big confident boxes on clutter put the median box at 95 input px; the verifier takes
+    # none of them for a tile, so the photo is looked at again in windows.
+    photo = np.full((720, 1280, 3), 90, np.uint8)
+    cluttered = _ClutterDetector(tile_px=30)
+    cluttered.verifier = _Verifier(max_tile_px=100)
+    scene = read_image(photo, cluttered, None, with_layout=False, closeups=False)
+    assert len(cluttered.shapes) == 5
+    assert sum(t.verifier_score == 0.99 for t in scene.tiles) == 4  # one tile per window
+
+    # Where the verifier takes the big boxes for tiles, they are tiles of a size the first
+    # look sees: no windows.
+    believed = _ClutterDetector(tile_px=30)
+    believed.verifier = _Verifier(max_tile_px=1000)
+    read_image(photo, believed, None, with_layout=False, closeups=False)
+    assert len(believed.shapes) == 1
+
+
+def _window_box(length: float, score: float, verifier_score: float):
+    box = _box(100, 100, length, score)
+    box.source, box.verifier_score = "window", verifier_score
+    return box
+
+
+def test_a_search_afar_counts_from_enough_probable_tiles_and_adds_only_those() -> None:
+    from vision.pipeline import MIN_TILES_AFAR, searched_afar
+
+    first = [_box(600, 300, 200, 0.6)]
+    first[0].verifier_score = 0.01  # clutter: the first look holds no probable tile
+    tiles = [_window_box(30, 0.8, 0.95) for _ in range(MIN_TILES_AFAR)]
+    clutter = _window_box(30, 0.7, 0.05)
+    assert searched_afar(first, first + tiles + [clutter]) == first + tiles
+    too_few = tiles[: MIN_TILES_AFAR - 1]
+    assert searched_afar(first, first + too_few + [clutter]) == first
+    assert searched_afar([], []) == []
