@@ -305,6 +305,25 @@ def detect_tiles(
     probable tile looks again larger before the Scene may say the table is empty; what
     that search adds is `searched_afar`.
     """
+    detections = first_look(image, detector, timings=timings, closeups=closeups)
+    # After the close-up pass: the halves and pips of a tile filling the frame are small
+    # boxes, which would otherwise ask for a look in windows.
+    if far_tiles:
+        probable = probable_tiles(detections)
+        looked = look_in_windows(image, detector, detections, probable, timings)
+        detections = looked if probable else searched_afar(detections, looked)
+    return detections
+
+
+def first_look(
+    image: np.ndarray,
+    detector: Detector,
+    *,
+    timings: dict[str, float] | None = None,
+    closeups: bool = True,
+) -> list[Detection]:
+    """The detector's boxes in the photo itself, with the close-up pass when few are found,
+    each scored by the verifier."""
     height, width = image.shape[:2]
     detections = detector.detect(image, timings)
     if closeups and len(detections) <= CLOSEUP_MAX_BOXES:
@@ -315,15 +334,23 @@ def detect_tiles(
         )
     detections = [d for d in detections if d.face is not None]
     verify_boxes(image, detector, detections, timings)
-    # After the close-up pass: the halves and pips of a tile filling the frame are small
-    # boxes, which would otherwise ask for a look in windows.
-    if far_tiles:
-        probable = probable_tiles(detections)
-        looked = detector.detect_far_tiles(image, detections, timings, tiles=probable)
-        looked = [d for d in looked if d.face is not None]
-        verify_boxes(image, detector, looked, timings)
-        detections = looked if probable else searched_afar(detections, looked)
     return detections
+
+
+def look_in_windows(
+    image: np.ndarray,
+    detector: Detector,
+    first: list[Detection],
+    probable: list[Detection],
+    timings: dict[str, float] | None = None,
+) -> list[Detection]:
+    """`first` joined with the boxes of a look in windows where the first look's boxes, or
+    its `probable` tiles, are small at the input (`Detector.detect_far_tiles`); the new
+    boxes verified. `first` itself when no look is taken."""
+    looked = detector.detect_far_tiles(image, first, timings, tiles=probable)
+    looked = [d for d in looked if d.face is not None]
+    verify_boxes(image, detector, looked, timings)
+    return looked
 
 
 def searched_afar(first: list[Detection], looked: list[Detection]) -> list[Detection]:
@@ -357,16 +384,15 @@ def verify_boxes(
 ) -> None:
     """Score with the detector's verifier, in one batch, each box not scored yet (its
     `verifier_score`); nothing without a verifier."""
+    t0 = perf_counter()
     # getattr: a stand-in detector (tests, tools) need not carry the attribute.
     verifier = getattr(detector, "verifier", None)
     todo = [d for d in detections if d.verifier_score is None]
-    if verifier is None or not todo:
-        return
-    t0 = perf_counter()
-    scores = verifier.scores(image, [d.corners for d in todo])
-    for d, score in zip(todo, scores, strict=True):
-        d.verifier_score = float(score)
-    if timings is not None:
+    if verifier is not None and todo:
+        scores = verifier.scores(image, [d.corners for d in todo])
+        for d, score in zip(todo, scores, strict=True):
+            d.verifier_score = float(score)
+    if timings is not None:  # the stage is reported even when there is nothing to score
         timings["verify"] = timings.get("verify", 0.0) + (perf_counter() - t0)
 
 
