@@ -44,6 +44,7 @@ REVIEW_REASONS = frozenset(
         messages.UNREAD_CUT_BY_EDGE,
         messages.CUT_BY_EDGE,
         messages.BOX_MAY_BE_A_TILE,
+        messages.BOX_AT_OPEN_END,
         messages.LAYOUT_DOUBTS,
     }
 )

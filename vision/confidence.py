@@ -453,6 +453,7 @@ def review_scene(
         rejected_p_tile: `p_tile` of each of `scene.rejected`, same order.
     """
     from vision.geometry import boxes_cut_by_border
+    from vision.layout import boxes_at_open_ends
 
     reasons: list[str] = []
     for tile in scene.doubtful:
@@ -483,9 +484,19 @@ def review_scene(
         else:
             tile_text = f"{tile.pips[0]}-{tile.pips[1]}"
             reasons.append(messages.CUT_BY_EDGE.format(tile=tile_text, id=tile.id))
-    for box, p in zip(scene.rejected, rejected_p_tile, strict=False):
-        if p >= calibration.review_rejected:
-            centre = box.corners.mean(axis=0)
+    at_ends = dict(boxes_at_open_ends(scene, np.array([b.corners for b in scene.rejected])))
+    # A box without its p_tile (none given) is asked about only at an open end.
+    p_tiles = [*rejected_p_tile, *[0.0] * (len(scene.rejected) - len(rejected_p_tile))]
+    for i, (box, p) in enumerate(zip(scene.rejected, p_tiles, strict=False)):
+        centre = box.corners.mean(axis=0)
+        if i in at_ends:  # a tile there would change an open end, whatever its p
+            end = at_ends[i]
+            reasons.append(
+                messages.BOX_AT_OPEN_END.format(
+                    x=centre[0], y=centre[1], value=end.value, id=end.tile
+                )
+            )
+        elif p >= calibration.review_rejected:
             reasons.append(messages.BOX_MAY_BE_A_TILE.format(x=centre[0], y=centre[1], p=p))
     if scene.layout.doubts:
         reasons.append(messages.LAYOUT_DOUBTS)

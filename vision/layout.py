@@ -126,6 +126,16 @@ GAP_MAY_HOLD_TILE = 0.05
 # so there every such pair stays a doubt.
 SET_DOWN_MISMATCHES_PER_LINK = 1.0
 
+# A box left out lies against an open end when its nearest corner is at most this many tile
+# widths past the end's edge (a tile played there touches it; a gap under half a width
+# cannot hold a tile, `MISSING_TILE_ROOM`), allowing the boxes' edge error behind it, and
+# its centre within half a tile length of the line's axis (a tile in line or a double
+# crosswise). The open ends decide a ruling, so such a box is always worth a look: on the
+# calibration's fit pictures (train splits of synth-s41-n300 and negatives-s43-n80), 11 of
+# the 16 pictures with one had a tile there that no kept box covered (`python -m
+# measure.boxes_at_ends`; docs/decisions/2026-12-02-a-look-past-clutter.md, §3).
+AGAINST_OPEN_END = MISSING_TILE_ROOM
+
 # (n, 4, 2) boxes in image pixels -> the highest probability that one of them holds a tile.
 GapCheck = Callable[[np.ndarray], float]
 
@@ -929,6 +939,34 @@ def _tile_beyond(
             gap = gap_boxes(point + outward * start, outward, free, f.length, f.width)
             return _Beyond(int(ids[hit]), gap)
     return None
+
+
+def boxes_at_open_ends(scene: Scene, boxes: np.ndarray) -> list[tuple[int, SceneOpenEnd]]:
+    """(index into `boxes`, open end) for each of the (n, 4, 2) `boxes` (image pixels) that
+    lies against an open end of `scene.layout` (`AGAINST_OPEN_END`), where a tile played
+    would change the open end; each box once, at the first such end."""
+    boxes = np.asarray(boxes, dtype=np.float64).reshape(-1, 4, 2)
+    tiles = {t.id: t for t in scene.tiles}
+    ends = [line.open_end for line in scene.layout.lines if line.open_end is not None]
+    if not len(boxes) or not ends:
+        return []
+    centres = boxes.mean(axis=1)
+    found: dict[int, SceneOpenEnd] = {}
+    for end in ends:
+        f = _frames(tiles[end.tile].corners).at(0)
+        toward = float((np.asarray(end.point) - f.centre) @ f.axis) >= 0
+        outward = f.axis if toward else -f.axis
+        point = f.centre + outward * f.length / 2
+        near = room_ahead(boxes, point, outward)
+        aside = (centres - point) @ np.array([-outward[1], outward[0]])
+        against = (
+            (near >= -BOX_EDGE_ERROR * f.width)
+            & (near <= AGAINST_OPEN_END * f.width)
+            & (np.abs(aside) <= f.length / 2)
+        )
+        for i in np.flatnonzero(against):
+            found.setdefault(int(i), end)
+    return sorted(found.items())
 
 
 def _lone_root(

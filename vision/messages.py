@@ -88,6 +88,10 @@ BOX_MAY_BE_A_TILE = N_(
     "A box at ({x:.0f}, {y:.0f}) was left out as probably not a tile, but it may be one "
     "(p={p:.2f}): please check it"
 )
+BOX_AT_OPEN_END = N_(
+    "A box at ({x:.0f}, {y:.0f}) was left out as probably not a tile, but it lies against "
+    "the open end {value} of tile #{id}, where a tile would change the ruling: please check it"
+)
 LAYOUT_DOUBTS = N_(
     "The lines on the table may not be what the picture shows (see the layout's doubts): "
     "please check them before a ruling"
@@ -143,9 +147,10 @@ ALL: tuple[str, ...] = (
     COLLIDED, MUST_MATCH_TILE, MUST_MATCH_TILES, NOT_READ, CUT_BY_BORDER, BACK_BOTH_HALVES,
     MAY_BE_MISREAD_COULD_BE, MAY_BE_MISREAD, MAY_NOT_BE_A_TILE_COULD_BE, MAY_NOT_BE_A_TILE,
     FACE_DOWN_MAY_NOT_BE_A_TILE, UNREAD_MAY_BE_MISREAD, CUT_BY_EDGE, FACE_DOWN_CUT_BY_EDGE,
-    UNREAD_CUT_BY_EDGE, BOX_MAY_BE_A_TILE, LAYOUT_DOUBTS, HALVES_DIFFER, CLOSES_A_LOOP,
-    ROOT_CARRIES, ENGINE_GUESS, SPINNER_GUESS, NOTHING_PLAYED, PLAYED_APART, TILE_BEYOND_END,
-    END_CUT_BY_BORDER, NO_MATCH_AT_END, CORRECTION_UNMATCHED, DELETION_UNMATCHED,
+    UNREAD_CUT_BY_EDGE, BOX_MAY_BE_A_TILE, BOX_AT_OPEN_END, LAYOUT_DOUBTS, HALVES_DIFFER,
+    CLOSES_A_LOOP, ROOT_CARRIES, ENGINE_GUESS, SPINNER_GUESS, NOTHING_PLAYED, PLAYED_APART,
+    TILE_BEYOND_END, END_CUT_BY_BORDER, NO_MATCH_AT_END, CORRECTION_UNMATCHED,
+    DELETION_UNMATCHED,
 )  # fmt: skip
 # Longest first: a template that another one's text could also match is tried first.
 TEMPLATES: tuple[str, ...] = tuple(sorted(ALL, key=len, reverse=True))

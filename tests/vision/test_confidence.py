@@ -224,3 +224,49 @@ def test_the_verifier_score_is_a_feature_when_the_calibration_has_it():
     p_tile, _ = probabilities(tiles, uses)
     assert p_tile == pytest.approx([0.1, 0.95])
     assert SceneTile(0, "up", SQUARE, 0.9, verifier_score=0.5).to_dict()["verifier_score"] == 0.5
+
+
+def _lying(tile_id: int, x: float, pips: tuple[int, int]) -> SceneTile:
+    """A sure face-up tile lying along x, 80 px long, pips[0] at its left end."""
+    corners = np.array([[x, 100], [x, 140], [x + 80, 140], [x + 80, 100]], float)
+    return SceneTile(tile_id, "up", corners, 0.99, pips, (0.999, 0.999), probability=0.99)
+
+
+@pytest.mark.parametrize(
+    ("box_x", "asks"),
+    [
+        (241.0, True),  # 1 px past the open end 3: where a tile would be played
+        (255.0, True),  # a gap of 15 px, under half a width
+        (290.0, False),  # 50 px: room enough for a tile in between, no longer against it
+    ],
+)
+def test_a_box_left_out_against_an_open_end_asks_for_a_review_whatever_its_p(box_x, asks):
+    from vision.scene import RejectedBox
+
+    calibration = committed()
+    scene = layout_scene(Scene(640, 480, [_lying(0, 80, (1, 2)), _lying(1, 160, (2, 3))]))
+    assert sorted(scene.layout.open_ends) == [1, 3]
+    box = np.array([[box_x, 100], [box_x, 140], [box_x + 80, 140], [box_x + 80, 100]], float)
+    scene = replace(scene, rejected=[RejectedBox(box, 0.01, "up", (3, 5))])
+    reviewed = review_scene(scene, calibration, 12, rejected_p_tile=[0.01])
+    assert reviewed.needs_review is asks
+    assert any("against the open end 3 of tile #1" in w for w in reviewed.warnings) is asks
+
+
+def test_a_box_left_out_beside_a_line_asks_nothing():
+    from vision.scene import RejectedBox
+
+    calibration = committed()
+    scene = layout_scene(Scene(640, 480, [_lying(0, 80, (1, 2)), _lying(1, 160, (2, 3))]))
+    beside = np.array([[160, 160], [160, 200], [240, 200], [240, 160]], float)  # below a tile
+    scene = replace(scene, rejected=[RejectedBox(beside, 0.01, "up", (3, 5))])
+    assert not review_scene(scene, calibration, 12, rejected_p_tile=[0.01]).needs_review
+
+
+def test_a_double_left_out_crosswise_at_an_open_end_is_against_it():
+    from vision.layout import boxes_at_open_ends
+
+    scene = layout_scene(Scene(640, 480, [_lying(0, 80, (1, 2)), _lying(1, 160, (2, 3))]))
+    crosswise = np.array([[242, 80], [282, 80], [282, 160], [242, 160]], float)
+    found = boxes_at_open_ends(scene, crosswise[None])
+    assert [(i, end.value, end.tile) for i, end in found] == [(0, 3, 1)]
