@@ -947,7 +947,11 @@ def boxes_at_open_ends(scene: Scene, boxes: np.ndarray) -> list[tuple[int, Scene
     would change the open end; each box once, at the first such end."""
     boxes = np.asarray(boxes, dtype=np.float64).reshape(-1, 4, 2)
     tiles = {t.id: t for t in scene.tiles}
-    ends = [line.open_end for line in scene.layout.lines if line.open_end is not None]
+    ends = [
+        line.open_end
+        for line in scene.layout.lines
+        if line.open_end is not None and line.open_end.tile in tiles
+    ]
     if not len(boxes) or not ends:
         return []
     centres = boxes.mean(axis=1)
