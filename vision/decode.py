@@ -238,7 +238,20 @@ def joint_decode(
             mine = [g for g in groups if (tile.id, 0) in g or (tile.id, 1) in g]
             partners = sorted({t for g in mine for t, _ in g} - {tile.id})
             must = messages.MUST_MATCH_TILES if len(partners) > 1 else messages.MUST_MATCH_TILE
-            why = must.format(tiles=", ".join(str(t) for t in partners))
+            # Shown with the pooled evidence that moved it: on its own the new read is the
+            # less likely, which would read as the very move a read may not make.
+            warnings.append(
+                messages.READ_CHANGED_TOGETHER.format(
+                    tile=tile.id,
+                    first=_fmt(first),
+                    p_first=np.exp(alone[row, best_alone[row]]),
+                    chosen=_fmt(chosen),
+                    why=must.format(tiles=", ".join(str(t) for t in partners)),
+                    p=np.exp(joint[row, choice[row]]),
+                    p_other=np.exp(joint[row, best_alone[row]]),
+                )
+            )
+            continue
         warnings.append(
             messages.READ_CHANGED.format(
                 tile=tile.id,

@@ -44,6 +44,12 @@ READ_COLLIDES = N_(
 READ_CHANGED = N_(
     "tile {tile} read {first} (p={p_first:.2f}) changed to {chosen} (p={p:.2f}): {why}"
 )
+# A read the halves it touches changed: their pooled evidence makes the new read the likelier,
+# which the read on its own (the first p) does not show.
+READ_CHANGED_TOGETHER = N_(
+    "tile {tile} read {first} (p={p_first:.2f}) changed to {chosen}: {why}; with the halves "
+    "it touches, {chosen} is the likelier (p={p:.2f} against {p_other:.2f} for {first})"
+)
 WENT_TO_TILE = N_(
     "{reading} went to tile {holder} in the most likely reading of all tiles together, and a "
     "set holds each tile once"
@@ -143,7 +149,8 @@ DELETION_UNMATCHED = N_(
 )
 
 ALL: tuple[str, ...] = (
-    HALF_ABOVE_SET, TOO_MANY_TILES, READ_TWICE, READ_COLLIDES, READ_CHANGED, WENT_TO_TILE,
+    HALF_ABOVE_SET, TOO_MANY_TILES, READ_TWICE, READ_COLLIDES, READ_CHANGED,
+    READ_CHANGED_TOGETHER, WENT_TO_TILE,
     COLLIDED, MUST_MATCH_TILE, MUST_MATCH_TILES, NOT_READ, CUT_BY_BORDER, BACK_BOTH_HALVES,
     MAY_BE_MISREAD_COULD_BE, MAY_BE_MISREAD, MAY_NOT_BE_A_TILE_COULD_BE, MAY_NOT_BE_A_TILE,
     FACE_DOWN_MAY_NOT_BE_A_TILE, UNREAD_MAY_BE_MISREAD, CUT_BY_EDGE, FACE_DOWN_CUT_BY_EDGE,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -132,6 +134,11 @@ def test_adjacency_hook_corrects_a_doubtful_half():
     assert out[1].pips == (5, 9)
     assert out[0].pips == (2, 5)
     assert len(warnings) == 1 and "tile 1" in warnings[0] and "must match tile 0" in warnings[0]
+    # The warning shows the evidence that moved it: on its own 5-9 is the less likely read,
+    # with the half it touches the likelier.
+    assert warnings[0].startswith("tile 1 read 6-9 (p=0.50) changed to 5-9: a touching half")
+    pooled = re.search(r"5-9 is the likelier \(p=([\d.]+) against ([\d.]+) for 6-9\)", warnings[0])
+    assert pooled is not None and float(pooled[1]) > float(pooled[2])
 
 
 def test_adjacency_rejects_unknown_halves():
