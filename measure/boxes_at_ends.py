@@ -72,7 +72,7 @@ def at_ends(scene, truth_tiles: list[dict] | None, picture: str) -> AtEnd | None
         and m[0] != messages.BOX_AT_OPEN_END
         and m[0] in REVIEW_REASONS
     ]
-    return AtEnd(picture, boxes, only_reason=not others and not scene.layout.doubts)
+    return AtEnd(picture, boxes, only_reason=not others)
 
 
 def synthetic_at_ends(folder: Path, split: str, models) -> Iterator[AtEnd]:

@@ -232,8 +232,6 @@ def joint_decode(
         first = candidates[int(best_alone[row])]
         if first == chosen:
             continue
-        holder = [out[index[r]].id for r in holders.get(int(best_alone[row]), []) if r != row]
-        why = _reason(first, holder[0] if holder else None)
         if best_joint[row] != best_alone[row] and candidates[int(best_joint[row])] == chosen:
             mine = [g for g in groups if (tile.id, 0) in g or (tile.id, 1) in g]
             partners = sorted({t for g in mine for t, _ in g} - {tile.id})
@@ -252,6 +250,8 @@ def joint_decode(
                 )
             )
             continue
+        holder = [out[index[r]].id for r in holders.get(int(best_alone[row]), []) if r != row]
+        why = _reason(first, holder[0] if holder else None)
         warnings.append(
             messages.READ_CHANGED.format(
                 tile=tile.id,
