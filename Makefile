@@ -1,12 +1,23 @@
 # Two commands for a fresh machine: `make run` (dashboard) and `make test` (tests).
-# Everything installs into ./.venv; nothing is needed by hand.
+# Everything installs into ./.venv from the lock (uv.lock, exported to requirements/*.txt with
+# a hash for every file); nothing is needed by hand, and every machine gets the same packages.
 
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 PIP    := $(BIN)/python -m pip install --quiet --disable-pip-version-check
+# `make run PORT=5001 HOST=0.0.0.0`: where the dashboard listens.
+PORT   ?= 5000
+HOST   ?= 127.0.0.1
 
-.PHONY: run test test-slow test-tournament tournament lint format messages clean help
+# pip's hash-checking mode: every package must be named in the file with its version and
+# hash, and only wheels are taken (an sdist would fetch an unlocked build backend). The
+# project itself goes in without build isolation, with the setuptools of the lock.
+REQUIREMENTS := requirements
+LOCKED  := $(PIP) --require-hashes --only-binary :all: -r
+PROJECT := $(PIP) --no-deps --no-build-isolation -e .
+
+.PHONY: run test test-slow test-tournament tournament lint format messages lock clean help
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*##/\t/'
@@ -14,25 +25,14 @@ help:  ## list the targets
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-# A stamp per extra, so a second `make` reinstalls only when pyproject.toml changed.
-$(VENV)/.installed-run: pyproject.toml | $(BIN)/python
-	$(PIP) -e .
+# A stamp per set of packages, so a second `make` reinstalls only when the lock changed.
+$(VENV)/.installed-%: $(REQUIREMENTS)/%.txt pyproject.toml | $(BIN)/python
+	$(LOCKED) $<
+	$(PROJECT)
 	touch $@
 
-$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
-	$(PIP) -e ".[dev]"
-	touch $@
-
-$(VENV)/.installed-tournament: pyproject.toml | $(BIN)/python
-	$(PIP) -e ".[dev,tournament]"
-	touch $@
-
-$(VENV)/.installed-train: pyproject.toml | $(BIN)/python
-	$(PIP) -e ".[dev,train]"
-	touch $@
-
-run: $(VENV)/.installed-run  ## install and start the dashboard
-	$(BIN)/dominocam serve
+run: $(VENV)/.installed-run  ## install and start the dashboard (PORT=5000 HOST=127.0.0.1)
+	$(BIN)/dominocam serve --host $(HOST) --port $(PORT)
 
 test: $(VENV)/.installed-dev  ## install and run the default tests (no torch), the linter and mypy
 	$(BIN)/ruff check .
@@ -78,6 +78,21 @@ messages: $(VENV)/.installed-dev  ## extract, update and compile the message cat
 	$(BIN)/pybabel -q update -i $(LOCALE)/dominocam.pot -d $(LOCALE) -D dominocam \
 		--no-wrap --no-fuzzy-matching --ignore-obsolete
 	$(BIN)/pybabel compile --statistics -d $(LOCALE) -D dominocam
+
+# The lock: uv resolves every extra at once for Linux x86-64 and arm64, CPython 3.11 to 3.13
+# (pyproject.toml [tool.uv]) into uv.lock, then exports one hash-checked file per set of
+# packages that a target installs. uv itself comes from the lock (its `lock` group).
+lock: | $(BIN)/python  ## refresh the lock to the newest releases the ranges allow
+	$(LOCKED) $(REQUIREMENTS)/lock.txt
+	$(BIN)/uv lock --upgrade
+	$(BIN)/uv export --frozen --quiet --no-emit-project --only-group lock -o $(REQUIREMENTS)/lock.txt
+	$(BIN)/uv export --frozen --quiet --no-emit-project --group build -o $(REQUIREMENTS)/run.txt
+	$(BIN)/uv export --frozen --quiet --no-emit-project --group build --extra dev \
+		-o $(REQUIREMENTS)/dev.txt
+	$(BIN)/uv export --frozen --quiet --no-emit-project --group build --extra dev --extra train \
+		-o $(REQUIREMENTS)/train.txt
+	$(BIN)/uv export --frozen --quiet --no-emit-project --group build --extra dev \
+		--extra tournament -o $(REQUIREMENTS)/tournament.txt
 
 clean:  ## remove the virtual environment and caches
 	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache .hypothesis *.egg-info build dist
