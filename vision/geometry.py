@@ -373,6 +373,12 @@ def _probiou_gauss(g1: tuple, g2: tuple, eps: float = 1e-7) -> np.ndarray:
     return 1 - hd
 
 
+# NMS ranks scores rounded to this many decimals: onnxruntime's kernels for one CPU and another
+# give the same box scores that differ in the last bits (float32, about 1e-7), and two boxes of
+# one tile scored alike must not keep the one box here and the other there.
+NMS_SCORE_DECIMALS = 6
+
+
 def nms_rotated(
     xywhr: np.ndarray, scores: np.ndarray, iou_threshold: float = 0.7, *, greedy: bool = True
 ) -> np.ndarray:
@@ -387,12 +393,15 @@ def nms_rotated(
             better box suppresses, kept or not (it drops slightly more in crowded chains).
 
     Returns:
-        Indices of the kept boxes, best score first.
+        Indices of the kept boxes, best score first (scores equal to `NMS_SCORE_DECIMALS`
+        decimals: in their given order).
     """
     scores = np.asarray(scores, dtype=np.float64).reshape(-1)
     if scores.size == 0:
         return np.zeros(0, dtype=np.int64)
-    order = np.argsort(-scores, kind="stable")
+    # Scores equal to `NMS_SCORE_DECIMALS` keep the boxes' given order (the anchors', a fixed
+    # grid) rather than follow the last bits of float arithmetic, which differ between CPUs.
+    order = np.argsort(-np.round(scores, NMS_SCORE_DECIMALS), kind="stable")
     boxes = np.asarray(xywhr, dtype=np.float64)[order]
     if not greedy:
         ious = np.triu(probiou(boxes, boxes), k=1)  # ious[i, j] for better i, worse j

@@ -31,7 +31,8 @@ How a layout is recognised:
   differ than match (`SET_DOWN_MISMATCHES_PER_LINK`): tiles set down side by side in rows,
   whose chance matches make lines of two, not a game whose line a misread broke.
   Each half of a plain tile takes at most one link (the nearest); a double may take
-  several (hub, spinner, toes).
+  several (hub, spinner, toes). Distances within `TIE_PX` (gaps within `TIE_WIDTHS`) are a
+  tie, broken by the tiles' ids, so that no CPU's float rounding picks the line or root.
 * Each connected group of two or more linked tiles is a candidate layout; the *layout* is
   the one holding the root (the double with the most links for spinner, chicken and
   mexican kinds; else the largest group). Other linked groups are reported as doubts (loose
@@ -135,6 +136,14 @@ SET_DOWN_MISMATCHES_PER_LINK = 1.0
 # the 16 pictures with one had a tile there that no kept box covered (`python -m
 # measure.boxes_at_ends`; docs/decisions/2026-12-02-a-look-past-clutter.md, §3).
 AGAINST_OPEN_END = MISSING_TILE_ROOM
+
+# Lengths closer than these are a tie, which a fixed key breaks (the tiles' ids, or their order
+# in the list), never the last bits of float arithmetic: those fall one way or the other with
+# the CPU's vector kernels (SSE, AVX2, AVX-512; Intel or AMD), so a tie such as two tiles
+# equally far from their middle took a different root on another machine (issue 31). Far above
+# float noise and a jitter of 1e-4 px, far below what tells two tiles apart in a photo.
+TIE_PX = 0.01  # pixels: distances to a centre, stretches of room
+TIE_WIDTHS = 1e-3  # tile widths: gaps between tiles
 
 # (n, 4, 2) boxes in image pixels -> the highest probability that one of them holds a tile.
 GapCheck = Callable[[np.ndarray], float]
@@ -355,6 +364,37 @@ def _dot(u: np.ndarray, v: np.ndarray) -> np.ndarray:
     return u[..., 0] * v[..., 0] + u[..., 1] * v[..., 1]
 
 
+def tied_order(
+    values: Sequence[float], keys: Sequence[tuple[int, ...]], tolerance: float
+) -> list[int]:
+    """Indices of `values`, smallest first, where values within `tolerance` of the smallest of
+    their run are equal and go in the order of their `keys` (`TIE_PX`, `TIE_WIDTHS`).
+
+    A run starts at the smallest value not yet placed, so exact ties stay ties under any
+    jitter below half the tolerance; only values `tolerance` apart can swap."""
+    by_value = sorted(range(len(values)), key=lambda i: (values[i], keys[i]))
+    run_of: dict[int, int] = {}
+    start, run = -math.inf, -1
+    for i in by_value:
+        if values[i] > start + tolerance:
+            start, run = values[i], run + 1
+        run_of[i] = run
+    return sorted(by_value, key=lambda i: (run_of[i], keys[i]))
+
+
+def _nearest_of_tied(candidates: Sequence[int], distance: Callable[[int], float]) -> int:
+    """The candidate tile nearest by `distance`; of those within `TIE_PX`, the smallest id."""
+    order = tied_order([distance(t) for t in candidates], [(t,) for t in candidates], TIE_PX)
+    return candidates[order[0]]
+
+
+def _first_nearest(gaps: np.ndarray) -> np.ndarray:
+    """(n,) for each row of (n, m) `gaps` the first column within `TIE_WIDTHS` of the row's
+    smallest (column 0 for a row of inf)."""
+    nearest = gaps.min(axis=1, keepdims=True)
+    return np.argmax(gaps <= nearest + TIE_WIDTHS, axis=1)
+
+
 def _frames(corners: np.ndarray) -> _Frames:
     """The frames of (n, 4, 2) tile corners."""
     c = np.asarray(corners, dtype=np.float64).reshape(-1, 4, 2)
@@ -444,7 +484,8 @@ def _end_contacts(
         np.abs(_dot(fr.axis[:, None, :], fr.across[None, :, :])),
         np.abs(_dot(fr.axis[None, :, :], fr.across[:, None, :])),
     )
-    met_half = np.where(_dot(-rel, fr.axis[None, :, :]) >= 0, 0, 1)
+    # An end against the middle of a long side meets half 0 (a tie, `TIE_PX`).
+    met_half = np.where(_dot(-rel, fr.axis[None, :, :]) >= -TIE_PX, 0, 1)
 
     # How much of this end edge lies against the face it meets (END: the other's end,
     # whose extent is its width; SIDE: its long side, whose extent is its length).
@@ -494,7 +535,7 @@ def find_contacts(
     """Every end of every tile that lies against another tile, nearest first per end.
 
     Each end keeps its nearest contact of kind END or SIDE, else its nearest RADIAL one
-    (ties: the earlier tile in `tiles`).
+    (ties, gaps within `TIE_WIDTHS`: the earlier tile in `tiles`).
     """
     if not tiles:
         return []
@@ -511,7 +552,7 @@ def find_contacts(
         radial_gap = np.where(kinds == _RADIAL_CODE, np.abs(gaps), np.inf)
         column: list[Contact | None] = []
         for i, (j_flush, j_radial) in enumerate(
-            zip(flush_gap.argmin(axis=1), radial_gap.argmin(axis=1), strict=True)
+            zip(_first_nearest(flush_gap), _first_nearest(radial_gap), strict=True)
         ):
             j = j_flush if np.isfinite(flush_gap[i, j_flush]) else j_radial
             if kinds[i, j] == _NO_CONTACT:
@@ -574,7 +615,11 @@ def _links_and_warnings(
                 )
             continue
         candidates.append(_Link(c.tile, c.half, c.other, c.other_half, c.gap, c.kind == SIDE))
-    candidates.sort(key=lambda link: (abs(link.gap), link.a, link.b))
+    # Nearest first; gaps within `TIE_WIDTHS` by the tiles' ids.
+    order = tied_order(
+        [abs(k.gap) for k in candidates], [(k.a, k.b) for k in candidates], TIE_WIDTHS
+    )
+    candidates = [candidates[i] for i in order]
     used: set[tuple[int, int, int]] = set()  # (tile, half, place along the half)
     pairs: set[frozenset[int]] = set()
     links: list[_Link] = []
@@ -645,7 +690,8 @@ def _choose_root(
     hub_value: int | None = None,
 ) -> int:
     """The double with the most links (ties: nearest `centre`, the picture's centre, where
-    the set tile is played), else the tile nearest the group's centre."""
+    the set tile is played), else the tile nearest the group's centre; of tiles as near
+    within `TIE_PX` (two tiles are always equally far from their middle), the smallest id."""
     if centre is None:
         centre = np.mean([tiles[t].corners.mean(axis=0) for t in group], axis=0)
 
@@ -656,9 +702,12 @@ def _choose_root(
     if hub_value is not None and any(tiles[t].halves[0] == hub_value for t in doubles):
         doubles = [t for t in doubles if tiles[t].halves[0] == hub_value]
     if doubles:
-        return min(doubles, key=lambda t: (-_degree(t, links), distance(t), t))
+        most = max(_degree(t, links) for t in doubles)
+        return _nearest_of_tied([t for t in doubles if _degree(t, links) == most], distance)
     middle = np.mean([tiles[t].corners.mean(axis=0) for t in group], axis=0)
-    return min(group, key=lambda t: (float(np.linalg.norm(tiles[t].corners.mean(0) - middle)), t))
+    return _nearest_of_tied(
+        group, lambda t: float(np.linalg.norm(tiles[t].corners.mean(axis=0) - middle))
+    )
 
 
 def _places(tile: LayoutTile, is_root: bool, config: LayoutConfig) -> int:
@@ -706,7 +755,13 @@ def _walk(
     loops: set[frozenset[int]] = set()
     for node in order:
         kids = []
-        for link in sorted(by_tile.get(node, []), key=lambda k: (abs(k.gap), k.other(node))):
+        # Nearest first (gaps within `TIE_WIDTHS`: by id): the lines' order, and which link
+        # closes a loop.
+        mine = by_tile.get(node, [])
+        nearest = tied_order(
+            [abs(k.gap) for k in mine], [(k.other(node),) for k in mine], TIE_WIDTHS
+        )
+        for link in (mine[i] for i in nearest):
             other = link.other(node)
             if other in parent_link:
                 if parent_link[node] is not link and parent_link[other] is not link:
@@ -858,11 +913,12 @@ def free_stretch(
         if hi > 0 and lo < until
     )
     best, reached = (0.0, 0.0), 0.0
+    # Of stretches as long within `TIE_PX`, the nearest: a later one must be longer.
     for lo, hi in covered:
-        if lo - reached > best[1]:
+        if lo - reached > best[1] + TIE_PX:
             best = (reached, lo - reached)
         reached = max(reached, hi)
-    if until - reached > best[1]:
+    if until - reached > best[1] + TIE_PX:
         best = (reached, until - reached)
     return best
 
@@ -985,7 +1041,11 @@ def _lone_root(
         pool = [t for t in pool if t.halves[0] == config.hub_value]
     if not pool:
         return None
-    return min(pool, key=lambda t: float(np.linalg.norm(t.corners.mean(axis=0) - centre)))
+    by_id = {t.id: t for t in pool}
+    nearest = _nearest_of_tied(
+        sorted(by_id), lambda t: float(np.linalg.norm(by_id[t].corners.mean(axis=0) - centre))
+    )
+    return by_id[nearest]
 
 
 def build_layout(

@@ -389,3 +389,13 @@ def test_boxes_cut_by_border_is_box_cut_by_border_of_each():
     cut = geometry.boxes_cut_by_border(boxes, 100, 80)
     assert cut.tolist() == [bool(geometry.box_cut_by_border(b, 100, 80)) for b in boxes]
     assert geometry.boxes_cut_by_border(np.zeros((0, 4, 2)), 100, 80).tolist() == []
+
+
+@pytest.mark.parametrize("nudge", [-1e-8, 0.0, 1e-8])
+def test_nms_two_boxes_of_one_tile_scored_alike_keep_the_first(nudge):
+    # Scores equal to NMS_SCORE_DECIMALS are a tie: the box listed first stays, whichever way
+    # another CPU's last bits tip the scores (issue 31).
+    boxes = np.array([[50, 50, 40, 20, 0.1], [51, 50, 40, 20, 0.12]])
+    scores = np.array([0.8, 0.8 + nudge])
+    assert geometry.nms_rotated(boxes, scores, 0.7).tolist() == [0]
+    assert geometry.nms_rotated(boxes, np.array([0.8, 0.8 + 1e-5]), 0.7).tolist() == [1]
