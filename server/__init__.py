@@ -1,8 +1,14 @@
 """The Flask dashboard: game setup, uploads, live camera, block checks, overlay, scoreboard.
 
 `create_app(test_config=None)` builds the app. Configuration is layered: the defaults below,
-then `instance/config.py`, then `DOMINOCAM_*` environment variables (values parsed as JSON
-where they can be, e.g. `DOMINOCAM_MAX_IMAGE_PIXELS=20000000`), then `test_config`.
+then `config.py` in the instance folder, then `DOMINOCAM_*` environment variables (values
+parsed as JSON where they can be, e.g. `DOMINOCAM_MAX_IMAGE_PIXELS=20000000`), then
+`test_config`.
+
+The instance folder holds what the dashboard keeps between starts: `config.py`, the SQLite
+database (which also keeps the session key and the admin token's hash) and the uploaded
+photos. It is the user's data folder (`instance_folder`), outside the code and its virtual
+environment, so that reinstalling loses no game.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import platformdirs
 from flask import Flask, jsonify, make_response, request
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import IntegerConverter
@@ -22,10 +29,20 @@ from dominocam.errors import UserInputError
 from rules.i18n import _
 from server import retention
 
+# The variable that chooses the instance folder (`dominocam serve --instance DIR` too).
+INSTANCE_ENV = "DOMINOCAM_INSTANCE"
+# The files of the instance folder that earlier versions kept inside the code or its virtual
+# environment (Flask's own instance folder), looked for to warn that they are not used.
+INSTANCE_FILES = ("dominocam.sqlite3", "config.py")
+
 DEFAULTS: dict[str, Any] = {
-    # SQLite file (a path or sqlite:///PATH); default: instance/dominocam.sqlite3
+    # The instance folder (config.py, the database, photos): DOMINOCAM_INSTANCE or the test
+    # dict (config.py cannot set it: it is read from there); default: the user's data folder,
+    # e.g. ~/.local/share/dominocam. create_app sets it to the folder in use.
+    "INSTANCE": None,
+    # SQLite file (a path or sqlite:///PATH); default: INSTANCE/dominocam.sqlite3
     "DATABASE": None,
-    # Where uploaded photos are kept (never under static/); default: instance/uploads for the
+    # Where uploaded photos are kept (never under static/); default: INSTANCE/uploads for the
     # default database, else the folder NAME-uploads beside the database file NAME.
     "UPLOAD_FOLDER": None,
     # Photos of a game are deleted this many days after it finished (0: at once, None: never).
@@ -87,14 +104,21 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     from server.db import close_db
     from server.events import Broker
 
-    app = Flask(__name__, instance_relative_config=True)
+    explicit = (test_config or {}).get("INSTANCE") or os.environ.get(INSTANCE_ENV)
+    instance = instance_folder(explicit)
+    app = Flask(__name__, instance_path=str(instance), instance_relative_config=True)
     app.config.from_mapping(DEFAULTS)
     app.config.from_pyfile("config.py", silent=True)
     app.config.from_prefixed_env("DOMINOCAM")
     if test_config:
         app.config.from_mapping(test_config)
+    # The folder in use, not DOMINOCAM_INSTANCE as from_prefixed_env parsed it (as JSON).
+    app.config["INSTANCE"] = str(instance)
+    if not explicit:
+        app.extensions["dominocam.earlier_instance"] = earlier_instance(
+            instance, Path(app.auto_find_instance_path())
+        )
 
-    instance = Path(app.instance_path)
     database = app.config["DATABASE"] or str(instance / "dominocam.sqlite3")
     app.config["DATABASE"] = storage.database_path(str(database))
     app.config["UPLOAD_FOLDER"] = str(
@@ -193,8 +217,30 @@ def _security_headers(headers: Any, overlay: bool) -> None:
         headers.setdefault("X-Frame-Options", "DENY")
 
 
+def instance_folder(explicit: str | os.PathLike[str] | None) -> Path:
+    """The instance folder: `explicit` (INSTANCE, DOMINOCAM_INSTANCE, `--instance`) when
+    given, else the user's data folder by the platform's conventions: $XDG_DATA_HOME/dominocam
+    or ~/.local/share/dominocam on Linux, ~/Library/Application Support/dominocam on macOS,
+    %LOCALAPPDATA%\\dominocam on Windows (no vendor folder: appauthor=False). An absolute path;
+    created only when something is written there."""
+    if explicit:
+        return Path(explicit).expanduser().absolute()
+    return platformdirs.user_data_path("dominocam", appauthor=False)
+
+
+def earlier_instance(in_use: Path, earlier: Path) -> Path | None:
+    """`earlier` (Flask's instance folder beside the code, where versions before the user data
+    folder kept their database: the checkout's instance/ or the virtual environment's
+    var/server-instance) when it holds a database or config.py that `in_use` is not; None
+    otherwise. It is reported, never moved: a dashboard of the earlier version may still be
+    running on it (the port it holds is a common reason to start another one)."""
+    if earlier.resolve() == in_use.resolve():
+        return None
+    return earlier if any((earlier / name).is_file() for name in INSTANCE_FILES) else None
+
+
 def uploads_beside(database: str, instance: Path) -> Path:
-    """The photo folder of a database: instance/uploads for the default one, else NAME-uploads
+    """The photo folder of a database: INSTANCE/uploads for the default one, else NAME-uploads
     beside the database file NAME.sqlite3, so that two databases never share `game-N`."""
     default = instance / "dominocam.sqlite3"
     if database == ":memory:" or Path(database).resolve() == default.resolve():

@@ -8,6 +8,12 @@ import argparse
 import sys
 from typing import Any
 
+from dominocam.arguments import number_type
+
+# A port a server can listen on; 0 (any free port) is refused too: the address printed and
+# given to phones must be the one asked for.
+port_number = number_type(int, lambda value: 1 <= value <= 65535, "must be from 1 to 65535")
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -15,8 +21,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="run the table dashboard (game setup, uploads, block check, overlay)",
         description=(
             "Run the table dashboard. On first start it prints the admin token once; the game "
-            "state lives in SQLite (instance/dominocam.sqlite3 unless --db) and survives "
-            "restarts. A demo game is created when the database has none."
+            "state lives in SQLite in the user's data folder (e.g. "
+            "~/.local/share/dominocam/dominocam.sqlite3; --instance or --db choose another) "
+            "and survives restarts and reinstalls. A demo game is created when the database "
+            "has none."
         ),
     )
     parser.add_argument(
@@ -27,7 +35,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "phones on the local network reach the game"
         ),
     )
-    parser.add_argument("--port", type=int, default=5000, help="port (default 5000)")
+    parser.add_argument(
+        "--port",
+        type=port_number,
+        default=5000,
+        help="port, 1 to 65535 (default 5000); a taken one stops with a message",
+    )
     parser.add_argument(
         "--public-url",
         default=None,
@@ -39,7 +52,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--camera", default=None, help="live camera: device index (0), video file or RTSP/HTTP URL"
     )
-    parser.add_argument("--db", default=None, help="SQLite file or sqlite:///PATH URL")
+    parser.add_argument(
+        "--instance",
+        metavar="DIR",
+        default=None,
+        help=(
+            "the folder of config.py, the database and the photos (default: "
+            "$DOMINOCAM_INSTANCE, else the user's data folder, e.g. ~/.local/share/dominocam)"
+        ),
+    )
+    parser.add_argument(
+        "--db", default=None, help="SQLite file or sqlite:///PATH URL (default: in --instance)"
+    )
     parser.add_argument(
         "--demo",
         action=argparse.BooleanOptionalAction,
@@ -76,7 +100,13 @@ def serve(args: argparse.Namespace) -> int:
 
     from dominocam.errors import UserInputError
     from server import create_app
-    from server.serving import check_public_url, create_server, is_loopback, stop_server
+    from server.serving import (
+        check_address_free,
+        check_public_url,
+        create_server,
+        is_loopback,
+        stop_server,
+    )
 
     # Everything the server writes (database, WAL, photos) is for its owner only.
     os.umask(0o077)
@@ -87,34 +117,40 @@ def serve(args: argparse.Namespace) -> int:
     }
     if args.public_url:
         config["PUBLIC_URL"] = check_public_url(args.public_url)
-    if args.db:
-        config["DATABASE"] = args.db
-    if args.camera is not None:
-        config["CAMERA"] = args.camera
+    # Before anything is written or started: a taken port is the usual failed start.
+    check_address_free(args.host, args.port)
+    storage = _storage_config(args)
+    config.update(storage)
     if args.reset_token:
-        _reset_token(args.db)
+        _reset_token(storage)
     if getattr(args, "reset_passphrase", False):
-        _reset_passphrase(args.db)
+        _reset_passphrase(storage)
     try:
         app = create_app(config)
     except RuntimeError as error:
         raise UserInputError(str(error)) from error
-    server = create_server(app, args.host, args.port)
-    app.config["LISTEN_PORT"] = server.effective_port
-    print(_listening_message(app, args.host, server.effective_port), flush=True)
-    if not is_loopback(args.host):
-        print(
-            f"WARNING: listening beyond this computer ({args.host}): anyone on this network can "
-            "open the table page; the admin pages still need the admin token.",
-            file=sys.stderr,
-            flush=True,
-        )
     try:
-        server.run()
-    except KeyboardInterrupt:
-        pass
+        server = create_server(app, args.host, args.port)
+        app.config["LISTEN_PORT"] = server.effective_port
+        print(_listening_message(app, args.host, server.effective_port), flush=True)
+        if not is_loopback(args.host):
+            print(
+                f"WARNING: listening beyond this computer ({args.host}): anyone on this network "
+                "can open the table page; the admin pages still need the admin token.",
+                file=sys.stderr,
+                flush=True,
+            )
+        earlier = app.extensions.get("dominocam.earlier_instance")
+        if earlier is not None:
+            warning = _earlier_instance_warning(earlier, app.config["INSTANCE"])
+            print(warning, file=sys.stderr, flush=True)
+        try:
+            server.run()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            stop_server(server)
     finally:
-        stop_server(server)
         camera = app.extensions.get("dominocam.camera")
         if camera is not None:
             camera.stop()
@@ -122,8 +158,15 @@ def serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _storage_config(args: argparse.Namespace) -> dict[str, object]:
+    """The settings of `--instance` and `--db` that were given (the others stay layered)."""
+    given = {"INSTANCE": getattr(args, "instance", None), "DATABASE": args.db}
+    return {key: value for key, value in given.items() if value}
+
+
 def _listening_message(app: Any, host: str, port: int) -> str:
-    """What `serve` prints on start: where the dashboard is, and where phones open it."""
+    """What `serve` prints on start: where the dashboard is, where phones open it, and where
+    the games are kept."""
     from server.serving import is_loopback, phone_base_url, phones_can_reach
 
     shown = f"[{host}]" if ":" in host else host
@@ -139,21 +182,43 @@ def _listening_message(app: Any, host: str, port: int) -> str:
         )
     else:
         lines.append("No LAN address found: give the one phones use with --public-url")
+    lines.append(_storage_message(app.config))
     return "\n".join(lines)
 
 
-def _reset_token(db: str | None) -> None:
+def _storage_message(config: Any) -> str:
+    """Where the games and photos are kept, as full paths (what to back up, or to find)."""
+    import os
+
+    database = str(config["DATABASE"])
+    if database != ":memory:":
+        database = os.path.abspath(database)
+    photos = os.path.abspath(str(config["UPLOAD_FOLDER"]))
+    return f"Games are kept in the database {database} (photos in {photos})"
+
+
+def _earlier_instance_warning(earlier: Any, in_use: str) -> str:
+    """The warning for a database (or config.py) an earlier version kept beside the code."""
+    return (
+        f"WARNING: an earlier version kept its games and settings in {earlier}; this start "
+        f"uses {in_use} instead. To go on with them, stop this dashboard and move the files "
+        f"of {earlier} into {in_use}, or start with --instance {earlier} "
+        f"(DOMINOCAM_INSTANCE={earlier} make run)."
+    )
+
+
+def _reset_token(storage: dict[str, object]) -> None:
     from server import _announce_token, auth, create_app
 
     token = auth.new_token()
-    create_app({"DATABASE": db, "ADMIN_TOKEN": token} if db else {"ADMIN_TOKEN": token})
+    create_app({**storage, "ADMIN_TOKEN": token})
     _announce_token(token)
 
 
-def _reset_passphrase(db: str | None) -> None:
+def _reset_passphrase(storage_config: dict[str, object]) -> None:
     from server import auth, create_app, storage
 
-    app = create_app({"DATABASE": db} if db else {})
+    app = create_app(storage_config)
     conn = storage.connect(app.config["DATABASE"])
     try:
         auth.clear_passphrase(conn)

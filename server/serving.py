@@ -10,6 +10,7 @@ not select(), whose 1024-descriptor limit would stop a thousand streams.
 
 from __future__ import annotations
 
+import errno
 import ipaddress
 import resource
 import socket
@@ -98,6 +99,62 @@ def raise_open_files_limit(wanted: int) -> int:
     return int(soft)
 
 
+def listen_error(host: str, port: int, error: Exception) -> UserInputError:
+    """The one-line message for an address that cannot be listened on, naming the option that
+    changes it. `error` is what binding raised: an OSError, or waitress' ValueError for a
+    host name that does not resolve."""
+    if isinstance(error, OSError) and error.errno == errno.EADDRINUSE:
+        other = port + 1 if port < 65535 else port - 1
+        return UserInputError(
+            f"port {port} on {host} is taken (another program or another dashboard): choose "
+            f"another with --port, e.g. `dominocam serve --port {other}` or "
+            f"`make run PORT={other}`"
+        )
+    if isinstance(error, OSError) and error.errno == errno.EACCES:
+        return UserInputError(
+            f"port {port} on {host} needs administrator rights (ports below 1024 usually "
+            "do): choose one from 1024 up with --port, e.g. --port 5000"
+        )
+    if isinstance(error, OSError) and error.errno == errno.EADDRNOTAVAIL:
+        return UserInputError(
+            f"--host {host} is not an address of this computer: use 127.0.0.1 (this computer "
+            "only) or 0.0.0.0 (phones on the local network too)"
+        )
+    if isinstance(error, ValueError):
+        return UserInputError(
+            f"--host {host!r} is not an address or name this computer can listen on: use "
+            "127.0.0.1 (this computer only) or 0.0.0.0 (phones on the local network too)"
+        )
+    reason = error.strerror if isinstance(error, OSError) and error.strerror else error
+    return UserInputError(f"cannot listen on {host}:{port}: {reason}")
+
+
+def check_address_free(host: str, port: int) -> None:
+    """Bind host:port once and let it go, as waitress will bind it (every address the host
+    resolves to, SO_REUSEADDR, IPv6 sockets IPv6-only), so that a taken port is reported
+    before anything is written or started (the database, the demo game, the camera). Binding
+    a socket that never listened leaves nothing behind for the real bind to trip on.
+
+    Raises:
+        UserInputError: the address cannot be listened on (listen_error's message).
+    """
+    from waitress.adjustments import Adjustments
+
+    try:
+        addresses = Adjustments(host=host, port=port).listen
+    except ValueError as error:
+        raise listen_error(host, port, error) from error
+    for family, socktype, proto, sockaddr in addresses:
+        with socket.socket(family, socktype, proto) as probe:
+            if family == socket.AF_INET6:
+                probe.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind(sockaddr)
+            except OSError as error:
+                raise listen_error(host, port, error) from error
+
+
 def create_server(app: Any, host: str, port: int) -> Any:
     """A waitress server for `app` listening on host:port (port 0: any free one; the chosen
     one is `server.effective_port`). Call `.run()` to serve and `.close()` to stop.
@@ -128,8 +185,9 @@ def create_server(app: Any, host: str, port: int) -> Any:
             ident="DominoCam",
             clear_untrusted_proxy_headers=True,
         )
-    except OSError as error:
-        raise UserInputError(f"cannot listen on {host}:{port}: {error}") from error
+    # The port can still be taken between check_address_free and here (another start).
+    except (OSError, ValueError) as error:
+        raise listen_error(host, port, error) from error
 
 
 def stop_server(server: Any, timeout_s: float = 5.0) -> None:

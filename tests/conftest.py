@@ -21,6 +21,16 @@ CHROMIUM_ARGS = [
 ]
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _instance_folder_in_tmp(tmp_path_factory: pytest.TempPathFactory):
+    """The dashboard's instance folder (config.py, database, photos) of every test, and of
+    every `dominocam serve` a test starts, is a temporary one: no test reads or writes the
+    real user data folder (~/.local/share/dominocam). Tests of the default set their own."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("DOMINOCAM_INSTANCE", str(tmp_path_factory.mktemp("instance")))
+        yield
+
+
 @pytest.fixture
 def realval_dir() -> Path:
     """The real validation photos beside the repository; skip when absent (never copied in)."""

@@ -341,3 +341,23 @@ def old_database(path, migrations: int):
         ('[{"name": "main", "open_end": 3}]',),
     )
     return conn
+
+
+class StoppedServer:
+    """A stand-in for the waitress server of `dominocam serve` that listens on nothing and
+    stops at once (Ctrl+C), for tests of what the command prints and configures."""
+
+    effective_port = 5999
+
+    def run(self) -> None:
+        raise KeyboardInterrupt
+
+
+def serve_without_listening(monkeypatch) -> None:
+    """Make `dominocam serve` bind nothing: neither the port check nor the server."""
+    from server import serving
+
+    monkeypatch.setattr(serving, "check_address_free", lambda host, port: None)
+    monkeypatch.setattr(serving, "create_server", lambda app, host, port: StoppedServer())
+    monkeypatch.setattr(serving, "stop_server", lambda server: None)
+    monkeypatch.setenv("DOMINOCAM_ADMIN_TOKEN", "x" * 32)

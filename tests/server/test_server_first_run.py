@@ -104,7 +104,7 @@ def test_reset_passphrase_opens_the_page_again(app, client) -> None:
     from server import cli
 
     assert _set(client).status_code == 302
-    cli._reset_passphrase(app.config["DATABASE"])
+    cli._reset_passphrase({"DATABASE": app.config["DATABASE"]})
     assert _stored(app) is None
     # Every session ended with it.
     assert client.get("/setup").status_code == 302

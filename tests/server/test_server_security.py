@@ -78,7 +78,7 @@ def test_reset_token_ends_every_session(app, capsys) -> None:
     browser = app.test_client()
     browser.post("/api/login", json={"token": ADMIN_TOKEN})
     assert browser.get("/api/whoami").json == {"admin": True}
-    cli._reset_token(app.config["DATABASE"])
+    cli._reset_token({"DATABASE": app.config["DATABASE"]})
     assert "admin token" in capsys.readouterr().err
     assert browser.get("/api/whoami").json == {"admin": False}
     # The old token is refused too.

@@ -1,15 +1,28 @@
 """Phones reach the game: links and QR codes use the address phones open, the table page
-shows it, and `dominocam serve` says where it listens (all traffic stays on loopback)."""
+shows it, and `dominocam serve` says where it listens and keeps the games, or in one line
+why it cannot listen (a taken port, a bad --port or --host); all traffic stays on loopback."""
 
 from __future__ import annotations
 
+import errno
 import os
+import socket
+import subprocess
+import sys
 import urllib.request
+from pathlib import Path
 
 import pytest
-from server_factories import ADMIN, ThreadedServer, free_port, start_server
+from server_factories import (
+    ADMIN,
+    ThreadedServer,
+    free_port,
+    serve_without_listening,
+    start_server,
+)
 
 from dominocam.cli import main as dominocam_main
+from dominocam.errors import UserInputError
 from server import cli, serving
 from server.qr import qr_svg
 
@@ -132,16 +145,8 @@ def test_camera_viewers_are_capped_and_freed(make_app) -> None:
 
 
 def test_serve_warns_when_it_listens_beyond_loopback(monkeypatch, tmp_path, capsys) -> None:
-    class Server:
-        effective_port = 5999
-
-        def run(self) -> None:
-            raise KeyboardInterrupt
-
-    monkeypatch.setattr(serving, "create_server", lambda app, host, port: Server())
-    monkeypatch.setattr(serving, "stop_server", lambda server: None)
+    serve_without_listening(monkeypatch)
     monkeypatch.setattr(serving, "lan_address", lambda: "10.1.2.3")
-    monkeypatch.setenv("DOMINOCAM_ADMIN_TOKEN", "x" * 32)
     umask = os.umask(0o022)
     try:
         code = dominocam_main(
@@ -154,3 +159,100 @@ def test_serve_warns_when_it_listens_beyond_loopback(monkeypatch, tmp_path, caps
     assert code == 0
     assert "Phones on this network open http://10.1.2.3:5999/" in out
     assert "WARNING: listening beyond this computer (0.0.0.0)" in err
+
+
+@pytest.fixture
+def taken_port():
+    """A port of 127.0.0.1 that another program listens on."""
+    with socket.socket() as other:
+        other.bind(("127.0.0.1", 0))
+        other.listen()
+        yield int(other.getsockname()[1])
+
+
+def _one_line_error(err: str) -> str:
+    err = err.strip()
+    assert "\n" not in err and "Traceback" not in err, err
+    assert err.startswith("dominocam: error: "), err
+    return err
+
+
+def test_a_taken_port_is_one_line_naming_port_and_nothing_is_written(
+    taken_port, monkeypatch, tmp_path, capsys
+) -> None:
+    monkeypatch.setenv("DOMINOCAM_INSTANCE", str(tmp_path / "instance"))
+    code = dominocam_main(["serve", "--host", "127.0.0.1", "--port", str(taken_port)])
+    err = _one_line_error(capsys.readouterr().err)
+    assert code == 2
+    assert f"port {taken_port} on 127.0.0.1 is taken" in err
+    assert "--port" in err and f"make run PORT={taken_port + 1}" in err
+    assert not (tmp_path / "instance").exists()  # checked before any database or demo game
+
+
+def test_a_port_taken_between_the_check_and_the_bind_says_the_same(taken_port, make_app) -> None:
+    with pytest.raises(UserInputError, match=rf"port {taken_port} on 127.0.0.1 is taken.*--port"):
+        serving.create_server(make_app(), "127.0.0.1", taken_port)
+
+
+def test_a_free_port_passes_the_check() -> None:
+    serving.check_address_free("127.0.0.1", free_port())
+
+
+def test_dominocam_serve_on_a_taken_port_exits_without_a_traceback(taken_port) -> None:
+    done = subprocess.run(
+        [
+            *(sys.executable, "-m", "dominocam", "serve", "--host", "127.0.0.1"),
+            *("--port", str(taken_port), "--no-demo"),
+        ],
+        cwd=Path(__file__).resolve().parents[2],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert "--port" in _one_line_error(done.stderr)
+
+
+@pytest.mark.parametrize("port", ["99999", "65536", "0", "-1", "five", ""])
+def test_a_port_out_of_range_is_an_argument_error(port: str, capsys) -> None:
+    assert dominocam_main(["serve", "--port", port, "--no-demo"]) == 2
+    assert _one_line_error(capsys.readouterr().err).startswith("dominocam: error: argument --port")
+
+
+@pytest.mark.parametrize(
+    ("error", "says"),
+    [
+        (OSError(errno.EADDRINUSE, "Address already in use"), "is taken"),
+        (OSError(errno.EACCES, "Permission denied"), "needs administrator rights"),
+        (OSError(errno.EADDRNOTAVAIL, "Cannot assign"), "--host 10.9.9.9 is not an address"),
+        (ValueError("Invalid host/port specified."), "--host '10.9.9.9' is not an address"),
+        (OSError(errno.ENOBUFS, "No buffer space available"), "No buffer space available"),
+    ],
+)
+def test_listen_errors_say_what_to_change(error: Exception, says: str) -> None:
+    message = str(serving.listen_error("10.9.9.9", 80, error))
+    assert says in message and "\n" not in message
+    assert ("--port" in message) == (error.args[0] in (errno.EADDRINUSE, errno.EACCES))
+
+
+def test_an_unknown_host_is_a_one_line_error(capsys) -> None:
+    code = dominocam_main(["serve", "--host", "no-such-host.invalid", "--no-demo"])
+    assert code == 2 and "--host" in _one_line_error(capsys.readouterr().err)
+
+
+def test_the_start_banner_names_the_database_and_the_address(monkeypatch, tmp_path, capsys) -> None:
+    serve_without_listening(monkeypatch)
+    monkeypatch.setenv("DOMINOCAM_INSTANCE", str(tmp_path / "data"))
+    assert dominocam_main(["serve", "--no-demo"]) == 0
+    out = capsys.readouterr().out
+    assert "DominoCam dashboard on http://127.0.0.1:5999/" in out
+    database = tmp_path / "data" / "dominocam.sqlite3"
+    assert f"Games are kept in the database {database} (photos in {database.parent}/uploads)" in out
+    assert database.is_file()
+
+
+def test_the_banner_gives_a_relative_db_as_a_full_path(monkeypatch, tmp_path, capsys) -> None:
+    serve_without_listening(monkeypatch)
+    monkeypatch.chdir(tmp_path)
+    assert dominocam_main(["serve", "--no-demo", "--db", "games.sqlite3"]) == 0
+    assert f"the database {tmp_path / 'games.sqlite3'} " in capsys.readouterr().out
