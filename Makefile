@@ -10,6 +10,10 @@ PIP    := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 PORT   ?= 5000
 HOST   ?= 127.0.0.1
 
+# The default tests in parallel processes (pytest-xdist), one per core up to four: most of
+# them spend their time in one Python thread. A plain `pytest` runs the same tests in one.
+TEST_WORKERS ?= -n auto --maxprocesses 4
+
 # pip's hash-checking mode: every package must be named in the file with its version and
 # hash, and only wheels are taken (an sdist would fetch an unlocked build backend). The
 # project itself goes in without build isolation, with the setuptools of the lock.
@@ -38,7 +42,7 @@ test: $(VENV)/.installed-dev  ## install and run the default tests (no torch), t
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy  # rules/ and vision/ (pyproject.toml [tool.mypy])
-	$(BIN)/python -m pytest  # pyproject addopts: not slow, not train, not tournament
+	$(BIN)/python -m pytest $(TEST_WORKERS)  # pyproject addopts: not slow, not train, not tournament
 
 test-slow: $(VENV)/.installed-train  ## the slow checks CI also runs (training smoke runs, browser tests)
 	sh scripts/install-browser.sh
