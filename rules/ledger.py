@@ -598,11 +598,12 @@ def reconcile(
 
     problems = _outside_set(readings, n) + _read_twice(read_in) + _hand_problems(seats, deal)
     given, stock_problems = _given_stock(report, table, deal)
-    problems += stock_problems
-    stock, count_problems, closes, room_apart = _count_up(seats, table, given, deal, n)
-    problems += count_problems
+    totals, derive_problems = _totals(seats, table, given, deal, set_size(n))
+    may_hold = _hidden_places(seats, totals.stock, deal, totals.room_apart)
+    problems += stock_problems + derive_problems
+    problems += _total_problems(totals, set_size(n), nameable=not may_hold)
 
-    places, nowhere = _places(n, read_in, seats, stock, deal, room_apart)
+    places, nowhere = _places(n, read_in, may_hold)
     if nowhere:
         seen = set_size(n) - len(nowhere)
         problems.append(Problem(ProblemCode.TILE_NOWHERE, nowhere, (), set_size(n), seen))
@@ -612,10 +613,10 @@ def reconcile(
         max_pip=n,
         deal=deal,
         places=places,
-        boneyard=stock if deal.draws else none,
-        sleeping=none if deal.draws else stock,
+        boneyard=totals.stock if deal.draws else none,
+        sleeping=none if deal.draws else totals.stock,
         problems=tuple(problems),
-        closes=closes,
+        closes=totals.closes,
         pending=tuple(h.player for h in seats if h.status is HandStatus.PENDING),
     )
 
@@ -735,68 +736,72 @@ def _given_stock(
     return None, problems
 
 
-def _count_up(
+@dataclass(frozen=True)
+class _Totals:
+    """What the counts prove about the total, before it is compared with the set.
+
+    Attributes:
+        at_least: the fewest tiles the places can hold together.
+        at_most: the most they can hold (None: a hand's count and the deal are unknown).
+        room_apart: the most face-down tiles that may lie apart from every other place.
+        stock: the stock's count, given or derived.
+        closes: every count was known from its own source, with no face-down tile unsorted.
+    """
+
+    at_least: int
+    at_most: int | None
+    room_apart: int
+    stock: StockCount
+    closes: bool
+
+
+def _totals(
     hands: tuple[HandReport, ...],
     table: TableReport,
     given: StockCount | None,
     deal: Deal,
-    max_pip: int,
-) -> tuple[StockCount, list[Problem], bool, int]:
-    """The totals against the set.
-
-    Returns:
-        The stock's count (given, or derived or bounded from the other places), the count
-        problems, whether the total closes, and how many face-down tiles may lie apart
-        from every place (at most).
-    """
-    total = set_size(max_pip)
-    known = [hand.held for hand in hands if hand.held is not None]
-    all_hands_known = len(known) == len(hands)
-    in_hands_and_up = len(table.face_up) + sum(h for h in known if h is not None)
+    total: int,
+) -> tuple[_Totals, list[Problem]]:
+    """Bound the places' total, and derive the stock when no source gives it."""
+    up = len(table.face_up)
+    # A hand of unknown count holds at least none and at most what the deal allows.
+    held_low = sum(hand.held or 0 for hand in hands)
+    most = deal.most_in_hand
+    counts = [hand.held if hand.held is not None else most for hand in hands]
+    held_high = None if None in counts else sum(c for c in counts if c is not None)
     # Face-down tiles of unsaid place may be counted elsewhere already (a hand laid down,
     # the stock in view) or lie apart: they widen the total instead of adding to it.
     unsorted = table.face_down if table.face_down_are is FaceDown.UNSORTED else 0
-    counted = in_hands_and_up + (0 if given is None or given.count is None else given.count)
-    # Each physical tile is counted once below: the photo's face-up and face-down tiles are
-    # different tiles, and the places' known counts are disjoint.
-    at_least = max(counted, len(table.face_up) + table.face_down)
-    problems = []
-    if at_least > total:
-        problems.append(Problem(ProblemCode.TOO_MANY_TILES, (), (), total, at_least))
-
+    given_count = 0 if given is None or given.count is None else given.count
+    counted_low = up + held_low + given_count
+    room_apart = max(0, min(unsorted, total - counted_low))
+    problems: list[Problem] = []
     if given is not None:
         stock = given
     else:
-        stock, derive_problems = _derived_stock(
-            total - in_hands_and_up, unsorted, all_hands_known, deal
-        )
-        problems += derive_problems
-
-    closes = all_hands_known and given is not None and unsorted == 0
-    if all_hands_known and given is not None:
-        room_apart = max(0, min(unsorted, total - counted))
-        if counted + unsorted < total and _hidden_room(hands, stock, room_apart) > 0:
-            # With no hidden room left, the tiles are named instead (TILE_NOWHERE).
-            code = ProblemCode.TOO_FEW_TILES
-            problems.append(Problem(code, (), (), total, counted + unsorted))
-    else:
-        room_apart = unsorted
-    return stock, problems, closes, room_apart
+        lowest = 0 if held_high is None else total - up - held_high - unsorted
+        stock, problems = _derived_stock(lowest, total - up - held_low, deal)
+    # The photo's face-up and face-down tiles are different tiles, and the places' counts
+    # are disjoint: either sum is a floor for the set.
+    at_least = max(counted_low, up + table.face_down)
+    at_most = None
+    if held_high is not None and stock.at_most is not None:
+        at_most = up + held_high + stock.at_most + room_apart
+    closes = all(hand.held is not None for hand in hands) and given is not None and not unsorted
+    return _Totals(at_least, at_most, room_apart, stock, closes), problems
 
 
-def _derived_stock(
-    rest: int, unsorted: int, all_hands_known: bool, deal: Deal
-) -> tuple[StockCount, list[Problem]]:
-    """The stock from the set less the face-up table and the hands (`rest`).
+def _derived_stock(lowest: int, highest: int, deal: Deal) -> tuple[StockCount, list[Problem]]:
+    """The stock as the set less every other place: between `lowest` and `highest`.
 
     Exact when every hand is known and no face-down tile may lie apart; bounded by the
     deal's stock (the boneyard only shrinks). Only a boneyard is ever derived: the sleeping
     tiles of a known deal are the deal's (`_given_stock`).
     """
-    if rest < 0:
+    if highest < 0:
         return StockCount(CountSource.UNKNOWN), []  # too many tiles: nothing to derive
-    low = max(0, rest - unsorted) if all_hands_known else 0
-    high = rest
+    low = max(0, lowest)
+    high = highest
     if deal.stock is not None:
         if low > deal.stock:
             code = ProblemCode.BONEYARD_ABOVE_DEAL
@@ -806,29 +811,33 @@ def _derived_stock(
     return StockCount.bounded(low, high), []
 
 
-def _hidden_room(hands: tuple[HandReport, ...], stock: StockCount, room_apart: int) -> int:
-    """How many tiles the hidden places can hold at most (every count known)."""
-    hidden = sum(hand.hidden or 0 for hand in hands)
-    return hidden + (stock.at_most or 0) + room_apart
+def _total_problems(totals: _Totals, total: int, nameable: bool) -> list[Problem]:
+    """The places hold more tiles than the set, or provably fewer. When no hidden place is
+    left (`nameable`), the tiles short are named instead (TILE_NOWHERE)."""
+    if totals.at_least > total:
+        return [Problem(ProblemCode.TOO_MANY_TILES, (), (), total, totals.at_least)]
+    if totals.at_most is not None and totals.at_most < total and not nameable:
+        return [Problem(ProblemCode.TOO_FEW_TILES, (), (), total, totals.at_most)]
+    return []
 
 
-def _places(
-    max_pip: int,
-    read_in: Mapping[Tile, list[Holder]],
-    hands: tuple[HandReport, ...],
-    stock: StockCount,
-    deal: Deal,
-    room_apart: int,
-) -> tuple[dict[Tile, Place], tuple[Tile, ...]]:
-    """Every tile's place, and the tiles proven to be nowhere (named only when no hidden
-    place has room left: then every tile read nowhere is missing)."""
-    may_hold: list[Holder] = [
-        hand.holder() for hand in hands if hand.hidden is None or hand.hidden > 0
-    ]
+def _hidden_places(
+    hands: tuple[HandReport, ...], stock: StockCount, deal: Deal, room_apart: int
+) -> tuple[Holder, ...]:
+    """The places that may hold a tile read nowhere."""
+    may_hold = [hand.holder() for hand in hands if hand.hidden is None or hand.hidden > 0]
     if stock.at_most is None or stock.at_most > 0:
         may_hold.append(_stock_holder(deal))
     if room_apart:
         may_hold.append(Holder(HolderKind.FACE_DOWN))
+    return tuple(may_hold)
+
+
+def _places(
+    max_pip: int, read_in: Mapping[Tile, list[Holder]], may_hold: tuple[Holder, ...]
+) -> tuple[dict[Tile, Place], tuple[Tile, ...]]:
+    """Every tile's place, and the tiles proven to be nowhere: with no hidden place left,
+    every tile read nowhere is missing."""
     places: dict[Tile, Place] = {}
     nowhere = []
     for tile in full_set(max_pip):
@@ -838,7 +847,7 @@ def _places(
         elif holders:
             places[tile] = Place(PlaceStatus.TWICE, tuple(holders))
         elif may_hold:
-            places[tile] = Place(PlaceStatus.UNSEEN, tuple(may_hold))
+            places[tile] = Place(PlaceStatus.UNSEEN, may_hold)
         else:
             places[tile] = Place(PlaceStatus.NOWHERE)
             nowhere.append(tile)
