@@ -38,13 +38,16 @@ The result carries machine codes and typed values, no words: the server turns th
 messages, and filters them first, because a problem can name the tiles of another player's
 hand (`Holder.pending` and `Holder.player` say whose).
 
+    # Draw, 2 players dealt 7 each; 3 tiles played, none drawn yet.
     ledger = reconcile(
         get_variant("draw"),
-        hands=[HandReport.confirmed("Ana", [Tile(4, 6)]), HandReport.unknown("Ben", count=5)],
-        table=TableReport(face_up=[Tile(0, 0), Tile(0, 3)]),
+        hands=[HandReport.confirmed("Ana", ana_5_tiles), HandReport.unknown("Ben", count=6)],
+        table=TableReport(face_up=played_3_tiles),
         boneyard=BoneyardReport.counted(14),
     )
-    ledger.adds_up, ledger.closes, ledger.boneyard.count, ledger.problems, ledger.to_dict()
+    ledger.adds_up, ledger.closes    # True, True: 3 + 5 + 6 + 14 = 28
+    ledger.places[Tile(4, 6)]         # Place(SEEN, (Holder(HAND, "Ana"),)) or UNSEEN in ...
+    ledger.boneyard, ledger.nothing_to_draw, ledger.problems, ledger.to_dict()
 """
 
 from __future__ import annotations
