@@ -204,7 +204,10 @@ class Variant:
         description: one sentence on the game.
         set: the double-n set the game is usually played with (a state's `set` overrides it).
         hand_sizes: `(fewest players, most players, tiles each)` rows for dealing; data for
-            the synthetic generator, never enforced on a state (hands shrink during play).
+            the synthetic generator and the round's ledger (`rules.ledger`, which lets the
+            caller override it: sources differ by one or two), never enforced on a game
+            state (hands shrink during play). What is left after the deal is the boneyard or
+            sleeping tiles (`undealt`).
         layout: the shape the played tiles take on the table, one of `LAYOUT_KINDS`: `line`
             (a line growing at two ends), `spinner` (a first double played on four sides),
             `mexican` (trains from a central engine), `chicken` (toes around each double).
@@ -271,6 +274,25 @@ class Variant:
         if self.draw == "none":
             return 0
         return max(0, boneyard - self.reserve)
+
+    @property
+    def undealt(self) -> str:
+        """What the tiles left after the deal are: `boneyard` or `sleeping`.
+
+        A game that draws deals the rest as the boneyard, drawn from during play (RULES.md
+        section 2, "the boneyard"; its `reserve` tiles stay in it, never drawn). A game that
+        never draws sets them aside, face down and out of play: "the remaining tiles are not
+        used" (Block: onlinedominogames.com/block-dominoes; zpag.net). It follows from `draw`,
+        so it is not a setting of its own: overriding `draw` changes it too.
+        """
+        return "sleeping" if self.draw == "none" else "boneyard"
+
+    @property
+    def player_counts(self) -> tuple[int, ...]:
+        """Every number of players the variant deals for (`hand_sizes`), smallest first."""
+        return tuple(
+            sorted({count for low, high, _ in self.hand_sizes for count in range(low, high + 1)})
+        )
 
     def hand_size(self, players: int) -> int:
         """Tiles dealt to each of `players` players.
