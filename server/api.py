@@ -29,46 +29,78 @@ from rules.i18n import _, current_language
 from server import auth, engine, game, storage, uploads
 from server.auth import admin_required
 from server.db import get_db
+from server.json_fields import (
+    ARRAY,
+    BOOLEAN,
+    INT64_MAX,
+    INTEGER,
+    OBJECT,
+    STRING,
+    Field,
+    checked,
+    optional,
+    query_int,
+    required,
+)
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
 
-def _json_body() -> dict[str, Any]:
+# The fields of the bodies, by endpoint (server.json_fields: a field of another JSON type is
+# a 400, never coerced). Nested values are checked by the parsers that read them.
+REASON = optional(STRING, nullable=True)
+CONFIRM = optional(BOOLEAN)
+GAME_FIELDS = {
+    "name": optional(STRING, nullable=True),
+    "variant": optional(STRING),
+    "set": optional(INTEGER),
+    "rules": optional(OBJECT, nullable=True),
+    "players": optional(ARRAY),
+}
+
+
+def _json_body(fields: dict[str, Field] | None = None) -> dict[str, Any]:
+    """The request's JSON object, each of `fields` of its type (400 otherwise)."""
     body = request.get_json(silent=True)
     if not isinstance(body, dict):
         raise UserInputError(_("send a JSON object (Content-Type: application/json)"))
+    checked(body, fields or {})
     return body
 
 
-def _optional_body() -> dict[str, Any]:
+def _optional_body(fields: dict[str, Field] | None = None) -> dict[str, Any]:
     """The JSON object of a request whose body may be left out (no body: {})."""
     if not request.get_data():
         return {}
-    return _json_body()
+    return _json_body(fields)
 
 
 def _confirm(body: dict[str, Any]) -> bool:
     """An explicit `"confirm": true`: the caller (its page asked) wants the round scored."""
-    value = body.get("confirm", False)
-    if not isinstance(value, bool):
-        raise UserInputError(
-            _("'confirm' must be true or false, got {value!r}").format(value=value)
-        )
-    return value
+    return body.get("confirm") is True
 
 
-def _game_id(value: str | int | None = None) -> int:
-    if value is None:
-        value = request.args.get("game")
-    if value in (None, "", "current"):
+def _query_int(name: str, default: int | None = None) -> int | None:
+    """A whole-number query parameter; 400 for anything else (not a number, past 64 bits)."""
+    return query_int(request.args.get(name), name, default)
+
+
+def _game_id(ref: str | None = None) -> int:
+    """The game a path names (`<game_ref>`: its id or "current"), else `?game=` (its id;
+    none: the current game). A path naming no game that can exist is a 404; a query
+    string that is not a game id is a 400."""
+    if ref is None:
+        ref = request.args.get("game")
+        if ref not in (None, "", "current"):
+            return int(query_int(ref, "game") or 0)
+    if ref in (None, "", "current"):
         gid = game.current_game_id(get_db())
         if gid is None:
             raise game.NotFound(_("no game yet: create one at /setup"))
         return gid
-    try:
-        return int(value)
-    except ValueError:
-        raise game.NotFound(_("no game {value!r}").format(value=value)) from None
+    if not (ref.isascii() and ref.isdigit() and int(ref) <= INT64_MAX):
+        raise game.NotFound(_("no game {value!r}").format(value=ref))
+    return int(ref)
 
 
 def _upload_folder(game_id: int) -> Path:
@@ -163,7 +195,7 @@ def state(game_ref: str | None = None) -> Any:
     """Public state; with `?since=V` answers {"changed": false} while nothing changed."""
     conn = get_db()
     gid = _game_id(game_ref)
-    since = request.args.get("since", type=int)
+    since = _query_int("since")
     if since is not None and since == storage.last_event_id(conn):
         return jsonify({"changed": False, "version": since})
     return jsonify(game.public_state(conn, gid))
@@ -200,8 +232,8 @@ def export_csv(game_id: int) -> Any:
 
 @bp.get("/events/poll")
 def events_poll() -> Any:
-    since = request.args.get("since", default=0, type=int)
-    gid = request.args.get("game", type=int)
+    since = _query_int("since", 0)
+    gid = _query_int("game")
     conn = get_db()
     events = storage.events_since(conn, since, gid)
     for event in events:
@@ -246,8 +278,8 @@ def table_events(game_id: int, number: int | None = None) -> Any:
     """The live camera's confirmed changes of a round's table, oldest first (`?since=ID`
     for those after an event id, `?limit=N`). Public: tile values on the table are."""
     game.get_game(get_db(), game_id)
-    since = request.args.get("since", default=0, type=int)
-    limit = request.args.get("limit", default=100, type=int)
+    since = _query_int("since", 0)
+    limit = _query_int("limit", 100)
     return jsonify(game.table_events(get_db(), game_id, number, since, limit))
 
 
@@ -264,9 +296,12 @@ def table_image(game_id: int, number: int) -> Any:
 
 @bp.post("/login")
 def login() -> Any:
-    body = request.get_json(silent=True) or request.form
-    token = body.get("token")
-    auth.check_login_secret(get_db(), token if isinstance(token, str) else "")
+    body = request.get_json(silent=True)
+    if isinstance(body, dict):
+        token = checked(body, {"token": required(STRING)})["token"]
+    else:
+        token = request.form.get("token", "")
+    auth.check_login_secret(get_db(), token)
     auth.start_session(get_db())
     return jsonify({"ok": True})
 
@@ -292,14 +327,14 @@ def whoami() -> Any:
 @bp.post("/games")
 @admin_required
 def create_game() -> Any:
-    gid = game.create_game(get_db(), _json_body())
+    gid = game.create_game(get_db(), _json_body(GAME_FIELDS))
     return jsonify(game.public_state(get_db(), gid)), 201
 
 
 @bp.patch("/games/<int:game_id>")
 @admin_required
 def update_game(game_id: int) -> Any:
-    game.update_settings(get_db(), game_id, _json_body().get("rules"))
+    game.update_settings(get_db(), game_id, _json_body({"rules": required(OBJECT)})["rules"])
     return jsonify(game.public_state(get_db(), game_id))
 
 
@@ -317,29 +352,29 @@ def delete_game(game_id: int) -> Any:
 @bp.patch("/games/<int:game_id>/players/<int:player_id>")
 @admin_required
 def rename_player(game_id: int, player_id: int) -> Any:
-    game.rename_player(get_db(), game_id, player_id, _json_body().get("name"))
+    game.rename_player(get_db(), game_id, player_id, _json_body({"name": required(STRING)})["name"])
     return jsonify(game.public_state(get_db(), game_id))
 
 
 @bp.put("/games/<int:game_id>/players/order")
 @admin_required
 def reorder_players(game_id: int) -> Any:
-    game.reorder_players(get_db(), game_id, _json_body().get("players"))
+    game.reorder_players(get_db(), game_id, _json_body({"players": required(ARRAY)})["players"])
     return jsonify(game.public_state(get_db(), game_id))
 
 
 @bp.post("/games/<int:game_id>/rounds/reopen")
 @admin_required
 def reopen_round(game_id: int) -> Any:
-    game.reopen_last_round(get_db(), game_id, _json_body().get("reason"))
+    game.reopen_last_round(get_db(), game_id, _json_body({"reason": REASON}).get("reason"))
     return jsonify(game.public_state(get_db(), game_id))
 
 
 @bp.patch("/games/<int:game_id>/rounds/<int:number>/score")
 @admin_required
 def correct_score(game_id: int, number: int) -> Any:
-    body = _json_body()
-    game.correct_score(get_db(), game_id, number, body.get("points"), body.get("reason"))
+    body = _json_body({"points": required(OBJECT), "reason": REASON})
+    game.correct_score(get_db(), game_id, number, body["points"], body.get("reason"))
     return jsonify(game.public_state(get_db(), game_id))
 
 
@@ -419,15 +454,15 @@ def new_round(game_id: int) -> Any:
 @bp.put("/games/<int:game_id>/rounds/current/layout")
 @admin_required
 def put_layout(game_id: int) -> Any:
-    body = _json_body()
-    game.set_layout(get_db(), game_id, body.get("lines"), body.get("boneyard"))
+    body = _json_body({"lines": required(ARRAY), "boneyard": optional(INTEGER, nullable=True)})
+    game.set_layout(get_db(), game_id, body["lines"], body.get("boneyard"))
     return jsonify(game.public_state(get_db(), game_id))
 
 
 @bp.put("/games/<int:game_id>/rounds/current/boneyard")
 @admin_required
 def put_boneyard(game_id: int) -> Any:
-    game.set_boneyard(get_db(), game_id, _json_body().get("boneyard"))
+    game.set_boneyard(get_db(), game_id, _json_body({"boneyard": required(INTEGER)})["boneyard"])
     return jsonify(game.public_state(get_db(), game_id))
 
 
@@ -482,7 +517,8 @@ def table_checked(game_id: int) -> Any:
 @admin_required
 def restore_rejected(game_id: int, index: int) -> Any:
     """A box the reader judged not a tile is one after all."""
-    tile_id = game.restore_rejected(get_db(), game_id, index, _optional_body().get("pips"))
+    pips = _optional_body({"pips": optional(ARRAY, nullable=True)}).get("pips")
+    tile_id = game.restore_rejected(get_db(), game_id, index, pips)
     return jsonify({"id": tile_id, "state": game.public_state(get_db(), game_id)}), 201
 
 
@@ -496,15 +532,16 @@ def host_review(game_id: int) -> Any:
 @bp.post("/games/<int:game_id>/rounds/current/table/tiles")
 @admin_required
 def add_tile(game_id: int) -> Any:
-    body = _json_body()
-    tile_id = game.add_table_tile(get_db(), game_id, body.get("pips"), body.get("corners"))
+    body = _json_body({"pips": required(ARRAY), "corners": optional(ARRAY, nullable=True)})
+    tile_id = game.add_table_tile(get_db(), game_id, body["pips"], body.get("corners"))
     return jsonify({"id": tile_id, "state": game.public_state(get_db(), game_id)}), 201
 
 
 @bp.patch("/games/<int:game_id>/rounds/current/table/tiles/<int:tile_id>")
 @admin_required
 def correct_tile(game_id: int, tile_id: int) -> Any:
-    game.correct_table_tile(get_db(), game_id, tile_id, _json_body().get("pips"))
+    pips = _json_body({"pips": required(ARRAY)})["pips"]
+    game.correct_table_tile(get_db(), game_id, tile_id, pips)
     return jsonify(game.public_state(get_db(), game_id))
 
 
@@ -520,10 +557,10 @@ def delete_tile(game_id: int, tile_id: int) -> Any:
 def put_hand(game_id: int, player_id: int) -> Any:
     """Enter or change a hand at the table (a player without a phone, or a correction with a
     reason once the hands are locked). The answer gives the count only."""
-    body = _json_body()
+    body = _json_body({"tiles": required(ARRAY), "reason": REASON})
     player = game.player_by_id(get_db(), game_id, player_id)
     tiles = game.set_hand(
-        get_db(), player, body.get("tiles"), author=game.audit.HOST, reason=body.get("reason")
+        get_db(), player, body["tiles"], author=game.audit.HOST, reason=body.get("reason")
     )
     return jsonify({"player": player["name"], "tiles": len(tiles)})
 
@@ -550,16 +587,16 @@ def get_hand(game_id: int, player_id: int) -> Any:
 @bp.post("/games/<int:game_id>/rounds/current/block-check")
 @admin_required
 def block_check(game_id: int) -> Any:
-    body = _json_body()
-    outcome = game.block_check(get_db(), game_id, body.get("proposer"), _confirm(body))
+    body = _json_body({"proposer": required(STRING), "confirm": CONFIRM})
+    outcome = game.block_check(get_db(), game_id, body["proposer"], _confirm(body))
     return jsonify({"outcome": outcome, "state": game.public_state(get_db(), game_id)})
 
 
 @bp.post("/games/<int:game_id>/rounds/current/domino")
 @admin_required
 def domino(game_id: int) -> Any:
-    body = _json_body()
-    result = game.end_by_domino(get_db(), game_id, body.get("player"), _confirm(body))
+    body = _json_body({"player": required(STRING), "confirm": CONFIRM})
+    result = game.end_by_domino(get_db(), game_id, body["player"], _confirm(body))
     return jsonify({"result": result, "state": game.public_state(get_db(), game_id)})
 
 
@@ -574,14 +611,14 @@ def score_round(game_id: int) -> Any:
 @bp.post("/games/<int:game_id>/rounds/current/cancel")
 @admin_required
 def cancel_ruling(game_id: int) -> Any:
-    game.cancel_pending(get_db(), game_id, _json_body().get("reason"))
+    game.cancel_pending(get_db(), game_id, _json_body({"reason": REASON}).get("reason"))
     return jsonify(game.public_state(get_db(), game_id))
 
 
 @bp.post("/games/<int:game_id>/rounds/current/unlock")
 @admin_required
 def unlock_hands(game_id: int) -> Any:
-    game.unlock_hands(get_db(), game_id, _json_body().get("reason"))
+    game.unlock_hands(get_db(), game_id, _json_body({"reason": REASON}).get("reason"))
     return jsonify(game.public_state(get_db(), game_id))
 
 
@@ -648,7 +685,7 @@ def hand_tiles(token: str) -> Any:
     """The player saves their tiles (a photo's reading corrected, or typed): this confirms
     the hand."""
     player = _player(token)
-    game.set_hand(get_db(), player, _json_body().get("tiles"))
+    game.set_hand(get_db(), player, _json_body({"tiles": required(ARRAY)})["tiles"])
     return jsonify(game.player_view(get_db(), player))
 
 
@@ -671,7 +708,8 @@ def hand_discard(token: str) -> Any:
 @bp.post("/hand/<token>/declare")
 def hand_declare(token: str) -> Any:
     player = _player(token)
-    game.declare_cannot_play(get_db(), player, bool(_json_body().get("cannot_play", True)))
+    declared = _json_body({"cannot_play": required(BOOLEAN)})["cannot_play"]
+    game.declare_cannot_play(get_db(), player, declared)
     return jsonify(game.player_view(get_db(), player))
 
 
@@ -679,7 +717,7 @@ def hand_declare(token: str) -> Any:
 def hand_block_check(token: str) -> Any:
     """The player proposes a block; the verification starts from them."""
     player = _player(token)
-    confirm = _confirm(_optional_body())
+    confirm = _confirm(_optional_body({"confirm": CONFIRM}))
     outcome = game.block_check(get_db(), player["game_id"], player["name"], confirm)
     return jsonify({"outcome": outcome, "view": game.player_view(get_db(), player)})
 

@@ -199,15 +199,33 @@ def test_pages_refuse_frames_and_the_overlay_allows_them(client, game) -> None:
     [
         ("/api/games/99999999999999999999/scoreboard", 404),
         ("/games/99999999999999999999", 404),
-        ("/api/games/99999999999999999999/state", 400),
+        # docs/server.md: a number past SQLite's integers is a 404 in a path ...
+        ("/api/games/99999999999999999999/state", 404),
+        ("/api/games/9223372036854775808/state", 404),
+        ("/api/games/1/rounds/99999999999999999999/table/image", 404),
+        ("/api/games/1/players/99999999999999999999/qr.svg", 404),
+        # ... and a 400 in a query string.
         ("/api/state?game=99999999999999999999", 400),
         ("/api/events?game=99999999999999999999", 400),
         ("/api/events/poll?since=99999999999999999999", 400),
+        ("/api/events/poll?game=99999999999999999999", 400),
+        ("/api/state?since=99999999999999999999", 400),
+        ("/api/state?since=9223372036854775808", 400),
+        ("/api/state?since=-9223372036854775809", 400),
+        ("/api/games/1/rounds/current/table/events?limit=99999999999999999999", 400),
     ],
 )
-def test_numbers_past_sqlite_integers_are_a_4xx(client, path, status) -> None:
+def test_numbers_past_sqlite_integers_are_a_4xx(client, game, path, status) -> None:
     r = client.get(path, headers=ADMIN)
-    assert r.status_code == status
+    assert r.status_code == status, r.get_data()[:200]
+    if path.startswith("/api/"):
+        assert r.is_json and r.json["status"] == status
+
+
+def test_a_since_that_is_no_number_is_a_400_and_a_good_one_works(client, game) -> None:
+    assert client.get("/api/state?since=abc").status_code == 400
+    version = client.get("/api/state").json["version"]
+    assert client.get(f"/api/state?since={version}").json == {"changed": False, "version": version}
 
 
 def test_the_guessing_limit_ends_with_its_window(monkeypatch) -> None:
