@@ -186,6 +186,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
                 from server.db import get_db
 
                 _prune(app, get_db())
+        if auth.is_private():  # an admin's, a player's or a login's answer: kept nowhere
+            response.headers["Cache-Control"] = "no-store"
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("Referrer-Policy", "no-referrer")
         _security_headers(response.headers, overlay=request.path == "/overlay")

@@ -314,6 +314,7 @@ def logout() -> Any:
 
 @bp.get("/whoami")
 def whoami() -> Any:
+    auth.mark_private()
     try:
         admin = auth.request_is_admin(get_db())
     except auth.AuthError:
