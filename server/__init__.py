@@ -89,6 +89,10 @@ DEFAULTS: dict[str, Any] = {
     # An admin login lasts this long (a game night), unless logged out or the token changes.
     "ADMIN_SESSION_HOURS": 12.0,
     "PERMANENT_SESSION_LIFETIME": 12 * 3600,
+    # Names (besides IP addresses, localhost, --host, the --public-url host and this
+    # computer's name) that requests may call the dashboard by, e.g. a reverse proxy's
+    # ["dominos.club.example"]; any other Host header is refused (DNS rebinding).
+    "ALLOWED_HOSTS": [],
     # Wrong tokens (admin or player link) one address may try per window before 429.
     "GUESS_LIMIT": 20,
     "GUESS_WINDOW_S": 60.0,
@@ -177,6 +181,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(overlay.bp)
     i18n.init_app(app)
     _register_errors(app)
+    _refuse_other_hosts(app)
 
     @app.after_request
     def _after(response: Any) -> Any:
@@ -257,6 +262,27 @@ def _prune(app: Flask, conn: Any) -> None:
     retention.prune_photos(
         conn, app.config["UPLOAD_FOLDER"], app.config["PHOTO_RETENTION_DAYS"], time.time()
     )
+
+
+def _refuse_other_hosts(app: Flask) -> None:
+    """Every request must call the dashboard by a name it answers to (server.host_check:
+    DNS rebinding). Registered after the language is chosen, so the 400 is in it."""
+    from server.host_check import allowed_names, host_allowed
+
+    names = allowed_names(
+        app.config["LISTEN_HOST"], app.config["PUBLIC_URL"], app.config["ALLOWED_HOSTS"]
+    )
+
+    @app.before_request
+    def _host() -> Any:
+        host = request.environ.get("HTTP_HOST")
+        if host_allowed(host, names):
+            return None
+        message = _(
+            "this dashboard does not answer to the name {host}: open it by its address (as "
+            "`dominocam serve` prints it) or by the name given with --public-url"
+        ).format(host=repr(host[:80]))
+        return _error(message, 400)
 
 
 def _public_state(conn: Any, game_id: int) -> dict[str, Any]:
