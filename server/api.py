@@ -135,9 +135,11 @@ def _photo_slot() -> Iterator[None]:
 
 
 def _decode(data: bytes) -> uploads.DecodedImage:
+    """The photo decoded, and as it is kept: without its metadata (EXIF, GPS...)."""
     config = current_app.config
     with _photo_slot():
-        return uploads.decode_upload(data, config["MAX_IMAGE_PIXELS"], config["MAX_DECODE_PIXELS"])
+        image = uploads.decode_upload(data, config["MAX_IMAGE_PIXELS"], config["MAX_DECODE_PIXELS"])
+        return uploads.without_metadata(image)
 
 
 def _read(
