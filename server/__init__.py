@@ -47,6 +47,10 @@ DEFAULTS: dict[str, Any] = {
     "UPLOAD_FOLDER": None,
     # Photos of a game are deleted this many days after it finished (0: at once, None: never).
     "PHOTO_RETENTION_DAYS": 30,
+    # Bytes of photos one game may keep, and one player's hand photos in it (None: no cap);
+    # a photo past either is refused (507) and the tiles are entered by hand (photo_space).
+    "PHOTO_BYTES_PER_GAME": 1024 * 1024 * 1024,
+    "PHOTO_BYTES_PER_PLAYER": 100 * 1024 * 1024,
     # Largest request body (bytes) and largest decoded image (width*height pixels).
     "MAX_CONTENT_LENGTH": 20 * 1024 * 1024,
     "MAX_IMAGE_PIXELS": 50_000_000,
@@ -161,6 +165,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.extensions["dominocam.photo_slots"] = threading.BoundedSemaphore(
         int(app.config["DECODES_AT_ONCE"])
     )
+    # Checking a game's photo space and storing a photo go together (server.photo_space).
+    app.extensions["dominocam.photo_space"] = threading.Lock()
     app.extensions["dominocam.guesses"] = auth.GuessLimiter(
         int(app.config["GUESS_LIMIT"]), float(app.config["GUESS_WINDOW_S"])
     )

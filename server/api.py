@@ -26,7 +26,7 @@ from flask import (
 from dominocam import scene_state
 from dominocam.errors import UserInputError
 from rules.i18n import _, current_language
-from server import auth, engine, game, storage, uploads
+from server import auth, engine, game, photo_space, storage, uploads
 from server.auth import admin_required
 from server.db import get_db
 from server.json_fields import (
@@ -105,6 +105,34 @@ def _game_id(ref: str | None = None) -> int:
 
 def _upload_folder(game_id: int) -> Path:
     return uploads.game_folder(current_app.config["UPLOAD_FOLDER"], game_id)
+
+
+def _store_photo(
+    game_id: int,
+    prefix: str,
+    image: uploads.DecodedImage,
+    player_id: int | None = None,
+    replacing: str | None = None,
+) -> str:
+    """Store a photo of the game if its photo space (and the player's) has room for it
+    (server.photo_space: 507 otherwise); `replacing` is the photo it will replace."""
+    config = current_app.config
+    space = photo_space.PhotoSpace(config["PHOTO_BYTES_PER_GAME"], config["PHOTO_BYTES_PER_PLAYER"])
+    folder = _upload_folder(game_id)
+    with current_app.extensions["dominocam.photo_space"]:
+        photo_space.check_room(folder, space, len(image.data), player_id, replacing)
+        return uploads.store(folder, prefix, image)
+
+
+@contextmanager
+def _kept_unless_refused(game_id: int, name: str) -> Iterator[None]:
+    """A stored photo whose database write fails (the hands locked meanwhile, say) is
+    deleted: nothing would refer to it."""
+    try:
+        yield
+    except BaseException:
+        photo_space.discard(_upload_folder(game_id), name)
+        raise
 
 
 def _photo_bytes() -> bytes:
@@ -482,9 +510,12 @@ def upload_table(game_id: int) -> Any:
 
 def _store_table(game_id: int, set_max: int, image: uploads.DecodedImage) -> Any:
     conn = get_db()
-    name = uploads.store(_upload_folder(game_id), "table", image)
-    scene, why = _read(image, "table", set_max, game.table_game(conn, game_id))
-    game.save_table_scene(conn, game_id, scene, name)
+    current = game.open_round(conn, game_id)["table_image"]
+    name = _store_photo(game_id, "table", image, replacing=current)
+    with _kept_unless_refused(game_id, name):
+        scene, why = _read(image, "table", set_max, game.table_game(conn, game_id))
+        replaced = game.save_table_scene(conn, game_id, scene, name)
+    photo_space.discard(_upload_folder(game_id), replaced)
     state = game.public_state(conn, game_id)
     if scene is None:
         return jsonify({"error": why, "status": 503, "stored": True, "state": state}), 503
@@ -649,16 +680,22 @@ def hand_photo(token: str) -> Any:
     if rnd["locked_at"]:  # refused before the photo is stored
         raise game.Conflict(game.hands.locked_message(rnd))
     image = _decode(_photo_bytes())
-    name = uploads.store(_upload_folder(player["game_id"]), f"hand-{player['id']}", image)
-    scene, why = _read(image, "hand", g["set_max"])
-    tiles: list[list[int]] = []
-    if scene is not None:
-        try:
-            tiles = game.parse_hand(scene_state.hand_tiles(scene), g["set_max"])
-        except UserInputError as error:  # a misread (duplicate/out of range): keep, let fix
-            scene.setdefault("warnings", []).append(str(error))
-    # The reading waits for the player's confirmation; a confirmed hand stays as it is.
-    game.read_hand_photo(conn, player, tiles, scene, name)
+    row = game.hand_row(conn, rnd["id"], player["id"])
+    pending = row["pending_image"] if row is not None else None
+    gid, pid = player["game_id"], player["id"]
+    name = _store_photo(gid, photo_space.hand_prefix(pid).rstrip("-"), image, pid, pending)
+    with _kept_unless_refused(gid, name):
+        scene, why = _read(image, "hand", g["set_max"])
+        tiles: list[list[int]] = []
+        if scene is not None:
+            try:
+                tiles = game.parse_hand(scene_state.hand_tiles(scene), g["set_max"])
+            except UserInputError as error:  # a misread (duplicate/out of range): keep, let fix
+                scene.setdefault("warnings", []).append(str(error))
+        # The reading waits for the player's confirmation; a confirmed hand stays as it is.
+        replaced = game.read_hand_photo(conn, player, tiles, scene, name)
+    # The pending photo it replaces was never confirmed: the audit does not need it.
+    photo_space.discard(_upload_folder(gid), replaced)
     view = game.player_view(conn, player)
     if scene is None:
         return jsonify({"error": why, "status": 503, "stored": True, "view": view}), 503
@@ -704,7 +741,8 @@ def hand_confirm(token: str) -> Any:
 def hand_discard(token: str) -> Any:
     """The player drops the latest photo's reading and keeps the confirmed hand."""
     player = _player(token)
-    game.discard_pending(get_db(), player)
+    dropped = game.discard_pending(get_db(), player)
+    photo_space.discard(_upload_folder(player["game_id"]), dropped)
     return jsonify(game.player_view(get_db(), player))
 
 

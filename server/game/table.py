@@ -101,10 +101,13 @@ def save_table_scene(
     game_id: int,
     scene: dict[str, Any] | None,
     image_name: str | None,
-) -> None:
-    """Store a new table photo (and its Scene, when one could be read) for the open round."""
+) -> str | None:
+    """Store a new table photo (and its Scene, when one could be read) for the open round.
+    Returns the photo it replaces (nothing refers to it any more: the caller deletes its
+    file), or None."""
     with transaction(conn):
         rnd = open_round(conn, game_id)
+        replaced = rnd["table_image"] if image_name not in (None, rnd["table_image"]) else None
         updates: dict[str, Any] = {}
         if image_name is not None:
             updates["table_image"] = image_name
@@ -117,6 +120,7 @@ def save_table_scene(
         sets = ", ".join(f"{k} = ?" for k in updates)
         conn.execute(f"UPDATE rounds SET {sets} WHERE id = ?", (*updates.values(), rnd["id"]))
         storage.add_event(conn, game_id, "table", {"action": "photo", "read": scene is not None})
+    return replaced
 
 
 def correct_table_tile(
