@@ -90,6 +90,11 @@ DEFAULTS: dict[str, Any] = {
     "CAMERA_MAX_STREAMS": 8,
     # Server threads for everything but streams.
     "WORKER_THREADS": 16,
+    # Connections one client address may hold at once (a browser opens about 6, plus one per
+    # event stream; None: no bound; raise it behind a reverse proxy, whose connections all
+    # come from one address), and seconds before a connection with no request is closed.
+    "CONNECTIONS_PER_CLIENT": 32,
+    "IDLE_TIMEOUT_S": 30,
     # An admin login lasts this long (a game night), unless logged out or the token changes.
     "ADMIN_SESSION_HOURS": 12.0,
     "PERMANENT_SESSION_LIFETIME": 12 * 3600,
