@@ -185,7 +185,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
     # Ids in paths beyond SQLite's 64-bit integers match no route (404), instead of failing
     # in the database.
-    app.url_map.converters["int"] = _SqliteInt
+    app.url_map.converters["int"] = Int64Converter
 
     app.register_blueprint(api.bp)
     app.register_blueprint(dashboard.bp)
@@ -315,8 +315,9 @@ def _announce_token(token: str) -> None:
     )
 
 
-class _SqliteInt(IntegerConverter):
-    """`<int:...>` limited to what SQLite stores."""
+class Int64Converter(IntegerConverter):
+    """`<int:...>` limited to what SQLite (and PostgreSQL's bigint) stores: a larger number
+    in a path matches no route, a 404 (tournament mode uses it too)."""
 
     def __init__(self, map: Any, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("max", 2**63 - 1)
