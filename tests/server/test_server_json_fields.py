@@ -131,3 +131,15 @@ def test_a_good_body_still_works(client, game) -> None:
     assert r.json["round"]["lines"] == [{"name": "main", "open_end": 1, "marked": False}]
     r = client.patch(f"/api/games/{gid}", json={"rules": {"target": 150}}, headers=ADMIN)
     assert r.status_code == 200 and r.json["game"]["rules"] == {"target": 150}
+
+
+def test_the_refusal_comes_in_the_requests_language(client, game, links) -> None:
+    r = client.post(
+        f"/api/hand/{links['Ana']}/declare",
+        json={"cannot_play": "false"},
+        headers={"Accept-Language": "es"},
+    )
+    assert r.status_code == 400
+    assert r.json["error"] == (
+        "'cannot_play' debe ser true o false (un booleano JSON, sin comillas), se recibió \"false\""
+    )
