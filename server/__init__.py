@@ -292,7 +292,7 @@ def _refuse_other_hosts(app: Flask) -> None:
         message = _(
             "this dashboard does not answer to the name {host}: open it by its address (as "
             "`dominocam serve` prints it) or by the name given with --public-url"
-        ).format(host=repr(host[:80]))
+        ).format(host=repr(str(host)[:80]))
         return _error(message, 400)
 
 

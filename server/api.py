@@ -12,7 +12,7 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from flask import (
     Blueprint,
@@ -80,6 +80,14 @@ def _confirm(body: dict[str, Any]) -> bool:
     return body.get("confirm") is True
 
 
+@overload
+def _query_int(name: str, default: int) -> int: ...
+
+
+@overload
+def _query_int(name: str, default: None = None) -> int | None: ...
+
+
 def _query_int(name: str, default: int | None = None) -> int | None:
     """A whole-number query parameter; 400 for anything else (not a number, past 64 bits)."""
     return query_int(request.args.get(name), name, default)
@@ -92,7 +100,7 @@ def _game_id(ref: str | None = None) -> int:
     if ref is None:
         ref = request.args.get("game")
         if ref not in (None, "", "current"):
-            return int(query_int(ref, "game") or 0)
+            return query_int(ref, "game", 0)
     if ref in (None, "", "current"):
         gid = game.current_game_id(get_db())
         if gid is None:

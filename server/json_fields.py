@@ -16,7 +16,7 @@ import json
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, overload
 
 from dominocam.errors import UserInputError
 from rules.i18n import N_, _
@@ -120,6 +120,14 @@ def query_flag(value: str | None, name: str) -> bool:
             field=name, value=shown(value)
         )
     )
+
+
+@overload
+def query_int(value: str | None, name: str, default: int) -> int: ...
+
+
+@overload
+def query_int(value: str | None, name: str, default: None = None) -> int | None: ...
 
 
 def query_int(value: str | None, name: str, default: int | None = None) -> int | None:
