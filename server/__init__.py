@@ -47,6 +47,10 @@ DEFAULTS: dict[str, Any] = {
     "UPLOAD_FOLDER": None,
     # Photos of a game are deleted this many days after it finished (0: at once, None: never).
     "PHOTO_RETENTION_DAYS": 30,
+    # Bytes of photos one game may keep, and one player's hand photos in it (None: no cap);
+    # a photo past either is refused (507) and the tiles are entered by hand (photo_space).
+    "PHOTO_BYTES_PER_GAME": 1024 * 1024 * 1024,
+    "PHOTO_BYTES_PER_PLAYER": 100 * 1024 * 1024,
     # Largest request body (bytes) and largest decoded image (width*height pixels).
     "MAX_CONTENT_LENGTH": 20 * 1024 * 1024,
     "MAX_IMAGE_PIXELS": 50_000_000,
@@ -86,9 +90,18 @@ DEFAULTS: dict[str, Any] = {
     "CAMERA_MAX_STREAMS": 8,
     # Server threads for everything but streams.
     "WORKER_THREADS": 16,
+    # Connections one client address may hold at once (a browser opens about 6, plus one per
+    # event stream; None: no bound; raise it behind a reverse proxy, whose connections all
+    # come from one address), and seconds before a connection with no request is closed.
+    "CONNECTIONS_PER_CLIENT": 32,
+    "IDLE_TIMEOUT_S": 30,
     # An admin login lasts this long (a game night), unless logged out or the token changes.
     "ADMIN_SESSION_HOURS": 12.0,
     "PERMANENT_SESSION_LIFETIME": 12 * 3600,
+    # Names (besides IP addresses, localhost, --host, the --public-url host and this
+    # computer's name) that requests may call the dashboard by, e.g. a reverse proxy's
+    # ["dominos.club.example"]; any other Host header is refused (DNS rebinding).
+    "ALLOWED_HOSTS": [],
     # Wrong tokens (admin or player link) one address may try per window before 429.
     "GUESS_LIMIT": 20,
     "GUESS_WINDOW_S": 60.0,
@@ -157,6 +170,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.extensions["dominocam.photo_slots"] = threading.BoundedSemaphore(
         int(app.config["DECODES_AT_ONCE"])
     )
+    # Checking a game's photo space and storing a photo go together (server.photo_space).
+    app.extensions["dominocam.photo_space"] = threading.Lock()
     app.extensions["dominocam.guesses"] = auth.GuessLimiter(
         int(app.config["GUESS_LIMIT"]), float(app.config["GUESS_WINDOW_S"])
     )
@@ -170,13 +185,14 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
     # Ids in paths beyond SQLite's 64-bit integers match no route (404), instead of failing
     # in the database.
-    app.url_map.converters["int"] = _SqliteInt
+    app.url_map.converters["int"] = Int64Converter
 
     app.register_blueprint(api.bp)
     app.register_blueprint(dashboard.bp)
     app.register_blueprint(overlay.bp)
     i18n.init_app(app)
     _register_errors(app)
+    _refuse_other_hosts(app)
 
     @app.after_request
     def _after(response: Any) -> Any:
@@ -186,6 +202,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
                 from server.db import get_db
 
                 _prune(app, get_db())
+        if auth.is_private():  # an admin's, a player's or a login's answer: kept nowhere
+            response.headers["Cache-Control"] = "no-store"
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("Referrer-Policy", "no-referrer")
         _security_headers(response.headers, overlay=request.path == "/overlay")
@@ -257,6 +275,27 @@ def _prune(app: Flask, conn: Any) -> None:
     )
 
 
+def _refuse_other_hosts(app: Flask) -> None:
+    """Every request must call the dashboard by a name it answers to (server.host_check:
+    DNS rebinding). Registered after the language is chosen, so the 400 is in it."""
+    from server.host_check import allowed_names, host_allowed
+
+    names = allowed_names(
+        app.config["LISTEN_HOST"], app.config["PUBLIC_URL"], app.config["ALLOWED_HOSTS"]
+    )
+
+    @app.before_request
+    def _host() -> Any:
+        host = request.environ.get("HTTP_HOST")
+        if host_allowed(host, names):
+            return None
+        message = _(
+            "this dashboard does not answer to the name {host}: open it by its address (as "
+            "`dominocam serve` prints it) or by the name given with --public-url"
+        ).format(host=repr(str(host)[:80]))
+        return _error(message, 400)
+
+
 def _public_state(conn: Any, game_id: int) -> dict[str, Any]:
     from server import game
 
@@ -276,8 +315,9 @@ def _announce_token(token: str) -> None:
     )
 
 
-class _SqliteInt(IntegerConverter):
-    """`<int:...>` limited to what SQLite stores."""
+class Int64Converter(IntegerConverter):
+    """`<int:...>` limited to what SQLite (and PostgreSQL's bigint) stores: a larger number
+    in a path matches no route, a 404 (tournament mode uses it too)."""
 
     def __init__(self, map: Any, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("max", 2**63 - 1)

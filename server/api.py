@@ -12,7 +12,7 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from flask import (
     Blueprint,
@@ -26,53 +26,121 @@ from flask import (
 from dominocam import scene_state
 from dominocam.errors import UserInputError
 from rules.i18n import _, current_language
-from server import auth, engine, game, storage, uploads
+from server import auth, engine, game, photo_space, storage, uploads
 from server.auth import admin_required
 from server.db import get_db
+from server.json_fields import (
+    ARRAY,
+    BOOLEAN,
+    INT64_MAX,
+    INTEGER,
+    OBJECT,
+    STRING,
+    Field,
+    checked,
+    optional,
+    query_int,
+    required,
+)
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
 
-def _json_body() -> dict[str, Any]:
+# The fields of the bodies, by endpoint (server.json_fields: a field of another JSON type is
+# a 400, never coerced). Nested values are checked by the parsers that read them.
+REASON = optional(STRING, nullable=True)
+CONFIRM = optional(BOOLEAN)
+GAME_FIELDS = {
+    "name": optional(STRING, nullable=True),
+    "variant": optional(STRING),
+    "set": optional(INTEGER),
+    "rules": optional(OBJECT, nullable=True),
+    "players": optional(ARRAY),
+}
+
+
+def _json_body(fields: dict[str, Field] | None = None) -> dict[str, Any]:
+    """The request's JSON object, each of `fields` of its type (400 otherwise)."""
     body = request.get_json(silent=True)
     if not isinstance(body, dict):
         raise UserInputError(_("send a JSON object (Content-Type: application/json)"))
+    checked(body, fields or {})
     return body
 
 
-def _optional_body() -> dict[str, Any]:
+def _optional_body(fields: dict[str, Field] | None = None) -> dict[str, Any]:
     """The JSON object of a request whose body may be left out (no body: {})."""
     if not request.get_data():
         return {}
-    return _json_body()
+    return _json_body(fields)
 
 
 def _confirm(body: dict[str, Any]) -> bool:
     """An explicit `"confirm": true`: the caller (its page asked) wants the round scored."""
-    value = body.get("confirm", False)
-    if not isinstance(value, bool):
-        raise UserInputError(
-            _("'confirm' must be true or false, got {value!r}").format(value=value)
-        )
-    return value
+    return body.get("confirm") is True
 
 
-def _game_id(value: str | int | None = None) -> int:
-    if value is None:
-        value = request.args.get("game")
-    if value in (None, "", "current"):
+@overload
+def _query_int(name: str, default: int) -> int: ...
+
+
+@overload
+def _query_int(name: str, default: None = None) -> int | None: ...
+
+
+def _query_int(name: str, default: int | None = None) -> int | None:
+    """A whole-number query parameter; 400 for anything else (not a number, past 64 bits)."""
+    return query_int(request.args.get(name), name, default)
+
+
+def _game_id(ref: str | None = None) -> int:
+    """The game a path names (`<game_ref>`: its id or "current"), else `?game=` (its id;
+    none: the current game). A path naming no game that can exist is a 404; a query
+    string that is not a game id is a 400."""
+    if ref is None:
+        ref = request.args.get("game")
+        if ref not in (None, "", "current"):
+            return query_int(ref, "game", 0)
+    if ref in (None, "", "current"):
         gid = game.current_game_id(get_db())
         if gid is None:
             raise game.NotFound(_("no game yet: create one at /setup"))
         return gid
-    try:
-        return int(value)
-    except ValueError:
-        raise game.NotFound(_("no game {value!r}").format(value=value)) from None
+    if not (ref.isascii() and ref.isdigit() and int(ref) <= INT64_MAX):
+        raise game.NotFound(_("no game {value!r}").format(value=ref))
+    return int(ref)
 
 
 def _upload_folder(game_id: int) -> Path:
     return uploads.game_folder(current_app.config["UPLOAD_FOLDER"], game_id)
+
+
+def _store_photo(
+    game_id: int,
+    prefix: str,
+    image: uploads.DecodedImage,
+    player_id: int | None = None,
+    replacing: str | None = None,
+) -> str:
+    """Store a photo of the game if its photo space (and the player's) has room for it
+    (server.photo_space: 507 otherwise); `replacing` is the photo it will replace."""
+    config = current_app.config
+    space = photo_space.PhotoSpace(config["PHOTO_BYTES_PER_GAME"], config["PHOTO_BYTES_PER_PLAYER"])
+    folder = _upload_folder(game_id)
+    with current_app.extensions["dominocam.photo_space"]:
+        photo_space.check_room(folder, space, len(image.data), player_id, replacing)
+        return uploads.store(folder, prefix, image)
+
+
+@contextmanager
+def _kept_unless_refused(game_id: int, name: str) -> Iterator[None]:
+    """A stored photo whose database write fails (the hands locked meanwhile, say) is
+    deleted: nothing would refer to it."""
+    try:
+        yield
+    except BaseException:
+        photo_space.discard(_upload_folder(game_id), name)
+        raise
 
 
 def _photo_bytes() -> bytes:
@@ -103,9 +171,11 @@ def _photo_slot() -> Iterator[None]:
 
 
 def _decode(data: bytes) -> uploads.DecodedImage:
+    """The photo decoded, and as it is kept: without its metadata (EXIF, GPS...)."""
     config = current_app.config
     with _photo_slot():
-        return uploads.decode_upload(data, config["MAX_IMAGE_PIXELS"], config["MAX_DECODE_PIXELS"])
+        image = uploads.decode_upload(data, config["MAX_IMAGE_PIXELS"], config["MAX_DECODE_PIXELS"])
+        return uploads.without_metadata(image)
 
 
 def _read(
@@ -163,7 +233,7 @@ def state(game_ref: str | None = None) -> Any:
     """Public state; with `?since=V` answers {"changed": false} while nothing changed."""
     conn = get_db()
     gid = _game_id(game_ref)
-    since = request.args.get("since", type=int)
+    since = _query_int("since")
     if since is not None and since == storage.last_event_id(conn):
         return jsonify({"changed": False, "version": since})
     return jsonify(game.public_state(conn, gid))
@@ -200,8 +270,8 @@ def export_csv(game_id: int) -> Any:
 
 @bp.get("/events/poll")
 def events_poll() -> Any:
-    since = request.args.get("since", default=0, type=int)
-    gid = request.args.get("game", type=int)
+    since = _query_int("since", 0)
+    gid = _query_int("game")
     conn = get_db()
     events = storage.events_since(conn, since, gid)
     for event in events:
@@ -246,8 +316,8 @@ def table_events(game_id: int, number: int | None = None) -> Any:
     """The live camera's confirmed changes of a round's table, oldest first (`?since=ID`
     for those after an event id, `?limit=N`). Public: tile values on the table are."""
     game.get_game(get_db(), game_id)
-    since = request.args.get("since", default=0, type=int)
-    limit = request.args.get("limit", default=100, type=int)
+    since = _query_int("since", 0)
+    limit = _query_int("limit", 100)
     return jsonify(game.table_events(get_db(), game_id, number, since, limit))
 
 
@@ -264,9 +334,12 @@ def table_image(game_id: int, number: int) -> Any:
 
 @bp.post("/login")
 def login() -> Any:
-    body = request.get_json(silent=True) or request.form
-    token = body.get("token")
-    auth.check_login_secret(get_db(), token if isinstance(token, str) else "")
+    body = request.get_json(silent=True)
+    if isinstance(body, dict):
+        token = checked(body, {"token": required(STRING)})["token"]
+    else:
+        token = request.form.get("token", "")
+    auth.check_login_secret(get_db(), token)
     auth.start_session(get_db())
     return jsonify({"ok": True})
 
@@ -279,6 +352,7 @@ def logout() -> Any:
 
 @bp.get("/whoami")
 def whoami() -> Any:
+    auth.mark_private()
     try:
         admin = auth.request_is_admin(get_db())
     except auth.AuthError:
@@ -292,14 +366,14 @@ def whoami() -> Any:
 @bp.post("/games")
 @admin_required
 def create_game() -> Any:
-    gid = game.create_game(get_db(), _json_body())
+    gid = game.create_game(get_db(), _json_body(GAME_FIELDS))
     return jsonify(game.public_state(get_db(), gid)), 201
 
 
 @bp.patch("/games/<int:game_id>")
 @admin_required
 def update_game(game_id: int) -> Any:
-    game.update_settings(get_db(), game_id, _json_body().get("rules"))
+    game.update_settings(get_db(), game_id, _json_body({"rules": required(OBJECT)})["rules"])
     return jsonify(game.public_state(get_db(), game_id))
 
 
@@ -317,29 +391,29 @@ def delete_game(game_id: int) -> Any:
 @bp.patch("/games/<int:game_id>/players/<int:player_id>")
 @admin_required
 def rename_player(game_id: int, player_id: int) -> Any:
-    game.rename_player(get_db(), game_id, player_id, _json_body().get("name"))
+    game.rename_player(get_db(), game_id, player_id, _json_body({"name": required(STRING)})["name"])
     return jsonify(game.public_state(get_db(), game_id))
 
 
 @bp.put("/games/<int:game_id>/players/order")
 @admin_required
 def reorder_players(game_id: int) -> Any:
-    game.reorder_players(get_db(), game_id, _json_body().get("players"))
+    game.reorder_players(get_db(), game_id, _json_body({"players": required(ARRAY)})["players"])
     return jsonify(game.public_state(get_db(), game_id))
 
 
 @bp.post("/games/<int:game_id>/rounds/reopen")
 @admin_required
 def reopen_round(game_id: int) -> Any:
-    game.reopen_last_round(get_db(), game_id, _json_body().get("reason"))
+    game.reopen_last_round(get_db(), game_id, _json_body({"reason": REASON}).get("reason"))
     return jsonify(game.public_state(get_db(), game_id))
 
 
 @bp.patch("/games/<int:game_id>/rounds/<int:number>/score")
 @admin_required
 def correct_score(game_id: int, number: int) -> Any:
-    body = _json_body()
-    game.correct_score(get_db(), game_id, number, body.get("points"), body.get("reason"))
+    body = _json_body({"points": required(OBJECT), "reason": REASON})
+    game.correct_score(get_db(), game_id, number, body["points"], body.get("reason"))
     return jsonify(game.public_state(get_db(), game_id))
 
 
@@ -419,15 +493,15 @@ def new_round(game_id: int) -> Any:
 @bp.put("/games/<int:game_id>/rounds/current/layout")
 @admin_required
 def put_layout(game_id: int) -> Any:
-    body = _json_body()
-    game.set_layout(get_db(), game_id, body.get("lines"), body.get("boneyard"))
+    body = _json_body({"lines": required(ARRAY), "boneyard": optional(INTEGER, nullable=True)})
+    game.set_layout(get_db(), game_id, body["lines"], body.get("boneyard"))
     return jsonify(game.public_state(get_db(), game_id))
 
 
 @bp.put("/games/<int:game_id>/rounds/current/boneyard")
 @admin_required
 def put_boneyard(game_id: int) -> Any:
-    game.set_boneyard(get_db(), game_id, _json_body().get("boneyard"))
+    game.set_boneyard(get_db(), game_id, _json_body({"boneyard": required(INTEGER)})["boneyard"])
     return jsonify(game.public_state(get_db(), game_id))
 
 
@@ -444,9 +518,12 @@ def upload_table(game_id: int) -> Any:
 
 def _store_table(game_id: int, set_max: int, image: uploads.DecodedImage) -> Any:
     conn = get_db()
-    name = uploads.store(_upload_folder(game_id), "table", image)
-    scene, why = _read(image, "table", set_max, game.table_game(conn, game_id))
-    game.save_table_scene(conn, game_id, scene, name)
+    current = game.open_round(conn, game_id)["table_image"]
+    name = _store_photo(game_id, "table", image, replacing=current)
+    with _kept_unless_refused(game_id, name):
+        scene, why = _read(image, "table", set_max, game.table_game(conn, game_id))
+        replaced = game.save_table_scene(conn, game_id, scene, name)
+    photo_space.discard(_upload_folder(game_id), replaced)
     state = game.public_state(conn, game_id)
     if scene is None:
         return jsonify({"error": why, "status": 503, "stored": True, "state": state}), 503
@@ -482,7 +559,8 @@ def table_checked(game_id: int) -> Any:
 @admin_required
 def restore_rejected(game_id: int, index: int) -> Any:
     """A box the reader judged not a tile is one after all."""
-    tile_id = game.restore_rejected(get_db(), game_id, index, _optional_body().get("pips"))
+    pips = _optional_body({"pips": optional(ARRAY, nullable=True)}).get("pips")
+    tile_id = game.restore_rejected(get_db(), game_id, index, pips)
     return jsonify({"id": tile_id, "state": game.public_state(get_db(), game_id)}), 201
 
 
@@ -496,15 +574,16 @@ def host_review(game_id: int) -> Any:
 @bp.post("/games/<int:game_id>/rounds/current/table/tiles")
 @admin_required
 def add_tile(game_id: int) -> Any:
-    body = _json_body()
-    tile_id = game.add_table_tile(get_db(), game_id, body.get("pips"), body.get("corners"))
+    body = _json_body({"pips": required(ARRAY), "corners": optional(ARRAY, nullable=True)})
+    tile_id = game.add_table_tile(get_db(), game_id, body["pips"], body.get("corners"))
     return jsonify({"id": tile_id, "state": game.public_state(get_db(), game_id)}), 201
 
 
 @bp.patch("/games/<int:game_id>/rounds/current/table/tiles/<int:tile_id>")
 @admin_required
 def correct_tile(game_id: int, tile_id: int) -> Any:
-    game.correct_table_tile(get_db(), game_id, tile_id, _json_body().get("pips"))
+    pips = _json_body({"pips": required(ARRAY)})["pips"]
+    game.correct_table_tile(get_db(), game_id, tile_id, pips)
     return jsonify(game.public_state(get_db(), game_id))
 
 
@@ -520,10 +599,10 @@ def delete_tile(game_id: int, tile_id: int) -> Any:
 def put_hand(game_id: int, player_id: int) -> Any:
     """Enter or change a hand at the table (a player without a phone, or a correction with a
     reason once the hands are locked). The answer gives the count only."""
-    body = _json_body()
+    body = _json_body({"tiles": required(ARRAY), "reason": REASON})
     player = game.player_by_id(get_db(), game_id, player_id)
     tiles = game.set_hand(
-        get_db(), player, body.get("tiles"), author=game.audit.HOST, reason=body.get("reason")
+        get_db(), player, body["tiles"], author=game.audit.HOST, reason=body.get("reason")
     )
     return jsonify({"player": player["name"], "tiles": len(tiles)})
 
@@ -550,16 +629,16 @@ def get_hand(game_id: int, player_id: int) -> Any:
 @bp.post("/games/<int:game_id>/rounds/current/block-check")
 @admin_required
 def block_check(game_id: int) -> Any:
-    body = _json_body()
-    outcome = game.block_check(get_db(), game_id, body.get("proposer"), _confirm(body))
+    body = _json_body({"proposer": required(STRING), "confirm": CONFIRM})
+    outcome = game.block_check(get_db(), game_id, body["proposer"], _confirm(body))
     return jsonify({"outcome": outcome, "state": game.public_state(get_db(), game_id)})
 
 
 @bp.post("/games/<int:game_id>/rounds/current/domino")
 @admin_required
 def domino(game_id: int) -> Any:
-    body = _json_body()
-    result = game.end_by_domino(get_db(), game_id, body.get("player"), _confirm(body))
+    body = _json_body({"player": required(STRING), "confirm": CONFIRM})
+    result = game.end_by_domino(get_db(), game_id, body["player"], _confirm(body))
     return jsonify({"result": result, "state": game.public_state(get_db(), game_id)})
 
 
@@ -574,14 +653,14 @@ def score_round(game_id: int) -> Any:
 @bp.post("/games/<int:game_id>/rounds/current/cancel")
 @admin_required
 def cancel_ruling(game_id: int) -> Any:
-    game.cancel_pending(get_db(), game_id, _json_body().get("reason"))
+    game.cancel_pending(get_db(), game_id, _json_body({"reason": REASON}).get("reason"))
     return jsonify(game.public_state(get_db(), game_id))
 
 
 @bp.post("/games/<int:game_id>/rounds/current/unlock")
 @admin_required
 def unlock_hands(game_id: int) -> Any:
-    game.unlock_hands(get_db(), game_id, _json_body().get("reason"))
+    game.unlock_hands(get_db(), game_id, _json_body({"reason": REASON}).get("reason"))
     return jsonify(game.public_state(get_db(), game_id))
 
 
@@ -609,16 +688,22 @@ def hand_photo(token: str) -> Any:
     if rnd["locked_at"]:  # refused before the photo is stored
         raise game.Conflict(game.hands.locked_message(rnd))
     image = _decode(_photo_bytes())
-    name = uploads.store(_upload_folder(player["game_id"]), f"hand-{player['id']}", image)
-    scene, why = _read(image, "hand", g["set_max"])
-    tiles: list[list[int]] = []
-    if scene is not None:
-        try:
-            tiles = game.parse_hand(scene_state.hand_tiles(scene), g["set_max"])
-        except UserInputError as error:  # a misread (duplicate/out of range): keep, let fix
-            scene.setdefault("warnings", []).append(str(error))
-    # The reading waits for the player's confirmation; a confirmed hand stays as it is.
-    game.read_hand_photo(conn, player, tiles, scene, name)
+    row = game.hand_row(conn, rnd["id"], player["id"])
+    pending = row["pending_image"] if row is not None else None
+    gid, pid = player["game_id"], player["id"]
+    name = _store_photo(gid, photo_space.hand_prefix(pid).rstrip("-"), image, pid, pending)
+    with _kept_unless_refused(gid, name):
+        scene, why = _read(image, "hand", g["set_max"])
+        tiles: list[list[int]] = []
+        if scene is not None:
+            try:
+                tiles = game.parse_hand(scene_state.hand_tiles(scene), g["set_max"])
+            except UserInputError as error:  # a misread (duplicate/out of range): keep, let fix
+                scene.setdefault("warnings", []).append(str(error))
+        # The reading waits for the player's confirmation; a confirmed hand stays as it is.
+        replaced = game.read_hand_photo(conn, player, tiles, scene, name)
+    # The pending photo it replaces was never confirmed: the audit does not need it.
+    photo_space.discard(_upload_folder(gid), replaced)
     view = game.player_view(conn, player)
     if scene is None:
         return jsonify({"error": why, "status": 503, "stored": True, "view": view}), 503
@@ -648,7 +733,7 @@ def hand_tiles(token: str) -> Any:
     """The player saves their tiles (a photo's reading corrected, or typed): this confirms
     the hand."""
     player = _player(token)
-    game.set_hand(get_db(), player, _json_body().get("tiles"))
+    game.set_hand(get_db(), player, _json_body({"tiles": required(ARRAY)})["tiles"])
     return jsonify(game.player_view(get_db(), player))
 
 
@@ -664,14 +749,16 @@ def hand_confirm(token: str) -> Any:
 def hand_discard(token: str) -> Any:
     """The player drops the latest photo's reading and keeps the confirmed hand."""
     player = _player(token)
-    game.discard_pending(get_db(), player)
+    dropped = game.discard_pending(get_db(), player)
+    photo_space.discard(_upload_folder(player["game_id"]), dropped)
     return jsonify(game.player_view(get_db(), player))
 
 
 @bp.post("/hand/<token>/declare")
 def hand_declare(token: str) -> Any:
     player = _player(token)
-    game.declare_cannot_play(get_db(), player, bool(_json_body().get("cannot_play", True)))
+    declared = _json_body({"cannot_play": required(BOOLEAN)})["cannot_play"]
+    game.declare_cannot_play(get_db(), player, declared)
     return jsonify(game.player_view(get_db(), player))
 
 
@@ -679,7 +766,7 @@ def hand_declare(token: str) -> Any:
 def hand_block_check(token: str) -> Any:
     """The player proposes a block; the verification starts from them."""
     player = _player(token)
-    confirm = _confirm(_optional_body())
+    confirm = _confirm(_optional_body({"confirm": CONFIRM}))
     outcome = game.block_check(get_db(), player["game_id"], player["name"], confirm)
     return jsonify({"outcome": outcome, "view": game.player_view(get_db(), player)})
 

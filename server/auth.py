@@ -115,6 +115,16 @@ class GuessLimiter:
                     del self._failures[key]
 
 
+def mark_private() -> None:
+    """This answer is for one person (an admin, a player's link, a login): browsers and
+    proxies must not keep it (`Cache-Control: no-store`, set in `server.create_app`)."""
+    g.private = True
+
+
+def is_private() -> bool:
+    return bool(g.get("private"))
+
+
 def _limiter() -> GuessLimiter:
     return current_app.extensions["dominocam.guesses"]
 
@@ -258,6 +268,7 @@ def check_login_secret(conn: sqlite3.Connection, secret: str) -> None:
     Raises:
         AuthError: 403 for a wrong one, 429 past the guessing limit.
     """
+    mark_private()
     _limiter().check(_client())
     if not (is_admin_token(conn, secret) or is_passphrase(conn, secret)):
         _limiter().failed(_client())
@@ -298,6 +309,7 @@ def start_session(conn: sqlite3.Connection) -> None:
 
 def end_session(conn: sqlite3.Connection) -> None:
     """Log out: the session row goes, so a copy of the cookie stops working too."""
+    mark_private()
     sid = session.get("sid")
     if isinstance(sid, str):
         with storage.transaction(conn):
@@ -325,9 +337,11 @@ def request_is_admin(conn: sqlite3.Connection) -> bool:
     """
     header = request.headers.get("Authorization", "")
     if header.startswith("Bearer "):
+        mark_private()
         check_admin_token(conn, header[len("Bearer ") :].strip())
         return True
     if _session_is_live(conn):
+        mark_private()
         if request.method not in ("GET", "HEAD", "OPTIONS") and not request.headers.get(
             CSRF_HEADER
         ):
@@ -348,6 +362,7 @@ def admin_required(view: F) -> F:
     def wrapped(*args: Any, **kwargs: Any) -> Any:
         from server.db import get_db
 
+        mark_private()
         if not request_is_admin(get_db()):
             raise AuthError(
                 _(
@@ -398,6 +413,7 @@ def player_from_token(conn: sqlite3.Connection, token: str) -> sqlite3.Row:
         AuthError: 403 for a malformed, forged or revoked token (any text: Unicode digits,
             a megabyte of it), 429 past the guessing limit.
     """
+    mark_private()
     _limiter().check(_client())
     row = None
     if PLAYER_TOKEN.fullmatch(token):

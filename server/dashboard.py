@@ -16,6 +16,7 @@ from dominocam.errors import UserInputError
 from rules.i18n import _
 from server import auth, engine, game
 from server.db import get_db
+from server.redirects import same_site_path
 from server.serving import phone_base_url, phones_can_reach
 
 bp = Blueprint("dashboard", __name__)
@@ -92,10 +93,9 @@ def setup() -> Any:
 
 @bp.route("/login", methods=["GET", "POST"])
 def login() -> Any:
+    auth.mark_private()
     error = None
-    target = request.values.get("next") or "/"
-    if not target.startswith("/") or target.startswith("//"):
-        target = "/"
+    target = same_site_path(request.values.get("next"))
     if request.method == "POST":
         try:
             auth.check_login_secret(get_db(), request.form.get("token", "").strip())
@@ -115,14 +115,10 @@ def login() -> Any:
     return page, 403 if error else 200
 
 
-def _local_target(text: str | None) -> str:
-    target = text or "/"
-    return target if target.startswith("/") and not target.startswith("//") else "/"
-
-
 @bp.route("/first-run", methods=["GET", "POST"])
 def first_run() -> Any:
     """The host sets a passphrase, on this computer only, while none is set (auth module)."""
+    auth.mark_private()
     conn = get_db()
     if not auth.first_run_open(conn):
         why = (
@@ -153,7 +149,7 @@ def first_run() -> Any:
             else:
                 session.pop("first_run_nonce", None)
                 auth.start_session(conn)
-                return redirect(_local_target(request.form.get("next")))
+                return redirect(same_site_path(request.form.get("next")))
     session["first_run_nonce"] = secrets.token_urlsafe(24)
     page = render_template(
         "first_run.html",
@@ -161,7 +157,7 @@ def first_run() -> Any:
         error=error,
         nonce=session["first_run_nonce"],
         minimum=auth.MIN_PASSPHRASE,
-        next=_local_target(request.values.get("next")),
+        next=same_site_path(request.values.get("next")),
     )
     return page, 400 if error else 200
 

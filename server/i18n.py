@@ -17,7 +17,7 @@ from __future__ import annotations
 from functools import cache
 from importlib import resources
 from typing import Any
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import urlencode
 
 from babel import Locale
 from babel.messages.extract import extract_javascript
@@ -26,6 +26,7 @@ from flask_babel import Babel, format_decimal, get_locale, get_translations
 
 from rules import i18n as rules_i18n
 from rules.i18n import _
+from server.redirects import same_site_path
 
 COOKIE = "dominocam_lang"
 # A year: the choice belongs to the device, like a setting.
@@ -94,7 +95,7 @@ def choose_language() -> Response:
     """The picker's form: remember the language in a cookie, go back to the page (no script
     needed). An unknown code forgets the choice (Accept-Language decides again)."""
     chosen = request.form.get("lang", "")
-    target = _local_path(request.form.get("next"))
+    target = same_site_path(request.form.get("next"))
     response = redirect(target, code=303)
     if chosen in rules_i18n.LANGUAGES:
         response.set_cookie(COOKIE, chosen, max_age=COOKIE_MAX_AGE_S, samesite="Lax", httponly=True)
@@ -108,15 +109,6 @@ def _this_page_without_lang() -> str:
     by the query it came from)."""
     query = [(k, v) for k, v in request.args.items(multi=True) if k != "lang"]
     return request.path + ("?" + urlencode(query) if query else "")
-
-
-def _local_path(text: str | None) -> str:
-    """`text` when it is a path on this site (with its query), else `/` (no open redirect)."""
-    target = text or "/"
-    parts = urlsplit(target)
-    if parts.scheme or parts.netloc or not target.startswith("/") or target.startswith("//"):
-        return "/"
-    return target
 
 
 @cache

@@ -6,18 +6,31 @@ therefore sized for the streams the app accepts (`SSE_MAX_STREAMS` and the live 
 `CAMERA_MAX_STREAMS`, each refused with 503 past it) plus `WORKER_THREADS` for ordinary
 requests, so a full house of overlays never starves an upload. The socket loop uses poll(),
 not select(), whose 1024-descriptor limit would stop a thousand streams.
+
+Waitress stops accepting connections once `connection_limit` are open, whoever holds them,
+so one device holding idle connections could lock every other one out. Two bounds stop it:
+one client address holds at most `CONNECTIONS_PER_CLIENT` connections at once (past it a
+new one is closed at once, `ClientConnections`), and a connection with no request in
+progress is closed after `IDLE_TIMEOUT_S` (waitress' `channel_timeout`; a stream or a slow
+upload is not idle). An error waitress answers by itself (a body over twice
+`MAX_CONTENT_LENGTH`, a malformed request) is JSON under /api/, as the app's own errors.
 """
 
 from __future__ import annotations
 
 import errno
 import ipaddress
+import json
 import resource
 import socket
+import threading
+from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
 from dominocam.errors import UserInputError
+from rules import i18n as rules_i18n
+from rules.i18n import _
 
 
 def is_loopback(host: str) -> bool:
@@ -155,6 +168,119 @@ def check_address_free(host: str, port: int) -> None:
                 raise listen_error(host, port, error) from error
 
 
+class ClientConnections:
+    """How many connections each client address holds, bounded by `limit` (None: no bound).
+    Called from waitress' socket loop and, on shutdown, from another thread."""
+
+    def __init__(self, limit: int | None) -> None:
+        self.limit = limit
+        self._open: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def admit(self, client: str) -> bool:
+        """Count a new connection of `client`; False (not counted) past the limit."""
+        with self._lock:
+            held = self._open.get(client, 0)
+            if self.limit is not None and held >= self.limit:
+                return False
+            self._open[client] = held + 1
+            return True
+
+    def release(self, client: str) -> None:
+        with self._lock:
+            held = self._open.get(client, 0) - 1
+            if held > 0:
+                self._open[client] = held
+            else:
+                self._open.pop(client, None)
+
+    def held(self, client: str) -> int:
+        with self._lock:
+            return self._open.get(client, 0)
+
+
+def too_large_message(limit_bytes: int, accept_language: str | None) -> str:
+    """The app's 413 message (server._register_errors) in the language the client asks for:
+    waitress answers a body over twice the limit before the app sees the request."""
+    from werkzeug.datastructures import LanguageAccept
+    from werkzeug.http import parse_accept_header
+
+    accepted = parse_accept_header(accept_language or "", LanguageAccept)
+    language = accepted.best_match(list(rules_i18n.LANGUAGES)) or rules_i18n.DEFAULT_LANGUAGE
+    with rules_i18n.use_language(language):
+        return _("the upload is larger than {megabytes} MB; send a smaller photo").format(
+            megabytes=limit_bytes // (1024 * 1024)
+        )
+
+
+def guarded_channel(
+    connections: ClientConnections, too_large: Callable[[Mapping[str, str]], str]
+) -> type:
+    """Waitress' connection class, bounded per client address (`connections`), answering
+    its own errors under /api/ as JSON (`too_large(headers)` words a 413)."""
+    from waitress.channel import HTTPChannel
+    from waitress.task import ErrorTask
+
+    class JsonErrorTask(ErrorTask):  # type: ignore[misc]
+        def execute(self) -> None:
+            if not str(getattr(self.request, "path", "")).startswith("/api/"):
+                super().execute()
+                return
+            error = self.request.error
+            message = (
+                too_large(self.request.headers)
+                if error.code == 413
+                else f"{error.reason}: {error.body}"
+            )
+            body = json.dumps({"error": message, "status": error.code}).encode()
+            self.status = f"{error.code} {error.reason}"
+            self.response_headers.append(("Content-Type", "application/json"))
+            self.set_close_on_finish()
+            self.content_length = len(body)
+            self.write(body)
+
+    class GuardedChannel(HTTPChannel):  # type: ignore[misc]
+        error_task_class = JsonErrorTask
+        client = ""
+        counted = False
+
+        def __init__(self, server: Any, sock: Any, addr: Any, adj: Any, map: Any = None) -> None:
+            super().__init__(server, sock, addr, adj, map)
+            self.client = str(addr[0]) if isinstance(addr, tuple) and addr else str(addr)
+            self.counted = connections.admit(self.client)
+            if not self.counted:  # this address holds its share: others must get in
+                self.handle_close()
+
+        def del_channel(self, map: Any = None) -> None:
+            super().del_channel(map)
+            if self.counted:
+                self.counted = False
+                connections.release(self.client)
+
+    return GuardedChannel
+
+
+def use_channel(server: Any, channel_class: type) -> None:
+    """Make every listening socket of a waitress server (one, or several for a name that
+    resolves to more than one address) accept its connections as `channel_class`."""
+    from waitress.server import BaseWSGIServer
+
+    sockets = getattr(server, "_map", None) or getattr(server, "map", {})
+    for dispatcher in list(sockets.values()):
+        if isinstance(dispatcher, BaseWSGIServer):
+            dispatcher.channel_class = channel_class
+
+
+def connection_bounds(per_client: int | None, idle_s: int) -> dict[str, int]:
+    """Waitress settings for idle connections: closed after `idle_s` without a request in
+    progress, looked at every `idle_s / 2`."""
+    if per_client is not None and per_client < 1:
+        raise UserInputError(f"CONNECTIONS_PER_CLIENT must be 1 or more, got {per_client}")
+    if idle_s < 1:
+        raise UserInputError(f"IDLE_TIMEOUT_S must be 1 or more, got {idle_s}")
+    return {"channel_timeout": idle_s, "cleanup_interval": max(1, idle_s // 2)}
+
+
 def create_server(app: Any, host: str, port: int) -> Any:
     """A waitress server for `app` listening on host:port (port 0: any free one; the chosen
     one is `server.effective_port`). Call `.run()` to serve and `.close()` to stop.
@@ -167,8 +293,11 @@ def create_server(app: Any, host: str, port: int) -> Any:
     streams = int(app.config["SSE_MAX_STREAMS"])
     threads = streams + int(app.config["CAMERA_MAX_STREAMS"]) + int(app.config["WORKER_THREADS"])
     raise_open_files_limit(streams + threads + 256)
+    per_client = app.config["CONNECTIONS_PER_CLIENT"]
+    per_client = None if per_client is None else int(per_client)
+    limit = int(app.config["MAX_CONTENT_LENGTH"])
     try:
-        return waitress_server(
+        server = waitress_server(
             app,
             host=host,
             port=port,
@@ -181,13 +310,19 @@ def create_server(app: Any, host: str, port: int) -> Any:
             max_request_body_size=2 * int(app.config["MAX_CONTENT_LENGTH"]) + 1024 * 1024,
             # A client that stops reading blocks its own stream past this, not the memory.
             outbuf_high_watermark=1024 * 1024,
-            channel_timeout=max(120, int(app.config["SSE_HEARTBEAT_S"]) * 4),
             ident="DominoCam",
             clear_untrusted_proxy_headers=True,
+            **connection_bounds(per_client, int(app.config["IDLE_TIMEOUT_S"])),
         )
     # The port can still be taken between check_address_free and here (another start).
     except (OSError, ValueError) as error:
         raise listen_error(host, port, error) from error
+    channel = guarded_channel(
+        ClientConnections(per_client),
+        lambda headers: too_large_message(limit, headers.get("ACCEPT_LANGUAGE")),
+    )
+    use_channel(server, channel)
+    return server
 
 
 def stop_server(server: Any, timeout_s: float = 5.0) -> None:

@@ -11,6 +11,13 @@ file holds: runs of fill bytes are skipped in one step and at most `MAX_JPEG_MAR
 are read before the image data. A JPEG must end with its EOI marker after the scan starts, so
 a truncated upload is refused instead of being decoded into a half-grey picture. Files are
 stored under the instance folder, never under static/, readable by the owner only.
+
+No photo is kept with its metadata (`without_metadata`): a phone's JPEG carries EXIF (where
+it was taken, when, with which phone), XMP, a thumbnail, sometimes more images after its end.
+A photo that carries anything but its pixels is kept re-encoded from the decoded pixels,
+which OpenCV has already turned upright by the EXIF orientation, so the photo shown is the
+one the reader saw; a photo without any (what OpenCV writes, a camera frame) is kept byte
+for byte.
 """
 
 from __future__ import annotations
@@ -19,7 +26,7 @@ import os
 import re
 import secrets
 import struct
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -49,9 +56,9 @@ class DecodedImage:
     """An accepted upload: the original bytes, their format and the decoded BGR pixels.
 
     Attributes:
-        data: the file as uploaded.
+        data: the file as uploaded (`decode_upload`), or as it is kept (`without_metadata`).
         format: "jpeg", "png" or "webp".
-        width, height: pixels of the photo, from the header (before any EXIF rotation).
+        width, height: pixels of `data`, from its header (before any EXIF rotation).
         pixels: uint8 array (H, W, 3), BGR, EXIF orientation applied by OpenCV; the photo
             at 1/`scale` of its size.
         scale: 1, or 2, 4, 8 for a large JPEG decoded at reduced size.
@@ -256,6 +263,105 @@ def decode_upload(
     return DecodedImage(
         data=data, format=fmt, width=width, height=height, pixels=pixels, scale=scale
     )
+
+
+# What a photo may hold besides its pixels and still be kept as uploaded. JPEG: the JFIF
+# header (without a thumbnail), Adobe's colour transform, and the segments that decode it.
+_JPEG_PLAIN = {0xDB, 0xC4, 0xCC, 0xDD, 0xDC, 0xDA} | _SOF
+_JPEG_APP0, _JPEG_APP14, _JPEG_EOI = 0xE0, 0xEE, 0xD9
+# After the first scan a 0xFF byte is stuffing (00), a restart marker (D0-D7), fill (FF) or
+# a marker; any marker other than these ends the plain file.
+_JPEG_MARKER = re.compile(rb"\xff(?=[^\x00\xd0-\xd7\xff])")
+# PNG: the image and its colour; not text, time, EXIF, ICC profiles (they hold text) or any
+# chunk nobody here knows.
+_PNG_PLAIN = {b"IHDR", b"PLTE", b"IDAT", b"IEND", b"tRNS", b"gAMA", b"cHRM", b"sRGB", b"sBIT"}
+# Re-encoding quality (JPEG, WebP): photos of tiles stay sharp enough to check by eye.
+STORED_QUALITY = 92
+
+
+def _jpeg_is_plain(data: bytes) -> bool:
+    """True when a JPEG holds nothing but its image (see `_JPEG_PLAIN`)."""
+    pos = 2
+    while pos + 4 <= len(data) and data[pos] == 0xFF:
+        marker = data[pos + 1]
+        (length,) = struct.unpack(">H", data[pos + 2 : pos + 4])
+        segment = data[pos + 4 : pos + 2 + length]
+        if marker == _JPEG_APP0:
+            # JFIF with no thumbnail (its last two bytes give the thumbnail's size).
+            if not (segment[:5] == b"JFIF\0" and length == 16 and segment[12:14] == b"\0\0"):
+                return False
+        elif marker == _JPEG_APP14:
+            if segment[:5] != b"Adobe":
+                return False
+        elif marker not in _JPEG_PLAIN:
+            return False
+        pos += 2 + length
+        if marker == 0xDA:
+            break
+    else:
+        return False
+    for match in _JPEG_MARKER.finditer(data, pos):
+        marker = data[match.start() + 1]
+        if marker == _JPEG_EOI:
+            return match.start() + 2 == len(data)  # nothing after the image
+        if marker not in _JPEG_PLAIN:
+            return False
+    return False
+
+
+def _png_is_plain(data: bytes) -> bool:
+    """True when a PNG's chunks are all image and colour chunks (`_PNG_PLAIN`)."""
+    pos = 8
+    while pos + 8 <= len(data):
+        (length,) = struct.unpack(">I", data[pos : pos + 4])
+        kind = data[pos + 4 : pos + 8]
+        if kind not in _PNG_PLAIN:
+            return False
+        pos += 12 + length
+        if kind == b"IEND":
+            return pos == len(data)
+    return False
+
+
+def _webp_is_plain(data: bytes) -> bool:
+    """True for a simple WebP: one image chunk and nothing else (an extended `VP8X` file
+    may carry EXIF, XMP or an ICC profile)."""
+    (size,) = struct.unpack("<I", data[4:8])
+    return data[12:16] in (b"VP8 ", b"VP8L") and size + 8 == len(data)
+
+
+def has_metadata(data: bytes, fmt: str) -> bool:
+    """True unless the file surely holds nothing but its image (checked by what is allowed,
+    so anything unknown counts as metadata)."""
+    plain = {"jpeg": _jpeg_is_plain, "png": _png_is_plain, "webp": _webp_is_plain}[fmt]
+    try:
+        return not plain(data)
+    except struct.error:
+        return True
+
+
+def without_metadata(image: DecodedImage) -> DecodedImage:
+    """The photo as it is kept: `image` itself when it carries no metadata, else its
+    decoded pixels (upright by the EXIF orientation) encoded anew in its format, with no
+    EXIF, XMP, comment, thumbnail or trailing data."""
+    import cv2
+
+    if not has_metadata(image.data, image.format):
+        return image
+    options = {
+        "jpeg": [cv2.IMWRITE_JPEG_QUALITY, STORED_QUALITY],
+        "webp": [cv2.IMWRITE_WEBP_QUALITY, STORED_QUALITY],
+        "png": [],
+    }[image.format]
+    ok, encoded = cv2.imencode(FORMATS[image.format], image.pixels, options)
+    if not ok:
+        raise UploadError(
+            _("the {fmt} file could not be decoded; it may be damaged").format(
+                fmt=image.format.upper()
+            )
+        )
+    height, width = image.pixels.shape[:2]
+    return replace(image, data=encoded.tobytes(), width=width, height=height, scale=1)
 
 
 def game_folder(upload_root: str | Path, game_id: int) -> Path:

@@ -8,6 +8,7 @@ import contextlib
 import os
 import socket
 import sys
+from typing import Any
 
 from dominocam.errors import UserInputError
 
@@ -126,6 +127,65 @@ def web_threads() -> int:
     return int(raw)
 
 
+# A web process accepts this many connections in all, each address at most
+# $DOMINOCAM_CONNECTIONS_PER_CLIENT of them, and closes one idle (no request in progress) for
+# IDLE_TIMEOUT_S: one device cannot hold them all (server.serving explains the bounds).
+WEB_CONNECTIONS = 1000
+IDLE_TIMEOUT_S = 30
+
+
+def connections_per_client() -> int | None:
+    """Connections one client address may hold at a web process
+    ($DOMINOCAM_CONNECTIONS_PER_CLIENT, default 32; 0: no bound, for web processes behind a
+    proxy, whose connections all come from its address: bound clients there)."""
+    raw = os.environ.get("DOMINOCAM_CONNECTIONS_PER_CLIENT", "32")
+    if not raw.isascii() or not raw.isdigit():
+        raise UserInputError(
+            f"DOMINOCAM_CONNECTIONS_PER_CLIENT must be a whole number >= 0, got {raw!r}"
+        )
+    return int(raw) or None
+
+
+def web_server(app: object, host: str, port: int, body_limit: int) -> object:
+    """A waitress server for a web process: `web_threads()` threads, connections bounded per
+    client address and idle time, bodies over twice `body_limit` refused by waitress (as
+    JSON under /api/) before they are read.
+
+    Raises:
+        OSError: the address cannot be listened on.
+    """
+    from waitress import create_server
+
+    from server.serving import (
+        ClientConnections,
+        connection_bounds,
+        guarded_channel,
+        raise_open_files_limit,
+        too_large_message,
+        use_channel,
+    )
+
+    threads = web_threads()
+    per_client = connections_per_client()
+    raise_open_files_limit(WEB_CONNECTIONS + threads + 256)
+    server = create_server(
+        app,
+        host=host,
+        port=port,
+        threads=threads,
+        connection_limit=WEB_CONNECTIONS,
+        asyncore_use_poll=True,  # select() stops at 1,024 descriptors
+        max_request_body_size=2 * body_limit + 1024 * 1024,
+        **connection_bounds(per_client, IDLE_TIMEOUT_S),
+    )
+    channel = guarded_channel(
+        ClientConnections(per_client),
+        lambda headers: too_large_message(body_limit, headers.get("ACCEPT_LANGUAGE")),
+    )
+    use_channel(server, channel)
+    return server
+
+
 def serve_tournament(args: argparse.Namespace) -> int:
     """`dominocam serve --tournament CONFIG`: make the event if new, then serve it."""
     from tournament.config import load_config
@@ -148,13 +208,11 @@ def serve_tournament(args: argparse.Namespace) -> int:
             print(f"  host of {table_id}: {base}/host/{token}")
         for name, token in tokens.players.items():
             print(f"  {name}: {base}/hand/{token}")
-    from waitress import create_server
-
-    from tournament.web import create_app
+    from tournament.web import MAX_BODY_BYTES, create_app
 
     app = create_app(settings.database_url(), settings.redis_url(), tokens.event_id)
     try:
-        server = create_server(app, host=args.host, port=args.port, threads=web_threads())
+        server: Any = web_server(app, args.host, args.port, MAX_BODY_BYTES)
     except OSError as error:
         raise UserInputError(f"cannot listen on {args.host}:{args.port}: {error}") from error
     print(f"DominoCam tournament {config.name!r}: standings on {base}/  (Ctrl+C stops)", flush=True)

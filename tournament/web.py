@@ -36,7 +36,21 @@ from flask import Flask, Response, jsonify, render_template_string, request
 from werkzeug.exceptions import HTTPException
 
 from dominocam.errors import UserInputError
+from server import Int64Converter
 from server.game.lifecycle import HOST
+from server.json_fields import (
+    ARRAY,
+    BOOLEAN,
+    INTEGER,
+    OBJECT,
+    STRING,
+    Field,
+    checked,
+    optional,
+    query_flag,
+    query_int,
+    required,
+)
 from server.qr import qr_svg
 from tournament import frames, rounds, store
 from tournament.guard import GuessGuard, TooManyGuesses
@@ -55,6 +69,25 @@ STATIC = Path(__file__).with_name("static")
 # A comment line on every stream this often, so proxies and clients see it is alive.
 KEEPALIVE_S = 10.0
 MAX_FRAME_BYTES = 8 * 1024 * 1024
+# The largest body read at all (a frame, or a JSON body): larger is 413, as JSON; waitress
+# refuses one over twice this before reading it (tournament.cli.web_server).
+MAX_BODY_BYTES = MAX_FRAME_BYTES + 1024 * 1024
+# Answers to a token (a player's, a host's, the director's) are kept by no cache.
+PRIVATE_PATHS = ("/api/hand", "/hand/", "/host/", "/director/")
+
+
+# The fields of the bodies (server.json_fields, as single-table mode).
+REASON = optional(STRING, nullable=True)
+TABLE_FIELDS = {
+    "layout": optional(OBJECT, nullable=True),
+    "boneyard": optional(INTEGER, nullable=True),
+}
+
+
+def confirm_query() -> bool:
+    """`?confirm=1` (or true): the host confirms the ruling at once; `?confirm=false` does
+    not, and any other text is a 400."""
+    return query_flag(request.args.get("confirm"), "confirm")
 
 
 class NoCredentials(PermissionError):
@@ -153,6 +186,9 @@ def create_app(database_url: str, redis_url: str, event_id: int) -> Flask:
     from tournament.worker import make_app, send_frame, send_hand_photo
 
     app = Flask("tournament", static_folder=str(STATIC), static_url_path="/static")
+    app.config["MAX_CONTENT_LENGTH"] = MAX_BODY_BYTES
+    # Seats past 64-bit integers match no route (404) instead of reaching PostgreSQL.
+    app.url_map.converters["int"] = Int64Converter
     pool = ConnectionPool(
         database_url,
         min_size=1,
@@ -216,12 +252,15 @@ def create_app(database_url: str, redis_url: str, event_id: int) -> Flask:
         except KeyError:
             raise UnknownTable(f"no table {table_id!r} in this event") from None
 
-    def body_object(example: str) -> dict[str, Any]:
+    def body_object(example: str, fields: dict[str, Field] | None = None) -> dict[str, Any]:
+        """The JSON body ({} when none), each of `fields` of its JSON type
+        (server.json_fields: `"false"` is no boolean; 400 naming the field)."""
         body = request.get_json(silent=True)
         if body is None and not request.get_data(cache=True):
-            return {}
+            body = {}
         if not isinstance(body, dict):
             raise UserInputError(f"send a JSON object: {example}")
+        checked(body, fields or {})
         return body
 
     @app.errorhandler(UserInputError)
@@ -262,6 +301,8 @@ def create_app(database_url: str, redis_url: str, event_id: int) -> Flask:
     @app.after_request
     def headers(response: Response) -> Response:
         security_headers(response.headers, overlay=request.path.endswith("overlay"))
+        if "Authorization" in request.headers or request.path.startswith(PRIVATE_PATHS):
+            response.headers["Cache-Control"] = "no-store"
         return response
 
     def page(html: str, **values: Any) -> Response:
@@ -358,10 +399,11 @@ def create_app(database_url: str, redis_url: str, event_id: int) -> Flask:
     # --- the host of a table (or the director) ------------------------------------------
 
     def ruling(table_id: str, by: str, who_key: str, confirm: bool, author: str) -> Response:
-        body = body_object(f'{{"{who_key}": NAME, "layout": {{...}}, "boneyard": N}}')
-        name = body.get(who_key)
-        if not isinstance(name, str):
-            raise UserInputError(f"name the {who_key} ('{who_key}': a seated player's name)")
+        body = body_object(
+            f'{{"{who_key}": NAME, "layout": {{...}}, "boneyard": N}}',
+            {who_key: required(STRING), **TABLE_FIELDS},
+        )
+        name = body[who_key]
         with pool.connection() as conn:
             if "layout" in body or "boneyard" in body:
                 rounds.set_table(conn, event_id, table_id, body.get("layout"), body.get("boneyard"))
@@ -374,7 +416,7 @@ def create_app(database_url: str, redis_url: str, event_id: int) -> Flask:
     @app.put("/api/tables/<table_id>/table")
     def put_table(table_id: str) -> Response:
         require_host(table_id)
-        body = body_object('{"layout": {"lines": [...]}, "boneyard": N}')
+        body = body_object('{"layout": {"lines": [...]}, "boneyard": N}', TABLE_FIELDS)
         with pool.connection() as conn:
             rounds.set_table(conn, event_id, table_id, body.get("layout"), body.get("boneyard"))
         publish(table_id, "round", action="table")
@@ -383,19 +425,22 @@ def create_app(database_url: str, redis_url: str, event_id: int) -> Flask:
     @app.post("/api/tables/<table_id>/rounds/current/block")
     def host_block(table_id: str) -> Response:
         require_host(table_id)
-        return ruling(table_id, "block", "proposer", bool(request.args.get("confirm")), HOST)
+        return ruling(table_id, "block", "proposer", confirm_query(), HOST)
 
     @app.post("/api/tables/<table_id>/rounds/current/domino")
     def host_domino(table_id: str) -> Response:
         require_host(table_id)
-        return ruling(table_id, "domino", "winner", bool(request.args.get("confirm")), HOST)
+        return ruling(table_id, "domino", "winner", confirm_query(), HOST)
 
     @app.post("/api/tables/<table_id>/rounds/current/end")
     def end(table_id: str) -> Response:
         """The host rules and confirms at once (`ended_by` block with its proposer, or
         domino with its winner)."""
         require_host(table_id)
-        body = body_object('{"ended_by": "block"|"domino", "proposer"|"winner": NAME, ...}')
+        body = body_object(
+            '{"ended_by": "block"|"domino", "proposer"|"winner": NAME, ...}',
+            {"ended_by": required(STRING)},
+        )
         ended_by = body.get("ended_by")
         if ended_by not in ("block", "domino"):
             raise UserInputError("ended_by must be block or domino")
@@ -414,7 +459,7 @@ def create_app(database_url: str, redis_url: str, event_id: int) -> Flask:
     @app.post("/api/tables/<table_id>/rounds/current/cancel")
     def cancel(table_id: str) -> Response:
         require_host(table_id)
-        body = body_object('{"reason": "..."}')
+        body = body_object('{"reason": "..."}', {"reason": REASON})
         with pool.connection() as conn:
             rounds.cancel_pending(conn, event_id, table_id, body.get("reason"))
         publish(table_id, "round", action="cancelled")
@@ -423,7 +468,7 @@ def create_app(database_url: str, redis_url: str, event_id: int) -> Flask:
     @app.post("/api/tables/<table_id>/rounds/current/unlock")
     def unlock(table_id: str) -> Response:
         require_host(table_id)
-        body = body_object('{"reason": "..."}')
+        body = body_object('{"reason": "..."}', {"reason": REASON})
         with pool.connection() as conn:
             rounds.unlock_hands(conn, event_id, table_id, body.get("reason"))
         publish(table_id, "round", action="unlocked")
@@ -432,7 +477,7 @@ def create_app(database_url: str, redis_url: str, event_id: int) -> Flask:
     @app.post("/api/tables/<table_id>/rounds/last/reopen")
     def reopen(table_id: str) -> Response:
         require_host(table_id)
-        body = body_object('{"reason": "..."}')
+        body = body_object('{"reason": "..."}', {"reason": REASON})
         with pool.connection() as conn:
             outcome = rounds.reopen_last_round(conn, event_id, table_id, reason=body.get("reason"))
         publish(table_id, "round", action="reopened", round=outcome["round"])
@@ -450,9 +495,10 @@ def create_app(database_url: str, redis_url: str, event_id: int) -> Flask:
         """The host enters or changes a seat's hand (after the lock: with a reason)."""
         require_host(table_id)
         known_table(table_id)
-        body = body_object('{"tiles": [[a, b], ...], "reason": "..."}')
-        if "tiles" not in body:
-            raise UserInputError('send a JSON object: {"tiles": [[a, b], ...], "reason": "..."}')
+        body = body_object(
+            '{"tiles": [[a, b], ...], "reason": "..."}',
+            {"tiles": required(ARRAY), "reason": REASON},
+        )
         player = seat_player(table_id, seat)
         with pool.connection() as conn:
             saved = rounds.confirm_hand(
@@ -516,9 +562,7 @@ def create_app(database_url: str, redis_url: str, event_id: int) -> Flask:
     def put_hand() -> Response:
         """The player saves their tiles, typed or a reading corrected: this confirms them."""
         player = require_player()
-        body = body_object('{"tiles": [[a, b], ...]}')
-        if "tiles" not in body:
-            raise UserInputError('send a JSON object: {"tiles": [[a, b], ...]}')
+        body = body_object('{"tiles": [[a, b], ...]}', {"tiles": required(ARRAY)})
         with pool.connection() as conn:
             saved = rounds.confirm_hand(
                 conn, event_id, config(), player, body["tiles"], author=player.name
@@ -540,7 +584,10 @@ def create_app(database_url: str, redis_url: str, event_id: int) -> Flask:
     @app.post("/api/hand/confirm")
     def confirm() -> Response:
         player = require_player()
-        body = body_object('{"tiles": [[a, b], ...]} or {} to confirm the reading as read')
+        body = body_object(
+            '{"tiles": [[a, b], ...]} or {} to confirm the reading as read',
+            {"tiles": optional(ARRAY, nullable=True)},
+        )
         with pool.connection() as conn:
             saved = rounds.confirm_hand(
                 conn, event_id, config(), player, body.get("tiles"), author=player.name
@@ -558,10 +605,8 @@ def create_app(database_url: str, redis_url: str, event_id: int) -> Flask:
     @app.post("/api/hand/declare")
     def declare() -> Response:
         player = require_player()
-        body = body_object('{"cannot_play": true|false}')
-        value = body.get("cannot_play")
-        if not isinstance(value, bool):
-            raise UserInputError("cannot_play must be true or false")
+        body = body_object('{"cannot_play": true|false}', {"cannot_play": required(BOOLEAN)})
+        value = body["cannot_play"]
         with pool.connection() as conn:
             rounds.declare_cannot_play(conn, event_id, player, value)
         publish(player.table_id, "hand", player=player.name)
@@ -621,10 +666,7 @@ def create_app(database_url: str, redis_url: str, event_id: int) -> Flask:
     def table_events(table_id: str) -> Response:
         known_table(table_id)
         last = request.headers.get("Last-Event-ID", request.args.get("since", "0"))
-        try:
-            after = int(last)
-        except ValueError:
-            raise UserInputError("Last-Event-ID must be a frame sequence number") from None
+        after = query_int(last, "Last-Event-ID", 0)  # 400 past 64-bit integers
 
         def snapshot() -> Iterator[str]:
             with pool.connection() as conn:

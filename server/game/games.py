@@ -13,8 +13,8 @@ from typing import Any
 from dominocam.errors import UserInputError
 from rules.i18n import _
 from rules.tiles import SUPPORTED_SETS
-from rules.variants import VARIANTS
-from server import engine, storage
+from rules.variants import VARIANTS, get_variant
+from server import engine, json_fields, storage
 from server.game.records import Conflict, get_game, get_round
 from server.game.rulings import rules_state
 from server.game.scoreboard import finish_if_over, scoreboard
@@ -89,9 +89,10 @@ def _parse_players(raw: object) -> list[tuple[str, str | None]]:
             entry = {"name": entry}
         if not isinstance(entry, dict):
             raise UserInputError(_("each player is a name or an object {{name, team}}").format())
-        name = str(entry.get("name") or "").strip()[:40]
-        team = entry.get("team")
-        team = str(team).strip()[:40] or None if team not in (None, "") else None
+        for key in ("name", "team"):
+            json_fields.check_field(entry, key, json_fields.optional(json_fields.STRING, True))
+        name = (entry.get("name") or "").strip()[:40]
+        team = (entry.get("team") or "").strip()[:40] or None
         if not name:
             raise UserInputError(_("every player needs a name"))
         if name in (n for n, _ in roster):
@@ -160,7 +161,9 @@ def finish_game(conn: sqlite3.Connection, game_id: int) -> None:
 def update_settings(conn: sqlite3.Connection, game_id: int, rules_overrides: object) -> None:
     if not isinstance(rules_overrides, dict):
         raise UserInputError(_("'rules' must be an object of variant settings"))
-    get_game(conn, game_id)
+    # Each setting of its type and range, as when the game was made (a stored "100" for a
+    # target would fail every ruling later).
+    get_variant(get_game(conn, game_id)["variant"], rules_overrides)
     with transaction(conn):
         conn.execute("UPDATE games SET rules = ? WHERE id = ?", (dumps(rules_overrides), game_id))
         storage.add_event(conn, game_id, "game", {"action": "settings"})

@@ -37,15 +37,21 @@ def read_hand_photo(
     tiles: list[list[int]],
     scene: dict[str, Any] | None,
     image_name: str,
-) -> None:
+) -> str | None:
     """Keep a new photo of the hand and its reading, pending the owner's confirmation.
 
     `scene` is None when no reader is installed: the photo is kept and the owner types the
     tiles. A confirmed hand stays as it is until the owner confirms the new reading.
+
+    Returns:
+        The pending photo this one replaces (never confirmed, so nothing keeps it: the
+        caller deletes its file), or None.
     """
     with transaction(conn):
         rnd = open_round(conn, player["game_id"])
         lifecycle.refuse_if_locked(rnd["locked_by"] if rnd["locked_at"] else None)
+        row = hand_row(conn, rnd["id"], player["id"])
+        replaced = row["pending_image"] if row is not None else None
         conn.execute(
             "INSERT INTO hands (round_id, player_id, pending, pending_scene, pending_image, "
             "updated_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(round_id, player_id) DO UPDATE "
@@ -61,15 +67,18 @@ def read_hand_photo(
             ),
         )
         storage.add_event(conn, player["game_id"], "hand", {"player": player["name"], "photo": 1})
+    return replaced if replaced != image_name else None
 
 
-def attach_hand_photo(conn: sqlite3.Connection, player: sqlite3.Row, image_name: str) -> None:
-    """Keep a hand photo that could not be read (no model); the tiles are entered by hand."""
-    read_hand_photo(conn, player, [], None, image_name)
+def attach_hand_photo(conn: sqlite3.Connection, player: sqlite3.Row, image_name: str) -> str | None:
+    """Keep a hand photo that could not be read (no model); the tiles are entered by hand.
+    Returns the pending photo it replaces, as `read_hand_photo`."""
+    return read_hand_photo(conn, player, [], None, image_name)
 
 
-def discard_pending(conn: sqlite3.Connection, player: sqlite3.Row) -> None:
-    """Drop the new photo's reading and keep the confirmed hand."""
+def discard_pending(conn: sqlite3.Connection, player: sqlite3.Row) -> str | None:
+    """Drop the new photo's reading and keep the confirmed hand. Returns the dropped photo
+    (never confirmed: the caller deletes its file), or None."""
     with transaction(conn):
         rnd = open_round(conn, player["game_id"])
         row = hand_row(conn, rnd["id"], player["id"])
@@ -81,6 +90,7 @@ def discard_pending(conn: sqlite3.Connection, player: sqlite3.Row) -> None:
             (rnd["id"], player["id"]),
         )
         storage.add_event(conn, player["game_id"], "hand", {"player": player["name"]})
+    return row["pending_image"]
 
 
 def confirm_hand(

@@ -10,7 +10,7 @@ from dominocam import scene_state
 from dominocam.errors import UserInputError
 from rules.i18n import _
 from rules.tiles import parse_tile
-from server import engine, storage, table_scene
+from server import engine, json_fields, storage, table_scene
 from server.game.records import Conflict, NotFound, get_game, get_round, open_round, players
 from server.storage import dumps, loads, transaction
 
@@ -20,7 +20,14 @@ def _parse_line(raw: object, index: int, set_max: int, names: set[str]) -> dict[
         raise UserInputError(
             _("line {count} must be an object with name and open_end").format(count=index + 1)
         )
-    line: dict[str, Any] = {"name": str(raw.get("name") or f"line {index + 1}")[:40]}
+    name = raw.get("name")
+    if name is not None and not isinstance(name, str):
+        raise UserInputError(
+            _("line {count}: 'name' must be text, got {value}").format(
+                count=index + 1, value=json_fields.shown(name)
+            )
+        )
+    line: dict[str, Any] = {"name": (name or f"line {index + 1}")[:40]}
     end = raw.get("open_end")
     if not isinstance(end, int) or isinstance(end, bool) or not 0 <= end <= set_max:
         raise UserInputError(
@@ -37,8 +44,9 @@ def _parse_line(raw: object, index: int, set_max: int, names: set[str]) -> dict[
             )
         line["owner"] = owner
     for flag in ("marked", "open_double"):
+        json_fields.check_field(raw, flag, json_fields.optional(json_fields.BOOLEAN, nullable=True))
         if raw.get(flag) is not None:
-            line[flag] = bool(raw[flag])
+            line[flag] = raw[flag]
     return line
 
 
@@ -93,10 +101,13 @@ def save_table_scene(
     game_id: int,
     scene: dict[str, Any] | None,
     image_name: str | None,
-) -> None:
-    """Store a new table photo (and its Scene, when one could be read) for the open round."""
+) -> str | None:
+    """Store a new table photo (and its Scene, when one could be read) for the open round.
+    Returns the photo it replaces (nothing refers to it any more: the caller deletes its
+    file), or None."""
     with transaction(conn):
         rnd = open_round(conn, game_id)
+        replaced = rnd["table_image"] if image_name not in (None, rnd["table_image"]) else None
         updates: dict[str, Any] = {}
         if image_name is not None:
             updates["table_image"] = image_name
@@ -109,6 +120,7 @@ def save_table_scene(
         sets = ", ".join(f"{k} = ?" for k in updates)
         conn.execute(f"UPDATE rounds SET {sets} WHERE id = ?", (*updates.values(), rnd["id"]))
         storage.add_event(conn, game_id, "table", {"action": "photo", "read": scene is not None})
+    return replaced
 
 
 def correct_table_tile(
@@ -150,6 +162,22 @@ def correct_table_tile(
         storage.add_event(conn, game_id, "table", {"action": "correction", "tile": tile_id})
 
 
+def _parse_corners(raw: object) -> list[list[float]]:
+    """A tile's outline as sent: four [x, y] points in pixels of the photo."""
+    number = json_fields.NUMBER.accepts
+    if not (
+        isinstance(raw, list)
+        and len(raw) == 4
+        and all(isinstance(p, list) and len(p) == 2 and all(map(number, p)) for p in raw)
+    ):
+        raise UserInputError(
+            _("'corners' must be four [x, y] points (numbers), got {value}").format(
+                value=json_fields.shown(raw)
+            )
+        )
+    return [[float(x), float(y)] for x, y in raw]
+
+
 def add_table_tile(
     conn: sqlite3.Connection, game_id: int, pips: object, corners: object = None
 ) -> int:
@@ -162,8 +190,8 @@ def add_table_tile(
         tiles = scene.setdefault("tiles", [])
         new_id = _next_tile_id(scene)
         entry: dict[str, Any] = {"id": new_id, "face": "up", "pips": tile.as_list(), "added": True}
-        if isinstance(corners, list) and len(corners) == 4:
-            entry["corners"] = [[float(x), float(y)] for x, y in corners]
+        if corners is not None:
+            entry["corners"] = _parse_corners(corners)
         tiles.append(entry)
         table_scene.refresh_totals(scene)
         conn.execute("UPDATE rounds SET table_scene = ? WHERE id = ?", (dumps(scene), rnd["id"]))

@@ -7,7 +7,7 @@ import http.client
 from pathlib import Path
 
 import pytest
-from server_factories import ADMIN, ADMIN_TOKEN, ThreadedServer
+from server_factories import ADMIN, ADMIN_TOKEN, ThreadedServer, jpeg_bytes
 
 from server import auth, cli, storage
 
@@ -199,15 +199,33 @@ def test_pages_refuse_frames_and_the_overlay_allows_them(client, game) -> None:
     [
         ("/api/games/99999999999999999999/scoreboard", 404),
         ("/games/99999999999999999999", 404),
-        ("/api/games/99999999999999999999/state", 400),
+        # docs/server.md: a number past SQLite's integers is a 404 in a path ...
+        ("/api/games/99999999999999999999/state", 404),
+        ("/api/games/9223372036854775808/state", 404),
+        ("/api/games/1/rounds/99999999999999999999/table/image", 404),
+        ("/api/games/1/players/99999999999999999999/qr.svg", 404),
+        # ... and a 400 in a query string.
         ("/api/state?game=99999999999999999999", 400),
         ("/api/events?game=99999999999999999999", 400),
         ("/api/events/poll?since=99999999999999999999", 400),
+        ("/api/events/poll?game=99999999999999999999", 400),
+        ("/api/state?since=99999999999999999999", 400),
+        ("/api/state?since=9223372036854775808", 400),
+        ("/api/state?since=-9223372036854775809", 400),
+        ("/api/games/1/rounds/current/table/events?limit=99999999999999999999", 400),
     ],
 )
-def test_numbers_past_sqlite_integers_are_a_4xx(client, path, status) -> None:
+def test_numbers_past_sqlite_integers_are_a_4xx(client, game, path, status) -> None:
     r = client.get(path, headers=ADMIN)
-    assert r.status_code == status
+    assert r.status_code == status, r.get_data()[:200]
+    if path.startswith("/api/"):
+        assert r.is_json and r.json["status"] == status
+
+
+def test_a_since_that_is_no_number_is_a_400_and_a_good_one_works(client, game) -> None:
+    assert client.get("/api/state?since=abc").status_code == 400
+    version = client.get("/api/state").json["version"]
+    assert client.get(f"/api/state?since={version}").json == {"changed": False, "version": version}
 
 
 def test_the_guessing_limit_ends_with_its_window(monkeypatch) -> None:
@@ -222,3 +240,67 @@ def test_the_guessing_limit_ends_with_its_window(monkeypatch) -> None:
     limiter.check("b")  # another address is not limited
     clock[0] += 60.5
     limiter.check("a")  # the window has passed
+
+
+@pytest.mark.parametrize(
+    "target",
+    [
+        "/%09/evil.example/",
+        "/%0a/evil.example/",
+        "/%0d%0a/evil.example/",
+        "/%5Cevil.example/",
+        "/%5C%5Cevil.example",
+        "//evil.example/",
+        "https://evil.example/",
+        "/%20/evil.example/",
+        "javascript:alert(1)",
+    ],
+)
+def test_login_goes_back_only_to_a_path_of_this_site(client, target) -> None:
+    """`next=/%09/evil.example/` was followed to `Location: //evil.example/`."""
+    from urllib.parse import urlsplit
+
+    r = client.post(f"/login?next={target}", data={"token": ADMIN_TOKEN})
+    assert r.status_code == 302
+    location = r.headers["Location"]
+    # What a browser makes of it: tabs and newlines dropped, backslashes read as slashes.
+    browser = "".join(ch for ch in location if ch not in "\t\r\n").replace("\\", "/")
+    parts = urlsplit(browser)
+    assert browser.startswith("/") and not browser.startswith("//"), location
+    assert parts.netloc in ("", "localhost") and not parts.scheme, location
+    assert location == "/"
+
+
+def test_login_and_language_picker_keep_a_path_of_this_site(client) -> None:
+    r = client.post("/login?next=/games/1/print%3Fx%3D1", data={"token": ADMIN_TOKEN})
+    assert r.headers["Location"] == "/games/1/print?x=1"
+    r = client.post("/language", data={"lang": "hu", "next": "/\t/evil.example/"})
+    assert r.headers["Location"] == "/"
+    r = client.post("/language", data={"lang": "hu", "next": "/games/1?x=2"})
+    assert r.headers["Location"] == "/games/1?x=2"
+
+
+def test_player_and_admin_answers_are_never_stored(client, game, links) -> None:
+    gid = game["game"]["id"]
+    hand = f"/api/hand/{links['Ana']}"
+    client.post(f"{hand}/photo", data=jpeg_bytes(), content_type="image/jpeg")
+    private = [
+        client.get(hand),
+        client.get(f"{hand}/image"),
+        client.get(f"/hand/{links['Ana']}"),
+        client.put(f"{hand}/tiles", json={"tiles": [[1, 2]]}),
+        client.get("/api/hand/1.wrongwrongwrongwrong"),
+        client.get(f"/api/games/{gid}/players", headers=ADMIN),
+        client.get(f"/api/games/{gid}/export.json", headers=ADMIN),
+        client.get(f"/api/games/{gid}/rounds/current/review", headers=ADMIN),
+        client.get(f"/api/games/{gid}/players"),  # refused (401): still not kept
+        client.get("/api/whoami", headers=ADMIN),
+        client.get("/login"),
+        client.post("/api/login", json={"token": ADMIN_TOKEN}),
+        client.get("/setup"),  # the cookie of the login above
+    ]
+    for r in private:
+        assert r.headers.get("Cache-Control") == "no-store", (r.request.path, r.status_code)
+    # The public table is no secret: it keeps its own caching rules.
+    public = client.get(f"/api/games/{gid}/state")
+    assert public.headers.get("Cache-Control") != "no-store"

@@ -102,3 +102,78 @@ def test_pages_refuse_frames_and_the_overlays_allow_them(make_event, web) -> Non
         assert "frame-ancestors *" in answer.headers["Content-Security-Policy"]
         assert "X-Frame-Options" not in answer.headers
     assert client.get("/static/host.js").status_code == 200
+
+
+def test_json_fields_are_type_checked_as_in_single_table_mode(db, make_event, web) -> None:
+    """`{"cannot_play": "false"}` and its kin are a 400 naming the field (issue 33, item 5)."""
+    _, tokens = make_event(tables=1)
+    client = web(tokens.event_id)
+    player, host = bearer(tokens.players["P1"]), bearer(tokens.hosts["t1"])
+    for body in ({"cannot_play": "false"}, {"cannot_play": 0}, {}):
+        refused = client.post("/api/hand/declare", json=body, headers=player)
+        assert refused.status_code == 400 and "'cannot_play'" in refused.get_json()["error"]
+    declared = db.execute(
+        "SELECT COUNT(*) AS n FROM hands h JOIN players p ON p.id = h.player_id "
+        "WHERE p.event_id = %s AND h.declared_cannot_play",
+        (tokens.event_id,),
+    ).fetchone()
+    assert declared["n"] == 0
+    for method, path, body, field in [
+        ("PUT", "/api/hand", {"tiles": "0-1"}, "'tiles'"),
+        ("POST", "/api/hand/confirm", {"tiles": "0-1"}, "'tiles'"),
+        ("PUT", "/api/tables/t1/table", {"boneyard": "3"}, "'boneyard'"),
+        ("PUT", "/api/tables/t1/table", {"layout": [1]}, "'layout'"),
+        ("POST", "/api/tables/t1/rounds/current/unlock", {"reason": 5}, "'reason'"),
+        ("POST", "/api/tables/t1/rounds/current/cancel", {"reason": ["x"]}, "'reason'"),
+        ("POST", "/api/tables/t1/rounds/current/block", {"proposer": 1}, "'proposer'"),
+        ("POST", "/api/tables/t1/rounds/current/end", {"ended_by": ["block"]}, "'ended_by'"),
+        ("PUT", "/api/tables/t1/seats/1/hand", {"tiles": [[0, 1]], "reason": 2}, "'reason'"),
+    ]:
+        headers = player if path.startswith("/api/hand") else host
+        refused = client.open(path, method=method, json=body, headers=headers)
+        assert refused.status_code == 400, (path, body, refused.get_json())
+        assert field in refused.get_json()["error"], (path, refused.get_json())
+    # `?confirm=` is yes or no: any other text is a 400, `false` does not confirm.
+    refused = client.post(
+        "/api/tables/t1/rounds/current/block?confirm=maybe", json={"proposer": "P1"}, headers=host
+    )
+    assert refused.status_code == 400 and "'confirm'" in refused.get_json()["error"]
+
+
+def test_token_answers_are_never_stored(make_event, web) -> None:
+    """Cache-Control: no-store on every answer to a player's, host's or director's token."""
+    _, tokens = make_event(tables=1)
+    client = web(tokens.event_id)
+    for answer in (
+        client.get("/api/hand", headers=bearer(tokens.players["P1"])),
+        client.get("/api/hand", headers=bearer("1.wrongwrongwrongwrongwrong")),
+        client.get("/api/tables/t1/audit", headers=bearer(tokens.hosts["t1"])),
+        client.get(f"/hand/{tokens.players['P1']}"),
+        client.get(f"/host/{tokens.hosts['t1']}"),
+        client.get(f"/director/{tokens.admin}"),
+    ):
+        assert answer.headers.get("Cache-Control") == "no-store", answer.request.path
+    assert client.get("/api/standings").headers.get("Cache-Control") != "no-store"
+
+
+def test_numbers_past_64_bits_and_bodies_past_the_limit(make_event, web) -> None:
+    """A seat past 64-bit integers is a 404, a `since` past them a 400, a body past the
+    limit a JSON 413 (issue 33, item 11)."""
+    from tournament.web import MAX_BODY_BYTES
+
+    _, tokens = make_event(tables=1)
+    client = web(tokens.event_id)
+    host = bearer(tokens.hosts["t1"])
+    seat = client.put(
+        "/api/tables/t1/seats/99999999999999999999/hand", json={"tiles": []}, headers=host
+    )
+    assert seat.status_code == 404 and seat.is_json
+    since = client.get("/api/tables/t1/events?since=99999999999999999999")
+    assert since.status_code == 400 and since.is_json
+    big = client.put(
+        "/api/hand",
+        data=b" " * (MAX_BODY_BYTES + 1),
+        content_type="application/json",
+        headers=bearer(tokens.players["P1"]),
+    )
+    assert big.status_code == 413 and big.is_json
