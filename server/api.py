@@ -427,7 +427,11 @@ def put_layout(game_id: int) -> Any:
 @bp.put("/games/<int:game_id>/rounds/current/boneyard")
 @admin_required
 def put_boneyard(game_id: int) -> Any:
-    game.set_boneyard(get_db(), game_id, _json_body().get("boneyard"))
+    """The host's count of the boneyard; `{"boneyard": null}` makes it unknown again."""
+    body = _json_body()
+    if "boneyard" not in body:
+        raise UserInputError(_("send 'boneyard': the number of tiles in it, or null"))
+    game.set_boneyard(get_db(), game_id, body["boneyard"])
     return jsonify(game.public_state(get_db(), game_id))
 
 
@@ -551,7 +555,9 @@ def get_hand(game_id: int, player_id: int) -> Any:
 @admin_required
 def block_check(game_id: int) -> Any:
     body = _json_body()
-    outcome = game.block_check(get_db(), game_id, body.get("proposer"), _confirm(body))
+    outcome = game.block_check(
+        get_db(), game_id, body.get("proposer"), _confirm(body), by_host=True
+    )
     return jsonify({"outcome": outcome, "state": game.public_state(get_db(), game_id)})
 
 
@@ -559,7 +565,7 @@ def block_check(game_id: int) -> Any:
 @admin_required
 def domino(game_id: int) -> Any:
     body = _json_body()
-    result = game.end_by_domino(get_db(), game_id, body.get("player"), _confirm(body))
+    result = game.end_by_domino(get_db(), game_id, body.get("player"), _confirm(body), by_host=True)
     return jsonify({"result": result, "state": game.public_state(get_db(), game_id)})
 
 
@@ -569,6 +575,15 @@ def score_round(game_id: int) -> Any:
     """The host confirms the ruling that ends the round (a block, a domino): it is scored."""
     answer = game.score_pending(get_db(), game_id)
     return jsonify(dict(answer, state=game.public_state(get_db(), game_id)))
+
+
+@bp.post("/games/<int:game_id>/rounds/current/ledger/override")
+@admin_required
+def override_ledger(game_id: int) -> Any:
+    """The host rules the round although it does not add up, with a reason (audit trail);
+    then "Score the round" scores the held ruling."""
+    game.override_ledger(get_db(), game_id, _json_body().get("reason"))
+    return jsonify(game.public_state(get_db(), game_id))
 
 
 @bp.post("/games/<int:game_id>/rounds/current/cancel")
