@@ -14,10 +14,11 @@ write what they return; nothing here touches a connection.
   (`shown_entry`).
 * A ruling that ends the round is *held* until the host confirms it (`held_ruling`,
   `refuse_other_ruling`); the scoreboard counts only confirmed rounds.
-* When play goes on again after a ruling was sought (a block check that stopped, the host
-  unlocking, a reopened round), every confirmed hand is *to confirm* again: its owner
-  confirms it, as it is or corrected, before the next ruling (`round_ledger.decide` waits).
-  Confirming it as it is needs no reason even once the hands are locked: nothing changes.
+* When play goes on again after a ruling was sought (the host unlocking the hands after a
+  block check that stopped or a domino called by mistake, or reopening a round), every
+  confirmed hand is *to confirm* again: its owner confirms it, as it is or corrected, before
+  the next ruling (`round_ledger.decide` waits). Confirming it as it is needs no reason even
+  once the hands are locked: nothing changes.
 """
 
 from __future__ import annotations

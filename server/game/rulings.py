@@ -104,7 +104,9 @@ def lock_hands(conn: sqlite3.Connection, game_id: int, why: str, author: str) ->
 
 def unlock_hands(conn: sqlite3.Connection, game_id: int, reason: object) -> None:
     """The host lets play go on (a block check that stopped, a domino called by mistake):
-    the hands can change again and any ruling awaiting confirmation is dropped."""
+    the hands can change again, any ruling awaiting confirmation is dropped, and every hand
+    is to be confirmed again by its owner before the next ruling (tiles are played from
+    now on)."""
     why = audit.require_reason(reason, _("unlocking the hands"))
     with transaction(conn):
         rnd = open_round(conn, game_id)
@@ -204,8 +206,9 @@ def block_check(
     revealed, totals, winner, ties and points written to the scoreboard; without `confirm`
     the round waits for the host to score it (`score_pending`). Otherwise the outcome names
     the first player who can play and whether that player had declared "cannot play" (a
-    foul); which tile that player can play is told to that player only, and play goes on:
-    every hand is to be confirmed again before the next ruling.
+    foul); which tile that player can play is told to that player only. The hands stay
+    locked: play goes on once the host unlocks them (`unlock_hands`), and then every hand is
+    to be confirmed again before the next ruling.
 
     Args:
         by_host: the table's host rules (the admin's page, or scoring a held ruling): only
@@ -246,8 +249,6 @@ def block_check(
         elif verdict.get("blocked"):
             outcome["awaiting_confirmation"] = True
             _hold(conn, rnd, dict(pending, check=outcome["id"]))
-        else:
-            hands.play_goes_on(conn, rnd["id"])  # the player who can play plays
         storage.add_event(conn, game_id, "block_check", {"outcome": public_outcome(outcome)})
     return public_outcome(outcome)
 
