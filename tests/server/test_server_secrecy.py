@@ -349,8 +349,9 @@ def test_a_tile_held_twice_is_named_to_the_host_only(tables) -> None:
     # The host's correction screen says which tile and whose hands.
     review = c.get(f"/api/games/{t.gid}/rounds/current/review", headers=ADMIN).json
     assert review["hand_conflicts"] == [{"tile": [5, 6], "players": ["Ana", "Caro"]}]
-    assert "5-6 is in two places: in Ana's hand and in Caro's hand." in (
-        review["ledger"]["problems_shown"]
+    assert (
+        "5-6 is in two places: in Ana's hand and in Caro's hand."
+        in (review["ledger"]["problems_shown"])
     )
     assert c.get(f"/api/games/{t.gid}/rounds/current/review").status_code == 401
     # The host fixes Caro's hand (locked since Ben proposed: a reason is needed).
