@@ -151,6 +151,21 @@ def owner_on_table(tiles: Sequence[Tile]) -> str:
     ).format(tiles=tiles_text(tiles))
 
 
+def stored_problem_text(data: dict[str, Any], max_pip: int) -> str:
+    """`problem_text` of a problem kept as `Problem.to_dict()` (a round's result)."""
+    problem = Problem(
+        ProblemCode(data["code"]),
+        tuple(Tile.of(a, b) for a, b in data.get("tiles") or []),
+        tuple(
+            Holder(HolderKind(h["kind"]), h.get("player"), bool(h.get("pending")))
+            for h in data.get("holders") or []
+        ),
+        data.get("expected"),
+        data.get("found"),
+    )
+    return problem_text(problem, max_pip)
+
+
 def result_text(ledger: dict[str, Any] | None) -> str | None:
     """The ledger line of an ended round's result (`RulingGo.to_dict`), or None for a round
     scored before the ledger was kept."""
@@ -176,6 +191,7 @@ __all__ = [
     "problem_text",
     "public_message",
     "result_text",
+    "stored_problem_text",
     "tiles_text",
     "to_confirm_message",
     "wait_text",
