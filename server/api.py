@@ -299,7 +299,12 @@ def create_game() -> Any:
 @bp.patch("/games/<int:game_id>")
 @admin_required
 def update_game(game_id: int) -> Any:
-    game.update_settings(get_db(), game_id, _json_body().get("rules"))
+    """The variant's settings (`rules`) and/or the tiles dealt to each player (`deal`)."""
+    body = _json_body()
+    if "deal" in body:
+        game.set_deal(get_db(), game_id, body["deal"])
+    if "rules" in body or "deal" not in body:
+        game.update_settings(get_db(), game_id, body.get("rules"))
     return jsonify(game.public_state(get_db(), game_id))
 
 

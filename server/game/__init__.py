@@ -36,6 +36,7 @@ from server.game.games import (
     create_game,
     engine_double,
     finish_game,
+    set_deal,
     start_round,
     update_settings,
 )
@@ -152,6 +153,7 @@ __all__ = [
     "score_pending",
     "scoreboard",
     "set_boneyard",
+    "set_deal",
     "set_hand",
     "set_layout",
     "start_round",

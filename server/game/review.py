@@ -176,6 +176,7 @@ def facts(conn: sqlite3.Connection, game_id: int, rnd: sqlite3.Row) -> RoundFact
         boneyard=rnd["boneyard"],
         boneyard_source=rnd["boneyard_source"],
         override=stored_override(rnd),
+        hand_size=game["deal"],
     )
 
 

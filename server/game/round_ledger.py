@@ -341,6 +341,16 @@ def decide(facts: RoundFacts, ruling: Ruling, went_out: str | None = None) -> Ru
     return RulingGo(ledger, ledger.boneyard.at_least if boneyard is None else boneyard, override)
 
 
+def boneyard_floor(decision: RulingDecision) -> int | None:
+    """A block that waits only for the boneyard's count may still be judged on condition 1
+    (RULES.md section 1): when a player can play, the check stops whatever the boneyard
+    holds, and nobody needs to count it. The count to judge that with (a proven floor), or
+    None when `decision` waits for anything else, or does not wait."""
+    if isinstance(decision, RulingWait) and decision.reasons == (WaitReason.BONEYARD_UNKNOWN,):
+        return decision.ledger.boneyard.at_least
+    return None
+
+
 def rules_boneyard(ledger: Ledger) -> int | None:
     """The boneyard count the rules engine may judge condition 2 by, or None when it is not
     known well enough: never 0 by default.
@@ -442,6 +452,7 @@ __all__ = [
     "SeatHand",
     "WaitReason",
     "applies",
+    "boneyard_floor",
     "boneyard_report",
     "cells",
     "decide",

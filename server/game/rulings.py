@@ -27,7 +27,14 @@ from server.game.records import (
     players,
     round_hands,
 )
-from server.game.round_ledger import Ruling, RulingDecision, RulingGo, RulingWait, WaitReason
+from server.game.round_ledger import (
+    Ruling,
+    RulingDecision,
+    RulingGo,
+    RulingWait,
+    WaitReason,
+    boneyard_floor,
+)
 from server.game.scoreboard import finish_if_over
 from server.storage import dumps, loads, now, transaction
 
@@ -229,10 +236,19 @@ def block_check(
     lock_hands(conn, game_id, lifecycle.lock_reason("block", name), name)
     review.refuse_unchecked(conn, game_id, open_round(conn, game_id))
     pending = {"by": "block", "proposer": name}
-    go = _go_or_hold(conn, game_id, decision, pending, by_host)
-    # Condition 2 from the ledger's boneyard: known, or bounded well enough to decide it.
-    state["boneyard"] = go.boneyard
-    verdict = _judge(lambda: engine.check(state), conn, game_id, pending)
+    floor = boneyard_floor(decision)
+    if floor is not None:
+        # Only the boneyard's count is missing: a player who can play stops the check
+        # whatever it holds; when nobody can, the count decides and the host enters it.
+        verdict = _judge(lambda: engine.check(dict(state, boneyard=floor)), conn, game_id, pending)
+        if verdict["conditions"]["no_playable_end"]:
+            _go_or_hold(conn, game_id, decision, pending, by_host)
+        go = RulingGo(decision.ledger, floor)
+    else:
+        go = _go_or_hold(conn, game_id, decision, pending, by_host)
+        # Condition 2 from the ledger's boneyard: known, or bounded well enough to decide it.
+        state["boneyard"] = go.boneyard
+        verdict = _judge(lambda: engine.check(state), conn, game_id, pending)
     outcome = _outcome(conn, game_id, name, verdict)
     with transaction(conn):
         rnd = open_round(conn, game_id)

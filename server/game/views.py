@@ -10,6 +10,7 @@ from rules.variants import get_variant
 from server import storage
 from server.game import audit, history, review, wording
 from server.game.camera_events import latest_table_events
+from server.game.games import usual_deal
 from server.game.records import get_game, get_round, players, round_hands
 from server.game.rulings import public_outcome
 from server.game.scoreboard import scoreboard
@@ -70,6 +71,9 @@ def public_state(conn: sqlite3.Connection, game_id: int) -> dict[str, Any]:
             "teams": any(p["team"] for p in roster),
             # Players draw from a boneyard (else the undealt tiles sit out all round).
             "draws": draws,
+            # Tiles dealt to each player: the table's, else the variant's (null: no row).
+            "deal": game["deal"]
+            or usual_deal(game["variant"], loads(game["rules"], {}), len(roster)),
         },
         "players": roster,
         "round": {

@@ -24,6 +24,7 @@ from server.game.round_ledger import (
     SeatHand,
     WaitReason,
     applies,
+    boneyard_floor,
     boneyard_report,
     cells,
     decide,
@@ -224,6 +225,8 @@ def test_a_block_in_a_draw_game_waits_for_a_boneyard_not_known() -> None:
     assert waiting.reasons == (WaitReason.BONEYARD_UNKNOWN,)
     domino = decide(_draw(None, None, table=False), Ruling.DOMINO, went_out="A")
     assert isinstance(domino, RulingGo) and domino.boneyard == 0  # its proven floor
+    assert boneyard_floor(waiting) == 0  # enough to judge condition 1 with
+    assert boneyard_floor(domino) is None
     entered = decide(_draw(2, "entered", table=False), Ruling.BLOCK)
     assert isinstance(entered, RulingGo) and entered.boneyard == 2
 

@@ -450,3 +450,44 @@ def test_saving_tiles_never_probes_another_hand(make_app, tmp_path) -> None:
     assert len(seen_a) == len(seen_b)
     for index, (a, b) in enumerate(zip(seen_a, seen_b, strict=True)):
         assert a == b, f"answer {index} differs between the two tables"
+
+
+def test_the_table_deals_its_own_number_of_tiles(client) -> None:
+    """Rule books differ by a tile or two: the ledger counts from the table's deal."""
+    spec = {"variant": "block", "players": ["Ana", "Ben"]}
+    r = client.post("/api/games", json={**spec, "deal": 15}, headers=ADMIN)
+    assert r.status_code == 400 and "more than the 28" in r.json["error"]
+    assert client.post("/api/games", json={**spec, "deal": "6"}, headers=ADMIN).status_code == 400
+    r = client.post("/api/games", json={**spec, "deal": 6}, headers=ADMIN)
+    assert r.status_code == 201 and r.json["game"]["deal"] == 6
+    gid = r.json["game"]["id"]
+    links = {p["name"]: p["token"] for p in
+             client.get(f"/api/games/{gid}/players", headers=ADMIN).json["players"]}  # fmt: skip
+    _lines(client, gid, [6, 6])
+    _hands(client, links, {"Ana": [[0, 0], [0, 1], [0, 2], [0, 3], [0, 4], [0, 5], [1, 1]]})
+    _hands(client, links, {"Ben": [[1, 2]]})
+    base = f"/api/games/{gid}/rounds/current"
+    assert client.post(f"/api/hand/{links['Ben']}/block-check").status_code == 409
+    ledger = client.get(f"{base}/review", headers=ADMIN).json["ledger"]
+    assert ledger["problems_shown"] == [
+        "Ana's hand lists 7 tiles, more than the 6 a hand can hold in this game."
+    ]
+    # The host sets the table's deal (null: the variant's, 7 for two in Block) and scores.
+    r = client.patch(f"/api/games/{gid}", json={"deal": None}, headers=ADMIN)
+    assert r.status_code == 200 and r.json["game"]["deal"] == 7
+    r = client.post(f"{base}/score", headers=ADMIN)
+    assert r.status_code == 200 and r.json["ended"], r.json
+
+
+def test_a_player_who_can_play_stops_the_check_without_a_boneyard_count(client) -> None:
+    """Condition 2 matters only when nobody can play: nobody counts the boneyard for a block
+    that a playable tile breaks anyway."""
+    gid, links = _new_game(client, "mexican-train", ["Ana", "Ben"], set_max=12)
+    base = f"/api/games/{gid}/rounds/current"
+    lines = [{"name": "Mexican", "open_end": 7}]
+    assert client.put(f"{base}/layout", json={"lines": lines}, headers=ADMIN).status_code == 200
+    _hands(client, links, {"Ana": [[1, 2]], "Ben": [[7, 9]]})
+    r = client.post(f"/api/hand/{links['Ana']}/block-check", json={"confirm": True})
+    assert r.status_code == 200, r.json
+    assert r.json["outcome"]["stopped"] == {"player": "Ben", "foul": False, "foul_by": None}
+    assert not r.json["view"]["round"]["review"]["host_checking"]
