@@ -261,7 +261,7 @@ def _went_out(rnd: sqlite3.Row) -> str | None:
     return pending.get("player") if pending.get("by") == "domino" else None
 
 
-def public_review(conn: sqlite3.Connection, game_id: int, rnd: sqlite3.Row) -> dict[str, Any]:
+def public_review(rnd: sqlite3.Row) -> dict[str, Any]:
     """What the table may say about pending checks: flags and sentences, no tile of a hand.
 
     `host_checking` is set when a ruling is held for the host and cleared by the host's

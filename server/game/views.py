@@ -119,7 +119,7 @@ def public_state(conn: sqlite3.Connection, game_id: int) -> dict[str, Any]:
                 else None
             ),
             "pending_end": loads(rnd["pending_end"], None),
-            "review": review.public_review(conn, game_id, rnd),
+            "review": review.public_review(rnd),
             "ended_by": rnd["ended_by"],
             "result": result,
         },
