@@ -29,6 +29,11 @@ What counting proves, and nothing more (the problem codes are `ProblemCode`):
   condition 2 ("the boneyard cannot supply a tile", RULES.md section 1) must be known,
   not assumed.
 
+A table that was not read (its lines entered by hand, by their open ends:
+`TableReport.unknown()`) is one more hidden place: it may hold any tile read nowhere else, and
+any number of them, so only the readings that were made are checked (a tile twice, a hand
+above its deal, more tiles than the set) and nothing closes.
+
 What counting cannot catch: a tile misread as one that is in no other place (still hidden
 in the stock or an unread hand) leaves every count right, and so does any error that an
 unknown count absorbs (a hand read only in part, a boneyard nobody counted). `Ledger.closes`
@@ -211,23 +216,34 @@ class HandReport:
 
 @dataclass(frozen=True)
 class TableReport:
-    """The table photo.
+    """The table photo, or no photo at all (`TableReport.unknown()`).
 
     Attributes:
         face_up: the face-up tiles read, each once per tile seen (the layout, the hub).
         face_down: how many face-down tiles the photo shows.
         face_down_are: what those are (`FaceDown`): unsaid, or the stock lying in view.
+        known: False when the table was not read (its lines were entered by hand, by their
+            open ends): it may hold any tile read nowhere else, and any number of them, so
+            the total cannot close.
     """
 
     face_up: tuple[Tile, ...] = ()
     face_down: int = 0
     face_down_are: FaceDown = FaceDown.UNSORTED
+    known: bool = True
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "face_up", _tiles(self.face_up, "the table's face-up tiles"))
         if _count(self.face_down, "the table's face-down count") is None:
             raise UserInputError("the table's face-down count must be a number (0 for none)")
         object.__setattr__(self, "face_down_are", FaceDown(self.face_down_are))
+        if not self.known and (self.face_up or self.face_down):
+            raise UserInputError("a table that was not read lists no tiles")
+
+    @classmethod
+    def unknown(cls) -> TableReport:
+        """A table that was not read: no photo, the lines entered by hand."""
+        return cls(known=False)
 
 
 @dataclass(frozen=True)
@@ -482,10 +498,12 @@ class Ledger:
         boneyard: the boneyard's count (`CountSource.NONE`, 0, in a game that never draws).
         sleeping: the sleeping tiles' count (`CountSource.NONE`, 0, in a game that draws).
         problems: what does not add up, empty when nothing was found.
-        closes: every place's count was known from its own source (no hand of unknown
-            count, a stock counted, entered or fixed by the deal, no face-down tile of
-            unsaid place), so the total was checked exactly against the set.
+        closes: every place's count was known from its own source (the table read, no
+            hand of unknown count, a stock counted, entered or fixed by the deal, no
+            face-down tile of unsaid place), so the total was checked exactly against the set.
         pending: the players whose pending (unconfirmed) hands were counted as read.
+        table_known: the table was read (`TableReport.known`); when not, it is one of the
+            hidden places of every tile read nowhere.
     """
 
     max_pip: int
@@ -496,6 +514,7 @@ class Ledger:
     problems: tuple[Problem, ...] = ()
     closes: bool = False
     pending: tuple[str, ...] = field(default=())
+    table_known: bool = True
 
     def __post_init__(self) -> None:
         if list(self.places) != full_set(self.max_pip):
@@ -544,6 +563,7 @@ class Ledger:
             "set_size": self.set_size,
             "adds_up": self.adds_up,
             "closes": self.closes,
+            "table_known": self.table_known,
             "deal": self.deal.to_dict(),
             "boneyard": self.boneyard.to_dict(),
             "sleeping": self.sleeping.to_dict(),
@@ -602,7 +622,7 @@ def reconcile(
     problems = _outside_set(readings, n) + _read_twice(read_in) + _hand_problems(seats, deal)
     given, stock_problems = _given_stock(report, table, deal)
     totals, derive_problems = _totals(seats, table, given, deal, set_size(n))
-    may_hold = _hidden_places(seats, totals.stock, deal, totals.room_apart)
+    may_hold = _hidden_places(seats, totals.stock, deal, totals.room_apart, table.known)
     problems += stock_problems + derive_problems
     problems += _total_problems(totals, set_size(n), nameable=not may_hold)
 
@@ -621,6 +641,7 @@ def reconcile(
         problems=tuple(problems),
         closes=totals.closes,
         pending=tuple(h.player for h in seats if h.status is HandStatus.PENDING),
+        table_known=table.known,
     )
 
 
@@ -782,15 +803,23 @@ def _totals(
     if given is not None:
         stock = given
     else:
-        lowest = 0 if held_high is None else total - up - held_high - unsorted
+        # A table not read may hold any number of tiles: the stock has no floor but 0.
+        lowest = 0
+        if held_high is not None and table.known:
+            lowest = total - up - held_high - unsorted
         stock, problems = _derived_stock(lowest, total - up - held_low, deal)
     # The photo's face-up and face-down tiles are different tiles, and the places' counts
     # are disjoint: either sum is a floor for the set.
     at_least = max(counted_low, up + table.face_down)
     at_most = None
-    if held_high is not None and stock.at_most is not None:
+    if table.known and held_high is not None and stock.at_most is not None:
         at_most = up + held_high + stock.at_most + room_apart
-    closes = all(hand.held is not None for hand in hands) and given is not None and not unsorted
+    closes = (
+        table.known
+        and all(hand.held is not None for hand in hands)
+        and given is not None
+        and not unsorted
+    )
     return _Totals(at_least, at_most, room_apart, stock, closes), problems
 
 
@@ -825,10 +854,15 @@ def _total_problems(totals: _Totals, total: int, nameable: bool) -> list[Problem
 
 
 def _hidden_places(
-    hands: tuple[HandReport, ...], stock: StockCount, deal: Deal, room_apart: int
+    hands: tuple[HandReport, ...],
+    stock: StockCount,
+    deal: Deal,
+    room_apart: int,
+    table_known: bool,
 ) -> tuple[Holder, ...]:
-    """The places that may hold a tile read nowhere."""
-    may_hold = [hand.holder() for hand in hands if hand.hidden is None or hand.hidden > 0]
+    """The places that may hold a tile read nowhere (a table not read first)."""
+    may_hold = [] if table_known else [TABLE]
+    may_hold += [hand.holder() for hand in hands if hand.hidden is None or hand.hidden > 0]
     if stock.at_most is None or stock.at_most > 0:
         may_hold.append(_stock_holder(deal))
     if room_apart:

@@ -373,7 +373,12 @@ def create_game() -> Any:
 @bp.patch("/games/<int:game_id>")
 @admin_required
 def update_game(game_id: int) -> Any:
-    game.update_settings(get_db(), game_id, _json_body({"rules": required(OBJECT)})["rules"])
+    """The variant's settings (`rules`) and/or the tiles dealt to each player (`deal`)."""
+    body = _json_body({"rules": optional(OBJECT), "deal": optional(INTEGER, nullable=True)})
+    if "deal" in body:
+        game.set_deal(get_db(), game_id, body["deal"])
+    if "rules" in body or "deal" not in body:
+        game.update_settings(get_db(), game_id, body.get("rules"))
     return jsonify(game.public_state(get_db(), game_id))
 
 
@@ -501,7 +506,11 @@ def put_layout(game_id: int) -> Any:
 @bp.put("/games/<int:game_id>/rounds/current/boneyard")
 @admin_required
 def put_boneyard(game_id: int) -> Any:
-    game.set_boneyard(get_db(), game_id, _json_body({"boneyard": required(INTEGER)})["boneyard"])
+    """The host's count of the boneyard; `{"boneyard": null}` makes it unknown again."""
+    body = _json_body({"boneyard": optional(INTEGER, nullable=True)})
+    if "boneyard" not in body:
+        raise UserInputError(_("send 'boneyard': the number of tiles in it, or null"))
+    game.set_boneyard(get_db(), game_id, body["boneyard"])
     return jsonify(game.public_state(get_db(), game_id))
 
 
@@ -629,16 +638,18 @@ def get_hand(game_id: int, player_id: int) -> Any:
 @bp.post("/games/<int:game_id>/rounds/current/block-check")
 @admin_required
 def block_check(game_id: int) -> Any:
-    body = _json_body({"proposer": required(STRING), "confirm": CONFIRM})
-    outcome = game.block_check(get_db(), game_id, body["proposer"], _confirm(body))
+    body = _json_body({"proposer": optional(STRING, nullable=True), "confirm": CONFIRM})
+    outcome = game.block_check(
+        get_db(), game_id, body.get("proposer"), _confirm(body), by_host=True
+    )
     return jsonify({"outcome": outcome, "state": game.public_state(get_db(), game_id)})
 
 
 @bp.post("/games/<int:game_id>/rounds/current/domino")
 @admin_required
 def domino(game_id: int) -> Any:
-    body = _json_body({"player": required(STRING), "confirm": CONFIRM})
-    result = game.end_by_domino(get_db(), game_id, body["player"], _confirm(body))
+    body = _json_body({"player": optional(STRING, nullable=True), "confirm": CONFIRM})
+    result = game.end_by_domino(get_db(), game_id, body.get("player"), _confirm(body), by_host=True)
     return jsonify({"result": result, "state": game.public_state(get_db(), game_id)})
 
 
@@ -648,6 +659,15 @@ def score_round(game_id: int) -> Any:
     """The host confirms the ruling that ends the round (a block, a domino): it is scored."""
     answer = game.score_pending(get_db(), game_id)
     return jsonify(dict(answer, state=game.public_state(get_db(), game_id)))
+
+
+@bp.post("/games/<int:game_id>/rounds/current/ledger/override")
+@admin_required
+def override_ledger(game_id: int) -> Any:
+    """The host rules the round although it does not add up, with a reason (audit trail);
+    then "Score the round" scores the held ruling."""
+    game.override_ledger(get_db(), game_id, _json_body().get("reason"))
+    return jsonify(game.public_state(get_db(), game_id))
 
 
 @bp.post("/games/<int:game_id>/rounds/current/cancel")

@@ -147,6 +147,22 @@ MIGRATIONS: tuple[str, ...] = (
         expires_at REAL NOT NULL
     );
     """,
+    # 5: the round's ledger (issue 32). The boneyard's count is not known until the host
+    # enters it (a nonzero count stored before was entered; a 0 may be the old default, so
+    # it is not known); a hand confirmed before play went on again is confirmed again before
+    # the next ruling; a ruling held for the host's check (the public table says only that),
+    # the host's override of a round that does not add up, and the tiles the table deals each
+    # player when not the variant's (rule books differ by a tile or two).
+    """
+    ALTER TABLE rounds ADD COLUMN boneyard_source TEXT;  -- entered | counted; NULL: not known
+    UPDATE rounds SET boneyard_source = 'entered' WHERE boneyard <> 0;
+    ALTER TABLE rounds ADD COLUMN host_check TEXT;       -- JSON {"reasons"}: held for the host
+    UPDATE rounds SET host_check = '{"reasons":["rules-refused"]}'
+        WHERE hands_to_check = 1 AND status = 'open';
+    ALTER TABLE rounds ADD COLUMN ledger_override TEXT;  -- JSON {"problems", "reason"}
+    ALTER TABLE hands ADD COLUMN to_confirm INTEGER NOT NULL DEFAULT 0;  -- play went on since
+    ALTER TABLE games ADD COLUMN deal INTEGER;           -- tiles dealt each; NULL: the variant's
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -7,7 +7,9 @@
 - `hands`: players' hands and "cannot play" declarations;
 - `rulings`: the block check and the end by domino, judged by the rules engine;
 - `scoreboard`: points per round, totals, and whether the game is over;
-- `review`: what the host must check before a ruling (doubtful reading, hand conflicts);
+- `review`: what the host must check before a ruling (doubtful reading, the round's ledger);
+- `round_ledger`, `ledger_words`: the round's ledger before a ruling, pure (shared with the
+  tournament's store), and its words;
 - `audit`: the trail of every change after confirmation, with time, author and reason;
 - `history`: the ended rounds (hands, ruling, audit trail) and the game's CSV/JSON export;
 - `undo`: the host's corrections after the fact (reopen, score, delete, rename, reorder);
@@ -34,6 +36,7 @@ from server.game.games import (
     create_game,
     engine_double,
     finish_game,
+    set_deal,
     start_round,
     update_settings,
 )
@@ -61,7 +64,7 @@ from server.game.records import (
     players,
     round_hands,
 )
-from server.game.review import host_review, mark_table_checked
+from server.game.review import host_review, mark_table_checked, override_ledger
 from server.game.rulings import (
     block_check,
     cancel_pending,
@@ -129,6 +132,7 @@ __all__ = [
     "lock_hands",
     "mark_table_checked",
     "open_round",
+    "override_ledger",
     "parse_hand",
     "player_by_id",
     "player_by_name",
@@ -149,6 +153,7 @@ __all__ = [
     "score_pending",
     "scoreboard",
     "set_boneyard",
+    "set_deal",
     "set_hand",
     "set_layout",
     "start_round",

@@ -12,13 +12,14 @@ from typing import Any
 
 from dominocam.errors import UserInputError
 from rules.i18n import _
+from rules.ledger import make_deal
 from rules.tiles import SUPPORTED_SETS
 from rules.variants import VARIANTS, get_variant
 from server import engine, json_fields, storage
 from server.game.records import Conflict, get_game, get_round
 from server.game.rulings import rules_state
 from server.game.scoreboard import finish_if_over, scoreboard
-from server.storage import dumps, now, transaction
+from server.storage import dumps, loads, now, transaction
 
 MAX_PLAYERS = 10
 
@@ -50,11 +51,13 @@ def create_game(conn: sqlite3.Connection, spec: dict[str, Any]) -> int:
     if not isinstance(rules_overrides, dict):
         raise UserInputError(_("'rules' must be an object of variant settings"))
     roster = _parse_players(spec.get("players"))
+    deal = parse_deal(spec.get("deal"), variant, rules_overrides, set_max, len(roster))
     name = str(spec.get("name") or "").strip()[:80] or f"{variant} night"
     with transaction(conn):
         cur = conn.execute(
-            "INSERT INTO games (name, variant, rules, set_max, created_at) VALUES (?, ?, ?, ?, ?)",
-            (name, variant, dumps(rules_overrides), set_max, now()),
+            "INSERT INTO games (name, variant, rules, set_max, deal, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (name, variant, dumps(rules_overrides), set_max, deal, now()),
         )
         game_id = int(cur.lastrowid or 0)
         for seat, (player_name, team) in enumerate(roster):
@@ -74,6 +77,43 @@ def create_game(conn: sqlite3.Connection, spec: dict[str, Any]) -> int:
     except engine.EngineUnavailable:
         pass
     return game_id
+
+
+def parse_deal(
+    raw: object, variant: str, overrides: dict[str, Any], set_max: int, players: int
+) -> int | None:
+    """The tiles the table deals each player, or None for the variant's usual deal (rule
+    books differ by a tile or two, and the round's ledger counts from the deal).
+
+    Raises:
+        UserInputError: not a whole number >= 1, or more tiles than the set holds.
+    """
+    if raw in (None, ""):
+        return None
+    if not isinstance(raw, int) or isinstance(raw, bool) or raw < 1:
+        raise UserInputError(
+            _("'deal' must be a whole number of tiles >= 1, got {value!r}").format(value=raw)
+        )
+    make_deal(get_variant(variant, overrides), players, set_max, raw)  # fits the set
+    return raw
+
+
+def usual_deal(variant: str, overrides: dict[str, Any], players: int) -> int | None:
+    """The variant's deal for this many players, or None when it has no row for them."""
+    try:
+        return get_variant(variant, overrides).hand_size(players)
+    except UserInputError:
+        return None
+
+
+def set_deal(conn: sqlite3.Connection, game_id: int, raw: object) -> None:
+    """The tiles the table deals each player from now on (None: the variant's)."""
+    game = get_game(conn, game_id)
+    count = conn.execute("SELECT COUNT(*) FROM players WHERE game_id = ?", (game_id,)).fetchone()
+    deal = parse_deal(raw, game["variant"], loads(game["rules"], {}), game["set_max"], count[0])
+    with transaction(conn):
+        conn.execute("UPDATE games SET deal = ? WHERE id = ?", (deal, game_id))
+        storage.add_event(conn, game_id, "game", {"action": "settings"})
 
 
 def _parse_players(raw: object) -> list[tuple[str, str | None]]:

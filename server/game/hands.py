@@ -5,7 +5,9 @@ owner confirms it, as read or corrected (`confirm_hand`), is the hand in. A new 
 confirmed hand is pending again and never replaces the confirmed tiles by itself. Once a block
 is proposed or a domino called the round's hands are locked (`rulings.lock_hands`): after that
 only the host may change a hand, with a reason. Every change of a confirmed hand goes to the
-audit trail (`audit`), whoever makes it.
+audit trail (`audit`), whoever makes it. When play goes on again (`play_goes_on`) every
+confirmed hand is to be confirmed again by its owner, as it is or corrected, before the next
+ruling (`server.game.round_ledger`).
 """
 
 from __future__ import annotations
@@ -127,6 +129,7 @@ def confirm_hand(
             pending=None if row is None or row["pending"] is None else loads(row["pending"], []),
             before=loads(row["tiles"], []) if confirmed_before else None,
             set_max=game["set_max"],
+            to_confirm=bool(row is not None and row["to_confirm"]),
         )
         parsed = change.tiles
         from_photo = row is not None and row["pending_image"] is not None
@@ -138,7 +141,7 @@ def confirm_hand(
             "ON CONFLICT(round_id, player_id) DO UPDATE SET tiles = excluded.tiles, "
             "scene = excluded.scene, image = excluded.image, submitted = 1, "
             "confirmed_at = excluded.confirmed_at, updated_at = excluded.updated_at, "
-            "pending = NULL, pending_scene = NULL, pending_image = NULL",
+            "pending = NULL, pending_scene = NULL, pending_image = NULL, to_confirm = 0",
             (rnd["id"], player["id"], dumps(parsed), scene, image, now(), now()),
         )
         if change.audit is not None:
@@ -147,6 +150,18 @@ def confirm_hand(
             conn, player["game_id"], "hand", {"player": player["name"], "count": len(parsed)}
         )
     return parsed
+
+
+def play_goes_on(conn: sqlite3.Connection, round_id: int) -> None:
+    """Play goes on after a ruling was sought (the host unlocks the hands after a block
+    check that stopped, or reopens a round: a domino's winner was emptied, a hand may be
+    wrong): every confirmed hand may now list tiles played since, so each is to be confirmed
+    again by its owner before the next ruling (inside a transaction). A stopped check alone
+    does not: the hands stay locked until the host unlocks them."""
+    conn.execute(
+        "UPDATE hands SET to_confirm = 1 WHERE round_id = ? AND confirmed_at IS NOT NULL",
+        (round_id,),
+    )
 
 
 def set_hand(

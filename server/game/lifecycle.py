@@ -14,6 +14,11 @@ write what they return; nothing here touches a connection.
   (`shown_entry`).
 * A ruling that ends the round is *held* until the host confirms it (`held_ruling`,
   `refuse_other_ruling`); the scoreboard counts only confirmed rounds.
+* When play goes on again after a ruling was sought (the host unlocking the hands after a
+  block check that stopped or a domino called by mistake, or reopening a round), every
+  confirmed hand is *to confirm* again: its owner confirms it, as it is or corrected, before
+  the next ruling (`round_ledger.decide` waits). Confirming it as it is needs no reason even
+  once the hands are locked: nothing changes.
 """
 
 from __future__ import annotations
@@ -121,34 +126,44 @@ def confirm_change(
     pending: list[list[int]] | None,
     before: list[list[int]] | None,
     set_max: int,
+    to_confirm: bool = False,
 ) -> HandChange:
     """The hand `player` has once `author` confirms it.
 
     Args:
         author: the player's own name, or `HOST`.
         locked_by: why the round's hands are locked, or None while they are not.
-        tiles: the tiles given (a correction, or typed in), or None to take `pending`.
+        tiles: the tiles given (a correction, or typed in), or None to take `pending`
+            (or, with no reading, the hand as it is when it is `to_confirm`).
         pending: the photo's reading awaiting confirmation, if any.
         before: the confirmed hand so far, or None when it was never confirmed.
+        to_confirm: play went on since `before` was confirmed: its owner confirms it again.
 
     Raises:
-        Conflict: the hands are locked and the author is not the host, or there is
-            neither a reading nor tiles to confirm.
+        Conflict: the hands are locked and the author is not the host (unless the owner
+            confirms a hand to confirm as it is), or there is neither a reading nor tiles
+            to confirm.
         UserInputError: bad tiles, or the host changes a locked hand without a reason.
     """
     by_host = author == HOST
-    if locked_by and not by_host:
+    if locked_by and not by_host and not to_confirm:
         raise Conflict(locked_message(locked_by))
     why = None
-    if locked_by:
+    if locked_by and by_host:
         why = require_reason(reason, _("changing a locked hand"))
     elif by_host and reason:
         why = str(reason).strip()[:MAX_REASON] or None
     if tiles is None:
-        if pending is None:
+        if pending is not None:
+            tiles = pending
+        elif to_confirm and before is not None:
+            tiles = before
+        else:
             raise Conflict(_("there is no photo reading to confirm: take a photo or save tiles"))
-        tiles = pending
     parsed = parse_hand(tiles, set_max)
+    if locked_by and not by_host and not (before is not None and sorted(before) == sorted(parsed)):
+        # A hand to confirm, once locked: its owner confirms it as it is, or the host fixes it.
+        raise Conflict(locked_message(locked_by))
     entry = None
     if before is not None and sorted(before) != sorted(parsed):
         # Stored in English from `wording`'s templates; pages show them translated.
@@ -176,12 +191,15 @@ def confirm_change(
 
 def held_ruling(pending: dict[str, Any]) -> dict[str, Any]:
     """A ruling that would end the round, with the text everybody sees while it waits for
-    the host: `{"by": "block", "proposer"}` or `{"by": "domino", "player"}`."""
-    if pending["by"] == "block":
-        text = wording.HELD_BLOCK.format(name=pending["proposer"])
+    the host: `{"by": "block", "proposer"}` or `{"by": "domino", "player"}`; with
+    `"waiting": true` it is not judged yet, the host checks the round first (its ledger,
+    `server.game.round_ledger`)."""
+    block = pending["by"] == "block"
+    if pending.get("waiting"):
+        template = wording.HELD_BLOCK_CHECKING if block else wording.HELD_DOMINO_CHECKING
     else:
-        text = wording.HELD_DOMINO.format(name=pending["player"])
-    return dict(pending, text=text)
+        template = wording.HELD_BLOCK if block else wording.HELD_DOMINO
+    return dict(pending, text=template.format(name=pending["proposer" if block else "player"]))
 
 
 def refuse_other_ruling(pending: dict[str, Any] | None, by: str, who: str, confirm: bool) -> None:

@@ -1,15 +1,19 @@
-"""What must be checked by the host before the round can be ruled: a doubtful table reading
-and hands that contradict each other.
+"""What must be checked by the host before the round can be ruled: a doubtful table reading,
+and the round's ledger (every tile of the set in exactly one place).
 
 * **The table reading.** A Scene with `needs_review: true` or a tile with `doubtful: true`
   (the reader is unsure, DESIGN.md) is not ruled on silently: the block check and the domino
   answer 409 until the host has checked the reading (`mark_table_checked`) or corrected it.
   The check holds for the doubts it saw (`doubt_signature`): a new doubt needs a new check.
   Scenes without these keys have no doubt.
-* **Hands that contradict each other.** A tile confirmed in two hands is a misread or a slip.
-  The players are told only that a tile needs checking; which tile and whose hands goes to
-  the host's correction screen (`hand_conflicts`, admin only), never to a player or the
-  public table, before the round ends.
+* **The round's ledger** (`server.game.round_ledger`, issue 32). Before a ruling the table,
+  the hands and the boneyard are counted against the set (`decide`): a tile in two places
+  (two hands, the table and a hand), a tile missed, a hand not confirmed since play went on,
+  or a draw game's boneyard nobody counted holds the ruling (`hold_for_host`). Which tile and
+  whose hand goes to the host's correction screen (`host_review`: the set as a picture, each
+  problem in words), never to a player or the public table before the round ends; the
+  public state says only that the host is checking (`host_checking`), a flag that the host's
+  actions alone set and clear, so that saving tiles can never probe another hand.
 """
 
 from __future__ import annotations
@@ -18,9 +22,25 @@ import sqlite3
 from typing import Any
 
 from rules.i18n import N_, _
+from rules.tiles import Tile
 from server import storage
-from server.game import audit, wording
-from server.game.records import Conflict, open_round, players, round_hands
+from server.game import audit, ledger_words, lifecycle, wording
+from server.game.records import Conflict, get_game, open_round, players, round_hands
+from server.game.round_ledger import (
+    HandState,
+    Override,
+    RoundFacts,
+    Ruling,
+    RulingDecision,
+    SeatHand,
+    cells,
+    decide,
+    on_table,
+    problems_signature,
+    round_facts,
+    round_ledger,
+    table_report,
+)
 from server.storage import dumps, loads, transaction
 from vision.messages import shown as shown_warning
 
@@ -33,6 +53,9 @@ HANDS_NEED_CHECK = N_(
     "A tile needs checking before a ruling: the host is checking the hands on the correction "
     "screen."
 )
+# Why a ruling waits for the host besides the ledger's reasons: the rules engine refused the
+# round's state (its message may name a hand's tile: the host's screen shows it).
+RULES_REFUSED = "rules-refused"
 
 
 def shown_warnings(scene: dict[str, Any] | None) -> list[str]:
@@ -104,33 +127,165 @@ def hand_conflicts(conn: sqlite3.Connection, game_id: int, round_id: int) -> lis
 
 
 def refuse_unchecked(conn: sqlite3.Connection, game_id: int, rnd: sqlite3.Row) -> None:
-    """Raise a player-facing 409 when the round cannot be ruled on yet.
-
-    A hand conflict is flagged on the round (`hands_to_check`) so that the public table says
-    a tile needs checking; the host's screen lists which."""
+    """Raise a player-facing 409 while the table reading needs the host's check."""
     if table_needs_check(rnd):
         warnings = loads(rnd["table_scene"], {}).get("warnings") or []
         shown = [shown_warning(str(w)) for w in warnings]
         raise Conflict(" ".join([_(TABLE_NEEDS_CHECK), *shown]))
-    if hand_conflicts(conn, game_id, rnd["id"]):
-        with transaction(conn):
-            conn.execute("UPDATE rounds SET hands_to_check = 1 WHERE id = ?", (rnd["id"],))
-            storage.add_event(conn, game_id, "review", {"action": "hands"})
-        raise Conflict(_(HANDS_NEED_CHECK))
 
 
-def public_review(conn: sqlite3.Connection, game_id: int, rnd: sqlite3.Row) -> dict[str, Any]:
-    """What the table may say about pending checks: flags and sentences, no tile of a hand."""
-    table = rnd["status"] == "open" and table_needs_check(rnd)
-    hands_flag = (
-        rnd["status"] == "open"
-        and bool(rnd["hands_to_check"])
-        and bool(hand_conflicts(conn, game_id, rnd["id"]))
+# --- the round's ledger -------------------------------------------------------------------------
+
+
+def hand_state(row: sqlite3.Row | None) -> HandState:
+    """Where a stored hand stands (`round_ledger.HandState`)."""
+    if row is not None and row["confirmed_at"] is not None:
+        return HandState.TO_CONFIRM if row["to_confirm"] else HandState.CONFIRMED
+    if row is not None and row["pending"] is not None:
+        return HandState.PENDING
+    return HandState.NONE
+
+
+def seat_hands(conn: sqlite3.Connection, game_id: int, round_id: int) -> list[SeatHand]:
+    """Every seat's hand as the ledger takes it, in seat order (holds every hand's tiles)."""
+    held = round_hands(conn, round_id)
+    out = []
+    for p in players(conn, game_id):
+        row = held.get(p["id"])
+        state = hand_state(row)
+        column = "pending" if state is HandState.PENDING else "tiles"
+        tiles = loads(row[column], []) if row is not None else []
+        out.append(SeatHand(p["name"], state, tuple(Tile.of(a, b) for a, b in tiles)))
+    return out
+
+
+def stored_override(rnd: sqlite3.Row) -> Override | None:
+    data = loads(rnd["ledger_override"], None)
+    return None if data is None else Override(data["problems"], data["reason"])
+
+
+def facts(conn: sqlite3.Connection, game_id: int, rnd: sqlite3.Row) -> RoundFacts:
+    """The round as the ledger takes it (`round_ledger.round_facts`)."""
+    game = get_game(conn, game_id)
+    return round_facts(
+        variant=game["variant"],
+        rules=loads(game["rules"], {}),
+        max_pip=game["set_max"],
+        table_scene=loads(rnd["table_scene"], None),
+        hands=seat_hands(conn, game_id, rnd["id"]),
+        boneyard=rnd["boneyard"],
+        boneyard_source=rnd["boneyard_source"],
+        override=stored_override(rnd),
+        hand_size=game["deal"],
     )
-    messages = [
-        _(m) for m, on in ((TABLE_NEEDS_CHECK, table), (HANDS_NEED_CHECK, hands_flag)) if on
-    ]
-    return {"table": table, "hands": hands_flag, "messages": messages}
+
+
+def decide_ruling(
+    conn: sqlite3.Connection, game_id: int, ruling: Ruling, went_out: str | None = None
+) -> RulingDecision:
+    """May `ruling` go on now (`round_ledger.decide`)?"""
+    rnd = open_round(conn, game_id)
+    return decide(facts(conn, game_id, rnd), ruling, went_out)
+
+
+def host_check(rnd: sqlite3.Row) -> list[str]:
+    """Why a ruling of the open round waits for the host (empty: it does not)."""
+    if rnd["status"] != "open":
+        return []
+    return list((loads(rnd["host_check"], None) or {}).get("reasons") or [])
+
+
+def refuse_while_host_checks(rnd: sqlite3.Row, by_host: bool) -> None:
+    """While a ruling waits for the host, only the host rules (scores, cancels, unlocks): a
+    player's ruling would tell them whether the host's correction made the round add up."""
+    reasons = host_check(rnd)
+    if reasons and not by_host:
+        raise Conflict(ledger_words.public_message(reasons))
+
+
+def hold_for_host(
+    conn: sqlite3.Connection,
+    game_id: int,
+    round_id: int,
+    reasons: list[str],
+    pending: dict[str, Any] | None,
+) -> None:
+    """Keep the ruling (`pending`: who proposed or went out) until the host has checked the
+    round: the public state says only that the host is checking (inside a transaction)."""
+    conn.execute(
+        "UPDATE rounds SET host_check = ? WHERE id = ?", (dumps({"reasons": reasons}), round_id)
+    )
+    if pending is not None:
+        held = dict(pending, waiting=True)
+        held.update(lifecycle.held_ruling(held))
+        conn.execute("UPDATE rounds SET pending_end = ? WHERE id = ?", (dumps(held), round_id))
+    audit.record(conn, game_id, round_id, "held", "rules", wording.HELD_FOR_HOST)
+    storage.add_event(conn, game_id, "review", {"action": "host-checking"})
+
+
+def clear_host_check(conn: sqlite3.Connection, round_id: int) -> None:
+    """The host has acted on a ruling that waited (inside a transaction)."""
+    conn.execute("UPDATE rounds SET host_check = NULL WHERE id = ?", (round_id,))
+
+
+def override_ledger(conn: sqlite3.Connection, game_id: int, reason: object) -> None:
+    """The host rules the round although it does not add up, for the problems it has now
+    (a new problem needs a new look), with a reason kept in the audit trail."""
+    why = audit.require_reason(reason, _("scoring a round that does not add up"))
+    with transaction(conn):
+        rnd = open_round(conn, game_id)
+        ledger = round_ledger(facts(conn, game_id, rnd), _went_out(rnd))
+        signature = problems_signature(ledger)
+        if signature is None:
+            raise Conflict(_("the round adds up: there is nothing to override"))
+        conn.execute(
+            "UPDATE rounds SET ledger_override = ? WHERE id = ?",
+            (dumps({"problems": signature, "reason": why}), rnd["id"]),
+        )
+        audit.record(
+            conn,
+            game_id,
+            rnd["id"],
+            "override",
+            audit.HOST,
+            wording.HOST_OVERRIDE,
+            reason=why,
+            detail={"problems": [p.to_dict() for p in ledger.problems]},
+        )
+        storage.add_event(conn, game_id, "review", {"action": "override"})
+
+
+def _went_out(rnd: sqlite3.Row) -> str | None:
+    """The player a held domino says went out (their hand counts as empty)."""
+    pending = loads(rnd["pending_end"], None) or {}
+    return pending.get("player") if pending.get("by") == "domino" else None
+
+
+def public_review(rnd: sqlite3.Row) -> dict[str, Any]:
+    """What the table may say about pending checks: flags and sentences, no tile of a hand.
+
+    `host_checking` is set when a ruling is held for the host and cleared by the host's
+    actions only: nothing a player saves changes it, so it answers no question about
+    another player's hand."""
+    table = rnd["status"] == "open" and table_needs_check(rnd)
+    reasons = host_check(rnd)
+    messages = [_(TABLE_NEEDS_CHECK)] if table else []
+    if reasons:
+        messages.append(ledger_words.public_message(reasons))
+    return {"table": table, "host_checking": bool(reasons), "messages": messages}
+
+
+def player_notices(rnd: sqlite3.Row, row: sqlite3.Row | None) -> dict[str, Any]:
+    """What only this hand's owner reads about it: tiles of their hand the table photo shows
+    face up ("2-6 is now on the table"), and whether to confirm it again."""
+    tiles = [Tile.of(a, b) for a, b in loads(row["tiles"], [])] if row is not None else []
+    scene = loads(rnd["table_scene"], None)
+    shown = on_table(tiles, table_report(scene)) if rnd["status"] == "open" else ()
+    return {
+        "on_table": [t.as_list() for t in shown],
+        "on_table_text": ledger_words.owner_on_table(shown) if shown else None,
+        "to_confirm": hand_state(row) is HandState.TO_CONFIRM and rnd["status"] == "open",
+    }
 
 
 def host_review(conn: sqlite3.Connection, game_id: int) -> dict[str, Any]:
@@ -145,16 +300,51 @@ def host_review(conn: sqlite3.Connection, game_id: int) -> dict[str, Any]:
         "doubtful": [t.get("id") for t in doubtful_tiles(scene)],
         "rejected": list(scene.get("rejected") or []),
         "hand_conflicts": hand_conflicts(conn, game_id, rnd["id"]),
-        "rules_refusal": _latest_refusal(conn, rnd["id"]),
+        "rules_refusal": _latest_refusal(conn, rnd),
+        "ledger": ledger_review(conn, game_id, rnd),
     }
 
 
-def _latest_refusal(conn: sqlite3.Connection, round_id: int) -> str | None:
+def ledger_review(conn: sqlite3.Connection, game_id: int, rnd: sqlite3.Row) -> dict[str, Any]:
+    """The round's ledger for the host: the set as cells, each problem in words, and what a
+    ruling waits for now (admin only: it names hands' tiles)."""
+    round_facts_ = facts(conn, game_id, rnd)
+    went_out = _went_out(rnd)
+    ruling = Ruling.DOMINO if went_out else Ruling.BLOCK
+    decision = decide(round_facts_, ruling, went_out)
+    ledger = decision.ledger
+    waits = list(getattr(decision, "reasons", ()))
+    to_confirm = list(getattr(decision, "to_confirm", ()))
+    override = round_facts_.override
+    return {
+        **ledger.to_dict(),
+        "cells": [cell.to_dict() for cell in cells(ledger)],
+        "problems_shown": [ledger_words.problem_text(p, ledger.max_pip) for p in ledger.problems],
+        "ruling": str(ruling),
+        "waits": [str(w) for w in waits],
+        "waits_shown": ledger_words.wait_text(waits, to_confirm),
+        "to_confirm": to_confirm,
+        "host_checking": host_check(rnd),
+        "override": (
+            None
+            if override is None
+            else {
+                "reason": override.reason,
+                "applies": override.problems == problems_signature(ledger),
+            }
+        ),
+        "boneyard_entered": {"count": rnd["boneyard"], "source": rnd["boneyard_source"]},
+    }
+
+
+def _latest_refusal(conn: sqlite3.Connection, rnd: sqlite3.Row) -> str | None:
     """The rules engine's last refusal of this round, in its own words (it may name a hand's
-    tile: admin only), while the hands have not been judged since."""
+    tile: admin only), while the round waits for the host because of it."""
+    if RULES_REFUSED not in host_check(rnd):
+        return None
     row = conn.execute(
-        "SELECT a.detail FROM audit a JOIN rounds r ON r.id = a.round_id WHERE a.round_id = ? "
-        "AND a.action = 'review' AND r.hands_to_check = 1 ORDER BY a.id DESC LIMIT 1",
-        (round_id,),
+        "SELECT detail FROM audit WHERE round_id = ? AND action = 'review' "
+        "ORDER BY id DESC LIMIT 1",
+        (rnd["id"],),
     ).fetchone()
     return None if row is None else str(loads(row["detail"], {}).get("text"))

@@ -1,5 +1,12 @@
 """Rulings on the open round with the rules engine: the block check and the end by domino,
-and the game state they judge (it holds every hand: never shown before the round ends)."""
+and the game state they judge (it holds every hand: never shown before the round ends).
+
+Every ruling consults the round's ledger first (`review.decide_ruling`,
+`server.game.round_ledger`): hands to confirm again refuse it before anything locks; a round
+that does not add up, or a draw game's boneyard nobody counted, holds it for the host
+(`review.hold_for_host`), who resolves it and scores (`score_pending`). Condition 2 of a
+block is judged from the ledger's boneyard, never from a default 0.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +17,7 @@ from typing import Any
 from dominocam.errors import UserInputError
 from rules.i18n import _
 from server import engine, storage
-from server.game import audit, lifecycle, review, wording
+from server.game import audit, hands, ledger_words, lifecycle, review, wording
 from server.game.records import (
     Conflict,
     get_game,
@@ -19,6 +26,14 @@ from server.game.records import (
     player_by_name,
     players,
     round_hands,
+)
+from server.game.round_ledger import (
+    Ruling,
+    RulingDecision,
+    RulingGo,
+    RulingWait,
+    WaitReason,
+    boneyard_floor,
 )
 from server.game.scoreboard import finish_if_over
 from server.storage import dumps, loads, now, transaction
@@ -96,33 +111,41 @@ def lock_hands(conn: sqlite3.Connection, game_id: int, why: str, author: str) ->
 
 def unlock_hands(conn: sqlite3.Connection, game_id: int, reason: object) -> None:
     """The host lets play go on (a block check that stopped, a domino called by mistake):
-    the hands can change again and any ruling awaiting confirmation is dropped."""
+    the hands can change again, any ruling awaiting confirmation is dropped, and every hand
+    is to be confirmed again by its owner before the next ruling (tiles are played from
+    now on)."""
     why = audit.require_reason(reason, _("unlocking the hands"))
     with transaction(conn):
         rnd = open_round(conn, game_id)
         if not rnd["locked_at"]:
             raise Conflict(_("the hands are not locked"))
         conn.execute(
-            "UPDATE rounds SET locked_at = NULL, locked_by = NULL, pending_end = NULL WHERE id = ?",
+            "UPDATE rounds SET locked_at = NULL, locked_by = NULL, pending_end = NULL, "
+            "host_check = NULL WHERE id = ?",
             (rnd["id"],),
         )
+        hands.play_goes_on(conn, rnd["id"])
         audit.record(
             conn, game_id, rnd["id"], "unlock", audit.HOST, wording.HOST_UNLOCKED, None, why
         )
         storage.add_event(conn, game_id, "round", {"action": "unlocked"})
 
 
-def _judge(judge: Callable[[], dict[str, Any]], conn: sqlite3.Connection, game_id: int) -> Any:
+def _judge(
+    judge: Callable[[], dict[str, Any]],
+    conn: sqlite3.Connection,
+    game_id: int,
+    pending: dict[str, Any],
+) -> Any:
     """Run the rules engine on a state holding every hand. Its messages may name a hand's
     tiles ("tile 5-6 is held twice: in Ana's hand and in Caro's hand"): they go to the host's
-    correction screen (the round's review), and the caller hears only that a tile needs
-    checking."""
+    correction screen (the round's review), the ruling waits for the host, and the caller
+    hears only that a tile needs checking."""
     try:
         return judge()
     except UserInputError as error:
         with transaction(conn):
             rnd = open_round(conn, game_id)
-            conn.execute("UPDATE rounds SET hands_to_check = 1 WHERE id = ?", (rnd["id"],))
             audit.record(
                 conn,
                 game_id,
@@ -132,12 +155,57 @@ def _judge(judge: Callable[[], dict[str, Any]], conn: sqlite3.Connection, game_i
                 text=wording.RULES_REFUSED.format(error=error),
                 public_text=wording.TILE_NEEDS_CHECKING,
             )
-            storage.add_event(conn, game_id, "review", {"action": "hands"})
-        raise Conflict(_(review.HANDS_NEED_CHECK)) from None
+            review.hold_for_host(conn, game_id, rnd["id"], [review.RULES_REFUSED], pending)
+        raise Conflict(_(ledger_words.HOST_CHECKING)) from None
+
+
+def _ledger_first(
+    conn: sqlite3.Connection, game_id: int, ruling: Ruling, went_out: str | None
+) -> RulingDecision:
+    """The round's ledger before a ruling (`round_ledger.decide`): hands to confirm again
+    refuse the ruling at once, before anything locks (their owners confirm them: as it is,
+    or corrected, which a lock would forbid).
+
+    Raises:
+        Conflict: hands to confirm, naming whose (no tile, no count).
+    """
+    decision = review.decide_ruling(conn, game_id, ruling, went_out)
+    if isinstance(decision, RulingWait) and WaitReason.HANDS_TO_CONFIRM in decision.reasons:
+        raise Conflict(ledger_words.to_confirm_message(decision.to_confirm))
+    return decision
+
+
+def _go_or_hold(
+    conn: sqlite3.Connection,
+    game_id: int,
+    decision: RulingDecision,
+    pending: dict[str, Any],
+    by_host: bool,
+) -> RulingGo:
+    """Go on, or hold the ruling (`pending`) for the host's check and refuse it now: the host
+    reads what is wrong, tile by tile, on the correction screen; everybody else reads only
+    that the host is checking.
+
+    Raises:
+        Conflict: the ruling waits (the host hears why, a player that the host checks).
+    """
+    if isinstance(decision, RulingGo):
+        return decision
+    reasons = [str(reason) for reason in decision.reasons]
+    with transaction(conn):
+        rnd = open_round(conn, game_id)
+        review.hold_for_host(conn, game_id, rnd["id"], reasons, pending)
+    if by_host:
+        raise Conflict(" ".join(ledger_words.wait_text(reasons)))
+    raise Conflict(ledger_words.public_message(reasons))
 
 
 def block_check(
-    conn: sqlite3.Connection, game_id: int, proposer_name: object, confirm: bool = False
+    conn: sqlite3.Connection,
+    game_id: int,
+    proposer_name: object,
+    confirm: bool = False,
+    by_host: bool = False,
 ) -> dict[str, Any]:
     """Run the clockwise verification from `proposer_name` with the rules engine.
 
@@ -145,37 +213,58 @@ def block_check(
     revealed, totals, winner, ties and points written to the scoreboard; without `confirm`
     the round waits for the host to score it (`score_pending`). Otherwise the outcome names
     the first player who can play and whether that player had declared "cannot play" (a
-    foul); which tile that player can play is told to that player only.
+    foul); which tile that player can play is told to that player only. The hands stay
+    locked: play goes on once the host unlocks them (`unlock_hands`), and then every hand is
+    to be confirmed again before the next ruling.
+
+    Args:
+        by_host: the table's host rules (the admin's page, or scoring a held ruling): only
+            the host rules while a ruling waits for the host's check.
 
     Raises:
-        Conflict: a hand is missing or unconfirmed, the table reading needs the host's check,
-            a tile needs checking (the host's screen says which), or a ruling awaits
-            confirmation.
+        Conflict: a hand is missing, unconfirmed or to be confirmed again, the table reading
+            needs the host's check, the round's ledger holds the ruling for the host (the
+            host's screen says why), or another ruling awaits confirmation.
     """
     proposer = player_by_name(conn, game_id, proposer_name)
+    name = proposer["name"]
     rnd = open_round(conn, game_id)
-    lifecycle.refuse_other_ruling(
-        loads(rnd["pending_end"], None), "block", proposer["name"], confirm
-    )
-    state = rules_state(conn, game_id, proposer=proposer["name"])
-    lock_hands(conn, game_id, lifecycle.lock_reason("block", proposer["name"]), proposer["name"])
+    lifecycle.refuse_other_ruling(loads(rnd["pending_end"], None), "block", name, confirm)
+    review.refuse_while_host_checks(rnd, by_host)
+    state = rules_state(conn, game_id, proposer=name)
+    decision = _ledger_first(conn, game_id, Ruling.BLOCK, None)
+    lock_hands(conn, game_id, lifecycle.lock_reason("block", name), name)
     review.refuse_unchecked(conn, game_id, open_round(conn, game_id))
-    verdict = _judge(lambda: engine.check(state), conn, game_id)
-    outcome = _outcome(conn, game_id, proposer["name"], verdict)
+    pending = {"by": "block", "proposer": name}
+    floor = boneyard_floor(decision)
+    if floor is not None:
+        # Only the boneyard's count is missing: a player who can play stops the check
+        # whatever it holds; when nobody can, the count decides and the host enters it.
+        verdict = _judge(lambda: engine.check(dict(state, boneyard=floor)), conn, game_id, pending)
+        if verdict["conditions"]["no_playable_end"]:
+            _go_or_hold(conn, game_id, decision, pending, by_host)
+        go = RulingGo(decision.ledger, floor)
+    else:
+        go = _go_or_hold(conn, game_id, decision, pending, by_host)
+        # Condition 2 from the ledger's boneyard: known, or bounded well enough to decide it.
+        state["boneyard"] = go.boneyard
+        verdict = _judge(lambda: engine.check(state), conn, game_id, pending)
+    outcome = _outcome(conn, game_id, name, verdict)
     with transaction(conn):
         rnd = open_round(conn, game_id)
         cur = conn.execute(
             "INSERT INTO block_checks (round_id, proposer, verdict, outcome, created_at) "
             "VALUES (?, ?, ?, ?, ?)",
-            (rnd["id"], proposer["name"], dumps(verdict), dumps(outcome), now()),
+            (rnd["id"], name, dumps(verdict), dumps(outcome), now()),
         )
         outcome["id"] = int(cur.lastrowid or 0)
-        conn.execute("UPDATE rounds SET hands_to_check = 0 WHERE id = ?", (rnd["id"],))
+        # Reached while the host checks only by the host's own ruling: the check is done.
+        review.clear_host_check(conn, rnd["id"])
         if verdict.get("blocked") and confirm:
-            _end_round(conn, game_id, rnd, "block", verdict)
+            _end_round(conn, game_id, rnd, "block", dict(verdict, ledger=go.to_dict()))
         elif verdict.get("blocked"):
             outcome["awaiting_confirmation"] = True
-            _hold(conn, rnd, {"by": "block", "proposer": proposer["name"], "check": outcome["id"]})
+            _hold(conn, rnd, dict(pending, check=outcome["id"]))
         storage.add_event(conn, game_id, "block_check", {"outcome": public_outcome(outcome)})
     return public_outcome(outcome)
 
@@ -206,28 +295,37 @@ def _outcome(
 
 
 def end_by_domino(
-    conn: sqlite3.Connection, game_id: int, winner_name: object, confirm: bool = False
+    conn: sqlite3.Connection,
+    game_id: int,
+    winner_name: object,
+    confirm: bool = False,
+    by_host: bool = False,
 ) -> dict[str, Any]:
     """`winner_name` played their last tile: lock the hands and, with `confirm`, end the
     round and score it per the variant. Without `confirm` the call waits for the host
     (`score_pending`) and returns `{"pending": ...}` with nothing scored.
 
     Raises:
-        Conflict: as `block_check`.
+        Conflict: as `block_check` (the winner's own hand needs no confirmation: it is
+            empty).
     """
     winner = player_by_name(conn, game_id, winner_name)
+    name = winner["name"]
     rnd = open_round(conn, game_id)
-    lifecycle.refuse_other_ruling(
-        loads(rnd["pending_end"], None), "domino", winner["name"], confirm
-    )
-    state = rules_state(conn, game_id, empty_hand=winner["name"])
-    lock_hands(conn, game_id, lifecycle.lock_reason("domino", winner["name"]), audit.HOST)
+    lifecycle.refuse_other_ruling(loads(rnd["pending_end"], None), "domino", name, confirm)
+    review.refuse_while_host_checks(rnd, by_host)
+    state = rules_state(conn, game_id, empty_hand=name)
+    decision = _ledger_first(conn, game_id, Ruling.DOMINO, name)
+    lock_hands(conn, game_id, lifecycle.lock_reason("domino", name), audit.HOST)
     review.refuse_unchecked(conn, game_id, open_round(conn, game_id))
-    result = _judge(lambda: engine.score_domino(state, winner["name"]), conn, game_id)
+    pending = {"by": "domino", "player": name}
+    go = _go_or_hold(conn, game_id, decision, pending, by_host)
+    state["boneyard"] = go.boneyard
+    result = _judge(lambda: engine.score_domino(state, name), conn, game_id, pending)
     with transaction(conn):
         rnd = open_round(conn, game_id)
+        review.clear_host_check(conn, rnd["id"])
         if not confirm:
-            pending = {"by": "domino", "player": winner["name"]}
             _hold(conn, rnd, pending)
             storage.add_event(conn, game_id, "round", {"action": "domino-called"})
             return {"pending": pending}
@@ -235,6 +333,7 @@ def end_by_domino(
             "UPDATE hands SET tiles = '[]' WHERE round_id = ? AND player_id = ?",
             (rnd["id"], winner["id"]),
         )
+        result = dict(result, ledger=go.to_dict())
         _end_round(conn, game_id, rnd, "domino", result)
     return result
 
@@ -251,9 +350,9 @@ def score_pending(conn: sqlite3.Connection, game_id: int) -> dict[str, Any]:
     if pending is None:
         raise Conflict(_("no ruling is waiting to be scored: propose a block or call domino"))
     if pending["by"] == "domino":
-        result = end_by_domino(conn, game_id, pending["player"], confirm=True)
+        result = end_by_domino(conn, game_id, pending["player"], confirm=True, by_host=True)
         return {"ended": True, "result": result}
-    outcome = block_check(conn, game_id, pending["proposer"], confirm=True)
+    outcome = block_check(conn, game_id, pending["proposer"], confirm=True, by_host=True)
     if not outcome["blocked"]:
         with transaction(conn):
             conn.execute("UPDATE rounds SET pending_end = NULL WHERE id = ?", (rnd["id"],))
@@ -268,7 +367,9 @@ def cancel_pending(conn: sqlite3.Connection, game_id: int, reason: object) -> No
         pending = loads(rnd["pending_end"], None)
         if pending is None:
             raise Conflict(_("no ruling is waiting to be scored"))
-        conn.execute("UPDATE rounds SET pending_end = NULL WHERE id = ?", (rnd["id"],))
+        conn.execute(
+            "UPDATE rounds SET pending_end = NULL, host_check = NULL WHERE id = ?", (rnd["id"],)
+        )
         audit.record(
             conn,
             game_id,
@@ -291,7 +392,7 @@ def _end_round(
 ) -> None:
     conn.execute(
         "UPDATE rounds SET status = 'ended', ended_by = ?, result = ?, ended_at = ?, "
-        "pending_end = NULL, hands_to_check = 0 WHERE id = ?",
+        "pending_end = NULL, host_check = NULL WHERE id = ?",
         (ended_by, dumps(result), now(), rnd["id"]),
     )
     by_name = {p["name"]: p["id"] for p in players(conn, game_id)}

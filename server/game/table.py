@@ -74,16 +74,27 @@ def set_layout(
 
 
 def _set_boneyard(conn: sqlite3.Connection, round_id: int, boneyard: object) -> None:
+    """The host's count of the boneyard (`entered`); None makes it unknown again."""
+    if boneyard is None:
+        conn.execute(
+            "UPDATE rounds SET boneyard = 0, boneyard_source = NULL WHERE id = ?", (round_id,)
+        )
+        return
     if not isinstance(boneyard, int) or isinstance(boneyard, bool) or boneyard < 0:
         raise UserInputError(
             _("boneyard must be a whole number of tiles >= 0, got {boneyard!r}").format(
                 boneyard=boneyard
             )
         )
-    conn.execute("UPDATE rounds SET boneyard = ? WHERE id = ?", (boneyard, round_id))
+    conn.execute(
+        "UPDATE rounds SET boneyard = ?, boneyard_source = 'entered' WHERE id = ?",
+        (boneyard, round_id),
+    )
 
 
 def set_boneyard(conn: sqlite3.Connection, game_id: int, boneyard: object) -> None:
+    """The host enters the boneyard's count (null: not known). Until then a draw game's
+    boneyard is unknown, never 0 by default (`server.game.round_ledger`)."""
     with transaction(conn):
         rnd = open_round(conn, game_id)
         _set_boneyard(conn, rnd["id"], boneyard)

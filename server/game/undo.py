@@ -14,7 +14,7 @@ from typing import Any
 from dominocam.errors import UserInputError
 from rules.i18n import _
 from server import storage
-from server.game import audit, wording
+from server.game import audit, hands, wording
 from server.game.records import Conflict, get_game, get_round, player_by_id, players
 from server.game.scoreboard import finish_if_over
 from server.storage import dumps, loads, transaction
@@ -64,10 +64,12 @@ def reopen_last_round(conn: sqlite3.Connection, game_id: int, reason: object) ->
         conn.execute("DELETE FROM scores WHERE round_id = ?", (rnd["id"],))
         conn.execute(
             "UPDATE rounds SET status = 'open', ended_by = NULL, result = NULL, ended_at = NULL, "
-            "pending_end = NULL, locked_at = COALESCE(locked_at, ?), "
+            "pending_end = NULL, host_check = NULL, locked_at = COALESCE(locked_at, ?), "
             "locked_by = COALESCE(locked_by, ?) WHERE id = ?",
             (storage.now(), wording.ROUND_REOPENED, rnd["id"]),
         )
+        # Play may go on from here: each hand is confirmed again before the next ruling.
+        hands.play_goes_on(conn, rnd["id"])
         if game["status"] != "active":
             conn.execute("UPDATE games SET status = 'active' WHERE id = ?", (game_id,))
         audit.record(

@@ -6,9 +6,11 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
+from rules.variants import get_variant
 from server import storage
 from server.game import audit, history, review, wording
 from server.game.camera_events import latest_table_events
+from server.game.games import usual_deal
 from server.game.records import get_game, get_round, players, round_hands
 from server.game.rulings import public_outcome
 from server.game.scoreboard import scoreboard
@@ -56,6 +58,7 @@ def public_state(conn: sqlite3.Connection, game_id: int) -> dict[str, Any]:
         (rnd["id"],),
     ).fetchall()
     lines = loads(rnd["layout"], [])
+    draws = get_variant(game["variant"], loads(game["rules"], {})).undealt == "boneyard"
     return {
         "version": storage.last_event_id(conn),
         "game": {
@@ -66,13 +69,20 @@ def public_state(conn: sqlite3.Connection, game_id: int) -> dict[str, Any]:
             "set": game["set_max"],
             "status": game["status"],
             "teams": any(p["team"] for p in roster),
+            # Players draw from a boneyard (else the undealt tiles sit out all round).
+            "draws": draws,
+            # Tiles dealt to each player: the table's, else the variant's (null: no row).
+            "deal": game["deal"]
+            or usual_deal(game["variant"], loads(game["rules"], {}), len(roster)),
         },
         "players": roster,
         "round": {
             "number": rnd["number"],
             "status": rnd["status"],
             "engine": rnd["engine"],
-            "boneyard": rnd["boneyard"],
+            # The host's count (null: nobody entered one; never 0 by default).
+            "boneyard": rnd["boneyard"] if rnd["boneyard_source"] else None,
+            "boneyard_source": rnd["boneyard_source"],
             "lines": lines,
             "open_ends": [line["open_end"] for line in lines],
             "table": {
@@ -109,7 +119,7 @@ def public_state(conn: sqlite3.Connection, game_id: int) -> dict[str, Any]:
                 else None
             ),
             "pending_end": loads(rnd["pending_end"], None),
-            "review": review.public_review(conn, game_id, rnd),
+            "review": review.public_review(rnd),
             "ended_by": rnd["ended_by"],
             "result": result,
         },
@@ -121,9 +131,10 @@ def public_state(conn: sqlite3.Connection, game_id: int) -> dict[str, Any]:
 
 
 def _hand_status(row: sqlite3.Row | None) -> str:
-    """none | unconfirmed (a photo read, not confirmed) | confirmed (the hand is in)."""
+    """none | unconfirmed (a photo read, not confirmed) | confirmed (the hand is in) |
+    to-confirm (confirmed before play went on: its owner confirms it again)."""
     if row is not None and row["confirmed_at"] is not None:
-        return "confirmed"
+        return "to-confirm" if row["to_confirm"] else "confirmed"
     if row is not None and (row["pending"] is not None or row["pending_image"] is not None):
         return "unconfirmed"
     return "none"
@@ -178,5 +189,7 @@ def player_view(conn: sqlite3.Connection, player: sqlite3.Row) -> dict[str, Any]
         "has_photo": bool(row and (row["pending_image"] or row["image"])),
         "declared_cannot_play": bool(row and row["declared_cannot_play"]),
         "can_play": _my_play(conn, rnd, player["name"]),
+        # Of this hand alone: tiles the table photo shows, and whether to confirm it again.
+        **review.player_notices(rnd, row),
     }
     return state

@@ -40,6 +40,15 @@ HELD_BLOCK = N_(
 )
 HELD_DOMINO = N_("{name} called domino. The round is scored once the host confirms.")
 HOST_CANCELLED = N_("the host cancelled: {text}")
+# server.game.review (the round's ledger)
+HELD_BLOCK_CHECKING = N_(
+    "{name} proposed a block. The table host checks the round before it is ruled."
+)
+HELD_DOMINO_CHECKING = N_(
+    "{name} called domino. The table host checks the round before it is scored."
+)
+HELD_FOR_HOST = N_("the ruling waits for the table host's check")
+HOST_OVERRIDE = N_("the host rules the round although it does not add up")
 # server.game.review
 HOST_CHECKED_TABLE = N_("the host checked the table")
 # server.game.undo
@@ -53,6 +62,7 @@ ALL: tuple[str, ...] = (
     HOST_CHANGED_HAND, PLAYER_CHANGED_HAND, HOST_CHANGED_HAND_PUBLIC,
     PLAYER_CHANGED_HAND_PUBLIC, PROPOSED_A_BLOCK, CALLED_DOMINO, HANDS_LOCKED, HOST_UNLOCKED,
     RULES_REFUSED, TILE_NEEDS_CHECKING, HELD_BLOCK, HELD_DOMINO, HOST_CANCELLED,
+    HELD_BLOCK_CHECKING, HELD_DOMINO_CHECKING, HELD_FOR_HOST, HOST_OVERRIDE,
     HOST_CHECKED_TABLE, ROUND_REOPENED, HOST_REOPENED, HOST_CORRECTED, HOST_RENAMED,
     HOST_CHANGED_SEATS,
 )  # fmt: skip

@@ -328,6 +328,8 @@ var DC = (function () {
   /* A ruling waiting for the host, worded from its machine fields (`by`, `proposer`, `player`). */
   function pendingText(p) {
     if (!p) return "";
+    if (p.waiting) return p.by === "block" ? _("{name} proposed a block. The table host checks the round before it is ruled.", { name: p.proposer })
+      : _("{name} called domino. The table host checks the round before it is scored.", { name: p.player });
     return p.by === "block" ? _("Blocked: every player confirmed {name}'s block. The round is scored once the host confirms.", { name: p.proposer })
       : _("{name} called domino. The round is scored once the host confirms.", { name: p.player });
   }

@@ -35,7 +35,6 @@
   function renderLines() {
     var body = DC.clear(DC.$("line-rows"));
     state.round.lines.forEach(function (l) { body.appendChild(lineRow(l)); });
-    DC.$("boneyard").value = state.round.boneyard;
   }
   function tiles() { return (state.round.table.scene || {}).tiles || []; }
   function renderPicker() {
@@ -65,16 +64,87 @@
     DC.api("POST", base + "/table/rejected/" + index + "/restore", body).then(function (d) { reviewMsg(_("Restored as tile {id}.", { id: d.id }), "ok"); render(d.state); })
       .catch(function (e) { reviewMsg(e.message, "error"); });
   }
-  function removeFromHand(conflict, name) {
+  function removeFromHand(tile, name) {
     var player = state.players.filter(function (p) { return p.name === name; })[0];
-    var reason = prompt(_("Remove {tile} from {name}'s hand. Reason (kept in the audit trail):", { tile: DC.tileText(conflict.tile), name: name }));
+    var reason = prompt(_("Remove {tile} from {name}'s hand. Reason (kept in the audit trail):", { tile: DC.tileText(tile), name: name }));
     if (!reason) return;
     var url = base + "/hands/" + player.id;
     DC.api("GET", url).then(function (h) {
-      var tiles = h.tiles.filter(function (t) { return DC.tileText(t.slice().sort()) !== DC.tileText(conflict.tile.slice().sort()); });
+      var tiles = h.tiles.filter(function (t) { return DC.tileText(t.slice().sort()) !== DC.tileText(tile.slice().sort()); });
       return DC.api("PUT", url, { tiles: tiles, reason: reason });
-    }).then(function () { reviewMsg(_("{tile} removed from {name}'s hand.", { tile: DC.tileText(conflict.tile), name: name }), "ok"); loadReview(); })
-      .catch(function (e) { reviewMsg(e.message, "error"); });
+    }).then(function () { ledgerMsg(_("{tile} removed from {name}'s hand.", { tile: DC.tileText(tile), name: name }), "ok"); loadReview(); })
+      .catch(function (e) { ledgerMsg(e.message, "error"); });
+  }
+  function ledgerMsg(text, cls) { var n = DC.$("ledger-msg"); n.textContent = text; n.className = cls || ""; }
+  /* Where a tile of the set is, in words (the grid's cells say it on a tap). */
+  var KINDS = { table: _("on the table"), hand: _("in a hand"), hidden: _("hidden: boneyard, set aside, or a hand not read"), nowhere: _("nowhere"), twice: _("in two places") };
+  function cellText(c) {
+    var tile = DC.tileText(c.tile);
+    if (c.kind === "hand") return _("{tile}: in {name}'s hand", { tile: tile, name: c.players[0] });
+    if (c.kind === "twice") {
+      var places = c.players.map(function (n) { return _("{name}'s hand", { name: n }); });
+      if (c.on_table) places.unshift(_("the table"));
+      return _("{tile}: in two places ({places})", { tile: tile, places: places.join(", ") });
+    }
+    return _("{tile}: {place}", { tile: tile, place: KINDS[c.kind] });
+  }
+  /* The set as a picture: tile a-b at row a, column b (upper triangle), coloured by place. */
+  function renderGrid(ledger) {
+    var n = ledger.set, grid = DC.clear(DC.$("ledger-grid")), byTile = {};
+    ledger.cells.forEach(function (c) { byTile[c.tile[0] + "-" + c.tile[1]] = c; });
+    grid.style.gridTemplateColumns = "repeat(" + (n + 2) + ", minmax(0, 1fr))";
+    grid.setAttribute("role", "img");
+    grid.setAttribute("aria-label", _("The set of {count} tiles by place", { count: ledger.set_size }));
+    grid.appendChild(DC.el("span", { class: "head" }));
+    for (var b = 0; b <= n; b++) grid.appendChild(DC.el("span", { class: "head", text: String(b) }));
+    for (var a = 0; a <= n; a++) {
+      grid.appendChild(DC.el("span", { class: "head", text: String(a) }));
+      for (b = 0; b <= n; b++) {
+        var c = byTile[a + "-" + b];
+        if (!c) { grid.appendChild(DC.el("span", { class: "cell void" })); continue; }
+        var mark = c.kind === "hand" ? c.players[0].charAt(0) : c.kind === "twice" ? "2" : c.kind === "nowhere" ? "?" : "";
+        var node = DC.el("button", { type: "button", class: "cell k-" + c.kind + (c.problem ? " problem" : ""), "data-tile": a + "-" + b, title: cellText(c), "aria-label": cellText(c), text: mark });
+        node.addEventListener("click", (function (cell) { return function () { DC.setText("ledger-cell", cellText(cell)); }; })(c));
+        grid.appendChild(node);
+      }
+    }
+    var legend = DC.clear(DC.$("ledger-legend"));
+    ["table", "hand", "hidden", "nowhere", "twice"].forEach(function (k) {
+      var count = ledger.cells.filter(function (c) { return c.kind === k; }).length;
+      legend.appendChild(DC.el("li", {}, [DC.el("span", { class: "swatch k-" + k }), _("{place} ({count})", { place: KINDS[k], count: DC.num(count) })]));
+    });
+    legend.appendChild(DC.el("li", {}, [DC.el("span", { class: "swatch problem" }), _("named in a problem")]));
+  }
+  /* The round's ledger: what a ruling waits for, each problem (with its fix), the grid. */
+  function renderLedger(ledger) {
+    var summary = !ledger.adds_up ? _("The round does not add up.") : ledger.closes
+      ? _("All {count} tiles accounted for.", { count: DC.num(ledger.set_size) })
+      : _("Nothing read contradicts the set of {count} tiles (not every count is known).", { count: DC.num(ledger.set_size) });
+    DC.setText("ledger-summary", summary);
+    DC.$("ledger-summary").className = "big " + (ledger.adds_up ? "ok" : "error");
+    var waits = DC.clear(DC.$("ledger-waits"));
+    ledger.waits_shown.forEach(function (w) { waits.appendChild(DC.el("li", { text: w })); });
+    var list = DC.clear(DC.$("conflicts"));
+    ledger.problems.forEach(function (p, i) {
+      var parts = [ledger.problems_shown[i] + " "];
+      if (p.code === "tile-twice" || p.code === "tile-outside-set") {
+        p.holders.forEach(function (h) {
+          if (h.kind !== "hand") return;
+          var b = DC.el("button", { type: "button", class: "remove-from-hand", "data-player": h.player, text: _("Remove from {name}'s hand", { name: h.player }) });
+          b.addEventListener("click", function () { removeFromHand(p.tiles[0], h.player); });
+          parts.push(b);
+        });
+      }
+      list.appendChild(DC.el("li", { class: "conflict", "data-code": p.code }, parts));
+    });
+    renderGrid(ledger);
+    var count = DC.$("boneyard-count");
+    if (document.activeElement !== count) count.value = ledger.boneyard_entered.source ? String(ledger.boneyard_entered.count) : "";
+    DC.$("boneyard-form").hidden = ledger.deal.undealt !== "boneyard";
+    var override = ledger.override && ledger.override.applies;
+    DC.$("override-form").hidden = ledger.adds_up || !!override;
+    if (override) ledgerMsg(_("Scored on your word: {reason}", { reason: ledger.override.reason }), "warn");
+    DC.$("ledger-score").hidden = !(state && state.round.pending_end);
   }
   /* What the host must check (admin only: it names tiles of hands). */
   function loadReview() {
@@ -82,16 +152,8 @@
     DC.api("GET", base + "/review").then(function (rv) {
       DC.setText("table-check", rv.table_needs_check ? _("The photo reader is unsure of this table. {warnings} Correct what is wrong, then say it is checked.", { warnings: (rv.warnings_shown || rv.warnings).join(" ") }) : "");
       DC.$("mark-checked").hidden = !rv.table_needs_check;
-      var list = DC.clear(DC.$("conflicts"));
-      if (rv.rules_refusal) list.appendChild(DC.el("li", { class: "conflict", text: rv.rules_refusal }));
-      rv.hand_conflicts.forEach(function (c) {
-        var buttons = c.players.map(function (name) {
-          var b = DC.el("button", { type: "button", class: "remove-from-hand", "data-player": name, text: _("Remove from {name}'s hand", { name: name }) });
-          b.addEventListener("click", function () { removeFromHand(c, name); });
-          return b;
-        });
-        list.appendChild(DC.el("li", { class: "conflict" }, [_("Tile {tile} is in the hands of {names} and {last}. ", { tile: DC.tileText(c.tile), names: c.players.slice(0, -1).join(", "), last: c.players[c.players.length - 1] })].concat(buttons)));
-      });
+      renderLedger(rv.ledger);
+      if (rv.rules_refusal) DC.$("conflicts").appendChild(DC.el("li", { class: "conflict", text: rv.rules_refusal }));
       var rej = DC.clear(DC.$("rejected-list"));
       if (!rv.rejected.length) rej.appendChild(DC.el("li", { class: "muted", text: _("none") }));
       rv.rejected.forEach(function (box, i) {
@@ -145,9 +207,30 @@
       if (tr.querySelector(".marked").checked) line.marked = true;
       lines.push(line);
     });
-    DC.api("PUT", base + "/layout", { lines: lines, boneyard: parseInt(DC.$("boneyard").value || "0", 10) })
+    DC.api("PUT", base + "/layout", { lines: lines })
       .then(function (s) { editingLines = false; var none = _("none"); msg(_("Lines saved: open ends {ends}.", { ends: s.round.open_ends.join(", ") || none }), "ok"); render(s); })
       .catch(function (e) { msg(e.message, "error"); });
+  });
+  DC.$("boneyard-form").addEventListener("submit", function (ev) {
+    ev.preventDefault();
+    var value = DC.$("boneyard-count").value;
+    if (value === "") { ledgerMsg(_("Count the boneyard's tiles first."), "error"); return; }
+    DC.api("PUT", base + "/boneyard", { boneyard: parseInt(value, 10) }).then(function (s) { ledgerMsg(_("Boneyard: {count} tiles.", { count: DC.num(parseInt(value, 10)) }), "ok"); render(s); })
+      .catch(function (e) { ledgerMsg(e.message, "error"); });
+  });
+  DC.$("boneyard-unknown").addEventListener("click", function () {
+    DC.api("PUT", base + "/boneyard", { boneyard: null }).then(function (s) { DC.$("boneyard-count").value = ""; ledgerMsg(_("The boneyard is not counted."), "ok"); render(s); })
+      .catch(function (e) { ledgerMsg(e.message, "error"); });
+  });
+  DC.$("override-form").addEventListener("submit", function (ev) {
+    ev.preventDefault();
+    DC.api("POST", base + "/ledger/override", { reason: DC.$("override-reason").value }).then(function (s) { DC.$("override-reason").value = ""; render(s); })
+      .catch(function (e) { ledgerMsg(e.message, "error"); });
+  });
+  DC.$("ledger-score").addEventListener("click", function () {
+    DC.api("POST", base + "/score").then(function (d) {
+      ledgerMsg(d.ended ? _("The round is scored.") : _("Not blocked: play goes on."), "ok"); render(d.state);
+    }).catch(function (e) { ledgerMsg(e.message, "error"); loadReview(); });
   });
   void feed;
 })();

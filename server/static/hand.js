@@ -39,10 +39,16 @@
     var pending = v.me.pending && v.me.pending.tiles;
     if (!dirty) { tiles = (pending || v.me.hand).map(function (t) { return t.slice(); }); renderTiles(); }
     var locked = r.locked && r.status === "open";
-    var status = r.status !== "open" ? "" : locked ? _("Your hand is locked.") :
+    // Play went on since this hand was confirmed: its owner confirms it again (as it is even
+    // while locked; a change then is the host's).
+    var again = v.me.to_confirm && r.status === "open";
+    var status = r.status !== "open" ? "" : again ? (locked ? _("Play went on since you confirmed your hand: confirm it again as it is (the hands are locked: ask the host to change it).") : _("Play went on since you confirmed your hand: take out the tiles you played, then confirm it again.")) : locked ? _("Your hand is locked.") :
       pending ? (v.me.confirmed ? _("Read from your photo: check every tile, correct any mistake, then confirm. Until then your confirmed hand stays as it was.") : _("Read from your photo: check every tile, correct any mistake, then confirm.")) :
       v.me.confirmed ? _("Your hand is in (confirmed). Changes are recorded in the audit trail.") : _("Not in yet: take a photo or add your tiles, then confirm.");
-    msg("hand-status", status, pending || !v.me.confirmed ? "warn" : "muted");
+    msg("hand-status", status, pending || again || !v.me.confirmed ? "warn" : "muted");
+    // Told to this player alone: tiles of their hand that the table photo shows.
+    DC.setText("on-table", v.me.on_table_text || "");
+    DC.$("reconfirm").hidden = !again || !!pending;
     DC.$("discard").hidden = !(v.me.pending && v.me.confirmed) || locked;
     DC.$("retake").hidden = !v.me.has_photo;
     ["save", "add-tile", "hand-file", "cannot-play", "propose", "retake", "clear"].forEach(function (id) { DC.$(id).disabled = !!locked || r.status !== "open"; });
@@ -119,6 +125,10 @@
     })
       .catch(function (e) { msg("save-msg", e.message, "error"); });
   });
+  DC.$("reconfirm").addEventListener("click", function () {
+    DC.api("POST", base + "/confirm").then(function (v) { dirty = false; msg("save-msg", _("Confirmed again: {tiles}, {pips}.", { tiles: tilesText(v.me.hand.length), pips: pipsText(v.me.pip_total) }), "ok"); render(v); })
+      .catch(function (e) { msg("save-msg", e.message, "error"); });
+  });
   DC.$("discard").addEventListener("click", function () {
     DC.api("DELETE", base + "/pending").then(function (v) { dirty = false; msg("save-msg", _("Kept your confirmed hand."), "ok"); render(v); })
       .catch(function (e) { msg("save-msg", e.message, "error"); });
@@ -127,7 +137,7 @@
     DC.api("POST", base + "/declare", { cannot_play: ev.target.checked }).then(render).catch(function (e) { msg("block-result", e.message, "error"); });
   });
   // The hand on screen is not the confirmed one yet (a photo's reading, or edits).
-  function unconfirmed() { return !!(view && (dirty || (view.me.pending && view.me.pending.tiles))); }
+  function unconfirmed() { return !!(view && (dirty || (view.me.pending && view.me.pending.tiles) || view.me.to_confirm)); }
   DC.$("propose").addEventListener("click", function () {
     // One confirmation for both steps: a proposer whose hand is still unconfirmed confirms the
     // tiles shown (the question names them) and proposes at once.

@@ -47,7 +47,9 @@
     var players = form.players.value.split("\n").map(function (line) { return line.trim(); }).filter(Boolean).map(function (line) {
       var parts = line.split(","); return parts.length > 1 ? { name: parts[0].trim(), team: parts[1].trim() } : { name: line };
     });
-    DC.api("POST", "/api/games", { name: form.name.value, variant: variant.value, set: parseInt(DC.$("set").value, 10), players: players, rules: rules })
+    var spec = { name: form.name.value, variant: variant.value, set: parseInt(DC.$("set").value, 10), players: players, rules: rules };
+    if (DC.$("deal").value) spec.deal = parseInt(DC.$("deal").value, 10);
+    DC.api("POST", "/api/games", spec)
       .then(function (state) { location.href = "/games/" + state.game.id + "/players"; })  // links come next: hand them out
       .catch(function (e) { DC.setText("setup-error", e.message); });
   });

@@ -23,7 +23,8 @@
     DC.drawScene(DC.$("scene-wrap"), r.table.image, r.table.scene, { version: s.version, empty: _("No table photo yet: upload one, or enter the lines by hand on the correction screen.") });
     var none = _("none");
     DC.setText("open-ends", r.open_ends.length ? r.open_ends.join(", ") : none);
-    DC.setText("boneyard", DC.num(r.boneyard));
+    // Never 0 by default: a draw game's boneyard is "not counted" until the host enters it.
+    DC.setText("boneyard", r.boneyard !== null && r.boneyard !== undefined ? DC.num(r.boneyard) : g.draws ? _("not counted") : _("none (nobody draws)"));
     DC.setText("face-down", DC.num(r.table.face_down || 0));
     var lines = DC.clear(DC.$("lines")), trains = DC.trains(s);
     DC.setText("engine-round", DC.engineText(s));
@@ -41,6 +42,8 @@
     }
     DC.renderDoubts(DC.$("warnings"), r.table.scene, admin ? _("Tiles in doubt are drawn dashed orange: check them on the correction screen.") : _("Tiles in doubt are drawn dashed orange: the host checks them."), r.table.warnings_shown);
     DC.setText("review", ((r.review || {}).messages || []).join(" "));
+    // The host's way to what a held ruling waits for: the correction screen's ledger.
+    if (admin) DC.$("check-link").hidden = !(r.status === "open" && (r.review || {}).host_checking);
     DC.setText("locked", r.status === "open" && r.locked ? _("Hands are locked ({why}).", { why: r.locked.by_shown || r.locked.by }) + (r.pending_end ? " " + DC.pendingText(r.pending_end) : "") : "");
     DC.renderAudit(DC.$("audit"), s.audit);
     renderAdmin(s);
@@ -48,7 +51,7 @@
     renderTableEvents(r.table.events || []);
     var body = DC.clear(DC.$("players"));
     s.players.forEach(function (p, i) {
-      var status = [{ confirmed: _("hand in"), unconfirmed: _("photo read, not confirmed") }[p.hand_status] || _("waiting for hand")];
+      var status = [{ confirmed: _("hand in"), unconfirmed: _("photo read, not confirmed"), "to-confirm": _("to confirm again") }[p.hand_status] || _("waiting for hand")];
       if (p.hand_changes) status.push(_("changed {count}× after confirming", { count: DC.num(p.hand_changes) }));
       if (p.declared_cannot_play) status.push(_("says cannot play"));
       var cells = [DC.el("td", { text: DC.num(p.seat + 1) }),
@@ -91,6 +94,8 @@
         trail.appendChild(DC.el("li", { text: e.reason ? _("{time} · {text} (reason: {reason})", params) : _("{time} · {text}", params) }));
       });
       var parts = [DC.el("summary", { text: title }), table];
+      // Every tile accounted for, or what the host overrode and why.
+      if (r.ledger) parts.push(DC.el("p", { class: r.ledger.overridden ? "ledger-line warn" : "ledger-line muted", text: [r.ledger.text].concat(r.ledger.problems).join(" ") }));
       if (r.audit.length) parts.push(trail);
       box.appendChild(DC.el("details", { class: "history-round", "data-round": String(r.number) }, parts));
     });

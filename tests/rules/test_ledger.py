@@ -191,6 +191,47 @@ def test_a_player_count_without_a_deal_leaves_the_sleeping_tiles_to_derive() -> 
     assert ledger.sleeping == StockCount.exact(3, CountSource.DERIVED) and ledger.adds_up
 
 
+# --- a table that was not read (lines entered by hand) -----------------------------------------
+
+
+def test_a_table_not_read_may_hold_every_tile_read_nowhere() -> None:
+    # Block, 4 players dealt 5: hands of 2 tiles each, the rest played or asleep.
+    hands = [hand(name, SET6[i * 2 : i * 2 + 2]) for i, name in enumerate("ABCD")]
+    ledger = reconcile(get_variant("block"), hands, TableReport.unknown())
+    assert ledger.adds_up and not ledger.closes and not ledger.table_known
+    assert ledger.places[SET6[20]].holders == (TABLE_, Holder(HolderKind.SLEEPING))
+    assert ledger.sleeping == StockCount.exact(8, CountSource.DEAL)
+    assert ledger.nothing_to_draw  # Block never draws, whatever the table holds
+    assert ledger.to_dict()["table_known"] is False
+
+
+def test_a_table_not_read_still_checks_the_readings_that_were_made() -> None:
+    hands = [hand("A", [t(2, 3), t(1, 1)]), hand("B", [t(2, 3)]), hand("C", []), hand("D", [])]
+    ledger = reconcile(get_variant("block"), hands, TableReport.unknown())
+    assert codes(ledger) == [ProblemCode.TILE_TWICE]
+    # More than the deal (5 each in Block for 4 players) in one hand.
+    big = [hand("A", SET6[:6]), hand("B", []), hand("C", []), hand("D", [])]
+    above = reconcile(get_variant("block"), big, TableReport.unknown())
+    assert codes(above) == [ProblemCode.HAND_ABOVE_DEAL]
+
+
+def test_a_table_not_read_leaves_a_draw_games_boneyard_unknown_until_counted() -> None:
+    hands = [hand("Ana", SET6[:4]), hand("Ben", SET6[4:9])]
+    ledger = reconcile(get_variant("draw"), hands, TableReport.unknown())
+    assert ledger.boneyard.count is None and ledger.boneyard.at_least == 0
+    assert ledger.boneyard.at_most == 14  # the deal's stock only shrinks
+    assert not ledger.nothing_to_draw and ledger.adds_up
+    entered = reconcile(
+        get_variant("draw"), hands, TableReport.unknown(), BoneyardReport.entered(2)
+    )
+    assert entered.nothing_to_draw and not entered.closes  # the reserve of 2 is not drawable
+
+
+def test_a_table_not_read_lists_no_tiles() -> None:
+    with pytest.raises(UserInputError, match="not read"):
+        TableReport(face_up=(t(0, 0),), known=False)
+
+
 # --- every problem code ------------------------------------------------------------------------
 
 
@@ -524,7 +565,8 @@ class Report:
             or variant.undealt == "sleeping"  # the deal fixes it: every round here has a deal
         )
         unsorted = self.table.face_down_are is FaceDown.UNSORTED and self.table.face_down > 0
-        return all(h.held is not None for h in self.hands) and stock_given and not unsorted
+        counted = all(h.held is not None for h in self.hands)
+        return self.table.known and counted and stock_given and not unsorted
 
 
 HAND_KINDS = [
@@ -563,8 +605,10 @@ def reports(draw: st.DrawFn, rnd: Round) -> Report:
             ]
         )
     )
-    face_down = draw(st.sampled_from(["none", "stock", "unsorted"]))
-    if face_down == "stock":
+    face_down = draw(st.sampled_from(["none", "stock", "unsorted", "not-read"]))
+    if face_down == "not-read":  # no table photo: the lines were entered by hand
+        table = TableReport.unknown()
+    elif face_down == "stock":
         table = TableReport(rnd.table, len(rnd.stock), FaceDown.STOCK)
     elif face_down == "unsorted":
         # Some tiles not face up lie face down in view (the stock, hands laid down).
@@ -601,7 +645,7 @@ def test_a_truthful_report_adds_up_with_every_tile_in_one_place(data: st.DataObj
     read = {h.player: h for h in report.hands if h.status is not HandStatus.UNKNOWN}
     for tile, place in ledger.places.items():
         truth = true_holder(rnd, tile)
-        if truth.kind is HolderKind.TABLE or truth.player in read:
+        if (truth.kind is HolderKind.TABLE and report.table.known) or truth.player in read:
             pending = truth.player is not None and read[truth.player].status is HandStatus.PENDING
             assert place.status is PlaceStatus.SEEN
             assert place.holders == (replace(truth, pending=pending),)
@@ -621,7 +665,7 @@ def test_a_truthful_report_adds_up_with_every_tile_in_one_place(data: st.DataObj
     # Derived correctly whenever everything else is known.
     all_counts = all(h.held is not None for h in report.hands)
     unsorted = report.table.face_down_are is FaceDown.UNSORTED and report.table.face_down > 0
-    if all_counts and not unsorted:
+    if all_counts and not unsorted and report.table.known:
         assert stock.count == true_stock
         given = report.boneyard.count is not None or report.table.face_down_are is FaceDown.STOCK
         if rnd.variant.undealt == "boneyard" and not given:
@@ -729,11 +773,12 @@ def all_readings(report: Report) -> list[Tile]:
 def test_every_fault_is_caught_unless_counting_cannot_see_it(data: st.DataObject) -> None:
     """One fault in a truthful report is caught (a problem, `adds_up` False), except:
 
-    * A misread into a tile that is read nowhere else (it lies hidden: in the stock, or in a
-      hand not read) changes no count and puts no tile in two places: counting cannot catch
-      it, whatever else is known. This is the ONLY fault left uncaught when the ledger
-      `closes` (every count known from its own source); the test asserts that the ledger
-      then still adds up with every count unchanged, so that it never pretends otherwise.
+    * A misread into a tile that is read nowhere else (it lies hidden: in the stock, in a
+      hand not read, or on a table not read) changes no count and puts no tile in two
+      places: counting cannot catch it, whatever else is known. This is the ONLY fault left
+      uncaught when the ledger `closes` (every count known from its own source); the test
+      asserts that the ledger then still adds up with every count unchanged, so that it
+      never pretends otherwise.
     * When the ledger does not close, a lost tile or a wrong boneyard count can be absorbed
       by what is not known: a hand of unknown count, a boneyard derived from the rest (the
       lost tile then shows up as one more tile in the derived boneyard, which the test
@@ -770,7 +815,7 @@ def test_every_fault_is_caught_unless_counting_cannot_see_it(data: st.DataObject
             # a hand not read), every count stays right. The ledger still adds up, with the
             # same counts as the truth.
             hidden_in = true_holder(rnd, case.misread_as)
-            assert hidden_in.kind is not HolderKind.TABLE
+            assert hidden_in.kind is not HolderKind.TABLE or not report.table.known
             assert hidden_in.player is None or hidden_in.player not in {
                 report.hands[i].player for i in read_hands(report)
             }
@@ -792,7 +837,7 @@ def test_every_fault_is_caught_unless_counting_cannot_see_it(data: st.DataObject
             true_stock = len(rnd.stock)
             if stock.source in (CountSource.COUNTED, CountSource.ENTERED, CountSource.DEAL):
                 assert stock.count == true_stock
-            elif stock.known and not case.report.table.face_down:
+            elif stock.known and not case.report.table.face_down and case.report.table.known:
                 assert stock.count == true_stock + 1
     elif case.fault is Fault.WRONG_BONEYARD and ledger.closes:
         assert found

@@ -59,6 +59,27 @@ def fake_scene(pixels: np.ndarray, kind: str, set_max: int) -> dict[str, Any]:
     }
 
 
+def hands_beside_fake_table(names: tuple[str, ...] = ("Ana", "Ben", "Caro", "Dev")) -> dict:
+    """Block hands (double-6, 4 players dealt 5) that add up with `fake_scene`'s table photo
+    (0-3 and 3-5 face up, one tile face down): 5 + 5 + 5 + 2 tiles in hand, 3 played, 8
+    asleep. The round's ledger (server.game.round_ledger) lets rulings on them go on."""
+    tiles = [[a, b] for a in range(7) for b in range(a, 7) if [a, b] not in ([0, 3], [3, 5])]
+    sizes = (5, 5, 5, 2)
+    out, start = {}, 0
+    for name, size in zip(names, sizes, strict=True):
+        out[name] = tiles[start : start + size]
+        start += size
+    return out
+
+
+def confirm_again(client, links: dict[str, str], names=None) -> None:
+    """Each player confirms their hand again as it is (play went on since: an unlock, a
+    stopped check, a reopened round)."""
+    for name in names or links:
+        r = client.post(f"/api/hand/{links[name]}/confirm")
+        assert r.status_code == 200, r.json
+
+
 def jpeg_bytes(width: int = 160, height: int = 120) -> bytes:
     image = np.full((height, width, 3), 200, np.uint8)
     cv2.rectangle(image, (10, 10), (60, 40), (0, 0, 0), -1)

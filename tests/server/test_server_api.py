@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from server_factories import ADMIN, jpeg_bytes
+from server_factories import ADMIN, confirm_again, jpeg_bytes
 
 from server import engine, storage
 
@@ -194,6 +194,7 @@ def test_a_foul_is_worded_as_the_player_acted(client, game, links) -> None:
         ).status_code
         == 200
     )
+    confirm_again(client, links)  # play went on: each hand is confirmed again
     client.post(f"/api/hand/{links['Caro']}/declare", json={"cannot_play": True})
     r = client.post(f"/api/hand/{links['Caro']}/block-check")
     assert r.json["outcome"]["stopped"] == {"player": "Caro", "foul": True, "foul_by": "declared"}

@@ -231,6 +231,16 @@ def test_game_night_in_a_browser(browser, make_app, tmp_path) -> None:
         page.select_option("#proposer", "Ben")
         page.once("dialog", lambda dialog: dialog.accept())  # "Ben proposes a block?"
         page.click("#propose-block")
+        # A rendered table photo and two hands are no real round: the round's ledger holds the
+        # block for the host, who scores it on their word on the correction screen (issue 32).
+        expect(page.locator("#block-result.error")).to_contain_text("does not add up")
+        page.click("#check-link a")
+        page.fill("#override-reason", "a rendered table photo")
+        page.click("#override")
+        expect(page.locator("#ledger-msg.warn")).to_contain_text("Scored on your word")
+        page.click("#ledger-score")
+        expect(page.locator("#ledger-msg.ok")).to_have_text("The round is scored.")
+        page.goto(game_url)
         steps = [f"{s['player']} confirms: cannot play" for s in verdict["verification"]]
         expect(page.locator("#steps li")).to_have_text(steps)
         page.wait_for_selector("#block-result.ok")  # shown after the last confirmation
@@ -362,6 +372,13 @@ def test_hand_lifecycle_lock_audit_and_undo_on_a_phone(browser, make_app, tmp_pa
         host.once("dialog", lambda dialog: dialog.accept("Ben plays on"))
         host.click("#unlock")
         expect(host.locator("#unlock")).to_be_hidden()
+        # Play goes on: every hand is confirmed again before the next ruling (issue 32).
+        expect(ana.locator("#hand-status")).to_contain_text(
+            "Play went on since you confirmed your hand"
+        )
+        ana.click("#reconfirm")
+        expect(ana.locator("#save-msg.ok")).to_have_text("Confirmed again: 1 tile, 3 pips.")
+        assert client.post(f"/api/hand/{links['Caro']}/confirm").status_code == 200
         client.put(f"/api/hand/{links['Ben']}/tiles", json={"tiles": [[1, 1]]})
         client.put(
             f"/api/games/{gid}/rounds/current/layout",
@@ -457,14 +474,15 @@ def test_the_correction_screen_shows_what_to_check(browser, make_app, tmp_path) 
         r = client.post(f"/api/hand/{links['Ben']}/block-check")
         assert r.status_code == 409 and "tile needs checking" in r.json["error"]
         page.reload()
-        expect(page.locator("#conflicts li.conflict")).to_have_text(
-            re.compile(r"Tile 2-6 is in the hands of Ana and Caro")
+        twice = page.locator("#conflicts li.conflict[data-code='tile-twice']")
+        expect(twice).to_have_text(
+            re.compile(r"2-6 is in two places: in Ana's hand and in Caro's hand")
         )
         page.screenshot(path=str(tmp_path / "correct-review.png"), full_page=True)
         page.once("dialog", lambda dialog: dialog.accept("2-6 is Ana's"))
         page.click("#conflicts button[data-player=Caro]")
-        expect(page.locator("#review-msg.ok")).to_have_text("2-6 removed from Caro's hand.")
-        expect(page.locator("#conflicts li.conflict")).to_have_count(0)
+        expect(page.locator("#ledger-msg.ok")).to_have_text("2-6 removed from Caro's hand.")
+        expect(twice).to_have_count(0)
         # The table page never names the tile; the check now runs.
         table = browser.new_context(**PHONE).new_page()
         table.goto(f"{server.url}/games/{gid}")
@@ -480,7 +498,15 @@ def test_the_correction_screen_shows_what_to_check(browser, make_app, tmp_path) 
             "Tile 3-5 may be misread (it could be 3-6): please check it"
         )
         assert "2-6" not in table.locator("body").inner_text()
-        assert client.post(f"/api/hand/{links['Ben']}/block-check").status_code == 200
+        # The stand-in photo shows 3 tiles for 3 hands of 1 or 2: the round cannot add up,
+        # so the host scores the held ruling on their word (issue 32).
+        page.fill("#override-reason", "a toy table")
+        page.click("#override")
+        expect(page.locator("#ledger-msg.warn")).to_contain_text("Scored on your word")
+        page.click("#ledger-score")
+        expect(page.locator("#ledger-msg.ok")).to_have_text(
+            re.compile(r"The round is scored\.|Not blocked: play goes on\.")
+        )
     finally:
         server.close()
 

@@ -72,11 +72,13 @@ def _end_by_domino(client, gid: int, links: dict[str, str]) -> None:
         r = client.put(f"/api/hand/{links[name]}/tiles", json={"tiles": [[i, 5], [i, i]]})
         assert r.status_code == 200, r.json
     winner = next(iter(links))
-    r = client.post(
-        f"/api/games/{gid}/rounds/current/domino",
-        json={"player": winner, "confirm": True},
-        headers=ADMIN,
-    )
+    base = f"/api/games/{gid}/rounds/current"
+    r = client.post(f"{base}/domino", json={"player": winner, "confirm": True}, headers=ADMIN)
+    if r.status_code == 409:
+        # A rendered table photo and these hands are no real round: the round's ledger holds
+        # the domino, and the host scores it on their word (issue 32).
+        client.post(f"{base}/ledger/override", json={"reason": "a rendered photo"}, headers=ADMIN)
+        r = client.post(f"{base}/score", headers=ADMIN)
     assert r.status_code == 200, r.json
 
 

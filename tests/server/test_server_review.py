@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from server_factories import ADMIN, fake_scene, jpeg_bytes
+from server_factories import ADMIN, fake_scene, hands_beside_fake_table, jpeg_bytes
 
 WARNING = "Tile 3-5 may be misread (it could be 3-6): please check it"
 
@@ -53,12 +53,8 @@ def _ready(client, game, links) -> str:
     base = f"/api/games/{game['game']['id']}/rounds/current"
     r = client.post(f"{base}/table", data=jpeg_bytes(), content_type="image/jpeg", headers=ADMIN)
     assert r.status_code == 201
-    for name, tiles in {
-        "Ana": [[1, 1]],
-        "Ben": [[2, 2]],
-        "Caro": [[4, 4]],
-        "Dev": [[6, 1]],
-    }.items():
+    # Hands that add up with the photo's tiles: the round's ledger lets the rulings go on.
+    for name, tiles in hands_beside_fake_table().items():
         assert (
             client.put(f"/api/hand/{links[name]}/tiles", json={"tiles": tiles}).status_code == 200
         )

@@ -219,7 +219,18 @@ tiles_st = st.lists(st.sampled_from(DEAL), max_size=4, unique=True).map(
 )
 action_st = st.tuples(
     st.sampled_from(
-        ["save", "photo", "confirm", "discard", "declare", "propose", "host-fix", "sweep"]
+        [
+            "save",
+            "photo",
+            "confirm",
+            "discard",
+            "declare",
+            "propose",
+            "host-fix",
+            "host-rules",
+            "host-unlock",
+            "sweep",
+        ]
     ),
     st.sampled_from(NAMES),
     tiles_st,
@@ -255,6 +266,19 @@ def _act(t: Table, action: str, name: str, tiles: list[list[int]], flag: bool) -
         r = c.put(url, json={"tiles": tiles, "reason": "the player asked"}, headers=ADMIN)
         if r.status_code == 200:
             t.held[name] |= {_norm(*x) for x in tiles}
+        return None
+    if action == "host-rules":
+        # The host rules a held ruling on their word (or cancels it): admin answers.
+        base = f"/api/games/{t.gid}/rounds/current"
+        if flag:
+            c.post(f"{base}/ledger/override", json={"reason": "toy photo"}, headers=ADMIN)
+            c.post(f"{base}/score", headers=ADMIN)
+        else:
+            c.post(f"{base}/cancel", json={"reason": "again"}, headers=ADMIN)
+        return None
+    if action == "host-unlock":
+        base = f"/api/games/{t.gid}/rounds/current"
+        c.post(f"{base}/unlock", json={"reason": "play on"}, headers=ADMIN)
         return None
     return None
 
@@ -320,11 +344,15 @@ def test_a_tile_held_twice_is_named_to_the_host_only(tables) -> None:
     assert "tile needs checking" in message
     assert "5-6" not in message and "Ana" not in message and "Caro" not in message
     state = c.get(f"/api/games/{t.gid}/state").json
-    assert state["round"]["review"]["hands"] and state["round"]["status"] == "open"
+    assert state["round"]["review"]["host_checking"] and state["round"]["status"] == "open"
     assert "5-6" not in json.dumps(state) and "[5, 6]" not in json.dumps(state)
     # The host's correction screen says which tile and whose hands.
     review = c.get(f"/api/games/{t.gid}/rounds/current/review", headers=ADMIN).json
     assert review["hand_conflicts"] == [{"tile": [5, 6], "players": ["Ana", "Caro"]}]
+    assert (
+        "5-6 is in two places: in Ana's hand and in Caro's hand."
+        in (review["ledger"]["problems_shown"])
+    )
     assert c.get(f"/api/games/{t.gid}/rounds/current/review").status_code == 401
     # The host fixes Caro's hand (locked since Ben proposed: a reason is needed).
     url = f"/api/games/{t.gid}/rounds/current/hands/{t.pid['Caro']}"
@@ -332,8 +360,24 @@ def test_a_tile_held_twice_is_named_to_the_host_only(tables) -> None:
     r = c.put(url, json={"tiles": [[2, 2]], "reason": "5-6 was Ana's"}, headers=ADMIN)
     assert r.status_code == 200
     state = c.get(f"/api/games/{t.gid}/state").json
-    assert not state["round"]["review"]["hands"]
+    # Still the host's check until the host rules: the flag moves by the host's acts alone.
+    assert state["round"]["review"]["host_checking"]
     assert "5-6" not in json.dumps(state)  # the host's reason waits for the round's end
+    review = c.get(f"/api/games/{t.gid}/rounds/current/review", headers=ADMIN).json
+    assert review["hand_conflicts"] == []
+    # The stand-in table photo shows 2 tiles: the host scores on their word.
+    _override_and_score(t)
+    state = c.get(f"/api/games/{t.gid}/state").json
+    assert not state["round"]["review"]["host_checking"]
+
+
+def _override_and_score(t: Table) -> Any:
+    """The host rules the round on their word (the stand-in table photo shows 2 tiles only:
+    the round's ledger cannot add up) and scores the held ruling."""
+    base = f"/api/games/{t.gid}/rounds/current"
+    r = t.client.post(f"{base}/ledger/override", json={"reason": "toy photo"}, headers=ADMIN)
+    assert r.status_code == 200, r.json
+    return t.client.post(f"{base}/score", headers=ADMIN)
 
 
 def test_a_stopped_check_tells_the_tile_to_its_player_only(tables) -> None:
@@ -345,6 +389,8 @@ def test_a_stopped_check_tells_the_tile_to_its_player_only(tables) -> None:
     r = c.post(
         f"/api/games/{t.gid}/rounds/current/block-check", json={"proposer": "Ana"}, headers=ADMIN
     )
+    assert r.status_code == 409  # the toy table photo does not add up: held for the host
+    r = _override_and_score(t)
     # Even the host's answer shows on the table screen: no tile there either.
     assert r.json["outcome"]["stopped"] == {"player": "Caro", "foul": False, "foul_by": None}
     events = c.get("/api/events/poll?since=0").get_data(as_text=True)
@@ -399,7 +445,7 @@ def test_a_rules_engine_refusal_is_told_to_the_host_only(tables) -> None:
         raise UserInputError(words)
 
     with t.app.app_context(), pytest.raises(rulings.Conflict) as refused:
-        rulings._judge(refuse, get_db(), t.gid)
+        rulings._judge(refuse, get_db(), t.gid, {"by": "block", "proposer": "Ana"})
     assert "tile needs checking" in str(refused.value) and "5-6" not in str(refused.value)
     review = t.client.get(f"/api/games/{t.gid}/rounds/current/review", headers=ADMIN).json
     assert words in review["rules_refusal"]

@@ -59,8 +59,49 @@ def test_a_first_schema_database_opens_and_upgrades(tmp_path) -> None:
         {"TESTING": True, "DATABASE": str(path), "ADMIN_TOKEN": "t", "SECRET_KEY": "k"}
     )
     client = app.test_client()
-    assert client.get("/api/health").json["schema_version"] == storage.SCHEMA_VERSION == 4
+    assert client.get("/api/health").json["schema_version"] == storage.SCHEMA_VERSION == 5
     rnd = client.get("/api/games/1/state").json["round"]
     assert rnd["lines"] == [{"name": "main", "open_end": 3}] and not rnd["lines_by_hand"]
     assert rnd["table"]["events"] == []
     assert client.get("/api/games/1/rounds/current/table/events").json["events"] == []
+
+
+def test_a_fourth_schema_database_keeps_its_rounds_with_a_boneyard_not_known(tmp_path) -> None:
+    """Schema 5 (the round's ledger): a boneyard of 0 stored before may be the old default,
+    so it becomes "not known" (a draw game's block waits for the host's count); a nonzero one
+    was entered; a round whose hands were flagged still waits for the host; hands stay
+    confirmed."""
+    from server import create_app
+
+    path = tmp_path / "old.sqlite3"
+    conn = old_database(path, 4)
+    conn.execute(
+        "INSERT INTO games (name, variant, rules, set_max, created_at) "
+        "VALUES ('Draw night', 'draw', '{}', 6, 0)"
+    )
+    for seat, name in enumerate(("Caro", "Dev")):
+        conn.execute(
+            "INSERT INTO players (game_id, seat, name, salt) VALUES (2, ?, ?, 'salt')",
+            (seat, name),
+        )
+    conn.execute(
+        "INSERT INTO rounds (game_id, number, boneyard, hands_to_check, started_at) "
+        "VALUES (2, 1, 5, 1, 0)"
+    )
+    conn.execute(
+        "INSERT INTO hands (round_id, player_id, tiles, submitted, confirmed_at, updated_at) "
+        "VALUES (1, 1, '[[1, 2]]', 1, 0, 0)"
+    )
+    conn.close()
+
+    app = create_app(
+        {"TESTING": True, "DATABASE": str(path), "ADMIN_TOKEN": "t", "SECRET_KEY": "k"}
+    )
+    client = app.test_client()
+    block = client.get("/api/games/1/state").json
+    assert block["round"]["boneyard"] is None and block["round"]["boneyard_source"] is None
+    assert block["players"][0]["hand_status"] == "confirmed"
+    assert not block["round"]["review"]["host_checking"]
+    draw = client.get("/api/games/2/state").json["round"]
+    assert draw["boneyard"] == 5 and draw["boneyard_source"] == "entered"
+    assert draw["review"]["host_checking"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from server_factories import ADMIN
+from server_factories import ADMIN, confirm_again
 
 BLOCKED = {"Ana": [[0, 1], [6, 6]], "Ben": [[1, 1], [0, 6]], "Caro": [[2, 4], [4, 4]],
            "Dev": [[0, 2], [1, 6]]}  # fmt: skip
@@ -88,6 +88,15 @@ def test_the_host_reopens_the_last_round(client, game, links) -> None:
         headers=ADMIN,
     )
     assert r.status_code == 200
+    r = client.post(
+        f"/api/games/{gid}/rounds/current/block-check",
+        json={"proposer": "Caro", "confirm": True},
+        headers=ADMIN,
+    )
+    # Play may have gone on: the others confirm their hands again (as they are, though the
+    # hands are locked) before the round is ruled again; Dev's was confirmed by the host.
+    assert r.status_code == 409 and "Ana, Ben and Caro confirm" in r.json["error"]
+    confirm_again(client, links, ["Ana", "Ben", "Caro"])
     r = client.post(
         f"/api/games/{gid}/rounds/current/block-check",
         json={"proposer": "Caro", "confirm": True},
