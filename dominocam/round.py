@@ -43,6 +43,7 @@ from rules.i18n import (
     _,
     add_language_option,
     format_number,
+    ngettext,
     resolve_language,
     use_language,
 )
@@ -400,9 +401,11 @@ def _boneyard_question(ledger: Any) -> str:
         "table photo shows all of it."
     )
     derived = ledger.boneyard
-    if derived.count is not None:
-        text += " " + _(
-            "The other counts leave {count} tiles for it, if every photo shows everything."
+    if derived.count is not None and ledger.adds_up:  # counts that contradict derive nothing
+        text += " " + ngettext(
+            "The other counts leave {count} tile for it, if every photo shows everything.",
+            "The other counts leave {count} tiles for it, if every photo shows everything.",
+            derived.count,
         ).format(count=format_number(derived.count))
     return text
 
