@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -279,6 +280,8 @@ def judge(
     hold = hold_reasons(ledger, verdict)
     problems = [round_ledger.problem_text(p) for p in ledger.problems]
     boneyard_unknown = HoldReason.BONEYARD_UNKNOWN in hold
+    unsorted = 0 if boneyard_in_view else round_ledger.table_report(table).face_down
+    questions = _count_questions(ledger, hold, unsorted)
     doubts = scene_state.layout_doubts(table_dict, [d for _, d in hand_dicts])
     confidence = float((table_dict.get("layout") or {}).get("confidence", 1.0))
     extra = len(doubts) - len((table_dict.get("layout") or {}).get("doubts") or [])
@@ -302,10 +305,9 @@ def judge(
     else:
         text = _("The readings cannot be judged: {error}").format(error=unjudged)
     shown_confidence = format_number(confidence, decimals=2)
-    ask = _boneyard_question(ledger) if boneyard_unknown else ""
-    if review["needs_review"] or problems:
-        # The readings themselves are unsure or contradict each other: no ruling counts
-        # until a person has checked them.
+    if review["needs_review"] or problems or (hold and not blocked):
+        # The readings themselves are unsure or contradict each other, or a hand shows no
+        # tile with a count open: no ruling counts until a person has checked them.
         head = []
         if review["needs_review"]:
             named = review["doubtful_text"]
@@ -328,8 +330,14 @@ def judge(
                 )
             )
             head += [f"  - {p}" for p in problems]
-        if ask:
-            head.append(ask)
+        if questions and not head:
+            head.append(
+                _(
+                    "Verdict: uncertain: the photos show a hand with no tile left, but not "
+                    "every count is known, so a tile missed in a photo would not show:"
+                )
+            )
+        head += [f"  - {q}" for q in questions]
         # Never a bare BLOCKED on readings a person must check first.
         text = text.replace(_("Verdict: BLOCKED."), _("Verdict for the tiles as read: BLOCKED."))
         text = "\n".join(head) + "\n" + _("For the tiles as read:") + "\n" + text
@@ -339,7 +347,7 @@ def judge(
             )
             text += "\n" + "\n".join(f"  - {_shown_doubt(d)}" for d in doubts)
     elif status == "uncertain":
-        text = _uncertain_block(text, doubts, ask, shown_confidence)
+        text = _uncertain_block(text, doubts, questions, boneyard_unknown, shown_confidence)
     elif doubts:
         text += "\n\n" + _("Doubts about the photos (confidence {confidence}):").format(
             confidence=shown_confidence
@@ -393,6 +401,36 @@ def _judged_boneyard(ledger: Any, free: int) -> int:
     return min(stock.count if known else 0, max(0, free))
 
 
+def _count_questions(ledger: Any, hold: Sequence[str], unsorted: int) -> list[str]:
+    """What the host is asked when a ruling that ends the round waits for a count
+    (`rules.hold`): the boneyard's, or the counts that keep the ledger from closing."""
+    from rules.hold import HoldReason
+
+    if HoldReason.BONEYARD_UNKNOWN in hold:
+        return [_boneyard_question(ledger)]
+    if HoldReason.COUNTS_OPEN not in hold:
+        return []
+    asked = []
+    if unsorted:
+        asked.append(
+            ngettext(
+                "the table photo shows {count} face-down tile nobody placed: give "
+                "--boneyard-in-view if it is the boneyard (or the sleeping tiles)",
+                "the table photo shows {count} face-down tiles nobody placed: give "
+                "--boneyard-in-view if they are the boneyard (or the sleeping tiles)",
+                unsorted,
+            ).format(count=format_number(unsorted))
+        )
+    if ledger.deal.hand_size is None:
+        asked.append(
+            _(
+                "the deal is not known for {count} players: give the tiles dealt to each with "
+                "--hand-size N"
+            ).format(count=format_number(ledger.deal.players))
+        )
+    return asked
+
+
 def _boneyard_question(ledger: Any) -> str:
     """What the host is asked when a block turns on a boneyard nobody counted."""
     text = _(
@@ -410,9 +448,12 @@ def _boneyard_question(ledger: Any) -> str:
     return text
 
 
-def _uncertain_block(text: str, doubts: list[str], ask: str, confidence: str) -> str:
-    """The ruling with its BLOCKED verdict made uncertain: the photos' doubts, the boneyard
-    nobody counted, or both, and the condition under which the block would stand."""
+def _uncertain_block(
+    text: str, doubts: list[str], questions: list[str], boneyard_unknown: bool, confidence: str
+) -> str:
+    """The ruling with its BLOCKED verdict made uncertain: the photos' doubts, the counts it
+    waits for (the boneyard nobody counted, or others), or both, and the condition under
+    which the block would stand."""
     lines = []
     if doubts:
         lines.append(
@@ -422,21 +463,29 @@ def _uncertain_block(text: str, doubts: list[str], ask: str, confidence: str) ->
                 "round:"
             ).format(confidence=confidence)
         )
-        lines += [f"  - {d}" for d in doubts]
-        if ask:
-            lines.append(f"  - {ask}")
+        lines += [f"  - {d}" for d in (*doubts, *questions)]
+        if boneyard_unknown:
             lines.append(_("If the photos show everything and the boneyard is empty:"))
         else:
             lines.append(_("If the photos show everything:"))
-    else:
+    elif boneyard_unknown:
         lines.append(
             _(
                 "Verdict: uncertain: nobody can play the tiles as read, but the boneyard is "
                 "not known."
             )
         )
-        lines.append(ask)
+        lines += questions
         lines.append(_("If the boneyard is empty:"))
+    else:
+        lines.append(
+            _(
+                "Verdict: uncertain: nobody can play the tiles as read, but not every count "
+                "is known, so a tile missed in a photo would not show:"
+            )
+        )
+        lines += [f"  - {q}" for q in questions]
+        lines.append(_("If the photos show everything:"))
     uncertain = "\n".join(lines)
     said = _("Verdict: BLOCKED.")
     if said in text:

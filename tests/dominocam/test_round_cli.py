@@ -97,6 +97,15 @@ def round_json(tmp_path: Path, table: dict, hands: dict[str, dict], *extra: str)
     return json.loads(result.stdout)
 
 
+def round_text(tmp_path: Path, table: dict, hands: dict[str, dict], *extra: str) -> str:
+    args = ["round", "--table-json", write(tmp_path, "table.json", table)]
+    for name, data in hands.items():
+        args += ["--hand", f"{name}={write(tmp_path, f'{name}.json', data)}"]
+    result = run(*args, *extra)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
 # A Block round of two, dealt 7 each, with 0-1 1-2 2-3 on the table (ends 0 and 3): the 11
 # tiles still held, none with a 0 or a 3. Ana's first tile is given by each test.
 ANA_REST = ((6, 6), (5, 5), (4, 6), (2, 6), (1, 6))
@@ -279,15 +288,46 @@ def test_an_owner_for_a_train_not_on_the_table_is_one_line_and_exit_2(tmp_path: 
     assert "trains start with 5-12" in lines[0]
 
 
+def pile(count: int) -> list[dict[str, Any]]:
+    """`count` face-down tiles in rows of 8 below the line of play."""
+    return [
+        tile(9, 100 + 50 * (i % 8), 420 + 90 * (i // 8), 90, (0, 0), face="down")
+        for i in range(count)
+    ]
+
+
 def draw_table_with_a_pile() -> dict[str, Any]:
     """A Draw table dealt 2 each (`--hand-size 2`): 0-1 1-2 played (ends 0 and 2), and 24
     face-down tiles in three rows below: the whole boneyard."""
-    pile = [
-        tile(9, 100 + 50 * i, 420 + 90 * row, 90, (0, 0), face="down")
-        for row in range(3)
-        for i in range(8)
-    ]
-    return scene([*chain([0, 1, 2]), *pile], height=720)
+    return scene([*chain([0, 1, 2]), *pile(24)], height=720)
+
+
+def test_a_block_over_face_down_tiles_nobody_placed_waits_for_the_host(tmp_path: Path) -> None:
+    # Block never draws, but 14 face-down tiles in view could hide a tile a hand photo missed.
+    table = scene([*chain([0, 1, 2, 3]), *pile(14)], height=720)
+    out = round_json(tmp_path, table, block_hands(), "--variant", "block")
+    assert out["status"] == "uncertain" and out["hold"] == ["counts-open"]
+    assert out["verdict"]["blocked"] is True
+    text = round_text(tmp_path, table, block_hands(), "--variant", "block")
+    assert "Verdict: BLOCKED." not in text
+    assert "the table photo shows 14 face-down tiles nobody placed: give --boneyard-in-view" in text
+    out = round_json(tmp_path, table, block_hands(), "--variant", "block", "--boneyard-in-view")
+    assert out["status"] == "blocked" and out["ledger"]["closes"]
+    assert out["ledger"]["sleeping"]["source"] == "counted"
+
+
+def test_an_empty_hand_with_the_boneyard_unknown_waits_for_the_count(tmp_path: Path) -> None:
+    # Ana played her two tiles, or a hand photo missed her last one: a domino either way.
+    table = scene(chain([0, 1, 2]))
+    hands = {"Ana": scene([]), "Ben": hand((4, 4), (5, 5))}
+    args = ("--variant", "draw", "--hand-size", "2")
+    out = round_json(tmp_path, table, hands, *args)
+    assert out["verdict"]["went_out"] == ["Ana"]
+    assert out["status"] == "uncertain" and out["hold"] == ["boneyard-unknown"]
+    text = round_text(tmp_path, table, hands, *args)
+    assert text.startswith("Verdict: uncertain: the photos show a hand with no tile left")
+    out = round_json(tmp_path, table, hands, *args, "--boneyard", "24")
+    assert out["status"] == "not blocked" and out["hold"] == []
 
 
 def test_the_face_down_tiles_are_the_boneyard_only_when_the_host_says_so(tmp_path: Path) -> None:
@@ -485,15 +525,6 @@ MEXICAN_ARGS = (
     *("--variant", "mexican-train", "--set", "6", "--engine", "6", "--hand-size", "7"),
     *("--train", "Ana=6-0", "--train", "Ben=6-3"),
 )
-
-
-def round_text(tmp_path: Path, table: dict, hands: dict[str, dict], *extra: str) -> str:
-    args = ["round", "--table-json", write(tmp_path, "table.json", table)]
-    for name, data in hands.items():
-        args += ["--hand", f"{name}={write(tmp_path, f'{name}.json', data)}"]
-    result = run(*args, *extra)
-    assert result.returncode == 0, result.stderr
-    return result.stdout
 
 
 def test_mexican_train_without_a_boneyard_count_is_never_blocked(tmp_path: Path) -> None:

@@ -7,7 +7,7 @@ import pytest
 from factories import make_state, t
 
 from rules import check, get_variant, ruling
-from rules.hold import HoldReason, boneyard_known, hold_reasons, needs_boneyard
+from rules.hold import HoldReason, boneyard_known, hold_reasons, rests_on_absence
 from rules.ledger import BoneyardReport, HandReport, TableReport, reconcile
 
 # A Draw round of two dealt 7 each: 0-1 1-2 on the table (ends 0 and 2), 12 tiles in the
@@ -52,7 +52,7 @@ def test_someone_able_to_play_is_ruled_whatever_the_boneyard() -> None:
     ana = (t(0, 3), *ANA[1:])  # 0-3 plays on the 0
     ledger = draw_ledger(BoneyardReport.unknown(), ana)
     verdict = draw_verdict(ana=ana)
-    assert not needs_boneyard(verdict)
+    assert not rests_on_absence(verdict)
     assert hold_reasons(ledger, verdict) == ()
 
 
@@ -88,3 +88,21 @@ def test_the_ruling_says_condition_2_is_not_known() -> None:
     # A game that never draws has nothing to count: the flag changes nothing.
     block = make_state("block", hands={"Ana": ANA, "Ben": BEN}, ends={"l": 0, "r": 2}, set=6)
     assert ruling(check(block), block, boneyard_known=False) == ruling(check(block), block)
+
+
+def test_a_block_over_face_down_tiles_of_unsaid_place_waits_for_the_counts() -> None:
+    hands = [HandReport.confirmed("Ana", ANA), HandReport.confirmed("Ben", BEN)]
+    state = make_state("block", hands={"Ana": ANA, "Ben": BEN}, ends={"l": 0, "r": 2}, set=6)
+    pile = TableReport(face_up=TABLE.face_up, face_down=14)
+    ledger = reconcile(get_variant("block"), hands, pile)
+    assert ledger.adds_up and not ledger.closes
+    assert hold_reasons(ledger, check(state)) == (HoldReason.COUNTS_OPEN,)
+
+
+def test_an_empty_hand_rests_on_absence_too() -> None:
+    ben = BEN + ANA  # Ana went out; her tiles are Ben's for the count
+    hands = [HandReport.confirmed("Ana", ()), HandReport.confirmed("Ben", ben)]
+    ledger = reconcile(get_variant("draw"), hands, TABLE)  # 2 + 12 + 14 left = 28
+    verdict = check(make_state("draw", hands={"Ana": (), "Ben": ben}, ends={"l": 0}, set=6))
+    assert verdict.went_out == ("Ana",) and rests_on_absence(verdict)
+    assert hold_reasons(ledger, verdict) == (HoldReason.BONEYARD_UNKNOWN,)
