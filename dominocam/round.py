@@ -24,7 +24,8 @@ two places, a tile nowhere, a hand or a stock that does not fit the deal: the ve
 boneyard is what the host says (`--boneyard N`, or `--boneyard-in-view`: the face-down
 tiles of the table photo are all of it), never the face-down count by default: in a game
 that draws, nobody able to play with the boneyard unknown is "uncertain" and asks for the
-count, never BLOCKED. `--ledger` prints where every tile is.
+count, never BLOCKED. Any ruling that ends the round (a block, a domino) waits until the
+counts close, and says which is missing (`rules.hold`). `--ledger` prints where every tile is.
 """
 
 from __future__ import annotations

@@ -440,12 +440,13 @@ def summarize(results: Sequence[RoundResult], seed: int, rates: FaultRates) -> d
     for name in POLICIES:
         kinds = Counter(r.rulings[name].kind for r in results)
         held = [r for r in results if r.rulings[name].kind == HELD]
-        with_fault = sum(bool(r.faults & set(READING_FAULTS)) for r in held)
+        without = [r for r in held if not r.faults & set(READING_FAULTS)]
         policies[name] = {
             "wrong": rate(sum(r.wrong[name] for r in results), total),
             "held": rate(len(held), total),
-            "held_with_a_reading_fault": with_fault,
-            "held_without": len(held) - with_fault,
+            "held_with_a_reading_fault": len(held) - len(without),
+            "held_without": len(without),
+            "held_without_by_truth": dict(sorted(Counter(r.truth[0] for r in without).items())),
             "errors": kinds[ERROR],
             "ruled": kinds[RULED],
         }
@@ -525,6 +526,11 @@ def format_report(summary: dict) -> str:
         )
         error = f"; an error (exit 2) in {row['errors']}" if row["errors"] else ""
         lines.append(f"{POLICY_TITLES[name]:<36} {_percent(row['wrong']):<38} {held}{error}")
+    for name in POLICIES:
+        truths = summary["policies"][name]["held_without_by_truth"]
+        if truths:
+            said = ", ".join(f"{k} {v}" for k, v in truths.items())
+            lines.append(f"  {name}: held without a reading fault, by the TRUE ruling: {said}")
     lines += ["", "By fault (a round may have several):"]
     head = f"{'fault':<34} {'rounds':>6}"
     for name in POLICIES:
