@@ -16,6 +16,16 @@ tile must never silently give a wrong "blocked". When a photo's reading is itsel
 Scene with `needs_review`, or a `doubtful` tile: `vision.confidence`), every verdict is
 "uncertain", naming the doubtful tiles and the reasons, with the ruling for the tiles as read
 below it: the round is never ruled silently on a reading a person should check.
+
+The ledger comes first (issue 32; `dominocam.round_ledger`, `rules.ledger`, `rules.hold`):
+the table and every hand are counted against the set before anything is ruled. A tile in
+two places, a tile nowhere, a hand or a stock that does not fit the deal: the verdict is
+"uncertain" and names each problem, with the ruling for the tiles as read below it. The
+boneyard is what the host says (`--boneyard N`, or `--boneyard-in-view`: the face-down
+tiles of the table photo are all of it), never the face-down count by default: in a game
+that draws, nobody able to play with the boneyard unknown is "uncertain" and asks for the
+count, never BLOCKED. Any ruling that ends the round (a block, a domino) waits until the
+counts close, and says which is missing (`rules.hold`). `--ledger` prints where every tile is.
 """
 
 from __future__ import annotations
@@ -23,10 +33,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from dominocam.arguments import add_model_files, add_set
+from dominocam.arguments import add_model_files, add_set, positive_int
 from dominocam.errors import UserInputError
 from rules.i18n import (
     DEFAULT_LANGUAGE,
@@ -34,6 +45,7 @@ from rules.i18n import (
     _,
     add_language_option,
     format_number,
+    ngettext,
     resolve_language,
     use_language,
 )
@@ -70,7 +82,31 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         type=int,
         default=None,
         metavar="N",
-        help="tiles in the boneyard (default: the face-down tiles of the table photo)",
+        help=(
+            "tiles left in the boneyard, as counted by the host (0 when it is empty; in a "
+            "game that never draws, the sleeping tiles). Without it the boneyard is unknown, "
+            "and a game that draws is never ruled blocked"
+        ),
+    )
+    parser.add_argument(
+        "--boneyard-in-view",
+        action="store_true",
+        help=(
+            "the face-down tiles of the table photo are the whole boneyard (or the sleeping "
+            "tiles): count them as its count"
+        ),
+    )
+    parser.add_argument(
+        "--hand-size",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="tiles dealt to each player, when the house deals other than the variant",
+    )
+    parser.add_argument(
+        "--ledger",
+        action="store_true",
+        help="also print the ledger: where every tile of the set is, as a grid",
     )
     parser.add_argument("--proposer", default=None, help="who proposed the block")
     parser.add_argument(
@@ -185,91 +221,134 @@ def judge(
     proposer: str | None = None,
     owners: dict[tuple[int, int], str | None] | None = None,
     marked: tuple[str, ...] = (),
+    *,
+    boneyard_in_view: bool = False,
+    hand_size: int | None = None,
 ) -> dict[str, Any]:
     """The round's result from a table Scene (with layout) and hand Scenes; `owners` and
     `marked` say whose Mexican Train train is whose (`scene_state.state_layout`).
 
-    Returns a dict: `state` (the game state), `verdict` (its JSON), `status` (`blocked`,
-    `not blocked`, `uncertain`), `confidence`, `doubts`, `notes`, `warnings` per photo and
-    the ruling `text`.
+    The ledger comes first (`rules.ledger.reconcile`, module docstring): `boneyard` is the
+    host's count (None: not known, never the face-down tiles unless `boneyard_in_view`
+    says they are all of it), `hand_size` the house's deal when not the variant's.
+
+    Returns a dict: `state` (the game state), `verdict` (its JSON; None when the readings
+    contradict each other too much to be judged), `status` (`blocked`, `not blocked`,
+    `uncertain`), `hold` (why the ruling waits for the host, `rules.hold` codes), `ledger`
+    (`Ledger.to_dict()`), `ledger_problems` (in words), `confidence`, `doubts`, `notes`,
+    `warnings` per photo, the ruling `text` and the `--ledger` text `ledger_text`.
     """
     import rules
-    from dominocam import scene_state
+    from dominocam import round_ledger, scene_state
+    from rules.hold import HoldReason, boneyard_known, hold_reasons
+    from rules.ledger import reconcile
+    from rules.tiles import set_size
 
     table_dict = table.to_dict()
     hand_dicts = [(name, scene.to_dict()) for name, scene in hands]
+    layout = scene_state.state_layout(table_dict, owners, marked)
+    if len(hands) < 2:
+        raise UserInputError(
+            _("a round needs at least 2 players, got {count}").format(count=len(hands))
+        )
+    ledger = reconcile(
+        rules.get_variant(variant),
+        [round_ledger.hand_report(name, scene) for name, scene in hands],
+        round_ledger.table_report(table, boneyard_in_view),
+        round_ledger.boneyard_report(boneyard),
+        max_pip=set_max,
+        hand_size=hand_size,
+    )
+    players = [{"name": n, "hand": scene_state.hand_tiles(d)} for n, d in hand_dicts]
     state: dict[str, Any] = {
         "variant": variant,
         "set": set_max,
-        "players": [{"name": n, "hand": scene_state.hand_tiles(d)} for n, d in hand_dicts],
-        "layout": scene_state.state_layout(table_dict, owners, marked),
-        "boneyard": table.face_down if boneyard is None else boneyard,
+        "players": players,
+        "layout": layout,
+        "boneyard": _judged_boneyard(ledger, set_size(set_max) - _state_tiles(players, layout)),
     }
     if proposer is not None:
         state["proposer"] = proposer
-    parsed = rules.parse_state(state)
-    verdict = rules.check(parsed)
+    parsed, verdict, unjudged = None, None, ""
+    try:
+        parsed = rules.parse_state(state)
+    except UserInputError as error:
+        if ledger.adds_up:
+            raise
+        unjudged = str(error)  # a tile in two hands: the ledger names it, below
+    if parsed is not None:
+        verdict = rules.check(parsed)
+    hold = hold_reasons(ledger, verdict)
+    problems = [round_ledger.problem_text(p) for p in ledger.problems]
+    boneyard_unknown = HoldReason.BONEYARD_UNKNOWN in hold
+    unsorted = 0 if boneyard_in_view else round_ledger.table_report(table).face_down
+    questions = _count_questions(ledger, hold, unsorted)
     doubts = scene_state.layout_doubts(table_dict, [d for _, d in hand_dicts])
     confidence = float((table_dict.get("layout") or {}).get("confidence", 1.0))
     extra = len(doubts) - len((table_dict.get("layout") or {}).get("doubts") or [])
     confidence *= 0.7 ** max(0, extra)
     notes = [n for n in [scene_state.ownership_note(table_dict, owners)] if n]
-    if boneyard is None:
+    if ledger.deal.draws and table.face_down and not boneyard_in_view and boneyard is None:
         notes.append(
-            _("boneyard taken as the {count} face-down tiles of the table photo").format(
-                count=format_number(table.face_down)
-            )
+            _(
+                "the {count} face-down tiles of the table photo are not taken as the boneyard: "
+                "give --boneyard-in-view if they are all of it"
+            ).format(count=format_number(table.face_down))
         )
     review = _review(table, hands)
-    if review["needs_review"] or (verdict.blocked and doubts):
+    blocked = verdict is not None and verdict.blocked
+    if review["needs_review"] or hold or (blocked and doubts):
         status = "uncertain"
     else:
-        status = "blocked" if verdict.blocked else "not blocked"
-    text = rules.ruling(verdict, parsed)
+        status = "blocked" if blocked else "not blocked"
+    if parsed is not None and verdict is not None:
+        text = rules.ruling(verdict, parsed, boneyard_known=boneyard_known(ledger))
+    else:
+        text = _("The readings cannot be judged: {error}").format(error=unjudged)
     shown_confidence = format_number(confidence, decimals=2)
-    if review["needs_review"]:
-        # The reading itself is unsure: no ruling counts until a person has checked it.
-        named = review["doubtful_text"]
-        head = (
-            _(
-                "Verdict: uncertain: the photos need a check before this ruling counts "
-                "(doubtful: {tiles}):"
-            ).format(tiles=named)
-            if named
-            else _("Verdict: uncertain: the photos need a check before this ruling counts:")
-        )
-        text = (
-            head
-            + "\n"
-            + "\n".join(f"  - {r}" for r in review["reasons"])
-            + "\n"
-            + _("For the tiles as read:")
-            + "\n"
-            + text
-        )
+    if review["needs_review"] or problems or (hold and not blocked):
+        # The readings themselves are unsure or contradict each other, or a hand shows no
+        # tile with a count open: no ruling counts until a person has checked them.
+        head = []
+        if review["needs_review"]:
+            named = review["doubtful_text"]
+            head.append(
+                _(
+                    "Verdict: uncertain: the photos need a check before this ruling counts "
+                    "(doubtful: {tiles}):"
+                ).format(tiles=named)
+                if named
+                else _("Verdict: uncertain: the photos need a check before this ruling counts:")
+            )
+            head += [f"  - {r}" for r in review["reasons"]]
+        if problems:
+            head.append(
+                _("The tiles do not add up:")
+                if head
+                else _(
+                    "Verdict: uncertain: the tiles do not add up; check them before any "
+                    "ruling counts:"
+                )
+            )
+            head += [f"  - {p}" for p in problems]
+        if questions and not head:
+            head.append(
+                _(
+                    "Verdict: uncertain: the photos show a hand with no tile left, but not "
+                    "every count is known, so a tile missed in a photo would not show:"
+                )
+            )
+        head += [f"  - {q}" for q in questions]
+        # Never a bare BLOCKED on readings a person must check first.
+        text = text.replace(_("Verdict: BLOCKED."), _("Verdict for the tiles as read: BLOCKED."))
+        text = "\n".join(head) + "\n" + _("For the tiles as read:") + "\n" + text
         if doubts:
             text += "\n\n" + _("Doubts about the layout (confidence {confidence}):").format(
                 confidence=shown_confidence
             )
             text += "\n" + "\n".join(f"  - {_shown_doubt(d)}" for d in doubts)
     elif status == "uncertain":
-        said = _("Verdict: BLOCKED.")
-        uncertain = (
-            _(
-                "Verdict: uncertain: BLOCKED for the tiles the photos show, but the photos "
-                "left doubts (confidence {confidence}); check the table before ending the "
-                "round:"
-            ).format(confidence=shown_confidence)
-            + "\n"
-            + "\n".join(f"  - {d}" for d in doubts)
-            + "\n"
-            + _("If the photos show everything:")
-        )
-        if said in text:
-            head, _said, tail = text.partition(said)
-            text = head + uncertain + tail
-        else:
-            text += "\n\n" + uncertain
+        text = _uncertain_block(text, doubts, questions, boneyard_unknown, shown_confidence)
     elif doubts:
         text += "\n\n" + _("Doubts about the photos (confidence {confidence}):").format(
             confidence=shown_confidence
@@ -279,19 +358,141 @@ def judge(
         text += "\n\n" + _("Notes:") + "\n" + "\n".join(f"  - {n}" for n in notes)
     return {
         "status": status,
+        "hold": [str(reason) for reason in hold],
         "needs_review": review["needs_review"],
         "doubtful": review["doubtful"],
         "confidence": round(confidence, 4),
         "doubts": doubts,
         "notes": notes,
-        "verdict": verdict.to_json(),
+        "verdict": None if verdict is None else verdict.to_json(),
         "state": state,
+        "ledger": ledger.to_dict(),
+        "ledger_problems": problems,
         "warnings": {
             "table": list(table_dict.get("warnings") or []),
             "hands": {name: list(d.get("warnings") or []) for name, d in hand_dicts},
         },
         "text": text,
+        "ledger_text": round_ledger.ledger_text(ledger, [name for name, _scene in hands]),
     }
+
+
+def _state_tiles(players: list[dict[str, Any]], layout: dict[str, Any]) -> int:
+    """The different tiles a game state holds: the hands' and the hub's."""
+    tiles = {tuple(tile) for player in players for tile in player["hand"]}
+    for hub in ("engine", "spinner"):
+        if layout.get(hub):
+            tiles.add(tuple(layout[hub]))
+    return len(tiles)
+
+
+def _judged_boneyard(ledger: Any, free: int) -> int:
+    """The boneyard count the rules engine judges with.
+
+    In a game that draws: the count counted or entered; 0 when nobody did, as a stand-in
+    only (`rules.hold` never lets a block be ruled on it, and `rules.ruling` says condition
+    2 is not known). In a game that never draws: the sleeping tiles, which only the
+    ruling's words use. Never more than the `free` tiles the state leaves (too many tiles
+    is the ledger's problem to name, not a reason to refuse the ruling).
+    """
+    from rules.hold import boneyard_known
+
+    stock = ledger.boneyard if ledger.deal.draws else ledger.sleeping
+    known = stock.count is not None and boneyard_known(ledger)
+    return min(stock.count if known else 0, max(0, free))
+
+
+def _count_questions(ledger: Any, hold: Sequence[str], unsorted: int) -> list[str]:
+    """What the host is asked when a ruling that ends the round waits for a count
+    (`rules.hold`): the boneyard's, or the counts that keep the ledger from closing."""
+    from rules.hold import HoldReason
+
+    if HoldReason.BONEYARD_UNKNOWN in hold:
+        return [_boneyard_question(ledger)]
+    if HoldReason.COUNTS_OPEN not in hold:
+        return []
+    asked = []
+    if unsorted:
+        asked.append(
+            ngettext(
+                "the table photo shows {count} face-down tile nobody placed: give "
+                "--boneyard-in-view if it is the boneyard (or the sleeping tiles)",
+                "the table photo shows {count} face-down tiles nobody placed: give "
+                "--boneyard-in-view if they are the boneyard (or the sleeping tiles)",
+                unsorted,
+            ).format(count=format_number(unsorted))
+        )
+    if ledger.deal.hand_size is None:
+        asked.append(
+            _(
+                "the deal is not known for {count} players: give the tiles dealt to each with "
+                "--hand-size N"
+            ).format(count=format_number(ledger.deal.players))
+        )
+    return asked
+
+
+def _boneyard_question(ledger: Any) -> str:
+    """What the host is asked when a block turns on a boneyard nobody counted."""
+    text = _(
+        "Nobody counted the boneyard, and a block needs it empty: count it and run again with "
+        "--boneyard N (--boneyard 0 when it is empty), or with --boneyard-in-view when the "
+        "table photo shows all of it."
+    )
+    derived = ledger.boneyard
+    if derived.count is not None and ledger.adds_up:  # counts that contradict derive nothing
+        text += " " + ngettext(
+            "The other counts leave {count} tile for it, if every photo shows everything.",
+            "The other counts leave {count} tiles for it, if every photo shows everything.",
+            derived.count,
+        ).format(count=format_number(derived.count))
+    return text
+
+
+def _uncertain_block(
+    text: str, doubts: list[str], questions: list[str], boneyard_unknown: bool, confidence: str
+) -> str:
+    """The ruling with its BLOCKED verdict made uncertain: the photos' doubts, the counts it
+    waits for (the boneyard nobody counted, or others), or both, and the condition under
+    which the block would stand."""
+    lines = []
+    if doubts:
+        lines.append(
+            _(
+                "Verdict: uncertain: BLOCKED for the tiles the photos show, but the photos "
+                "left doubts (confidence {confidence}); check the table before ending the "
+                "round:"
+            ).format(confidence=confidence)
+        )
+        lines += [f"  - {d}" for d in (*doubts, *questions)]
+        if boneyard_unknown:
+            lines.append(_("If the photos show everything and the boneyard is empty:"))
+        else:
+            lines.append(_("If the photos show everything:"))
+    elif boneyard_unknown:
+        lines.append(
+            _(
+                "Verdict: uncertain: nobody can play the tiles as read, but the boneyard is "
+                "not known."
+            )
+        )
+        lines += questions
+        lines.append(_("If the boneyard is empty:"))
+    else:
+        lines.append(
+            _(
+                "Verdict: uncertain: nobody can play the tiles as read, but not every count "
+                "is known, so a tile missed in a photo would not show:"
+            )
+        )
+        lines += [f"  - {q}" for q in questions]
+        lines.append(_("If the photos show everything:"))
+    uncertain = "\n".join(lines)
+    said = _("Verdict: BLOCKED.")
+    if said in text:
+        head, _said, tail = text.partition(said)
+        return head + uncertain + tail
+    return text + "\n\n" + uncertain
 
 
 def _tile_text(tile: Any) -> str:
@@ -407,11 +608,16 @@ def _run(args: argparse.Namespace, result_language: str) -> int:
             args.proposer,
             owners,
             tuple(args.marked),
+            boneyard_in_view=args.boneyard_in_view,
+            hand_size=args.hand_size,
         )
     if args.json:
-        out = {k: v for k, v in result.items() if k != "text"}
+        out = {k: v for k, v in result.items() if k not in ("text", "ledger_text")}
         json.dump(out, sys.stdout)
         sys.stdout.write("\n")
     else:
         print(result["text"])
+        if args.ledger:
+            print()
+            print(result["ledger_text"])
     return 0

@@ -13,9 +13,19 @@ from rules.state import GameState
 from rules.verdict import Verdict
 
 
-def ruling(verdict: Verdict, state: GameState) -> str:
+def ruling(verdict: Verdict, state: GameState, boneyard_known: bool = True) -> str:
     """A multi-line ruling for people (the human output of `dominocam rules check`), in the
-    language of `rules.i18n.use_language` (English by default)."""
+    language of `rules.i18n.use_language` (English by default).
+
+    Args:
+        verdict: `check(state)`.
+        state: the state judged.
+        boneyard_known: False when nobody counted the boneyard of a game that draws, so
+            that `state.boneyard` is a stand-in (`dominocam round` judges with it empty):
+            condition 2 is then said to be unknown instead of holding or failing, and the
+            caller says what the verdict line means (`rules.hold`).
+    """
+    unknown = not boneyard_known and verdict.draw != "none"
     variant = state.variant
     lines = [
         ngettext(
@@ -33,9 +43,12 @@ def ruling(verdict: Verdict, state: GameState) -> str:
         "",
     ]
     lines += _condition_1(verdict)
-    lines += _condition_2(verdict, state)
+    if unknown:
+        lines.append(_("Condition 2, boneyard exhausted: NOT KNOWN. Nobody counted the boneyard."))
+    else:
+        lines += _condition_2(verdict, state)
     lines.append("")
-    lines += _verification(verdict)
+    lines += _verification(verdict, unknown)
     if verdict.fouls:
         lines.append("")
         for name in dict.fromkeys(m.player for m in verdict.fouls):
@@ -178,7 +191,7 @@ def _condition_2(verdict: Verdict, state: GameState) -> list[str]:
     ]
 
 
-def _verification(verdict: Verdict) -> list[str]:
+def _verification(verdict: Verdict, boneyard_unknown: bool = False) -> list[str]:
     proposer = verdict.proposer
     lines = [_("Verification, clockwise from {proposer}:").format(proposer=proposer)]
     for number, confirmation in enumerate(verdict.verification, start=1):
@@ -196,7 +209,11 @@ def _verification(verdict: Verdict) -> list[str]:
             text = _("{player} cannot play: confirmed.").format(player=player)
         lines.append(f"  {number}. {text}")
     if verdict.verification_complete:
-        if verdict.boneyard_exhausted:
+        if boneyard_unknown:
+            lines.append(
+                "  " + _("Every player confirmed; a block still needs the boneyard's count.")
+            )
+        elif verdict.boneyard_exhausted:
             lines.append(
                 "  " + _("A full round of players confirmed in turn, with the boneyard empty.")
             )

@@ -1,0 +1,196 @@
+"""dominocam.round_ledger: Scenes into the ledger's reports, and its problems, stock and grid
+in words (issue 32)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from factories import t
+
+from dominocam.round_ledger import (
+    boneyard_report,
+    hand_report,
+    ledger_grid,
+    ledger_text,
+    player_marks,
+    problem_text,
+    stock_text,
+    table_report,
+)
+from rules import get_variant
+from rules.i18n import use_language
+from rules.ledger import (
+    TABLE,
+    BoneyardReport,
+    CountSource,
+    FaceDown,
+    HandReport,
+    HandStatus,
+    Holder,
+    HolderKind,
+    Problem,
+    ProblemCode,
+    TableReport,
+    reconcile,
+)
+from vision.scene import Scene
+
+
+def scene(*tiles: tuple[int, int] | str, doubtful: int | None = None) -> Any:
+    """A Scene of tiles side by side: (a, b) face up, "down" face down, "unread" face up and
+    not read; tile `doubtful` marked doubtful."""
+    out = []
+    for i, spec in enumerate(tiles):
+        corners = [[10 + 50 * i, 10], [50 + 50 * i, 10], [50 + 50 * i, 90], [10 + 50 * i, 90]]
+        item: dict[str, Any] = {"id": i, "corners": corners, "confidence": 0.9}
+        if spec == "down":
+            item.update(face="down", pips=None)
+        elif spec == "unread":
+            item.update(face="up", pips=None)
+        else:
+            item.update(face="up", pips=list(spec), doubtful=i == doubtful)
+        out.append(item)
+    return Scene.from_dict({"image": {"width": 800, "height": 100}, "tiles": out})
+
+
+ANA = Holder(HolderKind.HAND, "Ana", pending=True)
+CARO = Holder(HolderKind.HAND, "Caro", pending=True)
+
+
+def test_a_hand_photo_counts_every_tile_it_shows() -> None:
+    read = hand_report("Ana", scene((3, 4), (5, 6), doubtful=1))
+    assert read == HandReport("Ana", HandStatus.PENDING, (t(3, 4), t(5, 6)), None)
+    partly = hand_report("Ana", scene((3, 4), "unread", "down"))
+    assert partly.tiles == (t(3, 4),) and partly.count == 3
+
+
+def test_the_table_photo_s_face_down_tiles_are_the_stock_only_when_said() -> None:
+    photo = scene((0, 1), (1, 2), "down", "down", "unread")
+    unsaid = table_report(photo)
+    assert unsaid == TableReport((t(0, 1), t(1, 2)), 3, FaceDown.UNSORTED)
+    in_view = table_report(photo, boneyard_in_view=True)
+    assert in_view == TableReport((t(0, 1), t(1, 2)), 2, FaceDown.STOCK)
+
+
+def test_no_boneyard_given_is_unknown_never_zero() -> None:
+    assert boneyard_report(None) == BoneyardReport.unknown()
+    assert boneyard_report(0) == BoneyardReport(CountSource.ENTERED, 0)
+
+
+@pytest.mark.parametrize(
+    ("problem", "text"),
+    [
+        (
+            Problem(ProblemCode.TILE_TWICE, (t(2, 3),), (TABLE, CARO), 1, 2),
+            "2-3 is both on the table and in Caro's hand",
+        ),
+        (
+            Problem(ProblemCode.TILE_TWICE, (t(2, 3),), (ANA, CARO), 1, 2),
+            "2-3 is both in Ana's hand and in Caro's hand",
+        ),
+        (
+            Problem(ProblemCode.TILE_TWICE, (t(2, 3),), (TABLE, TABLE), 1, 2),
+            "2-3 is on the table twice",
+        ),
+        (
+            Problem(ProblemCode.TILE_TWICE, (t(2, 3),), (TABLE, ANA, CARO), 1, 3),
+            "2-3 is read in 3 places: on the table, in Ana's hand, in Caro's hand",
+        ),
+        (
+            Problem(ProblemCode.TILE_OUTSIDE_SET, (t(6, 7),), (ANA,), 6, 7),
+            "6-7 in Ana's hand: a double-6 set has no 7",
+        ),
+        (
+            Problem(ProblemCode.TILE_NOWHERE, (t(4, 6),), (), 28, 27),
+            "28 tiles in the set, 27 seen: 4-6 is nowhere",
+        ),
+        (
+            Problem(ProblemCode.TILE_NOWHERE, (t(4, 6), t(5, 5)), (), 28, 26),
+            "28 tiles in the set, 26 seen: 4-6, 5-5 are nowhere",
+        ),
+        (
+            Problem(ProblemCode.TOO_MANY_TILES, (), (), 28, 29),
+            "the photos and counts hold at least 29 tiles, more than the 28 of the set",
+        ),
+        (
+            Problem(ProblemCode.TOO_FEW_TILES, (), (), 28, 27),
+            "the photos and counts hold at most 27 tiles, fewer than the 28 of the set: a tile "
+            "was missed, or a count is wrong",
+        ),
+        (
+            Problem(ProblemCode.HAND_COUNT_DIFFERS, (), (ANA,), 7, 6),
+            "Ana's hand photo shows 7 tiles, 6 of them read",
+        ),
+        (
+            Problem(ProblemCode.HAND_ABOVE_DEAL, (), (ANA,), 14, 15),
+            "Ana's hand shows 15 tiles, more than the deal allows (14 at most; give the house's "
+            "deal with --hand-size N)",
+        ),
+        (
+            Problem(ProblemCode.STOCK_COUNTS_DIFFER, (), (Holder(HolderKind.SLEEPING),), 14, 12),
+            "the sleeping tiles: 14 entered, but the table photo shows 12 face down",
+        ),
+        (
+            Problem(ProblemCode.BONEYARD_ABOVE_DEAL, (), (Holder(HolderKind.BONEYARD),), 14, 16),
+            "the boneyard holds 16 tiles, more than the 14 the deal left (give the house's deal "
+            "with --hand-size N)",
+        ),
+        (
+            Problem(ProblemCode.SLEEPING_NOT_AS_DEALT, (), (Holder(HolderKind.SLEEPING),), 14, 13),
+            "13 sleeping tiles, but the deal leaves 14 (give the house's deal with --hand-size N)",
+        ),
+    ],
+)
+def test_each_problem_in_a_player_s_words(problem: Problem, text: str) -> None:
+    assert problem_text(problem) == text
+
+
+def test_every_problem_code_has_words() -> None:
+    said = {problem_text(Problem(code, (t(1, 2),), (ANA, CARO), 1, 2)) for code in ProblemCode}
+    assert len(said) == len(ProblemCode)
+
+
+def test_a_long_list_of_tiles_is_cut_short() -> None:
+    tiles = tuple(t(0, b) for b in range(7)) + tuple(t(1, b) for b in range(1, 7))
+    text = problem_text(Problem(ProblemCode.TILE_NOWHERE, tiles, (), 28, 15))
+    assert text.endswith("0-0, 0-1, 0-2, 0-3, 0-4, 0-5, 0-6, 1-1, 1-2, 1-3 and 3 more are nowhere")
+
+
+def test_a_player_is_their_initial_unless_a_place_or_another_player_has_it() -> None:
+    marks = player_marks(["Ana", "Ben", "Tom", "Alex", "Dee"])
+    assert marks == {"Ana": "1", "Ben": "2", "Tom": "3", "Alex": "4", "Dee": "D"}
+
+
+def test_the_grid_of_a_double_12_set_has_room_for_two_digits() -> None:
+    hands = [HandReport.confirmed("Ana", [t(11, 12)]), HandReport.unknown("Dee", count=6)]
+    table = TableReport((t(12, 12), t(0, 12)))
+    ledger = reconcile(get_variant("mexican-train"), hands, table)
+    grid = ledger_grid(ledger, ["Ana", "Dee"])
+    assert grid[0] == "     0  1  2  3  4  5  6  7  8  9 10 11 12"
+    assert grid[1] == "  0  .  .  .  .  .  .  .  .  .  .  .  .  T"
+    assert grid[12] == " 11                                   .  A"
+    assert grid[13] == " 12                                      T"
+
+
+@pytest.mark.parametrize(
+    ("report", "line"),
+    [
+        (BoneyardReport.unknown(), "Boneyard: unknown (between 6 and 14)"),
+        (BoneyardReport.entered(11), "Boneyard: 11 (entered)"),
+    ],
+)
+def test_the_boneyard_line_says_where_its_count_comes_from(report, line) -> None:
+    # Draw, dealt 7 each (14 left): Ben's hand not read, so the boneyard is only bounded.
+    hands = [HandReport.confirmed("Ana", [t(3, 3), t(4, 4)]), HandReport.unknown("Ben")]
+    ledger = reconcile(get_variant("draw"), hands, TableReport((t(0, 1),)), report)
+    assert stock_text(ledger) == line
+
+
+def test_the_ledger_in_another_language() -> None:
+    hands = [HandReport.confirmed("Ana", [t(0, 0)]), HandReport.confirmed("Ben", [t(0, 0)])]
+    ledger = reconcile(get_variant("block"), hands, TableReport(), hand_size=1)
+    with use_language("es"):
+        text = ledger_text(ledger, ["Ana", "Ben"])
+    assert "0-0 está a la vez en la mano de Ana y en la mano de Ben" in text
+    assert "Fichas dormidas: 26 (fijado por el reparto)" in text
