@@ -16,9 +16,15 @@ UPLOAD_SECONDS = 5.0
 
 @pytest.mark.slow
 def test_many_overlays_and_repeated_uploads(make_app) -> None:
-    server = ThreadedServer(
-        make_app(SCENE_PROVIDER=fake_scene, SSE_POLL_S=1.0, SSE_MAX_PER_CLIENT=SSE_CLIENTS)
+    # Every client here comes from 127.0.0.1, so the bounds per address (streams and
+    # connections, both meant for one device) are raised to let them stand for many devices.
+    app = make_app(
+        SCENE_PROVIDER=fake_scene,
+        SSE_POLL_S=1.0,
+        SSE_MAX_PER_CLIENT=SSE_CLIENTS,
+        CONNECTIONS_PER_CLIENT=SSE_CLIENTS + 8,
     )
+    server = ThreadedServer(app)
     host, port = "127.0.0.1", server.port
     client = make_app(SCENE_PROVIDER=fake_scene).test_client()
     gid = client.post(
