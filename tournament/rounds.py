@@ -58,6 +58,11 @@ class RoundConflict(UserInputError):
     a hand missing, hands locked, a ruling waiting, a round that is not blocked."""
 
 
+class HeldForHost(RoundConflict):
+    """The round's ledger holds the ruling for the table host (`_hold_for_host`): the round
+    changed (a ruling now waits), though the request is refused."""
+
+
 @dataclass(frozen=True)
 class Player:
     """A seated player of the event."""
@@ -425,7 +430,7 @@ def _hold_for_host(
     decision: RulingWait,
     pending: dict[str, Any],
     author: str,
-) -> RoundConflict:
+) -> HeldForHost:
     """Hold the ruling (`pending`) for the table host's check; the conflict to raise.
 
     The host reads why, problem by problem (which tile, where, whose hand), in the audit
@@ -448,7 +453,7 @@ def _hold_for_host(
             rnd["id"],
             AuditEntry("review", "ledger", " ".join(host_lines), public, None, {"waits": reasons}),
         )
-    return RoundConflict(" ".join(host_lines) if author == HOST else public)
+    return HeldForHost(" ".join(host_lines) if author == HOST else public)
 
 
 def set_table(
