@@ -10,6 +10,11 @@ The same lifecycle as `dominocam serve`, with the event's database behind it:
 * a ruling that ends the round is *held* (`rounds.pending_end`) until the host confirms it
   (`score_pending`): the standings count only confirmed rounds; `cancel_pending` drops it,
   `unlock_hands` lets play go on, `reopen_last_round` undoes the last round;
+* before a block check or a domino is held or scored, the round's ledger
+  (`server.game.round_ledger`, issue 32) counts the table camera's newest Scene, the hands
+  and the boneyard against the set: a ruling that waits (a tile in two places, the
+  boneyard's count unknown in a game that draws) is held for the table host, who reads the
+  problems tile by tile in the audit trail; players read only `ledger_words.public_message`;
 * the audit trail keeps two texts per entry: `public_text` (no tile, no pip total) shown at
   once, `text` shown once the entry's round has ended (`lifecycle.shown_entry`).
 
@@ -31,14 +36,31 @@ from rules.blocked import check
 from rules.game import RoundResult
 from rules.scoring import score_domino
 from rules.state import parse_state
-from server.game import lifecycle, wording
+from rules.tiles import Tile
+from server.game import ledger_words, lifecycle, wording
 from server.game.lifecycle import HOST, AuditEntry
+from server.game.round_ledger import (
+    HandState,
+    RoundFacts,
+    Ruling,
+    RulingGo,
+    RulingWait,
+    SeatHand,
+    boneyard_floor,
+    decide,
+    round_facts,
+)
 from tournament.config import EventConfig
 
 
 class RoundConflict(UserInputError):
     """The request is well formed but does not fit the round (HTTP 409): no open round,
     a hand missing, hands locked, a ruling waiting, a round that is not blocked."""
+
+
+class HeldForHost(RoundConflict):
+    """The round's ledger holds the ruling for the table host (`_hold_for_host`): the round
+    changed (a ruling now waits), though the request is refused."""
 
 
 @dataclass(frozen=True)
@@ -318,7 +340,7 @@ def _state(
         "set": config.max_pip,
         "players": players,
         "layout": dict(rnd["layout"] or _camera_layout(conn, rnd["event_id"], table_id)),
-        "boneyard": rnd["boneyard"] or 0,
+        # "boneyard" is the ledger's (`_ledger_boneyard`): never 0 by default.
     }
     if proposer is not None:
         state["proposer"] = proposer
@@ -362,6 +384,78 @@ class TileNeedsCheck(RoundConflict):
     PUBLIC = "A tile needs checking: the host looks at the hands before a ruling"
 
 
+def _facts(
+    conn: psycopg.Connection[Any], config: EventConfig, table_id: str, rnd: Mapping[str, Any]
+) -> RoundFacts:
+    """The round as the ledger takes it (`round_ledger.round_facts`): the table camera's
+    newest Scene, each seat's hand, the boneyard with its source. A Scene that read no tile
+    at all is not a reading of the table (no ruling comes before a tile is played)."""
+    from tournament.store import latest_scene
+
+    rows = {
+        row["name"]: row
+        for row in conn.execute(
+            "SELECT p.name, h.tiles, h.pending, h.confirmed_at FROM hands h "
+            "JOIN players p ON p.id = h.player_id WHERE h.round_id = %s",
+            (rnd["id"],),
+        )
+    }
+    hands = []
+    for name in config.table(table_id).seats:
+        row = rows.get(name)
+        if row is not None and row["confirmed_at"] is not None:
+            state, tiles = HandState.CONFIRMED, row["tiles"] or []
+        elif row is not None and row["pending"] is not None:
+            state, tiles = HandState.PENDING, row["pending"]
+        else:
+            state, tiles = HandState.NONE, []
+        hands.append(SeatHand(name, state, tuple(Tile.of(a, b) for a, b in tiles)))
+    newest = latest_scene(conn, rnd["event_id"], table_id)
+    scene = newest["scene"] if newest is not None and newest["scene"].get("tiles") else None
+    return round_facts(
+        variant=config.variant_name,
+        rules=dict(config.rules),
+        max_pip=config.max_pip,
+        table_scene=scene,
+        hands=hands,
+        boneyard=rnd["boneyard"],
+        boneyard_source=rnd["boneyard_source"],
+    )
+
+
+def _hold_for_host(
+    conn: psycopg.Connection[Any],
+    event_id: int,
+    table_id: str,
+    decision: RulingWait,
+    pending: dict[str, Any],
+    author: str,
+) -> HeldForHost:
+    """Hold the ruling (`pending`) for the table host's check; the conflict to raise.
+
+    The host reads why, problem by problem (which tile, where, whose hand), in the audit
+    trail and in the answer to their own ruling; everybody else reads only
+    `ledger_words.public_message` (no tile, no hand)."""
+    reasons = [str(reason) for reason in decision.reasons]
+    ledger = decision.ledger
+    host_lines = ledger_words.wait_text(reasons, decision.to_confirm) + [
+        ledger_words.problem_text(problem, ledger.max_pip) for problem in ledger.problems
+    ]
+    public = ledger_words.public_message(reasons)
+    held = lifecycle.held_ruling(dict(pending, waiting=True, reasons=reasons))
+    with conn.transaction():
+        rnd = open_round(conn, event_id, table_id)
+        conn.execute("UPDATE rounds SET pending_end = %s WHERE id = %s", (Jsonb(held), rnd["id"]))
+        record(
+            conn,
+            event_id,
+            table_id,
+            rnd["id"],
+            AuditEntry("review", "ledger", " ".join(host_lines), public, None, {"waits": reasons}),
+        )
+    return HeldForHost(" ".join(host_lines) if author == HOST else public)
+
+
 def set_table(
     conn: psycopg.Connection[Any],
     event_id: int,
@@ -370,7 +464,8 @@ def set_table(
     boneyard: object,
 ) -> None:
     """Store the round's played lines and boneyard count for the rulings (validated by the
-    rules engine when it judges)."""
+    rules engine when it judges). A count stored here is the host's (`boneyard_source`
+    'entered'): the round's ledger trusts it for condition 2 of a block."""
     if layout is not None and not isinstance(layout, dict):
         raise UserInputError('layout must be an object {"lines": [...]}')
     if boneyard is not None and (
@@ -380,9 +475,10 @@ def set_table(
     with conn.transaction():
         rnd = open_round(conn, event_id, table_id)
         conn.execute(
-            "UPDATE rounds SET layout = COALESCE(%s, layout), boneyard = COALESCE(%s, boneyard) "
-            "WHERE id = %s",
-            (None if layout is None else Jsonb(layout), boneyard, rnd["id"]),
+            "UPDATE rounds SET layout = COALESCE(%s, layout), boneyard = COALESCE(%s, boneyard), "
+            "boneyard_source = CASE WHEN %s::integer IS NULL THEN boneyard_source "
+            "ELSE 'entered' END WHERE id = %s",
+            (None if layout is None else Jsonb(layout), boneyard, boneyard, rnd["id"]),
         )
 
 
@@ -423,6 +519,9 @@ def rule(
             state_json = _state(conn, config, table_id, rnd, empty_hand=who)
         else:
             state_json = _state(conn, config, table_id, rnd, proposer=who)
+        decision = decide(
+            _facts(conn, config, table_id, rnd), Ruling(by), who if by == "domino" else None
+        )
         if not _locked_by(rnd):
             conn.execute(
                 "UPDATE rounds SET locked_at = now(), locked_by = %s WHERE id = %s",
@@ -436,6 +535,17 @@ def rule(
                 _note("lock", author, wording.HANDS_LOCKED.format(text=reason)),
             )
     # Judged after the lock is committed: a refusal must not undo the lock.
+    pending = {"by": "block", "proposer": who} if by == "block" else {"by": "domino", "player": who}
+    floor = boneyard_floor(decision) if by == "block" else None
+    if isinstance(decision, RulingGo):
+        go = decision
+    elif floor is None:
+        raise _hold_for_host(conn, event_id, table_id, decision, pending, author)
+    else:
+        # Only the boneyard's count is missing: a player who can play stops the check
+        # whatever it holds; when nobody can, the count decides and the host enters it.
+        go = RulingGo(decision.ledger, floor)
+    state_json["boneyard"] = go.boneyard
     try:
         judged = _judge(state_json, by, who)
     except TileNeedsCheck as error:
@@ -454,6 +564,9 @@ def rule(
                 ),
             )
         raise TileNeedsCheck(TileNeedsCheck.PUBLIC) from None
+    if isinstance(decision, RulingWait) and judged.blocked:
+        # Nobody can play on the floor: the boneyard's count decides; the host enters it.
+        raise _hold_for_host(conn, event_id, table_id, decision, pending, author)
     with conn.transaction():
         rnd = open_round(conn, event_id, table_id)
         if by == "block":
@@ -474,13 +587,11 @@ def rule(
             answer = {"by": by, "ended": False, "held": False}
         if confirm:
             answer.update(
-                _end(conn, event_id, config, table_id, rnd, by, state_json, judged, author)
+                _end(conn, event_id, config, table_id, rnd, by, state_json, judged, author, go)
             )
             answer["ended"] = True
             return answer
-        held = lifecycle.held_ruling(
-            {"by": "block", "proposer": who} if by == "block" else {"by": "domino", "player": who}
-        )
+        held = lifecycle.held_ruling(pending)
         conn.execute("UPDATE rounds SET pending_end = %s WHERE id = %s", (Jsonb(held), rnd["id"]))
         record(conn, event_id, table_id, rnd["id"], _note("held", author, held["text"]))
         answer["held"] = True
@@ -540,6 +651,7 @@ def _end(
     state_json: dict[str, Any],
     judged: Any,
     author: str,
+    go: RulingGo,
 ) -> dict[str, Any]:
     """Score the round into the table's game (the variant's end: target, descending
     doubles) and open the next round unless the game is over."""
@@ -561,6 +673,7 @@ def _end(
                     "round": result.to_json(),
                     "verdict": judged.to_json() if by == "block" else None,
                     "state": state_json,
+                    "ledger": go.to_dict(),
                 }
             ),
             rnd["id"],

@@ -125,6 +125,9 @@ ALTER TABLE rounds ADD COLUMN IF NOT EXISTS pending_end jsonb;
 ALTER TABLE rounds ADD COLUMN IF NOT EXISTS last_check jsonb;
 ALTER TABLE rounds ADD COLUMN IF NOT EXISTS layout jsonb;
 ALTER TABLE rounds ADD COLUMN IF NOT EXISTS boneyard integer;
+-- Where the boneyard count comes from (`server.game.round_ledger.boneyard_report`): NULL
+-- until the table host enters it ('entered'); a count without a source is not trusted.
+ALTER TABLE rounds ADD COLUMN IF NOT EXISTS boneyard_source text;
 ALTER TABLE audit ADD COLUMN IF NOT EXISTS round_id integer REFERENCES rounds ON DELETE SET NULL;
 ALTER TABLE audit ADD COLUMN IF NOT EXISTS reason text;
 -- Each table's host link (`h<position>.SECRET`), stored as its SHA-256 only.

@@ -27,7 +27,7 @@ import os
 import queue
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -396,6 +396,15 @@ def create_app(database_url: str, redis_url: str, event_id: int) -> Flask:
         if kind == "round":
             client.publish(event_channel, message)
 
+    def ruled(table_id: str, call: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        """A ruling's answer; one the round's ledger held for the host still tells the
+        table's stream that a ruling now waits (the refusal names no tile)."""
+        try:
+            return call()
+        except rounds.HeldForHost:
+            publish(table_id, "round", action="ruling")
+            raise
+
     # --- the host of a table (or the director) ------------------------------------------
 
     def ruling(table_id: str, by: str, who_key: str, confirm: bool, author: str) -> Response:
@@ -407,8 +416,18 @@ def create_app(database_url: str, redis_url: str, event_id: int) -> Flask:
         with pool.connection() as conn:
             if "layout" in body or "boneyard" in body:
                 rounds.set_table(conn, event_id, table_id, body.get("layout"), body.get("boneyard"))
-            outcome = rounds.rule(
-                conn, event_id, config(), table_id, by=by, who=name, author=author, confirm=confirm
+            outcome = ruled(
+                table_id,
+                lambda: rounds.rule(
+                    conn,
+                    event_id,
+                    config(),
+                    table_id,
+                    by=by,
+                    who=name,
+                    author=author,
+                    confirm=confirm,
+                ),
             )
         publish(table_id, "round", action="ended" if outcome["ended"] else "ruling")
         return jsonify(outcome)
@@ -452,7 +471,9 @@ def create_app(database_url: str, redis_url: str, event_id: int) -> Flask:
     def score(table_id: str) -> Response:
         require_host(table_id)
         with pool.connection() as conn:
-            outcome = rounds.score_pending(conn, event_id, config(), table_id)
+            outcome = ruled(
+                table_id, lambda: rounds.score_pending(conn, event_id, config(), table_id)
+            )
         publish(table_id, "round", action="ended" if outcome["ended"] else "ruling")
         return jsonify(outcome)
 
@@ -618,10 +639,18 @@ def create_app(database_url: str, redis_url: str, event_id: int) -> Flask:
         for the host."""
         player = require_player()
         with pool.connection() as conn:
-            outcome = rounds.rule(
-                conn, event_id, config(), player.table_id, by="block", who=player.name,
-                author=player.name,
-            )  # fmt: skip
+            outcome = ruled(
+                player.table_id,
+                lambda: rounds.rule(
+                    conn,
+                    event_id,
+                    config(),
+                    player.table_id,
+                    by="block",
+                    who=player.name,
+                    author=player.name,
+                ),
+            )
         publish(player.table_id, "round", action="ruling")
         return jsonify(outcome)
 
@@ -631,10 +660,18 @@ def create_app(database_url: str, redis_url: str, event_id: int) -> Flask:
         confirms."""
         player = require_player()
         with pool.connection() as conn:
-            outcome = rounds.rule(
-                conn, event_id, config(), player.table_id, by="domino", who=player.name,
-                author=player.name,
-            )  # fmt: skip
+            outcome = ruled(
+                player.table_id,
+                lambda: rounds.rule(
+                    conn,
+                    event_id,
+                    config(),
+                    player.table_id,
+                    by="domino",
+                    who=player.name,
+                    author=player.name,
+                ),
+            )
         publish(player.table_id, "round", action="ruling")
         return jsonify(outcome)
 
