@@ -51,3 +51,11 @@ def test_yaml_is_an_extra_not_a_runtime_dependency() -> None:
     assert "yaml" not in runtime
     assert any("pyyaml" in dep.lower() for dep in extras["synth"])
     assert "dominocam[synth]" in extras["train"]
+
+
+def test_no_two_test_modules_share_a_name() -> None:
+    """The test folders are not packages, so pytest imports each test file by its bare name:
+    two `test_ledger.py` in two folders stop the whole run at collection."""
+    tests = Path(__file__).resolve().parent
+    names = [p.name for p in tests.rglob("test_*.py")]
+    assert sorted({n for n in names if names.count(n) > 1}) == []
