@@ -633,10 +633,9 @@ def create_app(database_url: str, redis_url: str, event_id: int) -> Flask:
         publish(player.table_id, "hand", player=player.name)
         return jsonify(ok=True)
 
-    @app.post("/api/hand/propose")
-    def propose() -> Response:
-        """The player proposes a block: every hand at their table locks; the ruling waits
-        for the host."""
+    def player_ruling(by: str) -> Response:
+        """The player's own ruling ("block" or "domino"): every hand at their table locks;
+        the ruling waits for the host."""
         player = require_player()
         with pool.connection() as conn:
             outcome = ruled(
@@ -646,7 +645,7 @@ def create_app(database_url: str, redis_url: str, event_id: int) -> Flask:
                     event_id,
                     config(),
                     player.table_id,
-                    by="block",
+                    by=by,
                     who=player.name,
                     author=player.name,
                 ),
@@ -654,26 +653,15 @@ def create_app(database_url: str, redis_url: str, event_id: int) -> Flask:
         publish(player.table_id, "round", action="ruling")
         return jsonify(outcome)
 
+    @app.post("/api/hand/propose")
+    def propose() -> Response:
+        """The player proposes a block."""
+        return player_ruling("block")
+
     @app.post("/api/hand/domino")
     def domino() -> Response:
-        """The player calls domino (played their last tile): the hands lock, the host
-        confirms."""
-        player = require_player()
-        with pool.connection() as conn:
-            outcome = ruled(
-                player.table_id,
-                lambda: rounds.rule(
-                    conn,
-                    event_id,
-                    config(),
-                    player.table_id,
-                    by="domino",
-                    who=player.name,
-                    author=player.name,
-                ),
-            )
-        publish(player.table_id, "round", action="ruling")
-        return jsonify(outcome)
+        """The player calls domino (played their last tile)."""
+        return player_ruling("domino")
 
     def stream(channel: str, snapshot: Any) -> Response:
         """SSE: the snapshot at once (a reconnecting client catches up), then every
