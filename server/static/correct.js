@@ -143,7 +143,10 @@
     DC.$("boneyard-form").hidden = ledger.deal.undealt !== "boneyard";
     var override = ledger.override && ledger.override.applies;
     DC.$("override-form").hidden = ledger.adds_up || !!override;
-    if (override) ledgerMsg(_("Scored on your word: {reason}", { reason: ledger.override.reason }), "warn");
+    /* Its own line: the answer to the host's last action (ledger-msg) must not overwrite it. */
+    var note = DC.$("override-note");
+    note.hidden = !override;
+    note.textContent = override ? _("Scored on your word: {reason}", { reason: ledger.override.reason }) : "";
     DC.$("ledger-score").hidden = !(state && state.round.pending_end);
   }
   /* What the host must check (admin only: it names tiles of hands). */

@@ -237,7 +237,7 @@ def test_game_night_in_a_browser(browser, make_app, tmp_path) -> None:
         page.click("#check-link a")
         page.fill("#override-reason", "a rendered table photo")
         page.click("#override")
-        expect(page.locator("#ledger-msg.warn")).to_contain_text("Scored on your word")
+        expect(page.locator("#override-note")).to_contain_text("Scored on your word")
         page.click("#ledger-score")
         expect(page.locator("#ledger-msg.ok")).to_have_text("The round is scored.")
         page.goto(game_url)
@@ -502,7 +502,7 @@ def test_the_correction_screen_shows_what_to_check(browser, make_app, tmp_path) 
         # so the host scores the held ruling on their word (issue 32).
         page.fill("#override-reason", "a toy table")
         page.click("#override")
-        expect(page.locator("#ledger-msg.warn")).to_contain_text("Scored on your word")
+        expect(page.locator("#override-note")).to_contain_text("Scored on your word")
         page.click("#ledger-score")
         expect(page.locator("#ledger-msg.ok")).to_have_text(
             re.compile(r"The round is scored\.|Not blocked: play goes on\.")

@@ -116,7 +116,7 @@ def test_the_host_resolves_a_round_that_does_not_add_up_on_a_phone(
         expect(page.locator("#conflicts li.conflict")).to_contain_text("a tile was missed")
         page.fill("#override-reason", "Caro's last tile is under her phone")
         page.click("#override")
-        expect(page.locator("#ledger-msg.warn")).to_have_text(
+        expect(page.locator("#override-note")).to_have_text(
             "Scored on your word: Caro's last tile is under her phone"
         )
         page.click("#ledger-score")
