@@ -240,7 +240,7 @@ def judge(
     """
     import rules
     from dominocam import round_ledger, scene_state
-    from rules.hold import HoldReason, boneyard_known, hold_reasons
+    from rules.hold import HoldReason, boneyard_known, verdict_hold
     from rules.ledger import reconcile
     from rules.tiles import set_size
 
@@ -278,8 +278,8 @@ def judge(
         unjudged = str(error)  # a tile in two hands: the ledger names it, below
     if parsed is not None:
         verdict = rules.check(parsed)
-    hold = hold_reasons(ledger, verdict)
-    problems = [round_ledger.problem_text(p) for p in ledger.problems]
+    hold = verdict_hold(ledger, verdict)
+    problems = [round_ledger.problem_text(p, set_max) for p in ledger.problems]
     boneyard_unknown = HoldReason.BONEYARD_UNKNOWN in hold
     unsorted = 0 if boneyard_in_view else round_ledger.table_report(table).face_down
     questions = _count_questions(ledger, hold, unsorted)
@@ -387,31 +387,26 @@ def _state_tiles(players: list[dict[str, Any]], layout: dict[str, Any]) -> int:
 
 
 def _judged_boneyard(ledger: Any, free: int) -> int:
-    """The boneyard count the rules engine judges with.
+    """The boneyard count the rules engine judges with (`rules.hold.judged_boneyard`), never
+    more than the `free` tiles the state leaves (too many tiles is the ledger's problem to
+    name, not a reason to refuse the ruling)."""
+    from rules.hold import judged_boneyard
 
-    In a game that draws: the count counted or entered; 0 when nobody did, as a stand-in
-    only (`rules.hold` never lets a block be ruled on it, and `rules.ruling` says condition
-    2 is not known). In a game that never draws: the sleeping tiles, which only the
-    ruling's words use. Never more than the `free` tiles the state leaves (too many tiles
-    is the ledger's problem to name, not a reason to refuse the ruling).
-    """
-    from rules.hold import boneyard_known
-
-    stock = ledger.boneyard if ledger.deal.draws else ledger.sleeping
-    known = stock.count is not None and boneyard_known(ledger)
-    return min(stock.count if known else 0, max(0, free))
+    return min(judged_boneyard(ledger), max(0, free))
 
 
 def _count_questions(ledger: Any, hold: Sequence[str], unsorted: int) -> list[str]:
     """What the host is asked when a ruling that ends the round waits for a count
     (`rules.hold`): the boneyard's, or the counts that keep the ledger from closing."""
-    from rules.hold import HoldReason
+    from rules.hold import HoldReason, boneyard_known
 
     if HoldReason.BONEYARD_UNKNOWN in hold:
         return [_boneyard_question(ledger)]
     if HoldReason.COUNTS_OPEN not in hold:
         return []
     asked = []
+    if not boneyard_known(ledger):
+        asked.append(_boneyard_count_question())
     if unsorted:
         asked.append(
             ngettext(
@@ -430,6 +425,14 @@ def _count_questions(ledger: Any, hold: Sequence[str], unsorted: int) -> list[st
             ).format(count=format_number(ledger.deal.players))
         )
     return asked
+
+
+def _boneyard_count_question() -> str:
+    """What the host is asked when a domino's counts stay open for a boneyard nobody counted."""
+    return _(
+        "nobody counted the boneyard, so a tile left out of a hand could lie there unseen: "
+        "give --boneyard N, or --boneyard-in-view when the table photo shows all of it"
+    )
 
 
 def _boneyard_question(ledger: Any) -> str:

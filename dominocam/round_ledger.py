@@ -6,8 +6,8 @@ not add up in machine codes. This module is the command line's side of it:
 * Scenes -> reports: `hand_report` (a hand photo's read tiles, and its count when the photo
   shows tiles it could not read), `table_report` (the table's face-up tiles, its face-down
   count, and whether those are the whole stock), `boneyard_report` (`--boneyard N`).
-* Words, in the language of `rules.i18n.use_language`: `problem_text` (each problem as a
-  player would say it, "2-3 is both on the table and in Caro's hand"), `stock_text` (the
+* Words, in the language of `rules.i18n.use_language`: `problem_text` (each problem in the
+  words of every mode, `rules.ledger_words`, with the command's own hints), `stock_text` (the
   boneyard's count and where it comes from) and `ledger_text` (`--ledger`: a grid of the
   set, one character per tile, with a legend).
 
@@ -21,7 +21,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from rules.i18n import _, format_number, ngettext
+from rules import ledger_words
+from rules.i18n import _, format_number
 from rules.ledger import (
     BoneyardReport,
     CountSource,
@@ -32,7 +33,6 @@ from rules.ledger import (
     Ledger,
     PlaceStatus,
     Problem,
-    ProblemCode,
     StockCount,
     TableReport,
 )
@@ -47,8 +47,6 @@ NOWHERE_MARK = "?"
 RESERVED_MARKS = frozenset({TABLE_MARK, STOCK_MARK, UNSEEN_MARK, TWICE_MARK, NOWHERE_MARK})
 # Players' characters when the initial will not do: the seat number first, then these.
 SPARE_MARKS = "0123456789ACDEFGHIJKLMNOPQRSUVWXYZ"
-# A problem lists at most this many tiles by name, then says how many more.
-MAX_NAMED_TILES = 10
 
 
 # --- Scenes -> reports ---------------------------------------------------------------------
@@ -95,112 +93,13 @@ def boneyard_report(count: int | None) -> BoneyardReport:
 # --- problems in words ----------------------------------------------------------------------
 
 
-def _place(holder: Holder) -> str:
-    """Where a tile is, as the end of a sentence: "on the table", "in Caro's hand"."""
-    if holder.kind is HolderKind.HAND:
-        return _("in {player}'s hand").format(player=holder.player)
-    return {
-        HolderKind.TABLE: _("on the table"),
-        HolderKind.BONEYARD: _("in the boneyard"),
-        HolderKind.SLEEPING: _("among the sleeping tiles"),
-        HolderKind.FACE_DOWN: _("face down on the table"),
-    }[holder.kind]
-
-
-def _stock_name(holders: Sequence[Holder]) -> str:
-    sleeping = any(h.kind is HolderKind.SLEEPING for h in holders)
-    return _("the sleeping tiles") if sleeping else _("the boneyard")
-
-
-def _tile_list(tiles: Sequence[Tile]) -> str:
-    """Tiles by name, the first `MAX_NAMED_TILES` of them and how many more."""
-    named = ", ".join(str(tile) for tile in tiles[:MAX_NAMED_TILES])
-    more = len(tiles) - MAX_NAMED_TILES
-    if more <= 0:
-        return named
-    return ngettext("{tiles} and {count} more", "{tiles} and {count} more", more).format(
-        tiles=named, count=format_number(more)
-    )
-
-
-def _twice_text(problem: Problem) -> str:
-    tile = str(problem.tiles[0])
-    holders = problem.holders
-    if len(holders) == 2 and all(h.kind is HolderKind.TABLE for h in holders):
-        return _("{tile} is on the table twice").format(tile=tile)
-    if len(holders) == 2:
-        return _("{tile} is both {first} and {second}").format(
-            tile=tile, first=_place(holders[0]), second=_place(holders[1])
-        )
-    return ngettext(
-        "{tile} is read in {count} places: {places}",
-        "{tile} is read in {count} places: {places}",
-        len(holders),
-    ).format(
-        tile=tile,
-        count=format_number(len(holders)),
-        places=", ".join(_place(h) for h in holders),
-    )
-
-
-def problem_text(problem: Problem) -> str:
-    """One problem of the ledger as a player would say it (no full stop)."""
-    code = problem.code
-    expected = problem.expected or 0
-    found = problem.found or 0
-    holders = problem.holders
-    player = holders[0].player if holders else None
-    if code is ProblemCode.TILE_TWICE:
-        return _twice_text(problem)
-    if code is ProblemCode.TILE_OUTSIDE_SET:
-        return _("{tile} {place}: a double-{set} set has no {value}").format(
-            tile=problem.tiles[0], place=_place(holders[0]), set=expected, value=found
-        )
-    if code is ProblemCode.TILE_NOWHERE:
-        return ngettext(
-            "{total} tiles in the set, {seen} seen: {tiles} is nowhere",
-            "{total} tiles in the set, {seen} seen: {tiles} are nowhere",
-            len(problem.tiles),
-        ).format(
-            total=format_number(expected),
-            seen=format_number(found),
-            tiles=_tile_list(problem.tiles),
-        )
-    if code is ProblemCode.TOO_MANY_TILES:
-        return _(
-            "the photos and counts hold at least {found} tiles, more than the {total} of the set"
-        ).format(found=format_number(found), total=format_number(expected))
-    if code is ProblemCode.TOO_FEW_TILES:
-        return _(
-            "the photos and counts hold at most {found} tiles, fewer than the {total} of the "
-            "set: a tile was missed, or a count is wrong"
-        ).format(found=format_number(found), total=format_number(expected))
-    if code is ProblemCode.HAND_COUNT_DIFFERS:
-        return ngettext(
-            "{player}'s hand photo shows {count} tile, {read} of them read",
-            "{player}'s hand photo shows {count} tiles, {read} of them read",
-            expected,
-        ).format(player=player, count=format_number(expected), read=format_number(found))
-    if code is ProblemCode.HAND_ABOVE_DEAL:
-        return _(
-            "{player}'s hand shows {found} tiles, more than the deal allows ({most} at most; "
-            "give the house's deal with --hand-size N)"
-        ).format(player=player, found=format_number(found), most=format_number(expected))
-    if code is ProblemCode.STOCK_COUNTS_DIFFER:
-        return _("{stock}: {entered} entered, but the table photo shows {found} face down").format(
-            stock=_stock_name(holders),
-            entered=format_number(expected),
-            found=format_number(found),
-        )
-    if code is ProblemCode.BONEYARD_ABOVE_DEAL:
-        return _(
-            "the boneyard holds {found} tiles, more than the {left} the deal left (give the "
-            "house's deal with --hand-size N)"
-        ).format(found=format_number(found), left=format_number(expected))
-    return _(
-        "{found} sleeping tiles, but the deal leaves {left} (give the house's deal with "
-        "--hand-size N)"
-    ).format(found=format_number(found), left=format_number(expected))
+def problem_text(problem: Problem, max_pip: int) -> str:
+    """One problem in the words of every mode (`rules.ledger_words`), with what to do about a
+    deal on the command line: the house's deal is given with --hand-size."""
+    text = ledger_words.problem_text(problem, max_pip, marks_pending=False)
+    if problem.code in ledger_words.DEAL_PROBLEMS:
+        text += " " + _("If the house deals otherwise, give its deal with --hand-size N.")
+    return text
 
 
 # --- the stock and the grid -----------------------------------------------------------------
@@ -297,7 +196,7 @@ def ledger_text(ledger: Ledger, names: Sequence[str]) -> str:
     ]
     if ledger.problems:
         lines.append(_("Does not add up:"))
-        lines += [f"  - {problem_text(problem)}" for problem in ledger.problems]
+        lines += [f"  - {problem_text(p, ledger.max_pip)}" for p in ledger.problems]
     elif ledger.closes:
         lines.append(
             _("All {total} tiles accounted for.").format(total=format_number(ledger.set_size))

@@ -27,7 +27,7 @@ Every round is ruled from the true state (the TRUE ruling) and by each policy:
   table photo's face-down tiles (0 when the boneyard lies beside the view). An invalid state
   (a tile in two hands) is an error, exit status 2: a question of a kind.
 * `ledger`: `dominocam round` now: the ledger first (`rules.ledger.reconcile`,
-  `rules.hold.hold_reasons`); the host gives `--boneyard-in-view` when the boneyard is in
+  `rules.hold.verdict_hold`); the host gives `--boneyard-in-view` when the boneyard is in
   view and no count otherwise, so a block in a game that draws waits for the count.
 * `ledger+count`: the same after the host answered: the true boneyard entered.
 
@@ -63,7 +63,7 @@ from rules import (
     play,
     variant_names,
 )
-from rules.hold import boneyard_known, hold_reasons
+from rules.hold import judged_boneyard, verdict_hold
 from rules.ledger import BoneyardReport, FaceDown, HandReport, TableReport, reconcile
 from rules.verdict import Verdict
 
@@ -376,13 +376,12 @@ def rule_with_ledger(state: GameState, readings: Readings, boneyard: BoneyardRep
         max_pip=state.max_pip,
     )
     # As `dominocam round`: the count counted or entered, else 0 as a stand-in only.
-    stock = ledger.boneyard if ledger.deal.draws else ledger.sleeping
-    count = stock.count if stock.count is not None and boneyard_known(ledger) else 0
+    count = judged_boneyard(ledger)
     try:
         verdict: Verdict | None = check(read_state(state, readings, count, clamp=True))
     except UserInputError:
         verdict = None
-    if hold_reasons(ledger, verdict) or verdict is None:
+    if verdict_hold(ledger, verdict) or verdict is None:
         return Ruling(HELD)
     return Ruling(RULED, outcome(verdict))
 

@@ -34,6 +34,7 @@ from psycopg.types.json import Jsonb
 from dominocam.errors import UserInputError
 from rules.blocked import check
 from rules.game import RoundResult
+from rules.ledger_words import problem_text
 from rules.scoring import score_domino
 from rules.state import parse_state
 from rules.tiles import Tile
@@ -439,7 +440,7 @@ def _hold_for_host(
     reasons = [str(reason) for reason in decision.reasons]
     ledger = decision.ledger
     host_lines = ledger_words.wait_text(reasons, decision.to_confirm) + [
-        ledger_words.problem_text(problem, ledger.max_pip) for problem in ledger.problems
+        problem_text(problem, ledger.max_pip) for problem in ledger.problems
     ]
     public = ledger_words.public_message(reasons)
     held = lifecycle.held_ruling(dict(pending, waiting=True, reasons=reasons))

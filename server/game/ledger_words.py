@@ -1,10 +1,10 @@
-"""The round's ledger in words, in the reader's language (`rules.i18n`).
+"""The round's ledger in the dashboard's and tournament's words, in the reader's language.
 
-`server.game.round_ledger` and `rules.ledger` give codes and numbers only; the words are
-here, one place for both stores. Which words go to whom is the caller's care: a problem
-names tiles and hands (`problem_text`: the host's screen, or the round's result once it has
-ended); players hear only that the host is checking (`public_message`), and a player hears
-of their own hand alone (`owner_on_table`).
+A problem's own words are every mode's (`rules.ledger_words.problem_text`); here are what the
+web pages add, one place for both stores: why a ruling waits and what the host does about it
+(`wait_text`), what players read meanwhile (`public_message`: nothing of any hand), what a
+player hears of their own hand alone (`owner_on_table`), and the round's result. A problem
+names tiles and hands: the host's screen, or the round's result once it has ended.
 """
 
 from __future__ import annotations
@@ -12,10 +12,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from rules.hold import HoldReason
 from rules.i18n import N_, _, ngettext
 from rules.ledger import Holder, HolderKind, Problem, ProblemCode
+from rules.ledger_words import and_text, problem_text, tiles_text
 from rules.tiles import Tile
-from server.game.round_ledger import WaitReason
 
 # Marked here, translated where shown (the request's language).
 HOST_CHECKING = N_("A tile needs checking before a ruling: the table host is checking the round.")
@@ -24,95 +25,28 @@ BONEYARD_NEEDED = N_(
 )
 
 
-def tiles_text(tiles: Iterable[Tile]) -> str:
-    return " ".join(f"{tile.low}-{tile.high}" for tile in tiles)
-
-
-def place_text(holder: Holder) -> str:
-    """Where a tile was read (or may lie), as a phrase: "on the table", "in Ana's hand"."""
-    if holder.kind is HolderKind.HAND:
-        if holder.pending:
-            return _("in {name}'s hand (read, not confirmed)").format(name=holder.player)
-        return _("in {name}'s hand").format(name=holder.player)
-    return {
-        HolderKind.TABLE: _("on the table"),
-        HolderKind.BONEYARD: _("in the boneyard"),
-        HolderKind.SLEEPING: _("among the tiles set aside"),
-        HolderKind.FACE_DOWN: _("face down on the table"),
-    }[holder.kind]
-
-
-def _and(phrases: Sequence[str]) -> str:
-    if len(phrases) < 2:
-        return "".join(phrases)
-    return _("{first} and {last}").format(first=", ".join(phrases[:-1]), last=phrases[-1])
-
-
-def problem_text(problem: Problem, max_pip: int) -> str:
-    """One problem of the ledger as a sentence for the host: which tile, where, whose hand."""
-    tiles = tiles_text(problem.tiles)
-    places = _and([place_text(h) for h in problem.holders])
-    player = problem.players[0] if problem.players else ""
-    expected, found = problem.expected, problem.found
-    code = problem.code
-    if code is ProblemCode.TILE_TWICE:
-        return _("{tile} is in two places: {places}.").format(tile=tiles, places=places)
-    if code is ProblemCode.TILE_OUTSIDE_SET:
-        return _("{tile} is not a tile of the double-{set} set: read {places}.").format(
-            tile=tiles, set=max_pip, places=places
-        )
-    if code is ProblemCode.TILE_NOWHERE:
-        return ngettext(
-            "{expected} tiles in the set, {found} seen: {tiles} is nowhere.",
-            "{expected} tiles in the set, {found} seen: {tiles} are nowhere.",
-            len(problem.tiles),
-        ).format(expected=expected, found=found, tiles=tiles)
-    if code is ProblemCode.TOO_MANY_TILES:
-        return _(
-            "The table, the hands and the boneyard hold at least {found} tiles, more than the "
-            "{expected} of the set."
-        ).format(found=found, expected=expected)
-    if code is ProblemCode.TOO_FEW_TILES:
-        return _(
-            "The table, the hands and the boneyard hold at most {found} of the {expected} "
-            "tiles of the set: a tile was missed on the table or in a hand."
-        ).format(found=found, expected=expected)
-    if code is ProblemCode.HAND_COUNT_DIFFERS:
-        return _("{name} holds {expected} tiles, but the hand lists {found}.").format(
-            name=player, expected=expected, found=found
-        )
-    if code is ProblemCode.HAND_ABOVE_DEAL:
-        return _(
-            "{name}'s hand lists {found} tiles, more than the {expected} a hand can hold in "
-            "this game."
-        ).format(name=player, found=found, expected=expected)
-    if code is ProblemCode.STOCK_COUNTS_DIFFER:
-        return _(
-            "The boneyard was given as {expected} tiles, but {found} lie face down as the stock."
-        ).format(expected=expected, found=found)
-    if code is ProblemCode.BONEYARD_ABOVE_DEAL:
-        return _(
-            "The boneyard holds {found} tiles, more than the {expected} the deal left."
-        ).format(found=found, expected=expected)
-    return _("{found} tiles set aside, but the deal sets aside {expected}.").format(
-        found=found, expected=expected
-    )
-
-
-def wait_text(reasons: Iterable[WaitReason | str], to_confirm: Sequence[str] = ()) -> list[str]:
+def wait_text(reasons: Iterable[HoldReason | str], to_confirm: Sequence[str] = ()) -> list[str]:
     """What the host reads about a ruling that waits: one sentence per reason."""
     out = []
     for reason in reasons:
-        if reason == WaitReason.HANDS_TO_CONFIRM:
+        if reason == HoldReason.HANDS_TO_CONFIRM:
             out.append(to_confirm_message(to_confirm))
-        elif reason == WaitReason.DOES_NOT_ADD_UP:
+        elif reason == HoldReason.DOES_NOT_ADD_UP:
             out.append(
                 _(
                     "The round does not add up: correct the table or a hand, or score it on "
                     "your word with a reason."
                 )
             )
-        elif reason == WaitReason.BONEYARD_UNKNOWN:
+        elif reason == HoldReason.COUNTS_OPEN:
+            out.append(
+                _(
+                    "Not every count is known (the table's face-down tiles, a table not read, "
+                    "or a boneyard nobody counted): a tile left out of a hand would not show. "
+                    "Look at the picture of the set, then give the ruling yourself."
+                )
+            )
+        elif reason == HoldReason.BONEYARD_UNKNOWN:
             out.append(
                 _(
                     "The boneyard's count is not known, and a block needs it empty: count it "
@@ -126,7 +60,7 @@ def wait_text(reasons: Iterable[WaitReason | str], to_confirm: Sequence[str] = (
 
 def public_message(reasons: Iterable[str]) -> str:
     """What everybody reads while a ruling waits for the host: nothing of any hand."""
-    if set(reasons) == {WaitReason.BONEYARD_UNKNOWN}:
+    if set(reasons) == {HoldReason.BONEYARD_UNKNOWN}:
         return _(BONEYARD_NEEDED)
     return _(HOST_CHECKING)
 
@@ -139,7 +73,7 @@ def to_confirm_message(players: Sequence[str]) -> str:
         "Play went on since the hands were confirmed: {names} confirm their hands again (as "
         "they are, or corrected) before a ruling.",
         len(players),
-    ).format(names=_and(list(players)))
+    ).format(names=and_text(list(players)))
 
 
 def owner_on_table(tiles: Sequence[Tile]) -> str:
@@ -187,12 +121,9 @@ __all__ = [
     "BONEYARD_NEEDED",
     "HOST_CHECKING",
     "owner_on_table",
-    "place_text",
-    "problem_text",
     "public_message",
     "result_text",
     "stored_problem_text",
-    "tiles_text",
     "to_confirm_message",
     "wait_text",
 ]

@@ -22,6 +22,7 @@ import sqlite3
 from typing import Any
 
 from rules.i18n import N_, _
+from rules.ledger_words import problem_text
 from rules.tiles import Tile
 from server import storage
 from server.game import audit, ledger_words, lifecycle, wording
@@ -319,7 +320,7 @@ def ledger_review(conn: sqlite3.Connection, game_id: int, rnd: sqlite3.Row) -> d
     return {
         **ledger.to_dict(),
         "cells": [cell.to_dict() for cell in cells(ledger)],
-        "problems_shown": [ledger_words.problem_text(p, ledger.max_pip) for p in ledger.problems],
+        "problems_shown": [problem_text(p, ledger.max_pip) for p in ledger.problems],
         "ruling": str(ruling),
         "waits": [str(w) for w in waits],
         "waits_shown": ledger_words.wait_text(waits, to_confirm),

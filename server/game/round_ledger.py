@@ -8,18 +8,11 @@ a ruling goes on (`RulingGo`, with the boneyard count condition 2 is judged by) 
 (`RulingWait`, with machine codes, no words). Both stores call it: the embedded SQLite one
 (`server.game.review`, `server.game.rulings`) and the tournament's PostgreSQL one.
 
-Why each wait:
-
-* `hands-to-confirm`: a hand confirmed before play went on again (a stopped block check, the
-  host unlocking, a reopened round) may still list tiles played since; its owner confirms it
-  again (as it is, or corrected) before the next ruling. A hand never confirmed waits too.
-* `does-not-add-up`: the ledger (`rules.ledger.reconcile`) found a tile in two places, one
-  nowhere, more or fewer tiles than the set... The host resolves it (corrects the table or a
-  hand, enters the boneyard) or overrides it with a reason. An override holds for the
-  problems it saw (`problems_signature`): a new problem needs a new look.
-* `boneyard-unknown`: a block needs the boneyard empty (RULES.md section 1, condition 2), and
-  that must be known, not assumed: in a game that draws, the count comes from the host, a
-  count of the stock, or the ledger itself (the set less every other place).
+Why a ruling waits is `rules.hold`'s to say, for every mode alike (`rules.hold.HoldReason`,
+here `WaitReason`): hands to confirm after play went on, a ledger that does not add up (the
+host corrects the table or a hand, or overrides with a reason; an override holds for the
+problems it saw, `problems_signature`), a block's boneyard nobody counted, counts that do not
+close (a player's proposal waits for the host; the host's own ruling answers it).
 
 What a problem names (tiles, whose hand) is for the host only: the store words it
 (`server.game.ledger_words`) on the host's screen and tells players only that the host is
@@ -35,6 +28,8 @@ from enum import StrEnum
 from typing import Any
 
 from dominocam.errors import UserInputError
+from rules.hold import HoldReason as WaitReason
+from rules.hold import hold_reasons, judged_boneyard
 from rules.ledger import (
     BoneyardReport,
     CountSource,
@@ -64,14 +59,6 @@ class Ruling(StrEnum):
 
     BLOCK = "block"
     DOMINO = "domino"
-
-
-class WaitReason(StrEnum):
-    """Why a ruling waits (the module docstring says what resolves each)."""
-
-    HANDS_TO_CONFIRM = "hands-to-confirm"
-    DOES_NOT_ADD_UP = "does-not-add-up"
-    BONEYARD_UNKNOWN = "boneyard-unknown"
 
 
 class CellKind(StrEnum):
@@ -311,14 +298,18 @@ def applies(override: Override | None, ledger: Ledger) -> bool:
     return override is not None and signature is not None and override.problems == signature
 
 
-def decide(facts: RoundFacts, ruling: Ruling, went_out: str | None = None) -> RulingDecision:
-    """Whether `ruling` may go on now.
+def decide(
+    facts: RoundFacts, ruling: Ruling, went_out: str | None = None, *, by_host: bool = False
+) -> RulingDecision:
+    """Whether `ruling` may go on now (`rules.hold.hold_reasons`, the policy of every mode).
 
     Args:
         facts: the round (`round_facts`).
         ruling: `Ruling.BLOCK` (condition 2 needs the boneyard) or `Ruling.DOMINO`.
         went_out: the player who played their last tile (a domino): their hand is empty and
             needs no confirmation.
+        by_host: the host gives the ruling, with the ledger on their screen: counts that do
+            not close need no more than that (`HoldReason.COUNTS_OPEN`).
     """
     ruling = Ruling(ruling)
     ledger = round_ledger(facts, went_out)
@@ -327,51 +318,29 @@ def decide(facts: RoundFacts, ruling: Ruling, went_out: str | None = None) -> Ru
         for hand in facts.hands
         if hand.player != went_out and hand.state is not HandState.CONFIRMED
     )
-    if waiting:
-        return RulingWait(ledger, (WaitReason.HANDS_TO_CONFIRM,), waiting)
     override = facts.override if applies(facts.override, ledger) else None
-    trusted = ledger.adds_up or override is not None
-    reasons = [] if trusted else [WaitReason.DOES_NOT_ADD_UP]
-    boneyard = rules_boneyard(ledger)
-    if boneyard is None and ruling is Ruling.BLOCK and trusted:
-        reasons.append(WaitReason.BONEYARD_UNKNOWN)
+    reasons = hold_reasons(
+        ledger,
+        ends_round=True,
+        blocks=ruling is Ruling.BLOCK,
+        to_confirm=waiting,
+        overridden=override is not None,
+        host_rules=by_host,
+    )
     if reasons:
-        return RulingWait(ledger, tuple(reasons))
-    # A domino is scored without the boneyard: a proven floor keeps the state valid.
-    return RulingGo(ledger, ledger.boneyard.at_least if boneyard is None else boneyard, override)
+        return RulingWait(ledger, reasons, waiting)
+    return RulingGo(ledger, judged_boneyard(ledger), override)
 
 
 def boneyard_floor(decision: RulingDecision) -> int | None:
-    """A block that waits only for the boneyard's count may still be judged on condition 1
-    (RULES.md section 1): when a player can play, the check stops whatever the boneyard
-    holds, and nobody needs to count it. The count to judge that with (a proven floor), or
-    None when `decision` waits for anything else, or does not wait."""
-    if isinstance(decision, RulingWait) and decision.reasons == (WaitReason.BONEYARD_UNKNOWN,):
-        return decision.ledger.boneyard.at_least
-    return None
-
-
-def rules_boneyard(ledger: Ledger) -> int | None:
-    """The boneyard count the rules engine may judge condition 2 by, or None when it is not
-    known well enough: never 0 by default.
-
-    The count itself when known (entered, counted, or derived from a ledger that adds up);
-    else a bound that decides the condition all the same: at most the reserve (nothing to
-    draw), or more than the reserve (a tile can be drawn). A game that never draws: 0.
-    """
-    if not ledger.deal.draws:
-        return 0
-    stock = ledger.boneyard
-    if stock.source in (CountSource.ENTERED, CountSource.COUNTED):
-        return stock.count
-    if not ledger.adds_up:
-        return None  # derived from readings that do not add up: not trusted
-    if stock.count is not None:
-        return stock.count
-    if ledger.nothing_to_draw:
-        return stock.at_most
-    if stock.at_least > ledger.deal.reserve:
-        return stock.at_least
+    """A block that waits only for counts (the boneyard's, or others that keep the ledger
+    from closing) may still be judged on condition 1 (docs/rules.md): when a player can
+    play, the check stops whatever the uncounted places hold, and nobody needs to count
+    them. The boneyard count to judge that with (`rules.hold.judged_boneyard`: 0 when
+    nobody counted it), or None when `decision` waits for anything else, or does not wait."""
+    counts = {WaitReason.BONEYARD_UNKNOWN, WaitReason.COUNTS_OPEN}
+    if isinstance(decision, RulingWait) and set(decision.reasons) <= counts:
+        return judged_boneyard(decision.ledger)
     return None
 
 
@@ -460,6 +429,5 @@ __all__ = [
     "problems_signature",
     "round_facts",
     "round_ledger",
-    "rules_boneyard",
     "table_report",
 ]

@@ -7,7 +7,14 @@ import pytest
 from factories import make_state, t
 
 from rules import check, get_variant, ruling
-from rules.hold import HoldReason, boneyard_known, hold_reasons, rests_on_absence
+from rules.hold import (
+    HoldReason,
+    boneyard_known,
+    hold_reasons,
+    judged_boneyard,
+    rests_on_absence,
+    verdict_hold,
+)
 from rules.ledger import BoneyardReport, HandReport, TableReport, reconcile
 
 # A Draw round of two dealt 7 each: 0-1 1-2 on the table (ends 0 and 2), 12 tiles in the
@@ -45,7 +52,7 @@ def test_only_a_counted_or_entered_boneyard_is_known(report: BoneyardReport, kno
 def test_nobody_able_to_play_with_an_unknown_boneyard_is_held() -> None:
     ledger = draw_ledger(BoneyardReport.unknown())
     assert ledger.adds_up and ledger.boneyard.count == 14  # derived
-    assert hold_reasons(ledger, draw_verdict()) == (HoldReason.BONEYARD_UNKNOWN,)
+    assert verdict_hold(ledger, draw_verdict()) == (HoldReason.BONEYARD_UNKNOWN,)
 
 
 def test_someone_able_to_play_is_ruled_whatever_the_boneyard() -> None:
@@ -53,13 +60,13 @@ def test_someone_able_to_play_is_ruled_whatever_the_boneyard() -> None:
     ledger = draw_ledger(BoneyardReport.unknown(), ana)
     verdict = draw_verdict(ana=ana)
     assert not rests_on_absence(verdict)
-    assert hold_reasons(ledger, verdict) == ()
+    assert verdict_hold(ledger, verdict) == ()
 
 
 def test_a_known_boneyard_is_ruled_and_a_contradiction_is_held() -> None:
-    assert hold_reasons(draw_ledger(BoneyardReport.entered(14)), draw_verdict(14)) == ()
+    assert verdict_hold(draw_ledger(BoneyardReport.entered(14)), draw_verdict(14)) == ()
     too_many = draw_ledger(BoneyardReport.entered(15))  # 2 + 12 + 15 = 29 tiles
-    assert hold_reasons(too_many, draw_verdict(15)) == (HoldReason.DOES_NOT_ADD_UP,)
+    assert verdict_hold(too_many, draw_verdict(15)) == (HoldReason.DOES_NOT_ADD_UP,)
 
 
 def test_a_game_that_never_draws_needs_no_boneyard() -> None:
@@ -69,12 +76,12 @@ def test_a_game_that_never_draws_needs_no_boneyard() -> None:
     verdict = check(
         make_state("block", hands={"Ana": ANA, "Ben": BEN}, ends={"l": 0, "r": 2}, set=6)
     )
-    assert verdict.blocked and hold_reasons(ledger, verdict) == ()
+    assert verdict.blocked and verdict_hold(ledger, verdict) == ()
 
 
 def test_readings_that_cannot_be_judged_are_held() -> None:
     ledger = draw_ledger(BoneyardReport.entered(14), ana=(*ANA[:-1], t(1, 1)))  # 1-1 twice
-    assert hold_reasons(ledger, None) == (HoldReason.DOES_NOT_ADD_UP,)
+    assert verdict_hold(ledger, None) == (HoldReason.DOES_NOT_ADD_UP,)
 
 
 def test_the_ruling_says_condition_2_is_not_known() -> None:
@@ -96,7 +103,7 @@ def test_a_block_over_face_down_tiles_of_unsaid_place_waits_for_the_counts() -> 
     pile = TableReport(face_up=TABLE.face_up, face_down=14)
     ledger = reconcile(get_variant("block"), hands, pile)
     assert ledger.adds_up and not ledger.closes
-    assert hold_reasons(ledger, check(state)) == (HoldReason.COUNTS_OPEN,)
+    assert verdict_hold(ledger, check(state)) == (HoldReason.COUNTS_OPEN,)
 
 
 def test_an_empty_hand_rests_on_absence_too() -> None:
@@ -105,4 +112,37 @@ def test_an_empty_hand_rests_on_absence_too() -> None:
     ledger = reconcile(get_variant("draw"), hands, TABLE)  # 2 + 12 + 14 left = 28
     verdict = check(make_state("draw", hands={"Ana": (), "Ben": ben}, ends={"l": 0}, set=6))
     assert verdict.went_out == ("Ana",) and rests_on_absence(verdict)
-    assert hold_reasons(ledger, verdict) == (HoldReason.BONEYARD_UNKNOWN,)
+    # A domino needs no boneyard for its condition, but its counts stay open without one:
+    # a tile left out of Ben's hand could lie there unseen.
+    assert verdict_hold(ledger, verdict) == (HoldReason.COUNTS_OPEN,)
+    counted = reconcile(get_variant("draw"), hands, TABLE, BoneyardReport.counted(14))
+    assert counted.closes and verdict_hold(counted, verdict) == ()
+
+
+def test_hands_to_confirm_come_first_and_alone() -> None:
+    too_many = draw_ledger(BoneyardReport.entered(15))
+    reasons = hold_reasons(too_many, True, blocks=True, to_confirm=("Ben",))
+    assert reasons == (HoldReason.HANDS_TO_CONFIRM,)
+
+
+def test_the_hosts_word_answers_the_readings_never_a_block_s_boneyard() -> None:
+    too_many = draw_ledger(BoneyardReport.entered(15))
+    assert hold_reasons(too_many, True, blocks=True, overridden=True) == ()
+    unknown = draw_ledger(BoneyardReport.unknown())
+    held = hold_reasons(unknown, True, blocks=True, overridden=True, host_rules=True)
+    assert held == (HoldReason.BONEYARD_UNKNOWN,)
+
+
+def test_the_hosts_own_ruling_answers_counts_that_do_not_close() -> None:
+    hands = [HandReport.confirmed("Ana", ANA), HandReport.confirmed("Ben", BEN)]
+    pile = TableReport(face_up=TABLE.face_up, face_down=14)
+    ledger = reconcile(get_variant("block"), hands, pile)
+    assert hold_reasons(ledger, True) == (HoldReason.COUNTS_OPEN,)
+    assert hold_reasons(ledger, True, host_rules=True) == ()
+    assert hold_reasons(ledger, False) == ()  # play goes on: nothing absent is claimed
+
+
+def test_the_boneyard_judged_is_never_a_derived_count() -> None:
+    derived = draw_ledger(BoneyardReport.unknown())
+    assert derived.boneyard.count == 14 and judged_boneyard(derived) == 0
+    assert judged_boneyard(draw_ledger(BoneyardReport.entered(14))) == 14

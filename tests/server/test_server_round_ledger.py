@@ -13,6 +13,7 @@ import pytest
 from dominocam.errors import UserInputError
 from rules import Tile, full_set
 from rules.ledger import BoneyardReport, CountSource, ProblemCode, TableReport
+from rules.ledger_words import problem_text
 from server.game import ledger_words
 from server.game.round_ledger import (
     CellKind,
@@ -32,7 +33,6 @@ from server.game.round_ledger import (
     problems_signature,
     round_facts,
     round_ledger,
-    rules_boneyard,
     table_report,
 )
 
@@ -174,7 +174,7 @@ def test_a_tile_on_the_table_and_in_a_hand_does_not_add_up() -> None:
     assert decision.reasons == (WaitReason.DOES_NOT_ADD_UP,)
     problem = decision.ledger.problems[0]
     assert problem.code is ProblemCode.TILE_TWICE and problem.tiles == (table[0],)
-    words = ledger_words.problem_text(problem, 6)
+    words = problem_text(problem, 6)
     assert (
         words == f"{table[0].low}-{table[0].high} is in two places: on the table and in C's hand."
     )
@@ -217,47 +217,46 @@ def _draw(boneyard: int | None, source: str | None, table=True, rules=None) -> o
 
 
 def test_a_block_in_a_draw_game_waits_for_a_boneyard_not_known() -> None:
-    # The table photo has no face-down tile: the boneyard is the set less the rest, 14.
-    assert decide(_draw(None, None), Ruling.BLOCK).boneyard == 14  # type: ignore[union-attr]
-    # Without a table photo it is only bounded (0 to 14): the block waits, the domino not.
-    waiting = decide(_draw(None, None, table=False), Ruling.BLOCK)
-    assert isinstance(waiting, RulingWait)
-    assert waiting.reasons == (WaitReason.BONEYARD_UNKNOWN,)
-    domino = decide(_draw(None, None, table=False), Ruling.DOMINO, went_out="A")
-    assert isinstance(domino, RulingGo) and domino.boneyard == 0  # its proven floor
-    assert boneyard_floor(waiting) == 0  # enough to judge condition 1 with
-    assert boneyard_floor(domino) is None
-    entered = decide(_draw(2, "entered", table=False), Ruling.BLOCK)
+    # The table photo has no face-down tile: the ledger derives 14, never ruled on
+    # (`rules.hold`): a tile a photo missed would be counted as in the boneyard.
+    derived = decide(_draw(None, None), Ruling.BLOCK)
+    assert isinstance(derived, RulingWait)
+    assert derived.ledger.boneyard.count == 14
+    assert derived.reasons == (WaitReason.BONEYARD_UNKNOWN,)
+    # The host's own ruling does not answer it either: a count is quicker than a reason.
+    by_host = decide(_draw(None, None), Ruling.BLOCK, by_host=True)
+    assert isinstance(by_host, RulingWait) and by_host.reasons == (WaitReason.BONEYARD_UNKNOWN,)
+    assert boneyard_floor(derived) == 0  # condition 1 is judged all the same
+    entered = decide(_draw(2, "entered", table=False), Ruling.BLOCK, by_host=True)
     assert isinstance(entered, RulingGo) and entered.boneyard == 2
 
 
-def test_the_rules_engine_gets_a_bound_that_decides_condition_2() -> None:
-    facts = _draw(None, None, table=False)
-    ledger = round_ledger(facts)
-    assert rules_boneyard(ledger) is None  # 0..14, reserve 2: undecided
-    # 2 tiles face up, 25 in hand, 1 face down (in the boneyard, or not): 0 or 1 left, at
-    # most the reserve of 2, so nothing can be drawn, though the count is not known.
-    many = round_facts(
-        variant="draw",
-        rules={},
-        max_pip=6,
-        table_scene=scene([(t.low, t.high) for t in SET6[26:]], down=1),
-        hands=seats(SET6[:14], SET6[14:25]),
-    )
-    bounded = round_ledger(many)
-    assert bounded.boneyard.count is None and bounded.boneyard.at_most == 1
-    assert bounded.nothing_to_draw
-    assert rules_boneyard(bounded) == 1  # at most the reserve: nothing to draw
-    # 4 face-down tiles of unsaid place: 8 to 12 left, more than the reserve either way.
-    open_ = round_facts(
-        variant="draw",
-        rules={},
-        max_pip=6,
-        table_scene=scene([(t.low, t.high) for t in SET6[26:]], down=4),
-        hands=seats(SET6[:7], SET6[7:14]),
-    )
-    assert rules_boneyard(round_ledger(open_)) == 8  # a tile can be drawn: not blocked
-    assert rules_boneyard(round_ledger(_draw(5, "counted"))) == 5
+def test_a_domino_waits_for_counts_that_close_or_the_hosts_own_ruling() -> None:
+    def out(boneyard: int | None, source: str | None) -> object:
+        # A played out: 0-0 0-1 and A's six tiles on the table, B holds six, 14 left.
+        return round_facts(
+            variant="draw",
+            rules={},
+            max_pip=6,
+            table_scene=scene([(t.low, t.high) for t in SET6[:8]]),
+            hands=seats([], SET6[8:14]),
+            boneyard=boneyard,
+            boneyard_source=source,
+        )
+
+    # No boneyard count: a tile left out of B's hand could lie there unseen.
+    domino = decide(out(None, None), Ruling.DOMINO, went_out="A")
+    assert isinstance(domino, RulingWait) and domino.reasons == (WaitReason.COUNTS_OPEN,)
+    assert boneyard_floor(domino) == 0
+    by_host = decide(out(None, None), Ruling.DOMINO, went_out="A", by_host=True)
+    assert isinstance(by_host, RulingGo) and by_host.boneyard == 0  # a stand-in: never judged
+    counted = decide(out(14, "counted"), Ruling.DOMINO, went_out="A")
+    assert isinstance(counted, RulingGo) and counted.boneyard == 14
+
+
+def test_a_table_not_read_leaves_the_counts_open() -> None:
+    waiting = decide(_draw(2, "entered", table=False), Ruling.BLOCK)
+    assert isinstance(waiting, RulingWait) and waiting.reasons == (WaitReason.COUNTS_OPEN,)
     assert round_ledger(_draw(5, "counted")).boneyard.source is CountSource.COUNTED
 
 
