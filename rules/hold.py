@@ -9,7 +9,7 @@ is given; the ledger (`rules.ledger.reconcile`) says whether those tiles add up 
   count above the deal...). Some reading is wrong, so no ruling on them counts.
 * `BONEYARD_UNKNOWN`: the ruling rests on something absent (below), the variant draws, and
   the boneyard's count comes from no source of its own (neither counted in a photo nor
-  entered by the host). A block needs the boneyard exhausted (RULES.md section 1,
+  entered by the host). A block needs the boneyard exhausted (docs/rules.md, the blocked game,
   condition 2): that must be known, not assumed. A count the ledger only derived (the set
   less every other place) is not enough: a tile missed in a photo would be counted as in
   the boneyard, and a tile read that is not there would empty it.

@@ -45,8 +45,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description=(
             "Find every tile (face up or down) in each photo, read both halves of the face-up "
             "ones, and print a Scene: a short summary (tiles, open ends, the set assumed, "
-            "what to check), or with --json the Scene JSON of DESIGN.md (one object per "
-            "line, each with its `path`, for several images). With more than one photo a "
+            "what to check), or with --json the Scene JSON: each tile's corners, face and "
+            "values, the lines and open ends, the warnings (one object per line, each with "
+            "its `path`, for several images). With more than one photo a "
             "progress bar runs on standard error when it is a terminal."
         ),
     )

@@ -17,9 +17,9 @@ Why each wait:
   nowhere, more or fewer tiles than the set... The host resolves it (corrects the table or a
   hand, enters the boneyard) or overrides it with a reason. An override holds for the
   problems it saw (`problems_signature`): a new problem needs a new look.
-* `boneyard-unknown`: a block needs the boneyard empty (RULES.md section 1, condition 2), and
-  that must be known, not assumed: in a game that draws, the count comes from the host, a
-  count of the stock, or the ledger itself (the set less every other place).
+* `boneyard-unknown`: a block needs the boneyard empty (docs/rules.md, the blocked game,
+  condition 2), and that must be known, not assumed: in a game that draws, the count comes
+  from the host, a count of the stock, or the ledger itself (the set less every other place).
 
 What a problem names (tiles, whose hand) is for the host only: the store words it
 (`server.game.ledger_words`) on the host's screen and tells players only that the host is
@@ -343,7 +343,7 @@ def decide(facts: RoundFacts, ruling: Ruling, went_out: str | None = None) -> Ru
 
 def boneyard_floor(decision: RulingDecision) -> int | None:
     """A block that waits only for the boneyard's count may still be judged on condition 1
-    (RULES.md section 1): when a player can play, the check stops whatever the boneyard
+    (docs/rules.md, the blocked game): when a player can play, the check stops whatever the boneyard
     holds, and nobody needs to count it. The count to judge that with (a proven floor), or
     None when `decision` waits for anything else, or does not wait."""
     if isinstance(decision, RulingWait) and decision.reasons == (WaitReason.BONEYARD_UNKNOWN,):
