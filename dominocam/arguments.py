@@ -60,9 +60,14 @@ def image_size(text: str) -> tuple[int, int]:
     return w, h
 
 
-def add_set(parser: argparse.ArgumentParser, default: int | None = DEFAULT_SET) -> None:
-    """`--set N`: the double-N set of the tiles."""
-    said = f"default {default}" if default is not None else "default: the variant's"
+def add_set(
+    parser: argparse.ArgumentParser,
+    default: int | None = DEFAULT_SET,
+    unset: str = "default: the variant's",
+) -> None:
+    """`--set N`: the double-N set of the tiles; `unset` says what a command without it
+    does when the default is None."""
+    said = f"default {default}" if default is not None else unset
     parser.add_argument(
         "--set",
         type=int,

@@ -6,7 +6,7 @@
 The table photo is read with its layout (`vision.layout`, as the variant's layout kind),
 each hand photo without; a `.json` file instead of a photo is taken as its Scene JSON
 (`dominocam read --json`), so the command works without models. Players are listed in
-clockwise seat order. The game state (DESIGN.md) is built by `dominocam.scene_state` (the
+clockwise seat order. The game state (docs/design.md) is built by `dominocam.scene_state` (the
 conversion the dashboard uses too) and judged by `rules.check`.
 
 When the photos leave doubts (a line broken by a tile the detector missed, an open end cut

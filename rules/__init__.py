@@ -3,7 +3,7 @@
 Modules: `tiles` (Tile, sets, pip values), `variants` (named variants and their settings),
 `layout` (lines, open ends, spinner, train hub, open doubles, chicken feet), `state` (the
 game-state JSON parsed and validated), `moves` (legal moves, applying moves), `blocked`
-(the two conditions of RULES.md section 1 and the clockwise verification), `scoring`,
+(the blocked game's two conditions, docs/rules.md, and the clockwise verification), `scoring`,
 `verdict` (the verdict JSON), `ruling` (the verdict in words), `game` (rounds into a game),
 `cli` (`dominocam rules check`).
 
@@ -15,7 +15,7 @@ Public API (what the server, `dominocam round` and the data generator call):
     state = rules.load_state("state.json")       # a file, or "-" for stdin
     verdict = rules.check(state)                 # -> Verdict
     verdict.blocked, verdict.winner, verdict.points
-    verdict.to_json()                            # -> dict: DESIGN.md's verdict JSON (+ fields)
+    verdict.to_json()                            # -> dict: docs/design.md's verdict JSON (+ fields)
     print(rules.ruling(verdict, state))          # the referee's ruling in words
 
     rules.legal_moves(state, "Ana")              # -> tuple[Move]: tile, line, end value

@@ -1,4 +1,4 @@
-"""The blocked-game check, exactly as RULES.md section 1 defines it.
+"""The blocked-game check, exactly as docs/rules.md defines it ("The blocked game").
 
 A round is blocked when both conditions hold at once (if either fails, play goes on):
 

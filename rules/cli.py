@@ -1,6 +1,6 @@
 """`dominocam rules ...`: judge a game state from the command line.
 
-* `dominocam rules check STATE.json [--json] [--lang hu]` - the verdict (DESIGN.md) as a
+* `dominocam rules check STATE.json [--json] [--lang hu]` - the verdict (docs/design.md) as a
   referee's ruling (in English, Hungarian, Italian, Vietnamese or Spanish), or as JSON;
   `-` reads the state from standard input.
 * `dominocam rules variants [--json]` - the variants, their settings and sources.
@@ -62,7 +62,7 @@ def _add_check(actions: argparse._SubParsersAction) -> None:
         "check",
         help="rule on a game state: is the round blocked, who won, how many points",
         description=(
-            "Rule on a game state exactly as RULES.md section 1 defines a blocked game: "
+            "Rule on a game state by the blocked-game rule: a round is blocked when "
             "(1) no active player can legally extend any open end under the variant, and "
             "(2) no tile can be drawn. Prints which conditions hold, the clockwise "
             "verification from the proposer, who can still play what where, fouls, pip "
@@ -77,7 +77,10 @@ def _add_check(actions: argparse._SubParsersAction) -> None:
     check_parser.add_argument(
         "--json",
         action="store_true",
-        help="print the verdict as JSON (DESIGN.md's verdict plus added fields)",
+        help=(
+            "print the verdict as JSON: blocked, conditions, playable, verification, "
+            "pip_totals, winner, tied, points, and the rules applied"
+        ),
     )
     add_language_option(check_parser)
     check_parser.set_defaults(func=run_check)

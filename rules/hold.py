@@ -13,10 +13,10 @@ is given; the ledger (`rules.ledger.reconcile`) says whether those tiles add up 
   count above the deal...). Some reading is wrong, so no ruling on them counts.
 * `BONEYARD_UNKNOWN`: the ruling is a block, the variant draws, and the boneyard's count
   comes from no source of its own (neither counted in a photo nor entered by the host). A
-  block needs the boneyard exhausted (docs/rules.md, condition 2): that must be known, not
-  assumed. A count the ledger only derived (the set less every other place) is not enough: a
-  tile missed in a photo would be counted as in the boneyard, and a tile read that is not
-  there would empty it.
+  block needs the boneyard exhausted (docs/rules.md, the blocked game, condition 2): that
+  must be known, not assumed. A count the ledger only derived (the set less every other
+  place) is not enough: a tile missed in a photo would be counted as in the boneyard, and a
+  tile read that is not there would empty it.
 * `COUNTS_OPEN`: the ruling rests on something absent (below), and the ledger does not close:
   face-down tiles on the table whose place nobody said, a table not read, a boneyard nobody
   counted, or a deal not known. An unknown count can swallow a tile a photo missed, or one a

@@ -26,7 +26,7 @@ What counting proves, and nothing more (the problem codes are `ProblemCode`):
   only shrinks from the deal, and in a game that never draws it stays what the deal left.
 * The boneyard is derived from the other places when they are all known, bounded when
   some are not, and "unknown" otherwise: never 0 by default, because the blocked game's
-  condition 2 ("the boneyard cannot supply a tile", RULES.md section 1) must be known,
+  condition 2 ("the boneyard cannot supply a tile", docs/rules.md, the blocked game) must be known,
   not assumed.
 
 A table that was not read (its lines entered by hand, by their open ends:
@@ -551,8 +551,9 @@ class Ledger:
 
     @property
     def nothing_to_draw(self) -> bool:
-        """Known that no tile can be drawn: the blocked game's condition 2 (RULES.md section
-        1) - the boneyard holds at most the variant's reserve, or the game never draws."""
+        """Known that no tile can be drawn: the blocked game's condition 2 (docs/rules.md,
+        the blocked game) - the boneyard holds at most the variant's reserve, or the game
+        never draws."""
         most = self.boneyard.at_most
         return self.adds_up and most is not None and most <= self.deal.reserve
 

@@ -1,6 +1,6 @@
 """Legal moves under a variant, and applying them (for simulations and the data generator).
 
-Who may play where (RULES.md section 2, "who may play where"):
+Who may play where (docs/rules.md, what varies, "who may play where"):
 
 1. An empty table accepts any tile (the lead).
 2. If any open end is *pending* - an open double still owed tiles (`double_cover`) or a

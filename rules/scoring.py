@@ -1,7 +1,7 @@
 """Scoring a round: pip totals, the winner, ties per policy, points per variant.
 
-The founding rule (RULES.md section 1): the round ends at once; the winner is the player
-whose remaining hand has the lowest pip total (5-10 counts 15, 12-12 counts 24) and is
+The founding rule (docs/rules.md, the blocked game): the round ends at once; the winner is
+the player whose remaining hand has the lowest pip total (5-10 counts 15, 12-12 counts 24) and is
 usually awarded the sum of all other players' remaining counts. Everything that varies is a
 setting of the variant (`rules.variants`):
 

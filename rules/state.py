@@ -1,6 +1,6 @@
 """The game state: what `dominocam rules check` judges, parsed and validated.
 
-The JSON form (DESIGN.md "Game state JSON", extended; players in clockwise seat order):
+The JSON form (docs/design.md "Game state JSON", extended; players in clockwise seat order):
 
     {
       "variant": "block",                 # a name from rules.variants (default "seed")

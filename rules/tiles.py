@@ -1,4 +1,5 @@
-"""Tiles, double-n sets and pip values (RULES.md section 1 "Pip count", section 2 "set sizes").
+"""Tiles, double-n sets and pip values (docs/rules.md: the blocked game's "Scoring", and
+"set sizes" in what varies).
 
 A tile is an unordered pair of half values; it is stored sorted (`low <= high`) so that
 5-10 and 10-5 are the same tile, as on the table.

@@ -1,6 +1,6 @@
 """Variants as data: every rule that differs between games is a named setting.
 
-A `Variant` is a frozen record of settings (RULES.md section 2: "every point below is a
+A `Variant` is a frozen record of settings (docs/rules.md, what varies: "every point is a
 setting of a variant, never a constant in code"). Variants are looked up by name with
 `get_variant(name)`; a typo raises `UserInputError` listing the valid names. A game state's
 `rules` object overrides any setting with `Variant.with_overrides(...)`; an unknown setting or
@@ -279,8 +279,8 @@ class Variant:
     def undealt(self) -> str:
         """What the tiles left after the deal are: `boneyard` or `sleeping`.
 
-        A game that draws deals the rest as the boneyard, drawn from during play (RULES.md
-        section 2, "the boneyard"; its `reserve` tiles stay in it, never drawn). A game that
+        A game that draws deals the rest as the boneyard, drawn from during play (docs/rules.md,
+        what varies, "the boneyard"; its `reserve` tiles stay in it, never drawn). A game that
         never draws sets them aside, face down and out of play: "the remaining tiles are not
         used" (Block: onlinedominogames.com/block-dominoes; zpag.net). It follows from `draw`,
         so it is not a setting of its own: overriding `draw` changes it too.
@@ -346,8 +346,9 @@ def _suggest(word: str, options: Mapping[str, object] | tuple[str, ...]) -> str:
 
 
 # --- the variants -----------------------------------------------------------------------------
-# Each default carries its source. "RULES.md" is ../shared/RULES.md, the project's digest of
-# published rule sheets; the founding text is its section 1.
+# Each default carries its source. "docs/rules.md, what varies" is the table "What varies
+# between variants" in docs/rules.md, the project's digest of published rule sheets; "the
+# founding text" is the blocked-game rule there ("The blocked game").
 
 PAGAT_BLOCK = "spaanszt.home.xs4all.nl/Domino/Block.html; zpag.net block game"
 ONLINEDOMINO_BLOCK = "onlinedominogames.com/block-dominoes"
@@ -357,8 +358,8 @@ BLOCK = Variant(
     name="block",
     title=N_("Block"),
     description=N_("Two-ended line, no drawing: undealt tiles sit out."),
-    set=6,  # double-6: RULES.md section 2; zpag.net block game; spaanszt (Hoyle)
-    play="any-line",  # line games: anyone on either end (RULES.md section 2, "who may play")
+    set=6,  # double-6: docs/rules.md, what varies; zpag.net block game; spaanszt (Hoyle)
+    play="any-line",  # line games: anyone on either end (docs/rules.md, "who may play where")
     double_cover=0,  # doubles are simply played crosswise (onlinedominogames.com: no spinner)
     spinner_arms=2,  # "there is no spinner ... a double can only be played at two ends"
     spinner_first=False,  # no spinner (onlinedominogames.com/block-dominoes)
@@ -369,20 +370,20 @@ BLOCK = Variant(
     rounding="none",  # founding text: the others' counts as they are
     bonus=0,  # founding text: only the pips are awarded
     tie="no-score",  # onlinedominogames.com: "no winner ... no player is awarded any point"
-    double_blank=0,  # RULES.md section 2: 0 by default
+    double_blank=0,  # docs/rules.md, what varies: 0 by default
     game_end="target",  # rounds are played to a points target (zpag.net)
     target=100,  # onlinedominogames.com, zpag.net, spaanszt: first to 100
-    hand_sizes=((2, 2, 7), (3, 4, 5)),  # RULES.md section 2 (Hoyle, per spaanszt)
+    hand_sizes=((2, 2, 7), (3, 4, 5)),  # docs/rules.md, what varies (Hoyle, per spaanszt)
     sources={
-        "set": "RULES.md section 2; zpag.net/Jeux/Dominos/block_dominos_game.html",
-        "play": "RULES.md section 2 (line games: anyone on any end)",
+        "set": "docs/rules.md, what varies; zpag.net/Jeux/Dominos/block_dominos_game.html",
+        "play": "docs/rules.md, what varies (line games: anyone on any end)",
         "draw": f"{ONLINEDOMINO_BLOCK}; zpag.net (remaining tiles are not used)",
         "block_winner": f"founding text; {PAGAT_BLOCK}",
         "points": f"founding text; {PAGAT_BLOCK}",
         "tie": ONLINEDOMINO_BLOCK,
-        "double_blank": "RULES.md section 2",
+        "double_blank": "docs/rules.md, what varies",
         "target": f"{ONLINEDOMINO_BLOCK}; zpag.net",
-        "hand_sizes": "RULES.md section 2 (Hoyle, per spaanszt)",
+        "hand_sizes": "docs/rules.md, what varies (Hoyle, per spaanszt)",
     },
 )
 
@@ -391,7 +392,7 @@ DRAW = replace(
     name="draw",
     title=N_("Draw"),
     description="Block with a boneyard: draw until you can play; the last 2 tiles stay.",
-    draw="until-playable",  # onlinedominogames.com/draw-dominoes; RULES.md section 2
+    draw="until-playable",  # onlinedominogames.com/draw-dominoes; docs/rules.md, what varies
     reserve=2,  # "last two tiles from the boneyard can not be drawn" (onlinedominogames.com);
     # lawngames.co.za: "most rules prescribe that two tiles need to remain in the stock"
     points="others-minus-own",  # onlinedominogames.com/draw-dominoes; gambiter.com (Double Draw)
@@ -425,7 +426,7 @@ ALL_FIVES = Variant(
     # nearest multiple of five ... 25 for 27 pips ... 30 for 28"
     bonus=0,  # Wikipedia (Muggins): only the opponents' pips
     tie="no-score",  # Block/Draw sources; the Fives sources name no tie rule
-    double_blank=0,  # RULES.md section 2: 0 by default
+    double_blank=0,  # docs/rules.md, what varies: 0 by default
     game_end="target",  # played to a points target (games.yahoo.com)
     target=100,  # games.yahoo.com dominoes rules: 100, 250 or 500
     layout="spinner",  # the first double is a spinner, played on its four sides
@@ -437,21 +438,21 @@ ALL_FIVES = Variant(
         "reserve": PAGAT_FIVES,
         "block_winner": WIKI_MUGGINS,
         "points": WIKI_MUGGINS,
-        "rounding": f"{WIKI_MUGGINS} (27 -> 25, 28 -> 30); RULES.md section 2",
+        "rounding": f"{WIKI_MUGGINS} (27 -> 25, 28 -> 30); docs/rules.md, what varies",
         "tie": "no source names one; no-score as the Block and Draw sources",
         "target": "games.yahoo.com dominoes rules (100, 250 or 500)",
         "hand_sizes": PAGAT_FIVES,
     },
 )
 
-TRAINS_SRC = "RULES.md section 2; reference.com Mexican Train"
+TRAINS_SRC = "docs/rules.md, what varies; reference.com Mexican Train"
 
 MEXICAN_TRAIN = Variant(
     name="mexican-train",
     title=N_("Mexican Train"),
     description=N_("Engine hub, one train per player plus the public Mexican train."),
-    set=12,  # RULES.md section 2: double-12 Mexican Train; the engine is 12-12
-    play="trains",  # own train, the Mexican train, trains with a marker (RULES.md section 2)
+    set=12,  # docs/rules.md, what varies: double-12 Mexican Train; the engine is 12-12
+    play="trains",  # own train, the Mexican train, trains with a marker (docs/rules.md)
     double_cover=1,  # "an unsatisfied double must be covered before anything else"
     spinner_arms=4,  # unused: the hub is the engine, one train per player
     spinner_first=False,  # unused: no spinner, the engine is the hub
@@ -459,25 +460,27 @@ MEXICAN_TRAIN = Variant(
     # (reference.com and htuse.com Mexican Train rules; idahogoodsam.org)
     reserve=0,  # drawing goes on until the boneyard is empty
     block_winner="lowest-hand",  # informational only: there is no winner bonus
-    points="penalty",  # RULES.md section 2: "every player scores their own pips as a penalty"
-    rounding="none",  # RULES.md section 2: the pips themselves
-    bonus=0,  # RULES.md section 2: "no winner bonus"
+    points="penalty",  # docs/rules.md: "every player scores their own pips as a penalty"
+    rounding="none",  # docs/rules.md, what varies: the pips themselves
+    bonus=0,  # docs/rules.md, what varies: "no winner bonus"
     tie="no-score",  # irrelevant under penalty scoring: everyone scores their own pips
-    double_blank=0,  # RULES.md section 2: 0 by default (25 or 50 as house rules)
+    double_blank=0,  # docs/rules.md, what varies: 0 by default (25 or 50 as house rules)
     game_end="descending-doubles",  # 13 rounds, engine 12-12 down to 0-0 (tablegameshub.com)
     target=1,  # unused with descending-doubles
     layout="mexican",  # trains grow from the engine double in the centre
-    hand_sizes=((2, 4, 15), (5, 5, 14), (6, 6, 12), (7, 8, 10), (9, 10, 8)),  # RULES.md
+    hand_sizes=((2, 4, 15), (5, 5, 14), (6, 6, 12), (7, 8, 10), (9, 10, 8)),  # docs/rules.md
     sources={
         "set": TRAINS_SRC,
         "play": f"{TRAINS_SRC} (a marker opens a train to everyone)",
         "double_cover": "idahogoodsam.org; htfbw.com (a double must be satisfied)",
         "draw": "reference.com; htuse.com; idahogoodsam.org (draw one, else mark and pass)",
-        "points": "RULES.md section 2 (own pips as penalty; lowest cumulative total wins)",
-        "block_winner": "RULES.md section 2 (no winner bonus: the lowest hand is only named)",
-        "double_blank": "RULES.md section 2; tablegameshub.com (25 or 50 as house rules)",
+        "points": "docs/rules.md, what varies (own pips as penalty; lowest cumulative total wins)",
+        "block_winner": (
+            "docs/rules.md, what varies (no winner bonus: the lowest hand is only named)"
+        ),
+        "double_blank": "docs/rules.md, what varies; tablegameshub.com (25 or 50 as house rules)",
         "game_end": "tablegameshub.com (double-12: 13 rounds, 12-12 down to blank)",
-        "hand_sizes": "RULES.md section 2 (sources differ by one or two)",
+        "hand_sizes": "docs/rules.md, what varies (sources differ by one or two)",
     },
 )
 
@@ -496,25 +499,27 @@ CHICKEN_FOOT = Variant(
     draw="one-then-pass",  # "draw one tile ... either playing it or passing" (russellr)
     reserve=0,  # russellr: draw while the chicken yard has tiles
     block_winner="lowest-hand",  # informational only: no winner bonus
-    points="penalty",  # "all players will score their respective hands" (RULES.md section 2)
-    rounding="none",  # RULES.md section 2: the pips themselves
-    bonus=0,  # RULES.md section 2: "no winner bonus"
+    points="penalty",  # "all players will score their respective hands" (docs/rules.md)
+    rounding="none",  # docs/rules.md, what varies: the pips themselves
+    bonus=0,  # docs/rules.md, what varies: "no winner bonus"
     tie="no-score",  # irrelevant under penalty scoring
-    double_blank=0,  # RULES.md section 2: 0 by default; htfbw.com and russellr count it 50
+    double_blank=0,  # docs/rules.md, what varies: 0 by default; htfbw.com and russellr count it 50
     game_end="descending-doubles",  # one round per double, highest first (Wikipedia)
     target=1,  # unused with descending-doubles
     layout="chicken",  # every double grows three toes before play goes on
     hand_sizes=((2, 2, 9), (3, 4, 7), (5, 8, 6)),  # htfbw.com (9 for two, 7 for three or
-    # four); RULES.md gives none; 6 for more players as russellr's "six tiles each for eight"
+    # four); docs/rules.md gives none; 6 for more players as russellr's "six tiles each for eight"
     sources={
         "set": "htfbw.com; russellr (archived)",
         "double_cover": CHICKEN_SRC,
         "spinner_arms": "onlinedominogames.com; htfbw.com (russellr plays six)",
         "spinner_first": "onlinedominogames.com/chickenfoot-dominoes",
         "draw": CHICKEN_SRC,
-        "points": f"{CHICKEN_SRC}; RULES.md section 2",
-        "block_winner": "RULES.md section 2 (no winner bonus: the lowest hand is only named)",
-        "double_blank": "RULES.md section 2 (htfbw.com and russellr count 50)",
+        "points": f"{CHICKEN_SRC}; docs/rules.md, what varies",
+        "block_winner": (
+            "docs/rules.md, what varies (no winner bonus: the lowest hand is only named)"
+        ),
+        "double_blank": "docs/rules.md, what varies (htfbw.com and russellr count 50)",
         "game_end": "Wikipedia, Chicken foot (one round per double)",
         "hand_sizes": "htfbw.com; russellr (archived)",
     },
@@ -553,9 +558,9 @@ BERGEN = replace(
     description="Draw game scored for matching ends; a blocked round scores a bonus.",
     draw="until-playable",  # gamecabinet.com (Celko, after Armanino); domino-games.com
     reserve=2,  # gamecabinet.com: "blocked when nobody can play and there are at least two
-    # dominoes in the boneyard"; RULES.md section 2 (the last tiles are never drawn)
+    # dominoes in the boneyard"; docs/rules.md, what varies (the last tiles are never drawn)
     block_winner="no-double",  # puzzle-place.net: "the lowest hand is the one with the lowest
-    # number of spots which does not contain a double"; RULES.md section 2
+    # number of spots which does not contain a double"; docs/rules.md, what varies
     points="none",  # only the bonus: the lowest hand "scores one point" (puzzle-place.net)
     bonus=1,  # puzzle-place.net, domino-games.com: one point (gamecabinet.com says 2)
     tie="no-score",  # onlinedominogames.com/bergen-dominoes: "nobody scores for that round"
@@ -564,8 +569,8 @@ BERGEN = replace(
     sources={
         **BLOCK.sources,
         "draw": "gamecabinet.com/rules/Bergen.html; domino-games.com",
-        "reserve": "gamecabinet.com/rules/Bergen.html; RULES.md section 2",
-        "block_winner": f"{BERGEN_SRC}; RULES.md section 2",
+        "reserve": "gamecabinet.com/rules/Bergen.html; docs/rules.md, what varies",
+        "block_winner": f"{BERGEN_SRC}; docs/rules.md, what varies",
         "points": BERGEN_SRC,
         "bonus": f"{BERGEN_SRC} (gamecabinet.com: 2)",
         "tie": "onlinedominogames.com/bergen-dominoes",
@@ -592,22 +597,22 @@ SEED = Variant(
     rounding="none",  # founding text: "the sum of all other players' counts"
     bonus=0,  # founding text: only that sum
     tie="no-score",  # the founding text leaves ties to the variant; no-score as Block/Draw
-    double_blank=0,  # RULES.md section 2: 0 by default
+    double_blank=0,  # docs/rules.md, what varies: 0 by default
     game_end="target",  # not in the founding text; as Block and Draw
     target=100,  # not in the founding text; the Block/Draw sources' 100
     hand_sizes=((2, 4, 15), (5, 5, 14), (6, 6, 12), (7, 8, 10), (9, 10, 8)),  # not in the
-    # founding text: RULES.md's double-12 deal (Mexican Train) as a stand-in
+    # founding text: docs/rules.md's double-12 deal (Mexican Train) as a stand-in
     sources={
-        "set": "founding text (RULES.md section 1: an 11 end, 5-10, 12-12)",
+        "set": "founding text (docs/rules.md, the blocked game: an 11 end, 5-10, 12-12)",
         "play": "founding text",
         "draw": "founding text",
         "reserve": "founding text",
         "block_winner": "founding text",
         "points": "founding text",
         "tie": "not in the founding text; no-score as the Block and Draw sources",
-        "double_blank": "RULES.md section 2",
+        "double_blank": "docs/rules.md, what varies",
         "target": "not in the founding text; 100 as the Block and Draw sources",
-        "hand_sizes": "not in the founding text; RULES.md's double-12 deal",
+        "hand_sizes": "not in the founding text; docs/rules.md's double-12 deal",
     },
 )
 

@@ -1,4 +1,4 @@
-"""The verdict on a game state: the DESIGN.md verdict JSON as typed, frozen records.
+"""The verdict on a game state: the verdict JSON of docs/design.md as typed, frozen records.
 
 Contract fields (never renamed): `blocked`, `conditions` (`no_playable_end`,
 `boneyard_exhausted`), `playable` (every `{"player", "tile", "line"}` that breaks the
@@ -129,7 +129,7 @@ class Verdict:
         )
 
     def to_json(self) -> dict[str, object]:
-        """The DESIGN.md verdict JSON plus the added fields (see the module docstring)."""
+        """The verdict JSON of docs/design.md plus the added fields (see the module docstring)."""
         data: dict[str, object] = {
             "blocked": self.blocked,
             "conditions": {

@@ -1,6 +1,6 @@
 """The two engines the dashboard wires together: the rules engine and the vision runtime.
 
-Nothing here re-implements a rule or a detector: game states go to `rules` as the DESIGN.md
+Nothing here re-implements a rule or a detector: game states go to `rules` as the docs/design.md
 game-state dict and come back as its verdict; photos go to `vision` and come back as Scene
 JSON. The vision models are loaded lazily, so the app starts (and says what is missing) when
 no trained model is installed.
@@ -107,7 +107,7 @@ def settings_schema() -> dict[str, Any]:
 
 
 def check(state: dict[str, Any]) -> dict[str, Any]:
-    """The verdict of the rules engine for a game-state dict (DESIGN.md).
+    """The verdict of the rules engine for a game-state dict (docs/design.md).
 
     Raises:
         UserInputError: the state is invalid (HTTP 400 with the engine's message).

@@ -1,7 +1,7 @@
 """The round's table Scene as people see it: totals, open ends, and camera updates merged with
 people's corrections.
 
-Pure functions on Scene dicts (DESIGN.md's Scene JSON plus the dashboard's marks: `corrected`
+Pure functions on Scene dicts (docs/design.md's Scene JSON plus the dashboard's marks: `corrected`
 and `added` on tiles, `corrections` on the scene, and `track` on tiles that came from the live
 camera: the tracker's id of the tile, stable while it stays on the table).
 

@@ -1,6 +1,12 @@
 """`dominocam read`.
 
 Cheap to import: OpenCV and onnxruntime are imported inside the command functions.
+
+Without `--set`, the set is not assumed to be double-12: each photo is read as the smallest
+standard set that holds the highest value the reader sees in it, and in the photos read
+before it in the same run (the photos of one run are nearly always of one set, and a set only
+grows: at most three photos of a run are read twice). The summary, and `--json`'s `set` and
+`set_assumed`, say which set each photo was read as.
 """
 
 from __future__ import annotations
@@ -19,8 +25,16 @@ from dominocam.arguments import (
     add_threads,
 )
 from dominocam.errors import UserInputError
+from rules.tiles import SUPPORTED_SETS
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".webp", ".bmp", ".tif", ".tiff"}
+
+# Where an open end lies in the photo, by thirds of its height (rows) and width (columns).
+PLACES: tuple[tuple[str, str, str], ...] = (
+    ("at the top left", "at the top", "at the top right"),
+    ("on the left", "in the middle", "on the right"),
+    ("at the bottom left", "at the bottom", "at the bottom right"),
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -30,18 +44,47 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="read table or hand photos into Scenes",
         description=(
             "Find every tile (face up or down) in each photo, read both halves of the face-up "
-            "ones, and print a Scene: a short summary, or with --json the Scene JSON of "
-            "DESIGN.md (one object per line, each with its `path`, for several images)."
+            "ones, and print a Scene: a short summary (tiles, open ends, the set assumed, "
+            "what to check), or with --json the Scene JSON: each tile's corners, face and "
+            "values, the lines and open ends, the warnings (one object per line, each with "
+            "its `path`, for several images). With more than one photo a "
+            "progress bar runs on standard error when it is a terminal."
         ),
     )
     read.add_argument("images", nargs="+", metavar="IMAGE", help="photo files (JPEG, PNG, ...)")
-    add_set(read)
+    add_set(
+        read,
+        default=None,
+        unset=(
+            "default: the smallest of 6, 9, 12, 15 that holds the highest value read, "
+            "said in the summary"
+        ),
+    )
+    read.add_argument(
+        "--hand",
+        action="store_true",
+        help=(
+            "the photos show a player's hand (tiles side by side, not played): no lines, no "
+            "open ends and no warnings about how tiles are played"
+        ),
+    )
     read.add_argument("--json", action="store_true", help="print Scene JSON, one line per image")
     read.add_argument(
         "--annotate",
         metavar="OUT",
         help="save the photo with boxes and values drawn (a .png/.jpg file, or a folder)",
     )
+    progress = read.add_mutually_exclusive_group()
+    progress.add_argument(
+        "--progress",
+        action="store_true",
+        default=None,
+        help=(
+            "always show the progress bar on standard error (default: with more than one "
+            "photo, when standard error is a terminal)"
+        ),
+    )
+    progress.add_argument("--quiet", dest="progress", action="store_false", help="no progress bar")
     add_conf(read)
     add_model_files(read)
     add_threads(read)
@@ -58,7 +101,66 @@ def _annotate_target(out: str, image: Path, several: bool) -> Path:
     return target
 
 
-def _summary(path: str, scene: Any) -> str:
+def place_words(point: tuple[float, float], width: int, height: int) -> str:
+    """Where `point` lies in a `width` x `height` photo, as a player says it ("at the top
+    right"): by thirds of the photo."""
+    x, y = point
+    column = min(2, max(0, int(3 * x / width)))
+    row = min(2, max(0, int(3 * y / height)))
+    return PLACES[row][column]
+
+
+def open_ends_words(scene: Any) -> str | None:
+    """The open ends of a table Scene with where each lies ("5 at the top right, 3 on the
+    left"); "none" when every line is closed; None when the Scene has no lines."""
+    lines = scene.layout.lines
+    if not lines:
+        return None
+    ends = [
+        f"{line.open_end.value} {place_words(line.open_end.point, scene.width, scene.height)}"
+        for line in lines
+        if line.open_end is not None
+    ]
+    return ", ".join(ends) if ends else "none (every line is closed)"
+
+
+def smallest_set(value: int) -> int:
+    """The smallest standard set (`rules.tiles.SUPPORTED_SETS`) that holds `value`; the
+    largest when none does."""
+    return next((s for s in SUPPORTED_SETS if s >= value), SUPPORTED_SETS[-1])
+
+
+def highest_value_read(scene: Any) -> int | None:
+    """The highest pip value the reader saw on a face-up tile of `scene`: each half's most
+    likely value among all the reader reads, before the set limits it; None without one."""
+    import numpy as np
+
+    highest: int | None = None
+    for tile in scene.tiles:
+        if tile.face != "up":
+            continue
+        if tile.half_probs is not None:
+            value = int(np.argmax(np.asarray(tile.half_probs), axis=1).max())
+        elif tile.pips is not None:
+            value = max(tile.pips)
+        else:
+            continue
+        highest = value if highest is None else max(highest, value)
+    return highest
+
+
+def _summary(
+    path: str,
+    scene: Any,
+    set_max: int,
+    assumed: int | None = None,
+    *,
+    hand: bool = False,
+    so_far: bool = False,
+) -> str:
+    """The summary of one photo; `assumed` is the highest value read when the set was
+    assumed from it (-1: none read), None when the set was given; `so_far`: in this photo
+    and the ones read before it."""
     up = [t for t in scene.tiles if t.face == "up"]
     reads = ", ".join(
         f"{t.pips[0]}-{t.pips[1]}" + ("?" if t.doubtful else "") for t in up if t.pips is not None
@@ -69,6 +171,17 @@ def _summary(path: str, scene: Any) -> str:
     ]
     if reads:
         lines.append(f"  face up: {reads}")
+    ends = None if hand else open_ends_words(scene)
+    if ends is not None:
+        lines.append(f"  open ends: {ends}")
+    if assumed is not None:
+        where = " so far" if so_far else ""
+        why = (
+            f"the highest value read{where} is {assumed}"
+            if assumed >= 0
+            else f"no value read{where}"
+        )
+        lines.append(f"  set: double-{set_max} (assumed: {why}; give --set N if yours is larger)")
     if scene.rejected:
         lines.append(f"  left out as probably not tiles: {len(scene.rejected)} boxes")
     if scene.needs_review:
@@ -86,33 +199,78 @@ def run_read(args: argparse.Namespace) -> int:
     from vision.image_io import load_image
     from vision.pipeline import load_models, read_image
 
-    models = load_models(args.detector, args.reader, threads=args.threads, conf=args.conf)
     several = len(args.images) > 1
+    models = load_models(args.detector, args.reader, threads=args.threads, conf=args.conf)
+    # Without --set: the set grows with the values read (module docstring), from the
+    # smallest; never beyond what the reader can read.
+    reach = smallest_set(models.reader.num_values - 1)
+    set_max = args.set if args.set is not None else SUPPORTED_SETS[0]
+    highest = -1
     failed = 0
-    for name in tqdm(args.images, unit="image", disable=None if several else True, file=sys.stderr):
-        try:
-            image = load_image(name)
-        except UserInputError as error:
-            if not several:
-                raise
-            failed += 1
-            tqdm.write(f"dominocam: error: {error}", file=sys.stderr)
-            continue
-        scene = read_image(
+
+    def read(image: Any, set_max: int) -> Any:
+        return read_image(
             image,
             models.detector,
             models.reader,
-            args.set,
+            set_max,
+            with_layout=not args.hand,
             closeups=not args.no_closeups,
             far_tiles=not args.no_far_tiles,
             calibration=models.calibration,
         )
-        if args.json:
-            print(json.dumps({"path": name, **scene.to_dict()}), flush=True)
-        else:
-            tqdm.write(_summary(name, scene), file=sys.stdout)
-        if args.annotate:
-            target = _annotate_target(args.annotate, Path(name), several)
-            if not cv2.imwrite(str(target), annotate(image, scene)):
-                raise UserInputError(f"cannot write the annotated image {target}")
+
+    # tqdm's disable=None: shown only when standard error is a terminal.
+    auto = None if several else True
+    disable = auto if args.progress is None else not args.progress
+    bar = tqdm(total=len(args.images), unit="photo", disable=disable, file=sys.stderr)
+    try:
+        for name in args.images:
+            try:
+                image = load_image(name)
+            except UserInputError as error:
+                if not several:
+                    raise
+                failed += 1
+                bar.write(f"dominocam: error: {error}", file=sys.stderr)
+                bar.update(1)
+                continue
+            scene = read(image, set_max)
+            if args.set is None:
+                seen = highest_value_read(scene)
+                if seen is not None and seen > highest:
+                    highest = seen
+                needed = min(max(set_max, smallest_set(max(highest, 0))), reach)
+                if needed != set_max:
+                    set_max = needed
+                    scene = read(image, set_max)
+            _print_scene(bar, args, name, scene, set_max, highest, several)
+            if args.annotate:
+                target = _annotate_target(args.annotate, Path(name), several)
+                if not cv2.imwrite(str(target), annotate(image, scene)):
+                    raise UserInputError(f"cannot write the annotated image {target}")
+            bar.update(1)
+    finally:
+        bar.close()
     return 2 if failed else 0
+
+
+def _print_scene(
+    bar: Any,
+    args: argparse.Namespace,
+    name: str,
+    scene: Any,
+    set_max: int,
+    highest: int,
+    several: bool,
+) -> None:
+    """One photo's output on standard output, above the progress bar."""
+    assumed = args.set is None
+    if args.json:
+        record = {"path": name, "set": set_max, "set_assumed": assumed, **scene.to_dict()}
+        text = json.dumps(record)
+    else:
+        seen = highest if assumed else None
+        text = _summary(name, scene, set_max, seen, hand=args.hand, so_far=several)
+    bar.write(text, file=sys.stdout)
+    sys.stdout.flush()

@@ -1,4 +1,4 @@
-"""The Scene: what one photo of a table (or a hand) shows, and its JSON form (DESIGN.md).
+"""The Scene: what one photo of a table (or a hand) shows, and its JSON form (docs/design.md).
 
 Coordinates are pixels of the input image, x to the right, y down. A tile's `corners` follow
 the convention of `vision.geometry`: corners[0] -> corners[1] is the short edge at the end of
@@ -148,7 +148,7 @@ class SceneTile:
         return out
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON form of DESIGN.md (corners rounded to 0.01 px, scores to 1e-4)."""
+        """The JSON form of docs/design.md (corners rounded to 0.01 px, scores to 1e-4)."""
         out: dict[str, Any] = {
             "id": self.id,
             "face": self.face,
@@ -409,7 +409,7 @@ class Scene:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        """The Scene JSON of DESIGN.md as plain Python values."""
+        """The Scene JSON of docs/design.md as plain Python values."""
         return {
             "image": {"width": self.width, "height": self.height},
             "tiles": [tile.to_dict() for tile in self.tiles],

@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -64,19 +67,81 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def open_source(source: str) -> tuple[Any, bool]:
-    """(cv2.VideoCapture, is_live) for a camera index, file or URL; UserInputError if closed."""
+    """(capture, is_live) for a camera index, file or URL, its first frame already read
+    (`capture.read()` returns it first); UserInputError, in one line, when it is a picture
+    or gives no frame. The backends' own messages (FFmpeg's "moov atom not found", OpenCV's
+    warnings) are kept off the terminal while it is opened: the error says what is wrong."""
     import cv2
+
+    from vision.cli import IMAGE_SUFFIXES
 
     text = source.strip()
     is_camera = text.isdigit()
     is_url = "://" in text
-    if not is_camera and not is_url and not Path(text).is_file():
-        raise UserInputError(f"video source {source!r} is not a camera index, file or URL")
-    capture = cv2.VideoCapture(int(text) if is_camera else text)
-    if not capture.isOpened():
+    if not is_camera and not is_url:
+        if not Path(text).is_file():
+            raise UserInputError(f"video source {source!r} is not a camera index, file or URL")
+        if Path(text).suffix.lower() in IMAGE_SUFFIXES:
+            raise UserInputError(
+                f"{source} is a picture, not a video: `dominocam watch` follows a camera, a "
+                f"video file or a stream; to read a photo, run `dominocam read {source}`"
+            )
+    with _backends_quiet():
+        capture = cv2.VideoCapture(int(text) if is_camera else text)
+        ok, frame = capture.read() if capture.isOpened() else (False, None)
+    if not ok or frame is None:
         capture.release()
-        raise UserInputError(f"cannot open video source {source!r}")
-    return capture, is_camera or is_url
+        if is_camera:
+            problem = f"camera {text} gives no picture: is it connected, and not in use?"
+        elif is_url:
+            problem = f"no video comes from {source}: check the address and the network"
+        else:
+            problem = (
+                f"{source} cannot be played as a video (it is damaged, empty or not a "
+                "video): give a video file, a camera index such as 0, or a stream URL"
+            )
+        raise UserInputError(problem)
+    return FirstFrameAgain(capture, frame), is_camera or is_url
+
+
+class FirstFrameAgain:
+    """A capture whose first `read()` returns the frame read when it was opened."""
+
+    def __init__(self, capture: Any, frame: Any) -> None:
+        self.capture = capture
+        self.first = frame
+
+    def read(self) -> tuple[bool, Any]:
+        if self.first is not None:
+            frame, self.first = self.first, None
+            return True, frame
+        return self.capture.read()
+
+    def get(self, prop: int) -> float:
+        return self.capture.get(prop)
+
+    def release(self) -> None:
+        self.capture.release()
+
+
+@contextmanager
+def _backends_quiet() -> Iterator[None]:
+    """Nothing the video backends write reaches standard error meanwhile: OpenCV's log is
+    silenced, and FFmpeg (which writes to the file descriptor itself) writes to nothing."""
+    import cv2
+
+    level = cv2.utils.logging.getLogLevel()
+    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "w") as nothing:
+            os.dup2(nothing.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        cv2.utils.logging.setLogLevel(level)
 
 
 def run_watch(args: argparse.Namespace) -> int:

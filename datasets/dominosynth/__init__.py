@@ -1,6 +1,6 @@
 """Synthetic domino tables, hands and labels for training the vision models.
 
-The folder is datasets/ (DESIGN.md) but the package is named dominosynth, because a
+The folder is datasets/ (docs/design.md, "Layers") but the package is named dominosynth, because a
 top-level `datasets` package would shadow the popular PyPI package of that name.
 """
 

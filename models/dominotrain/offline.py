@@ -1,6 +1,6 @@
 """Keep ultralytics offline, quiet and fast on a CPU: call `setup()` before importing it.
 
-What it does (each item measured on these machines, see TRAINING.md):
+What it does (each item measured on these machines, see docs/training.md, "The `train` extra"):
 * `YOLO_OFFLINE=1`: no hub, no update checks, no event reporting.
 * `YOLO_CONFIG_DIR=<project>/.yolo` (git-ignored): the settings file and the font live in the
   project, not in `~/.config`, and every integration logger (clearml, comet, mlflow, ...) is

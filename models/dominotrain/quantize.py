@@ -1,5 +1,5 @@
-"""int8 QDQ quantisation of the detector (TRAINING.md's recipe), calibrated on synthetic
-pictures only.
+"""int8 QDQ quantisation of the detector (onnxruntime's static quantisation, steps below),
+calibrated on synthetic pictures only.
 
     python -m dominotrain.quantize --synth DIR --out runs/quant/detector-int8.onnx
 

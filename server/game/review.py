@@ -2,8 +2,9 @@
 and the round's ledger (every tile of the set in exactly one place).
 
 * **The table reading.** A Scene with `needs_review: true` or a tile with `doubtful: true`
-  (the reader is unsure, DESIGN.md) is not ruled on silently: the block check and the domino
-  answer 409 until the host has checked the reading (`mark_table_checked`) or corrected it.
+  (the reader is unsure, docs/design.md "Scene JSON") is not ruled on silently: the block
+  check and the domino answer 409 until the host has checked the reading
+  (`mark_table_checked`) or corrected it.
   The check holds for the doubts it saw (`doubt_signature`): a new doubt needs a new check.
   Scenes without these keys have no doubt.
 * **The round's ledger** (`server.game.round_ledger`, issue 32). Before a ruling the table,

@@ -334,9 +334,9 @@ def decide(
 
 def boneyard_floor(decision: RulingDecision) -> int | None:
     """A block that waits only for counts (the boneyard's, or others that keep the ledger
-    from closing) may still be judged on condition 1 (docs/rules.md): when a player can
-    play, the check stops whatever the uncounted places hold, and nobody needs to count
-    them. The boneyard count to judge that with (`rules.hold.judged_boneyard`: 0 when
+    from closing) may still be judged on condition 1 (docs/rules.md, the blocked game): when
+    a player can play, the check stops whatever the uncounted places hold, and nobody needs
+    to count them. The boneyard count to judge that with (`rules.hold.judged_boneyard`: 0 when
     nobody counted it), or None when `decision` waits for anything else, or does not wait."""
     counts = {WaitReason.BONEYARD_UNKNOWN, WaitReason.COUNTS_OPEN}
     if isinstance(decision, RulingWait) and set(decision.reasons) <= counts:

@@ -46,7 +46,7 @@ def rules_state(
     allow_missing: bool = False,
     empty_hand: str | None = None,
 ) -> dict[str, Any]:
-    """The DESIGN.md game-state dict of the latest round, for the rules engine."""
+    """The game-state dict (docs/design.md) of the latest round, for the rules engine."""
     game = get_game(conn, game_id)
     rnd = get_round(conn, game_id)
     held = round_hands(conn, rnd["id"])

@@ -48,7 +48,7 @@ DESIGN_VERDICT: dict[str, Any] = {
 
 
 def design_example() -> dict[str, Any]:
-    """A fresh copy of DESIGN.md's example game state."""
+    """A fresh copy of docs/design.md's example game state."""
     return copy.deepcopy(DESIGN_EXAMPLE)
 
 

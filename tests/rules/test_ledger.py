@@ -79,7 +79,7 @@ def test_a_round_that_adds_up_places_every_tile_once() -> None:
 
 
 def test_block_sleeping_tiles_come_from_the_deal() -> None:
-    # Block, 2 players, 7 each: 14 tiles sleep (RULES.md section 2).
+    # Block, 2 players, 7 each: 14 tiles sleep (docs/rules.md, what varies).
     ana, ben = SET6[:7], SET6[7:13]
     ledger = reconcile(get_variant("block"), [hand("Ana", ana), hand("Ben", ben)], TableReport())
     assert (

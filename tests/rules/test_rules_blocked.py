@@ -1,4 +1,4 @@
-"""rules.blocked: the two conditions and the verification, as RULES.md section 1 states them."""
+"""rules.blocked: the two conditions and the verification, as docs/rules.md states them."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ FOUR = {"Ana": ["0-1"], "Ben": ["2-3"], "Cy": ["4-5"], "Dee": ["6-7"]}
 
 
 def _contract(verdict: dict[str, Any]) -> dict[str, Any]:
-    """The DESIGN.md fields only, verification entries reduced to player and can_play."""
+    """The fields of docs/design.md's verdict only, verification entries reduced to player
+    and can_play."""
     data = {key: verdict[key] for key in DESIGN_VERDICT}
     data["verification"] = [
         {"player": v["player"], "can_play": v["can_play"]} for v in verdict["verification"]
@@ -30,7 +31,7 @@ def test_design_example_answers_as_design_md_shows() -> None:
 
 
 def test_an_11_end_nobody_can_match_is_blocked() -> None:
-    # RULES.md: "if an open end shows 11 pips, no player's hand may contain a tile with an 11"
+    # docs/rules.md: "an 11 end with an 11 in anyone's hand is not blocked"
     state = make_state(hands={"Ana": ["5-10", "12-12"], "Ben": ["0-3"]}, ends={"main": 11})
     verdict = check(state)
     assert verdict.blocked and verdict.no_playable_end and verdict.boneyard_exhausted

@@ -1,4 +1,5 @@
-"""rules.tiles: pip values (RULES.md section 1 "Pip count") and set sizes (section 2)."""
+"""rules.tiles: pip values (docs/rules.md, the blocked game's "Scoring") and set sizes (what
+varies)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,9 @@ from rules.tiles import SUPPORTED_SETS, Tile, full_set, hand_points, parse_tile,
 @pytest.mark.parametrize(
     ("a", "b", "pips"),
     [
-        (5, 10, 15),  # RULES.md: "A 5-10 tile counts 15"
+        (5, 10, 15),  # docs/rules.md: "a 5-10 counts 15"
         (10, 5, 15),
-        (12, 12, 24),  # RULES.md: "the double 12-12 counts 24"
+        (12, 12, 24),  # docs/rules.md: "the double 12-12 counts 24"
         (0, 0, 0),
         (15, 15, 30),
     ],

@@ -1,4 +1,4 @@
-"""The Scene dataclasses: validation, derived counts and the JSON contract of DESIGN.md."""
+"""The Scene dataclasses: validation, derived counts and the JSON contract of docs/design.md."""
 
 from __future__ import annotations
 
