@@ -19,6 +19,7 @@ from dominocam.arguments import (
     add_threads,
 )
 from dominocam.errors import UserInputError
+from vision.settings import DETECTOR_CONF
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".webp", ".bmp", ".tif", ".tiff"}
 
@@ -42,7 +43,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="OUT",
         help="save the photo with boxes and values drawn (a .png/.jpg file, or a folder)",
     )
-    add_conf(read)
+    add_conf(read, DETECTOR_CONF)
     add_model_files(read)
     add_threads(read)
     add_second_looks(read)
@@ -84,9 +85,16 @@ def run_read(args: argparse.Namespace) -> int:
 
     from vision.annotate import annotate
     from vision.image_io import load_image
-    from vision.pipeline import load_models, read_image
+    from vision.reading import PhotoReader
 
-    models = load_models(args.detector, args.reader, threads=args.threads, conf=args.conf)
+    reader = PhotoReader.load(
+        args.detector,
+        args.reader,
+        threads=args.threads,
+        conf=args.conf,
+        closeups=not args.no_closeups,
+        far_tiles=not args.no_far_tiles,
+    )
     several = len(args.images) > 1
     failed = 0
     for name in tqdm(args.images, unit="image", disable=None if several else True, file=sys.stderr):
@@ -98,15 +106,8 @@ def run_read(args: argparse.Namespace) -> int:
             failed += 1
             tqdm.write(f"dominocam: error: {error}", file=sys.stderr)
             continue
-        scene = read_image(
-            image,
-            models.detector,
-            models.reader,
-            args.set,
-            closeups=not args.no_closeups,
-            far_tiles=not args.no_far_tiles,
-            calibration=models.calibration,
-        )
+        # A photo of some table or hand: tiles, and lines of any kind (no game is known).
+        scene = reader.read(image, "table", args.set)
         if args.json:
             print(json.dumps({"path": name, **scene.to_dict()}), flush=True)
         else:
