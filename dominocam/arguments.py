@@ -19,9 +19,6 @@ from rules.tiles import SUPPORTED_SETS
 Number = TypeVar("Number", int, float)
 
 DEFAULT_SET = 12
-# The detector's confidence threshold of `read` and `watch`: ultralytics' own default for
-# prediction, at which every figure of the bundled detector is measured.
-DEFAULT_CONF = 0.25
 
 
 def number_type(
@@ -98,8 +95,9 @@ def add_threads(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_conf(parser: argparse.ArgumentParser, default: float | None = DEFAULT_CONF) -> None:
-    """`--conf X`: the detector's confidence threshold."""
+def add_conf(parser: argparse.ArgumentParser, default: float | None) -> None:
+    """`--conf X`: the detector's confidence threshold; `default` is the detector's own
+    (`vision.settings.DETECTOR_CONF`, which this module may not import) or None."""
     said = f"default {default}" if default is not None else "default: `read`'s"
     parser.add_argument(
         "--conf", type=fraction, default=default, help=f"detector confidence threshold ({said})"

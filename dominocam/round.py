@@ -184,32 +184,24 @@ class _Reader:
 
     def __init__(self, args: argparse.Namespace) -> None:
         self.args = args
-        self.models: Any = None
+        self.reader: Any = None
 
-    def scene(
-        self, path: str, set_max: int, layout_config: Any | None, force_json: bool = False
-    ) -> Any:
+    def scene(self, path: str, set_max: int, game: Any | None, force_json: bool = False) -> Any:
+        """The Scene of a table photo of `game` (`vision.reading.Game`), or of a hand photo
+        when `game` is None."""
         from vision.layout import layout_scene
 
         if force_json or path.lower().endswith(".json"):
             scene = _load_scene_json(path)
             # Scene JSON has corners and reads: the layout is rebuilt with this game's kind.
-            return layout_scene(scene, layout_config) if layout_config is not None else scene
-        from vision import pipeline
+            return layout_scene(scene, game.layout()) if game is not None else scene
         from vision.image_io import load_image
+        from vision.reading import PhotoReader
 
-        if self.models is None:
-            self.models = pipeline.load_models(self.args.detector, self.args.reader)
-        image = load_image(path)
-        return pipeline.read_image(
-            image,
-            self.models.detector,
-            self.models.reader,
-            set_max=set_max,
-            with_layout=layout_config is not None,
-            layout_config=layout_config,
-            calibration=self.models.calibration,
-        )
+        if self.reader is None:
+            self.reader = PhotoReader.load(self.args.detector, self.args.reader)
+        kind = "table" if game is not None else "hand"
+        return self.reader.read(load_image(path), kind, set_max, game)
 
 
 def judge(
@@ -572,7 +564,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace, result_language: str) -> int:
     import rules
-    from vision.layout import game_layout_config
+    from vision.reading import Game
 
     try:
         variant = rules.get_variant(args.variant)
@@ -595,10 +587,10 @@ def _run(args: argparse.Namespace, result_language: str) -> int:
                 name=unknown[0], players=", ".join(names)
             )
         )
-    config = game_layout_config(variant.name, len(hands), args.engine)
+    game = Game(variant.name, len(hands), args.engine)
     reader = _Reader(args)
     table = reader.scene(
-        args.table or args.table_json, set_max, config, force_json=args.table_json is not None
+        args.table or args.table_json, set_max, game, force_json=args.table_json is not None
     )
     hand_scenes = [(name, reader.scene(path, set_max, None)) for name, path in hands]
     with use_language(result_language):

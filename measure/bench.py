@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from vision.image_io import decode_image
-from vision.pipeline import STAGES, Models, read_image
+from vision.pipeline import STAGES
+from vision.reading import PhotoReader
 
 if TYPE_CHECKING:
     from dominosynth.config import SynthConfig
@@ -104,7 +105,7 @@ def bench_table(
 
 
 def bench_size(
-    models: Models,
+    reader: PhotoReader,
     width: int,
     height: int,
     *,
@@ -115,7 +116,8 @@ def bench_size(
     seed: int = BENCH_SEED,
     image: np.ndarray | None = None,
 ) -> dict[str, Any]:
-    """Time the pipeline on the benchmark table (`bench_table`) or `image` of the given size.
+    """Time the product's reading of a table photo (`reader.read`, as `dominocam read`
+    reads) on the benchmark table (`bench_table`) or `image` of the given size.
 
     Returns:
         {"size": [w, h], "tiles_drawn", "tiles_found", "runs", "stages": {stage: {"median_ms",
@@ -138,14 +140,7 @@ def bench_size(
         t0 = perf_counter()
         decoded = decode_image(data, "bench.jpg")
         t1 = perf_counter()
-        scene = read_image(
-            decoded,
-            models.detector,
-            models.reader,
-            set_max,
-            timings=timings,
-            calibration=getattr(models, "calibration", None),  # as `dominocam read` runs
-        )
+        scene = reader.read(decoded, "table", set_max, timings=timings)
         t2 = perf_counter()
         if run < warmup:
             continue

@@ -273,6 +273,8 @@ def collect_boxes(
             set_max = _set_max(json.loads(Path(truth).read_text()).get("set"))
         else:
             set_max = _set_max(truth["set"])
+        # Not the product's reading (`vision.reading.PhotoReader`): the calibration is
+        # fitted here, so the photos are read without one, every box kept with its raw scores.
         scene = read_image(load_image(path), models.detector, models.reader, set_max)
         if kind == "synthetic":
             photos.append(label_synthetic(scene, truth, path.name))

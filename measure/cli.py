@@ -306,25 +306,25 @@ def run_bench(args: argparse.Namespace) -> int:
     """`dominocam bench`."""
     from measure.bench import bench_size, format_table
     from vision.image_io import load_image
-    from vision.pipeline import load_models
+    from vision.reading import PhotoReader
 
     if args.warmup < 0:
         raise UserInputError("--warmup must be at least 0")
-    models = load_models(args.detector, args.reader, threads=args.threads)
+    reader = PhotoReader.load(args.detector, args.reader, threads=args.threads)
     results = []
     if args.image:
         image = load_image(args.image)
         h, w = image.shape[:2]
         results.append(
             bench_size(
-                models, w, h, runs=args.runs, warmup=args.warmup, set_max=args.set, image=image
+                reader, w, h, runs=args.runs, warmup=args.warmup, set_max=args.set, image=image
             )
         )
     else:
         for w, h in args.sizes:
             results.append(
                 bench_size(
-                    models,
+                    reader,
                     w,
                     h,
                     n_tiles=args.tiles,
@@ -334,16 +334,16 @@ def run_bench(args: argparse.Namespace) -> int:
                 )
             )
     report = {
-        "detector": models.detector.describe(),
-        "reader": str(models.reader.path),
+        "detector": reader.models.detector.describe(),
+        "reader": str(reader.models.reader.path),
         "threads": args.threads,
         "results": results,
     }
     if args.json:
         print(json.dumps(report))
     else:
-        det = models.detector
-        rdr = models.reader
+        det = reader.models.detector
+        rdr = reader.models.reader
         inputs = ", ".join(
             f"{w}x{h}"
             for w, h in dict.fromkeys(

@@ -40,6 +40,8 @@ def main(argv: list[str] | None = None) -> int:
         if truth["tiles"]:
             print(f"dominocam: error: {path.name} shows tiles; use empty_p: 1", file=sys.stderr)
             return 2
+        # Without the calibration (not `vision.reading.PhotoReader`): every box the
+        # detector finds is kept, to count the verifier's raw scores.
         scene = read_image(load_image(path), models.detector, models.reader, truth["set"])
         boxes += [(t.face, float(t.verifier_score)) for t in scene.tiles]
     out = {"pictures": len(pictures)}

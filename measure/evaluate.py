@@ -69,6 +69,8 @@ from measure.metrics import (
 from vision.detector import CLOSEUP_BORDER, MAX_UPSCALE
 from vision.geometry import box_length, frame_in_grey
 from vision.overlaps import OVERLAP_THRESHOLD
+from vision.pipeline import Models
+from vision.reading import PhotoReader
 
 if TYPE_CHECKING:
     from vision.confidence import Calibration
@@ -519,7 +521,6 @@ def synthetic_visibility(root: Path) -> tuple[float, float]:
 def eval_synthetic(models, root: Path, limit: int | None, quiet: bool) -> SetResult:
     """Score the val split of a `dominocam synth` folder."""
     from vision.image_io import load_image
-    from vision.pipeline import read_image
 
     images_dir = root / "detector" / "images" / "val"
     truth_dir = root / "truth"
@@ -542,9 +543,7 @@ def eval_synthetic(models, root: Path, limit: int | None, quiet: bool) -> SetRes
         if not truth_file.is_file():
             raise UserInputError(f"no truth file {truth_file} for {path}")
         truth, ignore, set_max, photo = synthetic_truth(truth_file, min_visible, min_readable)
-        scene = read_image(
-            load_image(path), models.detector, models.reader, set_max, **models.read_options
-        )
+        scene = models.photo_reader().read(load_image(path), "table", set_max)
         review = scene.needs_review if models.calibration is not None else None
         score_boxed_image(result, str(path), truth, _predictions(scene), ignore, photo, review)
         if models.calibration is not None:
@@ -659,7 +658,6 @@ def eval_synthetic_tiles(
     models, root: Path, limit: int | None, quiet: bool, border: float = 0.0
 ) -> SetResult:
     """The pipeline on single-tile crops cut from the synthetic val pictures (module doc)."""
-    from vision.pipeline import read_image
 
     note = f"{root} val tiles cut out, shrunk to 100 px{_border_note(border)}"
     result = SetResult("synthetic_tiles", note=note)
@@ -667,7 +665,7 @@ def eval_synthetic_tiles(
     crops = synthetic_tile_crops(root, limit)
     for path, crop, pips, set_max in _progress(crops, "synthetic tiles", quiet):
         image = add_border(crop, border)
-        scene = read_image(image, models.detector, models.reader, set_max, **models.read_options)
+        scene = models.photo_reader().read(image, "table", set_max)
         score_tile_crop(result, str(path), pips, _predictions(scene))
     result.seconds = time.perf_counter() - start
     return result
@@ -680,7 +678,6 @@ def _set_max(text: str | None, default: int = 12) -> int:
 
 def eval_realval_scenes(models, root: Path, limit: int | None, quiet: bool) -> SetResult:
     from vision.image_io import load_image
-    from vision.pipeline import read_image
 
     labels = json.loads((root / "scenes" / "labels.json").read_text())
     labels = labels[:limit] if limit else labels
@@ -689,9 +686,7 @@ def eval_realval_scenes(models, root: Path, limit: int | None, quiet: bool) -> S
     for label in _progress(labels, "real scenes", quiet):
         path = root / "scenes" / label["image"]
         set_max = _set_max(label["set"])
-        scene = read_image(
-            load_image(path), models.detector, models.reader, set_max, **models.read_options
-        )
+        scene = models.photo_reader().read(load_image(path), "table", set_max)
         review = scene.needs_review if models.calibration is not None else None
         points = probability_points(scene, label=label) if models.calibration is not None else []
         part = result.parts.setdefault(
@@ -761,7 +756,6 @@ def eval_realval_tiles(
     models, root: Path, limit: int | None, quiet: bool, border: float = 0.0
 ) -> SetResult:
     from vision.image_io import load_image
-    from vision.pipeline import read_image
 
     labels = json.loads((root / "tiles" / "labels.json").read_text())
     labels = labels[:limit] if limit else labels
@@ -771,7 +765,7 @@ def eval_realval_tiles(
         path = root / "tiles" / label["image"]
         set_max = 12 if "12" in str(label.get("note", "")) else 6
         image = add_border(load_image(path), border)
-        scene = read_image(image, models.detector, models.reader, set_max, **models.read_options)
+        scene = models.photo_reader().read(image, "table", set_max)
         score_tile_crop(result, str(path), tile_key(label["pips"]), _predictions(scene))
     result.seconds = time.perf_counter() - start
     return result
@@ -877,11 +871,16 @@ class EvalModels:
         """The second looks, as `read_image` keywords."""
         return {"closeups": self.closeups, "far_tiles": self.far_tiles}
 
-    @property
-    def read_options(self) -> dict[str, Any]:
-        """Everything `read_image` takes besides the models: the second looks and the
-        calibration (the product reads with it: `dominocam read`, the dashboard)."""
-        return {**self.passes, "calibration": self.calibration}
+    def photo_reader(self) -> PhotoReader:
+        """These models read as the product reads a photo (`vision.reading.PhotoReader`:
+        `dominocam read`, the dashboard), with the second looks chosen and the calibration
+        (None: without one, `--no-calibration`)."""
+        assert self.detector is not None and self.reader is not None, "a set that reads photos"
+        return PhotoReader(
+            Models(self.detector, self.reader, self.calibration),
+            closeups=self.closeups,
+            far_tiles=self.far_tiles,
+        )
 
 
 # The labels file of each real set, inside the --realval folder.

@@ -128,7 +128,8 @@ def main(argv: list[str] | None = None) -> int:
     from measure.evaluate import _set_max
     from vision import layout
     from vision.image_io import load_image
-    from vision.pipeline import gap_check_of, load_models, read_image
+    from vision.pipeline import gap_check_of
+    from vision.reading import PhotoReader
 
     root = Path(args.synthetic)
     split = root / "detector" / "images" / args.split
@@ -138,18 +139,16 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     layout.MISSING_TILE_ROOM = args.room
     layout.GAP_MAY_HOLD_TILE = 0.0  # raise every doubt; its gap is scored below
-    models = load_models(threads=args.threads)
+    reader = PhotoReader.load(threads=args.threads)
     errors: list[float] = []
     doubts: list[dict] = []
     for path in pictures:
         truth = json.loads((root / "truth" / f"{path.stem}.json").read_text())
         image = load_image(path)
         set_max = _set_max(truth.get("set"))
-        scene = read_image(
-            image, models.detector, models.reader, set_max, calibration=models.calibration
-        )
+        scene = reader.read(image, "table", set_max)
         errors += edge_errors(truth["tiles"], [t.corners for t in scene.tiles])
-        doubts += beyond_doubts(scene, truth["tiles"], gap_check_of(image, models.detector))
+        doubts += beyond_doubts(scene, truth["tiles"], gap_check_of(image, reader.models.detector))
     e = np.array(errors)
     print(f"{len(e)} end edges of {len(pictures)} pictures, error in tile widths:")
     for q in (50, 90, 97, 99):

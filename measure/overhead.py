@@ -26,6 +26,7 @@ from vision import geometry
 from vision.detector import Detector
 from vision.pipeline import Models
 from vision.reader import Reader
+from vision.reading import PhotoReader
 
 
 def standin_models(
@@ -62,7 +63,12 @@ def main() -> int:
             models, table = standin_models(Path(tmp), width, height, args.tiles, args.threads)
             results.append(
                 bench_size(
-                    models, width, height, runs=args.runs, warmup=args.warmup, image=table.image
+                    PhotoReader(models),
+                    width,
+                    height,
+                    runs=args.runs,
+                    warmup=args.warmup,
+                    image=table.image,
                 )
             )
             results[-1]["tiles_drawn"] = len(table.face_up)

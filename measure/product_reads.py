@@ -1,6 +1,10 @@
 """Read a measuring set as `dominocam read` does: the committed models and calibration on
 every picture, each with its own set's top value. Shared by the tools that count what the
-product says (`measure.review_reasons`, `measure.turned_backs`, `measure.set_down`)."""
+product says (`measure.review_reasons`, `measure.turned_backs`, `measure.set_down`).
+
+The reading is `vision.pipeline.read_image` with the options of `vision.reading.PhotoReader`
+for a table photo of no known game, not the reader itself: a study may change one of them
+(`read_options`: `measure.set_down` turns a layout rule off) to weigh it."""
 
 from __future__ import annotations
 

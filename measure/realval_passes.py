@@ -84,6 +84,8 @@ def main(argv: list[str] | None = None) -> int:
     for label in labels:
         image = load_image(root / "scenes" / label["image"])
         start = time.perf_counter()
+        # The verifier's threshold alone, without the calibration: what this study weighs
+        # against the product's reading (`vision.reading.PhotoReader`).
         scene = read_image(
             image,
             models.detector,

@@ -48,13 +48,13 @@ def profile(
     work on a busy machine disturbs less (but a network's worker threads are not counted).
     """
     from measure.bench import bench_table
-    from vision.pipeline import load_models, read_image
+    from vision.reading import PhotoReader
 
-    models = load_models(threads=threads)
+    reader = PhotoReader.load(threads=threads)
     image = bench_table(width, height).image
 
     def read() -> None:
-        read_image(image, models.detector, models.reader, 12, calibration=models.calibration)
+        reader.read(image, "table", 12)
 
     for _ in range(3):
         read()

@@ -386,6 +386,8 @@ def evaluate_seed(
         from vision.track import track_frame
 
         counting = _CountingReader(models.reader)
+        # `track_frame` itself, not `vision.reading.PhotoReader.track`: the reader is wrapped
+        # to count its reads, and the layout is the video's variant's (`_game_config`).
         for f, frame in enumerate(render_frames(video)):
             result = track_frame(tracker, frame, models.detector, counting, f / spec.fps)
             events.extend(result.events)

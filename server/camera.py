@@ -283,8 +283,9 @@ def tracking_reader(
 
     One `vision.track.TableTracker` serves the loop (its thread is the only caller); it is
     made again when the frame size or the set changes, and told the game's layout (variant,
-    players, engine double: `server.engine.layout_config`) when that changes. Its thresholds
-    follow the inference interval (`TrackerConfig.at_rate`). With the vision runtime, only new
+    players, engine double: `server.engine.reading_game`) when that changes. Its thresholds
+    follow the inference interval and its layout the game, as the vision runtime sets them
+    for every camera (`vision.reading.tracker_config`). With the vision runtime, only new
     or moved tiles are read; with an injected `SCENE_PROVIDER` the provider's Scenes are
     tracked as they are. The Scene dict carries `track` on each tile (the tracker's id of it),
     `hidden` (ids of tiles held while not seen) and `events` (the changes confirmed at this
@@ -297,34 +298,40 @@ def tracking_reader(
     def reader(pixels: np.ndarray) -> dict[str, Any]:
         from server import game
         from server.db import get_db
+        from vision.reading import tracker_config
         from vision.scene import Scene
-        from vision.track import TableTracker, TrackerConfig, track_frame
+        from vision.track import TableTracker
 
         with app.app_context():
             conn = get_db()
             gid = game.current_game_id(conn)
             row = game.get_game(conn, gid) if gid is not None else None
             set_max = int(row["set_max"]) if row is not None else 12
-            layout = engine.layout_config(game.table_game(conn, gid) if gid is not None else None)
+            table = game.table_game(conn, gid) if gid is not None else None
+            config = tracker_config(
+                1.0 / max(interval_s, 1e-3), set_max, engine.reading_game(table)
+            )
+            provider = app.config.get("SCENE_PROVIDER")
             height, width = pixels.shape[:2]
             key = (width, height, set_max)
             if state["key"] != key:
-                config = TrackerConfig.at_rate(
-                    1.0 / max(interval_s, 1e-3), set_max=set_max, layout=layout
+                # EngineUnavailable (no model installed) is shown in the status.
+                tracker = (
+                    TableTracker(width, height, config)
+                    if provider is not None
+                    else engine.photo_reader().tracker(width, height, config)
                 )
-                state["key"], state["tracker"] = key, TableTracker(width, height, config)
+                state["key"], state["tracker"] = key, tracker
             tracker = state["tracker"]
-            if tracker.config.layout != layout:
+            if tracker.config.layout != config.layout:
                 # A new round (engine double) or game (variant): the tiles are still on the
                 # table, only how they are laid out changes, so the tracker keeps them.
-                tracker.config = dataclasses.replace(tracker.config, layout=layout)
-            provider = app.config.get("SCENE_PROVIDER")
+                tracker.config = dataclasses.replace(tracker.config, layout=config.layout)
             if provider is not None:
                 scene = Scene.from_dict(provider(pixels, "table", set_max))
                 result = tracker.update_scene(scene, clock())
             else:
-                models = engine.vision_models()  # EngineUnavailable is shown in the status
-                result = track_frame(tracker, pixels, models.detector, models.reader, clock())
+                result = engine.photo_reader().track(tracker, pixels, clock())
             out = result.scene.to_dict()
             for tile, track in zip(out["tiles"], result.tracks, strict=True):
                 tile["track"] = track

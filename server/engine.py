@@ -209,13 +209,12 @@ class TableGame:
             raise ValueError(f"a table has at least one player, got {self.players}")
 
 
-def layout_config(table: TableGame | None) -> Any:
-    """The `vision.layout.LayoutConfig` for a game's table (None: a plain line game)."""
-    from vision.layout import LayoutConfig, game_layout_config
+def reading_game(table: TableGame | None) -> Any:
+    """The game a table picture shows, as the vision runtime takes it
+    (`vision.reading.Game`); None without a game."""
+    from vision.reading import Game
 
-    if table is None:
-        return LayoutConfig(lone_root=True)
-    return game_layout_config(table.variant, table.players, table.engine)
+    return None if table is None else Game(table.variant, table.players, table.engine)
 
 
 def read_scene(
@@ -235,18 +234,19 @@ def read_scene(
     return vision_scene(pixels, kind, set_max, table)
 
 
-_models_lock = threading.Lock()
-_models_cache: dict[str, Any] = {}
+_reader_lock = threading.Lock()
+_reader_cache: dict[str, Any] = {}
 
 
-def vision_models() -> Any:
-    """The vision models, loaded once per process (missing files -> EngineUnavailable)."""
-    with _models_lock:
-        if "models" not in _models_cache:
-            from vision import pipeline
+def photo_reader() -> Any:
+    """The vision runtime's `vision.reading.PhotoReader` with the bundled models, loaded
+    once per process (missing files -> EngineUnavailable)."""
+    with _reader_lock:
+        if "reader" not in _reader_cache:
+            from vision.reading import PhotoReader
 
             try:
-                _models_cache["models"] = pipeline.load_models()
+                _reader_cache["reader"] = PhotoReader.load()
             except (UserInputError, FileNotFoundError, OSError) as error:
                 raise EngineUnavailable(
                     _(
@@ -254,26 +254,15 @@ def vision_models() -> Any:
                         "tiles by hand"
                     ).format(error=error)
                 ) from error
-        return _models_cache["models"]
+        return _reader_cache["reader"]
 
 
 def vision_scene(
     pixels: np.ndarray, kind: str, set_max: int, table: TableGame | None = None
 ) -> dict[str, Any]:
-    """The real vision runtime: `vision.pipeline.read_image` with the bundled models; a table
-    photo's layout is rebuilt for the game's variant (`layout_config`)."""
-    from vision import pipeline
-
-    models = vision_models()
-    scene = pipeline.read_image(
-        pixels,
-        models.detector,
-        models.reader,
-        set_max=set_max,
-        with_layout=kind == "table",
-        layout_config=layout_config(table) if kind == "table" else None,
-        calibration=models.calibration,
-    )
+    """The real vision runtime: the photo read as `vision.reading.PhotoReader` reads its
+    kind, a table photo laid out as the game lays it out."""
+    scene = photo_reader().read(pixels, kind, set_max, reading_game(table))
     return plain(scene)
 
 
@@ -281,7 +270,7 @@ def models_status() -> dict[str, Any]:
     """Whether photos can be read here, for the pages to say so before an upload."""
     if current_app.config.get("SCENE_PROVIDER") is not None:
         return {"available": True, "message": _("photo reader injected by configuration")}
-    if "models" in _models_cache:
+    if "reader" in _reader_cache:
         return {"available": True, "message": _("photo reader ready")}
     from vision import onnx_model
 

@@ -65,10 +65,11 @@ app = make_app()
 
 @dataclass
 class WorkerContext:
-    """What one worker process holds: the models, a Redis client, a database connection,
-    and each event's configuration (read once)."""
+    """What one worker process holds: the photo reader with its models
+    (`vision.reading.PhotoReader`), a Redis client, a database connection, and each event's
+    configuration (read once)."""
 
-    models: Any
+    reader: Any
     redis: Any
     db: Any
     name: str
@@ -108,11 +109,11 @@ def context() -> WorkerContext:
     if _context is None or _context_pid != os.getpid():
         import redis
 
-        from vision.pipeline import load_models
+        from vision.reading import PhotoReader
 
         threads = int(os.environ.get("DOMINOCAM_WORKER_THREADS", "1"))
         _context = WorkerContext(
-            models=load_models(threads=threads),
+            reader=PhotoReader.load(threads=threads),
             redis=redis.Redis.from_url(settings.redis_url()),
             db=store.connect(settings.database_url()),
             name=f"{socket.gethostname()}:{os.getpid()}",
@@ -149,24 +150,22 @@ def table_tracker(ctx: WorkerContext, event_id: int, table_id: str, width: int, 
     a new one for the first frame or a new frame size; its layout follows the round (the
     tiles stay tracked when a new round brings a new engine)."""
     from tournament.standings import table_game
-    from vision.layout import game_layout_config
-    from vision.track import TableTracker, TrackerConfig
+    from vision.reading import Game, tracker_config
 
     event = ctx.event(event_id)
     # The round's engine double (descending-doubles games, Mexican Train): the hub the
-    # layout grows from, as single-table mode's camera (`server.engine.layout_config`).
+    # layout grows from.
     engine = table_game(ctx.database(), event_id, table_id, event).next_engine()
-    layout = game_layout_config(
+    game = Game(
         event.variant_name,
         len(event.table(table_id).seats),
         None if engine is None else engine.high,
     )
-    config = TrackerConfig.at_rate(TRACK_FPS, set_max=event.max_pip, layout=layout)
-    calibration = ctx.models.calibration
+    config = tracker_config(TRACK_FPS, event.max_pip, game)
     state = frames.tracker_state(ctx.redis, event_id, table_id)
-    if state is not None and (state["width"], state["height"]) == (width, height):
-        return TableTracker.from_state(state, config, calibration)
-    return TableTracker(width, height, config, calibration)
+    if state is not None and (state["width"], state["height"]) != (width, height):
+        state = None
+    return ctx.reader.tracker(width, height, config, state)
 
 
 def read_newest(ctx: WorkerContext, event_id: int, table_id: str) -> Outcome:
@@ -187,7 +186,6 @@ def _track_claimed(
 ) -> Outcome:
     from dominocam.errors import UserInputError
     from vision.image_io import decode_image
-    from vision.track import track_frame
 
     started = time.perf_counter()
     try:
@@ -198,7 +196,7 @@ def _track_claimed(
         return Outcome("bad", claimed.seq)
     height, width = image.shape[:2]
     tracker = table_tracker(ctx, event_id, table_id, width, height)
-    result = track_frame(tracker, image, ctx.models.detector, ctx.models.reader, claimed.sent_at)
+    result = ctx.reader.track(tracker, image, claimed.sent_at)
     read_s = time.perf_counter() - started
     scene_json = result.scene.to_dict()
     # As the single-table camera: each tile's track id, and the tiles held while unseen.
@@ -247,12 +245,8 @@ def hand_photo_key(event_id: int, player_id: int) -> str:
 def read_hand_photo(ctx: WorkerContext, event_id: int, player_id: int) -> str:
     """Read a player's hand photo into a pending reading (their confirmation makes it the
     hand); tell the table's stream that a reading waits (no tiles in the message)."""
-    from dominocam import scene_state
     from dominocam.errors import UserInputError
-    from server.game.lifecycle import parse_hand
     from tournament import rounds
-    from vision.image_io import decode_image
-    from vision.pipeline import read_image
 
     key = hand_photo_key(event_id, player_id)
     pipe = ctx.redis.pipeline()
@@ -272,22 +266,42 @@ def read_hand_photo(ctx: WorkerContext, event_id: int, player_id: int) -> str:
         return "unknown"
     player = rounds.Player(row["id"], row["name"], row["team"], row["table_id"], row["seat"])
     try:
-        image = decode_image(jpeg, f"hand photo of {player.name}")
+        tiles, scene_json = hand_reading(ctx.reader, jpeg, config.max_pip, player.name)
     except UserInputError as error:
         log.warning("%s", error)
         return "bad"
-    scene = read_image(image, ctx.models.detector, ctx.models.reader, set_max=config.max_pip)
-    scene_json = scene.to_dict()
-    try:
-        tiles = parse_hand(scene_state.hand_tiles(scene_json), config.max_pip)
-    except UserInputError as error:  # a misread (a tile twice): the owner corrects it
-        tiles = []
-        scene_json.setdefault("warnings", []).append(str(error))
     if not rounds.store_pending_reading(conn, event_id, player, tiles, scene_json):
         return "locked"
     message = {"kind": "hand", "table": player.table_id, "player": player.name, "reading": 1}
     ctx.redis.publish(frames.channel(event_id, player.table_id), json.dumps(message))
     return "read"
+
+
+def hand_reading(
+    reader: Any, jpeg: bytes, set_max: int, owner: str
+) -> tuple[list[list[int]], dict[str, Any]]:
+    """A hand photo (JPEG bytes) read as every hand photo is read, the dashboard's too
+    (`vision.reading.PhotoReader.read`, kind "hand"): (the tiles it shows, its Scene JSON).
+
+    A reading that cannot be a hand (a tile twice) gives no tiles and says why in the
+    Scene's warnings: the owner corrects it.
+
+    Raises:
+        UserInputError: the bytes are not a picture (`owner` names it in the message).
+    """
+    from dominocam import scene_state
+    from dominocam.errors import UserInputError
+    from server.game.lifecycle import parse_hand
+    from vision.image_io import decode_image
+
+    image = decode_image(jpeg, f"hand photo of {owner}")
+    scene_json = reader.read(image, "hand", set_max).to_dict()
+    try:
+        tiles = parse_hand(scene_state.hand_tiles(scene_json), set_max)
+    except UserInputError as error:
+        tiles = []
+        scene_json.setdefault("warnings", []).append(str(error))
+    return tiles, scene_json
 
 
 @app.task(name=HAND_TASK, ignore_result=True)

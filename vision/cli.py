@@ -26,6 +26,7 @@ from dominocam.arguments import (
 )
 from dominocam.errors import UserInputError
 from rules.tiles import SUPPORTED_SETS
+from vision.settings import DETECTOR_CONF
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".webp", ".bmp", ".tif", ".tiff"}
 
@@ -85,7 +86,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     progress.add_argument("--quiet", dest="progress", action="store_false", help="no progress bar")
-    add_conf(read)
+    add_conf(read, DETECTOR_CONF)
     add_model_files(read)
     add_threads(read)
     add_second_looks(read)
@@ -197,28 +198,27 @@ def run_read(args: argparse.Namespace) -> int:
 
     from vision.annotate import annotate
     from vision.image_io import load_image
-    from vision.pipeline import load_models, read_image
+    from vision.reading import PhotoReader
 
+    reader = PhotoReader.load(
+        args.detector,
+        args.reader,
+        threads=args.threads,
+        conf=args.conf,
+        closeups=not args.no_closeups,
+        far_tiles=not args.no_far_tiles,
+    )
     several = len(args.images) > 1
-    models = load_models(args.detector, args.reader, threads=args.threads, conf=args.conf)
     # Without --set: the set grows with the values read (module docstring), from the
     # smallest; never beyond what the reader can read.
-    reach = smallest_set(models.reader.num_values - 1)
+    reach = smallest_set(reader.models.reader.num_values - 1)
     set_max = args.set if args.set is not None else SUPPORTED_SETS[0]
     highest = -1
     failed = 0
 
     def read(image: Any, set_max: int) -> Any:
-        return read_image(
-            image,
-            models.detector,
-            models.reader,
-            set_max,
-            with_layout=not args.hand,
-            closeups=not args.no_closeups,
-            far_tiles=not args.no_far_tiles,
-            calibration=models.calibration,
-        )
+        # A table photo is laid out as lines of any kind (no game is known); a hand, not.
+        return reader.read(image, "hand" if args.hand else "table", set_max)
 
     # tqdm's disable=None: shown only when standard error is a terminal.
     auto = None if several else True

@@ -19,6 +19,7 @@ from dominocam.errors import UserInputError
 from vision import geometry, overlaps
 from vision.onnx_model import metadata, open_session, parse_imgsz, parse_literal, parse_names
 from vision.overlaps import OVERLAP_THRESHOLD
+from vision.settings import DETECTOR_CONF, NMS_IOU
 from vision.verifier import Verifier
 
 # Class names the runtime understands, and the face each one means.
@@ -212,8 +213,8 @@ def merge_slices(
 def decode_obb_output(
     raw: np.ndarray,
     num_classes: int,
-    conf_threshold: float = 0.25,
-    iou_threshold: float = 0.7,
+    conf_threshold: float = DETECTOR_CONF,
+    iou_threshold: float = NMS_IOU,
     *,
     agnostic: bool = True,
     max_det: int = 300,
@@ -294,8 +295,8 @@ class Detector:
         self,
         path: str | os.PathLike[str],
         *,
-        conf: float = 0.25,
-        iou: float = 0.7,
+        conf: float = DETECTOR_CONF,
+        iou: float = NMS_IOU,
         threads: int | None = None,
         agnostic: bool = True,
         max_det: int = 300,

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from vision.settings import NMS_IOU
+
 
 def rectify_tile(image: np.ndarray, corners: np.ndarray, side: int = 64) -> np.ndarray:
     """Warp one tile out of `image` into an upright crop of shape (2*side, side[, C]).
@@ -380,7 +382,7 @@ NMS_SCORE_DECIMALS = 6
 
 
 def nms_rotated(
-    xywhr: np.ndarray, scores: np.ndarray, iou_threshold: float = 0.7, *, greedy: bool = True
+    xywhr: np.ndarray, scores: np.ndarray, iou_threshold: float = NMS_IOU, *, greedy: bool = True
 ) -> np.ndarray:
     """Non-maximum suppression of oriented boxes by probabilistic IoU.
 

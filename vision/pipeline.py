@@ -4,6 +4,10 @@
 
 `read_image` returns its result and stores nothing, so one Detector and one Reader can serve
 several threads (the Flask dev server is threaded).
+
+The product reads through `vision.reading.PhotoReader`, which decides the options below for
+each kind of photo (table or hand) once; `read_image` is the lower level, for measuring a
+stage alone or with another option.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from vision.layout import AUTO, GapCheck, LayoutConfig, layout_scene, safe_adjac
 from vision.onnx_model import MODEL_FILES, resolve_model_path
 from vision.reader import BACK_SURE, HalfReads, Reader, shows_back
 from vision.scene import RejectedBox, Scene, SceneTile
+from vision.settings import DETECTOR_CONF, NMS_IOU
 from vision.verifier import Verifier
 
 # Stages timed by `read_image(..., timings=...)` (detect is split in three).
@@ -92,8 +97,8 @@ def load_models(
     reader: str | os.PathLike[str] | None = None,
     *,
     threads: int | None = None,
-    conf: float = 0.25,
-    iou: float = 0.7,
+    conf: float = DETECTOR_CONF,
+    iou: float = NMS_IOU,
     verifier: str | os.PathLike[str] | None = None,
     calibration: str | os.PathLike[str] | None = None,
 ) -> Models:

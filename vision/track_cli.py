@@ -18,6 +18,7 @@ from typing import Any
 from dominocam.arguments import add_conf, add_model_files, add_set, add_threads, positive_int
 from dominocam.errors import UserInputError
 from rules.variants import LAYOUT_KINDS
+from vision.settings import DETECTOR_CONF
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -58,7 +59,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="N",
         help="stop after N frames read",
     )
-    add_conf(watch)
+    add_conf(watch, DETECTOR_CONF)
     watch.add_argument("--json", action="store_true", help="print events as JSON lines")
     watch.add_argument("--quiet", action="store_true", help="no frames-per-second status line")
     add_model_files(watch)
@@ -157,11 +158,10 @@ def _watch(args: argparse.Namespace, capture: Any, live: bool) -> int:
     import cv2
 
     from vision.annotate import annotate
-    from vision.layout import LayoutConfig
-    from vision.pipeline import load_models
-    from vision.track import TableTracker, TrackerConfig, track_frame
+    from vision.reading import Game, PhotoReader, tracker_config
+    from vision.track import TableTracker
 
-    models = load_models(args.detector, args.reader, threads=args.threads, conf=args.conf)
+    reader = PhotoReader.load(args.detector, args.reader, threads=args.threads, conf=args.conf)
     fps = float(capture.get(cv2.CAP_PROP_FPS) or 0.0) or 30.0
     events_file = None
     if args.events:
@@ -169,9 +169,7 @@ def _watch(args: argparse.Namespace, capture: Any, live: bool) -> int:
         events_file = open(args.events, "a")  # noqa: SIM115 (closed in finally)
     writer = None
     tracker: TableTracker | None = None
-    config = TrackerConfig.at_rate(
-        fps / args.every, set_max=args.set, layout=LayoutConfig(kind=args.kind, lone_root=True)
-    )
+    config = tracker_config(fps / args.every, args.set, Game(args.kind))
     start = time.monotonic()
     frames = processed = 0
     last_status = 0.0
@@ -185,9 +183,9 @@ def _watch(args: argparse.Namespace, capture: Any, live: bool) -> int:
                 continue
             h, w = frame.shape[:2]
             if tracker is None:
-                tracker = TableTracker(w, h, config, calibration=models.calibration)
+                tracker = reader.tracker(w, h, config)
             stamp = time.monotonic() - start if live else (frames - 1) / fps
-            result = track_frame(tracker, frame, models.detector, models.reader, stamp)
+            result = reader.track(tracker, frame, stamp)
             processed += 1
             for event in result.events:
                 record = event.to_dict()

@@ -155,6 +155,8 @@ def _real_boxes(models, realval: Path):
     labels = json.loads((realval / "scenes" / "labels.json").read_text())
     for label in labels:
         image = load_image(realval / "scenes" / label["image"])
+        # Without the calibration (not `vision.reading.PhotoReader`): every box is kept
+        # with its raw verifier score, to be labelled.
         scene = read_image(image, models.detector, models.reader, _set_max(label["set"]))
         records = label_real(scene, label).boxes
         for tile, record in zip(scene.tiles, records, strict=True):

@@ -145,26 +145,17 @@ def describe(scene: Any) -> dict[str, Any]:
     }
 
 
-def read_all(models: Any) -> dict[str, dict[str, Any]]:
-    """Every picture of `pictures` read as `dominocam read` reads it, described."""
-    return read_all_of(models, pictures())
+def read_all(reader: Any) -> dict[str, dict[str, Any]]:
+    """Every picture of `pictures` read by the product's reader, described."""
+    return read_all_of(reader, pictures())
 
 
-def read_all_of(models: Any, chosen: Sequence[Picture]) -> dict[str, dict[str, Any]]:
-    """The pictures `chosen` read as `dominocam read` reads them, described."""
-    from vision.pipeline import read_image
-
+def read_all_of(reader: Any, chosen: Sequence[Picture]) -> dict[str, dict[str, Any]]:
+    """The pictures `chosen` read by the product's reader (`vision.reading.PhotoReader`,
+    as `dominocam read` and the dashboard read: a table photo of no known game, or a hand
+    photo), described."""
     return {
-        p.name: describe(
-            read_image(
-                p.image,
-                models.detector,
-                models.reader,
-                p.set_max,
-                with_layout=p.with_layout,
-                calibration=models.calibration,
-            )
-        )
+        p.name: describe(reader.read(p.image, "table" if p.with_layout else "hand", p.set_max))
         for p in chosen
     }
 
@@ -407,10 +398,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true", help=f"write {GOLDEN.relative_to(ROOT)}")
     args = parser.parse_args(argv)
-    from vision.pipeline import load_models
+    from vision.reading import PhotoReader
 
-    models = load_models(threads=2)
-    found = {"models": model_hashes(models), "readings": read_all(models)}
+    reader = PhotoReader.load(threads=2)
+    found = {"models": model_hashes(reader.models), "readings": read_all(reader)}
     if args.write:
         GOLDEN.parent.mkdir(parents=True, exist_ok=True)
         GOLDEN.write_text(as_text(found))

@@ -219,7 +219,7 @@ def test_border_and_closeups_reach_every_real_tile_crop(tmp_path: Path, monkeypa
         seen.append((image.shape, closeups))
         return Scene(image.shape[1], image.shape[0])
 
-    monkeypatch.setattr("vision.pipeline.read_image", fake_read)
+    monkeypatch.setattr("vision.reading.read_image", fake_read)  # under PhotoReader.read
     results = run_eval(None, root, sets=["realval_tiles"], quiet=True, border=0.5)
     assert seen == [((160, 200, 3), True)]
     assert "grey border 0.5" in results["realval_tiles"].note

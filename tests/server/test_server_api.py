@@ -346,7 +346,7 @@ def test_upload_without_models_stores_the_photo_and_says_so(
 ) -> None:
     # No model files where the runtime looks (the repository's bundled ones are hidden).
     monkeypatch.setenv("DOMINOCAM_MODELS", str(tmp_path))
-    monkeypatch.setattr(engine, "_models_cache", {})
+    monkeypatch.setattr(engine, "_reader_cache", {})
     app = make_app(SCENE_PROVIDER=None)
     client = app.test_client()
     gid = client.post(

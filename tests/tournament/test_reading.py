@@ -67,27 +67,21 @@ class LocalTracker:
     def __init__(self, config: Any, jpeg: bytes) -> None:
         from tournament.worker import TRACK_FPS
         from vision.image_io import decode_image
-        from vision.layout import game_layout_config
-        from vision.pipeline import load_models
-        from vision.track import TableTracker, TrackerConfig
+        from vision.reading import Game, PhotoReader, tracker_config
 
-        self.models = load_models(threads=1)
+        self.reader = PhotoReader.load(threads=1)
         image = decode_image(jpeg)
-        layout = game_layout_config(config.variant_name, 2)
-        tracker_config = TrackerConfig.at_rate(TRACK_FPS, set_max=config.max_pip, layout=layout)
+        config = tracker_config(TRACK_FPS, config.max_pip, Game(config.variant_name, 2))
         height, width = image.shape[:2]
-        self.tracker = TableTracker(width, height, tracker_config, self.models.calibration)
+        self.tracker = self.reader.tracker(width, height, config)
         self.t = 0.0
         self.scene = self.next(jpeg)
 
     def next(self, jpeg: bytes) -> dict[str, Any]:
         from vision.image_io import decode_image
-        from vision.track import track_frame
 
         self.t += 0.5
-        result = track_frame(
-            self.tracker, decode_image(jpeg), self.models.detector, self.models.reader, self.t
-        )
+        result = self.reader.track(self.tracker, decode_image(jpeg), self.t)
         scene = result.scene.to_dict()
         for tile, track in zip(scene["tiles"], result.tracks, strict=True):
             tile["track"] = track
@@ -319,6 +313,7 @@ def test_a_tables_tracker_follows_the_rounds_engine(db, redis_client, make_event
     from types import SimpleNamespace
 
     from tournament.worker import WorkerContext, table_tracker
+    from vision.reading import PhotoReader
 
     data = {
         "event": f"mexican-{os.urandom(4).hex()}",
@@ -327,7 +322,8 @@ def test_a_tables_tracker_follows_the_rounds_engine(db, redis_client, make_event
         "tables": [{"id": "t1", "seats": ["A", "B"]}],
     }
     _, tokens = make_event(data)
-    ctx = WorkerContext(SimpleNamespace(calibration=None), redis_client, db, "test")
+    reader = PhotoReader(SimpleNamespace(calibration=None))  # no model is run
+    ctx = WorkerContext(reader, redis_client, db, "test")
     tracker = table_tracker(ctx, tokens.event_id, "t1", 640, 360)
     assert tracker.config.layout.kind == "mexican" and tracker.config.layout.hub_value == 12
     client = web(tokens.event_id)

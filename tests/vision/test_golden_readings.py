@@ -18,12 +18,17 @@ import golden_readings
 import numpy as np
 import pytest
 
-from vision.pipeline import load_models
+from vision.reading import PhotoReader
 
 
 @pytest.fixture(scope="module")
-def models():
-    return load_models(threads=2)
+def reader() -> PhotoReader:
+    return PhotoReader.load(threads=2)
+
+
+@pytest.fixture(scope="module")
+def models(reader):
+    return reader.models
 
 
 @pytest.fixture(scope="module")
@@ -50,9 +55,9 @@ def test_the_golden_pictures_run_every_pass(models) -> None:
 
 
 @pytest.mark.parametrize("name", [p.name for p in golden_readings.pictures()])
-def test_the_pipeline_reads_as_the_golden_readings(models, golden, name: str) -> None:
+def test_the_pipeline_reads_as_the_golden_readings(reader, golden, name: str) -> None:
     picture = next(p for p in golden_readings.pictures() if p.name == name)
-    found = golden_readings.read_all_of(models, [picture])[name]
+    found = golden_readings.read_all_of(reader, [picture])[name]
     assert golden_readings.reading_differences(golden["readings"][name], found) == []
 
 
