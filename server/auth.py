@@ -18,9 +18,10 @@
   until "New link" replaces it, but cannot be shown again. A new key file (deleted, or
   another one) changes and so revokes every link.
 * First start: on the computer that runs the server (a request from 127.0.0.1 or ::1 that
-  calls it by a loopback name: 127.0.0.1, [::1], localhost), while no passphrase is set, `/first-run` lets the host choose a passphrase, stored like the token
-  (scrypt hash only). `/login` then accepts the passphrase or the token; scripts keep using
-  the token (`Authorization: Bearer` takes the token only).
+  calls it by a loopback name: 127.0.0.1, [::1], localhost), while no passphrase is set,
+  `/first-run` lets the host choose a passphrase, stored like the token (scrypt hash only).
+  `/login` then accepts the passphrase or the token; scripts keep using the token
+  (`Authorization: Bearer` takes the token only).
 * Guessing is limited: past `GUESS_LIMIT` wrong tokens (admin or player) in
   `GUESS_WINDOW_S` from one address, every token from it gets 429 until the window passes.
 """
@@ -28,6 +29,7 @@
 from __future__ import annotations
 
 import base64
+import contextlib
 import functools
 import hashlib
 import hmac
@@ -432,10 +434,8 @@ def link_key(path: str | None) -> bytes:
                 out.write(secrets.token_hex(LINK_KEY_BYTES) + "\n")
                 out.flush()
                 os.fsync(out.fileno())
-            try:
+            with contextlib.suppress(FileExistsError):
                 os.link(temporary, target)
-            except FileExistsError:
-                pass
         finally:
             temporary.unlink(missing_ok=True)
     if target.stat().st_mode & 0o077:
