@@ -318,3 +318,23 @@ def test_the_first_run_page_opens_by_a_loopback_name(make_app, host) -> None:
     client = make_app().test_client()
     r = client.get("/first-run", headers={"Host": host}, environ_base=LOCAL)
     assert r.status_code == 200 and 'name="nonce"' in r.get_data(as_text=True)
+
+
+def test_no_answer_carries_a_players_secret(app, client, game) -> None:
+    gid = game["game"]["id"]
+    _links(client, gid)
+    conn = storage.connect(app.config["DATABASE"])
+    try:
+        secrets = [r["link_secret"] for r in conn.execute("SELECT link_secret FROM players")]
+    finally:
+        conn.close()
+    assert all(secrets)
+    answers = [
+        client.get(f"/api/games/{gid}/state").get_data(as_text=True),
+        client.get(f"/api/games/{gid}/players", headers=ADMIN).get_data(as_text=True),
+        client.get(f"/api/games/{gid}/export.json", headers=ADMIN).get_data(as_text=True),
+        client.get(f"/api/games/{gid}/export.csv", headers=ADMIN).get_data(as_text=True),
+        client.get(f"/games/{gid}/players", headers=ADMIN).get_data(as_text=True),
+    ]
+    for secret in secrets:
+        assert not any(secret in answer for answer in answers)
