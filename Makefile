@@ -6,9 +6,10 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 PIP    := $(BIN)/python -m pip install --quiet --disable-pip-version-check
-# `make run PORT=5001 HOST=0.0.0.0`: where the dashboard listens.
+# `make run PORT=5001 HOST=127.0.0.1`: where the dashboard listens (auto: the local network
+# when this computer is on a private one, else this computer only; docs/server.md).
 PORT   ?= 5000
-HOST   ?= 127.0.0.1
+HOST   ?= auto
 
 # The default tests in parallel processes (pytest-xdist), one per core up to four: most of
 # them spend their time in one Python thread. A plain `pytest` runs the same tests in one.
@@ -35,7 +36,7 @@ $(VENV)/.installed-%: $(REQUIREMENTS)/%.txt pyproject.toml | $(BIN)/python
 	$(PROJECT)
 	touch $@
 
-run: $(VENV)/.installed-run  ## install and start the dashboard (PORT=5000 HOST=127.0.0.1)
+run: $(VENV)/.installed-run  ## install and start the dashboard (PORT=5000 HOST=auto)
 	$(BIN)/dominocam serve --host $(HOST) --port $(PORT)
 
 test: $(VENV)/.installed-dev  ## install and run the default tests (no torch), the linter and mypy

@@ -6,9 +6,10 @@ parsed as JSON where they can be, e.g. `DOMINOCAM_MAX_IMAGE_PIXELS=20000000`), t
 `test_config`.
 
 The instance folder holds what the dashboard keeps between starts: `config.py`, the SQLite
-database (which also keeps the session key and the admin token's hash) and the uploaded
-photos. It is the user's data folder (`instance_folder`), outside the code and its virtual
-environment, so that reinstalling loses no game.
+database (which also keeps the session key and the admin token's hash), the key player
+links are derived from (`dominocam-links.key`, server.auth) and the uploaded photos. It is
+the user's data folder (`instance_folder`), outside the code and its virtual environment, so
+that reinstalling loses no game.
 """
 
 from __future__ import annotations
@@ -67,6 +68,9 @@ DEFAULTS: dict[str, Any] = {
     # Where `dominocam serve` listens (set by it; the links use them).
     "LISTEN_HOST": None,
     "LISTEN_PORT": None,
+    # The file of the key that player links are derived from (server.auth); default:
+    # NAME-links.key beside the database NAME.sqlite3, made on first start, owner-only.
+    "LINK_KEY_FILE": None,
     # The session-cookie key; default: made once and kept in the database.
     "SECRET_KEY": None,
     # A fixed admin token (tests, kiosks); default: generated on first start, printed once.
@@ -137,6 +141,9 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.config["UPLOAD_FOLDER"] = str(
         app.config["UPLOAD_FOLDER"] or uploads_beside(app.config["DATABASE"], instance)
     )
+    if not app.config["LINK_KEY_FILE"] and app.config["DATABASE"] != ":memory:":
+        app.config["LINK_KEY_FILE"] = auth.link_key_path(app.config["DATABASE"])
+    app.extensions["dominocam.link_key"] = auth.link_key(app.config["LINK_KEY_FILE"])
     # OpenCV's own limit as a second fence behind the header check in server.uploads.
     os.environ.setdefault("OPENCV_IO_MAX_IMAGE_PIXELS", str(app.config["MAX_IMAGE_PIXELS"]))
 
@@ -175,7 +182,6 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.extensions["dominocam.guesses"] = auth.GuessLimiter(
         int(app.config["GUESS_LIMIT"]), float(app.config["GUESS_WINDOW_S"])
     )
-    app.extensions["dominocam.player_links"] = {}
     app.extensions["dominocam.camera_viewers"] = threading.BoundedSemaphore(
         int(app.config["CAMERA_MAX_STREAMS"])
     )

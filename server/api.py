@@ -437,8 +437,8 @@ def _phone_base_url() -> str:
 
 
 def _player_links(conn: sqlite3.Connection, game_id: int) -> list[dict[str, Any]]:
-    """Each player's link, while this server process can show it (server.auth): after a
-    restart `token`, `url` and `qr` are null until "New link"."""
+    """Each player's link (server.auth: the same after a restart); `token`, `url` and `qr`
+    are null for a link made by a version before schema 6, until "New link"."""
     out = []
     for p in game.players(conn, game_id):
         token = auth.shown_player_link(conn, p)
@@ -460,7 +460,15 @@ def _player_links(conn: sqlite3.Connection, game_id: int) -> list[dict[str, Any]
 @admin_required
 def player_links(game_id: int) -> Any:
     game.get_game(get_db(), game_id)
-    return jsonify({"players": _player_links(get_db(), game_id)})
+    return jsonify({"players": _player_links(get_db(), game_id), "phones": _phones()})
+
+
+def _phones() -> dict[str, Any]:
+    """Where the links point, and whether phones can open it (server.serving)."""
+    from server.serving import phones_can_reach
+
+    base = _phone_base_url()
+    return {"url": f"{base}/", "reachable": phones_can_reach(base)}
 
 
 @bp.get("/games/<int:game_id>/players/<int:player_id>/qr.svg")
@@ -471,8 +479,9 @@ def player_qr(game_id: int, player_id: int) -> Any:
     if token is None:
         raise game.NotFound(
             _(
-                "this link was made before the server restarted: it still works, and 'New link' "
-                "makes a new one to show (the old one then stops working)"
+                "this link was made by an earlier version of DominoCam, which cannot show it "
+                "again: it still works, and 'New link' makes one to show (the old one then "
+                "stops working)"
             )
         )
     url = f"{_phone_base_url()}/hand/{token}"
@@ -485,7 +494,7 @@ def player_qr(game_id: int, player_id: int) -> Any:
 @admin_required
 def rotate_link(game_id: int, player_id: int) -> Any:
     auth.issue_player_link(get_db(), game.player_by_id(get_db(), game_id, player_id)["id"])
-    return jsonify({"players": _player_links(get_db(), game_id)})
+    return jsonify({"players": _player_links(get_db(), game_id), "phones": _phones()})
 
 
 @bp.post("/games/<int:game_id>/rounds")

@@ -8,15 +8,20 @@
   its SHA-256 (`admin_sessions`), so logging out, expiry (`ADMIN_SESSION_HOURS`) and a new
   admin token (`--reset-token`) end a session even where its cookie was copied, and a cookie
   forged with the signing key is refused (its id is in no row).
-* A player's link carries `PLAYERID.SECRET`, 144 random bits; the database keeps only its
-  SHA-256 (`players.link_hash`), so the file alone cannot recreate a link. The raw link lives
-  in the server's memory from when it is made ("New link", or the first time the host opens
-  the player links) until the server stops, so the host can show its QR code again; after a
-  restart the links still work but only "New link" shows one again (revoking the old).
-* First start: on the computer that runs the server (a request from 127.0.0.1 or ::1), while
-  no passphrase is set, `/first-run` lets the host choose a passphrase, stored like the token
-  (scrypt hash only). `/login` then accepts the passphrase or the token; scripts keep using
-  the token (`Authorization: Bearer` takes the token only).
+* A player's link carries `PLAYERID.CODE`: CODE is 144 bits of HMAC-SHA256, under the
+  server's link key, of the player's random secret and link counter (`player_link_code`).
+  The key is kept in a file of its own beside the database, owner-only (0600, `link_key`);
+  the database keeps the secret and the counter. So the database alone cannot recreate a
+  link (nor the key file alone), yet the page shows every link again after a restart.
+  "New link" adds one to the player's counter: the old link stops working. A link made
+  before this scheme (schema 6; only its SHA-256 was kept, `players.link_hash`) still works
+  until "New link" replaces it, but cannot be shown again. A new key file (deleted, or
+  another one) changes and so revokes every link.
+* First start: on the computer that runs the server (a request from 127.0.0.1 or ::1 that
+  calls it by a loopback name: 127.0.0.1, [::1], localhost), while no passphrase is set,
+  `/first-run` lets the host choose a passphrase, stored like the token (scrypt hash only).
+  `/login` then accepts the passphrase or the token; scripts keep using the token
+  (`Authorization: Bearer` takes the token only).
 * Guessing is limited: past `GUESS_LIMIT` wrong tokens (admin or player) in
   `GUESS_WINDOW_S` from one address, every token from it gets 429 until the window passes.
 """
@@ -24,9 +29,11 @@
 from __future__ import annotations
 
 import base64
+import contextlib
 import functools
 import hashlib
 import hmac
+import os
 import re
 import secrets
 import sqlite3
@@ -34,6 +41,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 from flask import current_app, g, request, session
@@ -217,9 +225,22 @@ def is_passphrase(conn: sqlite3.Connection, text: str) -> bool:
     return False
 
 
+def request_is_local() -> bool:
+    """True for a request from this computer that calls the dashboard by a loopback name
+    (127.0.0.1, [::1], localhost): not a phone on the network, nor a page whose name was
+    rebound to 127.0.0.1 (server.host_check), nor a reverse proxy's visitor (a proxy on this
+    computer connects from 127.0.0.1 but passes the name its visitors used)."""
+    from server.host_check import names_loopback
+
+    return request.remote_addr in LOCAL_ADDRESSES and names_loopback(
+        request.environ.get("HTTP_HOST")
+    )
+
+
 def first_run_open(conn: sqlite3.Connection) -> bool:
-    """The first-run page answers only this computer, and only while no passphrase is set."""
-    return request.remote_addr in LOCAL_ADDRESSES and not has_passphrase(conn)
+    """The first-run page answers only this computer (`request_is_local`), and only while
+    no passphrase is set."""
+    return request_is_local() and not has_passphrase(conn)
 
 
 def set_passphrase(conn: sqlite3.Connection, passphrase: str, repeated: str) -> None:
@@ -247,7 +268,7 @@ def set_passphrase(conn: sqlite3.Connection, passphrase: str, repeated: str) -> 
         )
     with storage.transaction(conn):
         # Checked inside the write: two first-run forms sent at once set one passphrase.
-        if request.remote_addr not in LOCAL_ADDRESSES or has_passphrase(conn):
+        if not request_is_local() or has_passphrase(conn):
             raise AuthError(_("a passphrase is already set: log in with it at /login"), 403)
         storage.set_setting(conn, PASSPHRASE_HASH_KEY, hash_token(passphrase))
 
@@ -378,28 +399,105 @@ def admin_required(view: F) -> F:
 
 # --- player links -----------------------------------------------------------------------------
 
+# The link key: 32 random bytes, hex, in a file of its own (owner-only) beside the database.
+LINK_KEY_BYTES = 32
 
-def _shown_links() -> dict[int, str]:
-    """Raw link tokens made by this server process, by player id (never written to disk)."""
-    return current_app.extensions["dominocam.player_links"]
+
+def link_key_path(database: str) -> str | None:
+    """The link key's file for a database: NAME-links.key beside NAME.sqlite3 (None for an
+    in-memory database, whose key lives as long as the process)."""
+    if database == ":memory:":
+        return None
+    path = Path(database)
+    return str(path.with_name(f"{path.stem}-links.key"))
+
+
+def link_key(path: str | None) -> bytes:
+    """The server's link key, read from `path`, or made there (mode 0600) when it is not
+    there yet. A file readable by others is made owner-only, as the database is.
+
+    Raises:
+        RuntimeError: the file is there but holds no key (say, truncated): it is left as
+            it is, since a new key would revoke every player's link.
+    """
+    if path is None:
+        return secrets.token_bytes(LINK_KEY_BYTES)
+    target = Path(path)
+    if not target.exists():
+        target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        # Written whole under another name, then linked in place: a second server starting
+        # at the same moment reads the first one's key instead of replacing it.
+        temporary = target.with_name(f"{target.name}.{secrets.token_hex(4)}.tmp")
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            with os.fdopen(descriptor, "w") as out:
+                out.write(secrets.token_hex(LINK_KEY_BYTES) + "\n")
+                out.flush()
+                os.fsync(out.fileno())
+            with contextlib.suppress(FileExistsError):
+                os.link(temporary, target)
+        finally:
+            temporary.unlink(missing_ok=True)
+    if target.stat().st_mode & 0o077:
+        os.chmod(target, 0o600)
+    text = target.read_text(encoding="ascii", errors="replace").strip()
+    try:
+        key = bytes.fromhex(text)
+    except ValueError:
+        key = b""
+    if len(key) < 16:
+        raise RuntimeError(
+            f"the player-link key {target} holds no key: restore it from a backup, or delete "
+            "it to make a new one (every player's link then changes: show the new QR codes)"
+        )
+    return key
+
+
+def _link_key() -> bytes:
+    return current_app.extensions["dominocam.link_key"]
+
+
+def player_link_code(key: bytes, player_id: int, secret: str, counter: int) -> str:
+    """The part of a player's link after `PLAYERID.`: 24 url-safe characters (144 bits) of
+    HMAC-SHA256(key, "PLAYERID.SECRET.COUNTER")."""
+    digest = hmac.new(key, f"{player_id}.{secret}.{counter}".encode(), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(digest[:18]).decode()
+
+
+def _derived_link(player: sqlite3.Row) -> str | None:
+    """The player's link token derived from the key, or None without a secret."""
+    if player["link_secret"] is None:
+        return None
+    player_id = int(player["id"])
+    code = player_link_code(
+        _link_key(), player_id, player["link_secret"], int(player["link_counter"])
+    )
+    return f"{player_id}.{code}"
 
 
 def issue_player_link(conn: sqlite3.Connection, player_id: int) -> str:
-    """A new link token for a player, replacing (revoking) any previous one; only its hash
-    is stored."""
-    token = f"{player_id}.{secrets.token_urlsafe(18)}"
+    """A new link token for a player ("New link"), revoking the previous one: the player's
+    counter goes up by one (a player without a secret gets one; an old-style link's hash
+    is dropped)."""
     with storage.transaction(conn):
-        conn.execute("UPDATE players SET link_hash = ? WHERE id = ?", (_digest(token), player_id))
-    _shown_links()[player_id] = token
+        conn.execute(
+            "UPDATE players SET link_secret = COALESCE(link_secret, ?), "
+            "link_counter = CASE WHEN link_secret IS NULL THEN 0 ELSE link_counter + 1 END, "
+            "link_hash = NULL WHERE id = ?",
+            (secrets.token_urlsafe(24), player_id),
+        )
+        row = conn.execute("SELECT * FROM players WHERE id = ?", (player_id,)).fetchone()
+    token = _derived_link(row)
+    assert token is not None
     return token
 
 
 def shown_player_link(conn: sqlite3.Connection, player: sqlite3.Row) -> str | None:
-    """The player's link token if this process can still show it: made here, or made now
-    for a player who has none yet. None after a restart (the link works; "New link" shows
-    a new one)."""
-    token = _shown_links().get(int(player["id"]))
-    if token is not None and hmac.compare_digest(_digest(token), player["link_hash"] or ""):
+    """The player's link token, to show (made now for a player who has none yet). None for
+    a link made before links were derived (schema 6): it still works, but only "New link"
+    shows one."""
+    token = _derived_link(player)
+    if token is not None:
         return token
     if player["link_hash"] is None:
         return issue_player_link(conn, int(player["id"]))
@@ -420,7 +518,15 @@ def player_from_token(conn: sqlite3.Connection, token: str) -> sqlite3.Row:
         row = conn.execute(
             "SELECT * FROM players WHERE id = ?", (int(token.partition(".")[0]),)
         ).fetchone()
-    if row is None or not hmac.compare_digest(_digest(token), row["link_hash"] or ""):
+    if row is None or not _link_matches(row, token):
         _limiter().failed(_client())
         raise AuthError(_("this player link is not valid"), 403)
     return row
+
+
+def _link_matches(row: sqlite3.Row, token: str) -> bool:
+    derived = _derived_link(row)
+    if derived is not None:
+        return hmac.compare_digest(derived, token)
+    # A link made before schema 6: only its SHA-256 was kept.
+    return hmac.compare_digest(_digest(token), row["link_hash"] or "")

@@ -1,6 +1,6 @@
-"""`dominocam serve`: the dashboard, served by waitress, on http://127.0.0.1:5000 (or for
-phones on the local network with `--host 0.0.0.0`; cheap to import: Flask and waitress load
-inside the command)."""
+"""`dominocam serve`: the dashboard, served by waitress on port 5000, to phones on the local
+network when this computer is on a private one (`--host auto`), else to this computer only
+(cheap to import: Flask and waitress load inside the command)."""
 
 from __future__ import annotations
 
@@ -29,10 +29,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--host",
-        default="127.0.0.1",
+        default="auto",
         help=(
-            "address to listen on (default 127.0.0.1: this computer only); 0.0.0.0 lets "
-            "phones on the local network reach the game"
+            "address to listen on: auto (the default) serves the local network (0.0.0.0) when "
+            "this computer's address is a private one (home, club), else this computer only; "
+            "127.0.0.1: this computer only (a shared or untrusted network); 0.0.0.0: every "
+            "network this computer is on"
         ),
     )
     parser.add_argument(
@@ -93,7 +95,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def serve(args: argparse.Namespace) -> int:
     if getattr(args, "tournament", None):
+        from server.serving import AUTO_HOST, LOOPBACK
         from tournament.cli import serve_tournament
+
+        if args.host == AUTO_HOST:  # an event's web process sits behind its own front
+            args.host = LOOPBACK
 
         return serve_tournament(args)
     import os
@@ -103,22 +109,24 @@ def serve(args: argparse.Namespace) -> int:
     from server.serving import (
         check_address_free,
         check_public_url,
+        choose_host,
         create_server,
         is_loopback,
         stop_server,
     )
 
-    # Everything the server writes (database, WAL, photos) is for its owner only.
+    # Everything the server writes (database, WAL, photos, the link key) is for its owner.
     os.umask(0o077)
+    host = choose_host(args.host)
     config: dict[str, object] = {
         "DEMO": bool(args.demo),
-        "LISTEN_HOST": args.host,
+        "LISTEN_HOST": host,
         "LISTEN_PORT": args.port,
     }
     if args.public_url:
         config["PUBLIC_URL"] = check_public_url(args.public_url)
     # Before anything is written or started: a taken port is the usual failed start.
-    check_address_free(args.host, args.port)
+    check_address_free(host, args.port)
     storage = _storage_config(args)
     config.update(storage)
     if args.reset_token:
@@ -130,13 +138,16 @@ def serve(args: argparse.Namespace) -> int:
     except RuntimeError as error:
         raise UserInputError(str(error)) from error
     try:
-        server = create_server(app, args.host, args.port)
+        server = create_server(app, host, args.port)
         app.config["LISTEN_PORT"] = server.effective_port
-        print(_listening_message(app, args.host, server.effective_port), flush=True)
-        if not is_loopback(args.host):
+        print(_listening_message(app, host, server.effective_port, args.host), flush=True)
+        if not is_loopback(host):
             print(
-                f"WARNING: listening beyond this computer ({args.host}): anyone on this network "
-                "can open the table page; the admin pages still need the admin token.",
+                f"WARNING: listening beyond this computer ({host}): anyone on this network "
+                "can open the table page and the overlay; the admin pages need the passphrase "
+                "or the admin token, and a hand its player's link. On a shared network (a "
+                "cafe, a hotel, an office) start with --host 127.0.0.1 instead "
+                "(docs/server.md, Serving phones on the local network).",
                 file=sys.stderr,
                 flush=True,
             )
@@ -164,10 +175,10 @@ def _storage_config(args: argparse.Namespace) -> dict[str, object]:
     return {key: value for key, value in given.items() if value}
 
 
-def _listening_message(app: Any, host: str, port: int) -> str:
+def _listening_message(app: Any, host: str, port: int, asked: str | None = None) -> str:
     """What `serve` prints on start: where the dashboard is, where phones open it, and where
-    the games are kept."""
-    from server.serving import is_loopback, phone_base_url, phones_can_reach
+    the games are kept. `asked` is the `--host` given (`auto` chose `host`)."""
+    from server.serving import AUTO_HOST, is_loopback, phone_base_url, phones_can_reach
 
     shown = f"[{host}]" if ":" in host else host
     local = "127.0.0.1" if host in ("0.0.0.0", "::") else shown
@@ -175,10 +186,18 @@ def _listening_message(app: Any, host: str, port: int) -> str:
     phones = phone_base_url(app.config, f"http://{local}:{port}/")
     if phones_can_reach(phones):
         lines.append(f"Phones on this network open {phones}/ (player links and QR codes use it)")
+    elif is_loopback(host) and asked == AUTO_HOST:
+        lines.append(
+            "Only this computer can open it: it is on no private network (no network, or a "
+            "public address). For phones, join the table's network (a home or club Wi-Fi, a "
+            "phone's hotspot) and start again, or start with --host 0.0.0.0 on a network you "
+            "trust; player links stay the same"
+        )
     elif is_loopback(host):
         lines.append(
             "Only this computer can open it: for phones, restart with --host 0.0.0.0 "
-            "(and --public-url if they reach this machine by another address)"
+            "(and --public-url if they reach this machine by another address); player links "
+            "stay the same"
         )
     else:
         lines.append("No LAN address found: give the one phones use with --public-url")

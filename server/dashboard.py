@@ -17,7 +17,7 @@ from rules.i18n import _
 from server import auth, engine, game
 from server.db import get_db
 from server.redirects import same_site_path
-from server.serving import phone_base_url, phones_can_reach
+from server.serving import is_loopback, phone_base_url, phones_can_reach
 
 bp = Blueprint("dashboard", __name__)
 
@@ -81,7 +81,16 @@ def player_links(game_id: int) -> Any:
     game.get_game(get_db(), game_id)
     if not _is_admin():
         return redirect(url_for("dashboard.login", next=request.path))
-    return render_template("players.html", game_id=game_id, admin=True)
+    phones = phone_base_url(current_app.config, request.host_url)
+    listen = current_app.config.get("LISTEN_HOST")
+    return render_template(
+        "players.html",
+        game_id=game_id,
+        admin=True,
+        phone_url=f"{phones}/",
+        phones_can_reach=phones_can_reach(phones),
+        serves_this_computer_only=bool(listen) and is_loopback(str(listen)),
+    )
 
 
 @bp.get("/setup")

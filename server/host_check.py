@@ -10,15 +10,20 @@ still says `evil.example`. So every request must name the dashboard by
   DNS answers for, and an address is no name;
 * `localhost` or a name under `.localhost` (browsers resolve those themselves);
 * the name it listens on (`--host NAME`), the host of `--public-url`, this computer's own
-  name (and NAME.local, as mDNS announces it), or a name listed in `ALLOWED_HOSTS` (a
-  reverse proxy's name, say);
+  names (its host name, its fully qualified name, and NAME.local, as mDNS announces it), or
+  a name listed in `ALLOWED_HOSTS` (a reverse proxy's name, say);
 
 or it gets 400. A request without a Host header (HTTP/1.0, scripts) comes from no browser
-page and is let through.
+page and is let through. Serving the local network (`--host auto`, the default, or 0.0.0.0)
+changes none of this: phones open the LAN address the player links carry.
+
+The first-run page, which makes the first admin session, asks more (`names_loopback`): a
+loopback name (127.0.0.1, [::1], localhost), not even this computer's own name.
 """
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import re
 import socket
@@ -52,9 +57,41 @@ def allowed_names(
     if public_url:
         names.add(urlsplit(public_url).hostname or "")
     machine = socket.gethostname()
-    names.update({machine, f"{machine.split('.')[0]}.local"})
+    names.update({machine, machine.split(".")[0], f"{machine.split('.')[0]}.local"})
+    names.add(_fully_qualified(machine))
     names.update(extra)
     return frozenset(n.lower().rstrip(".") for n in names if n)
+
+
+@functools.lru_cache(maxsize=4)
+def _fully_qualified(machine: str) -> str:
+    """This computer's fully qualified name, as the resolver knows it (asked once per
+    process); "" without one."""
+    try:
+        name = socket.getfqdn(machine)
+    except (OSError, UnicodeError):
+        return ""
+    return "" if name == "localhost" or name.endswith(".localhost") else name
+
+
+def names_loopback(header: str | None) -> bool:
+    """True when a Host header calls the dashboard by a loopback name or address: 127.x.y.z,
+    [::1], `localhost` or a name under `.localhost` (browsers resolve those to this computer
+    themselves, so no DNS answer can rebind them). A missing header is not one."""
+    if header is None:
+        return False
+    match = _HOST.fullmatch(header.strip())
+    if match is None:
+        return False
+    name = match["name"].lower().rstrip(".")
+    if name == "localhost" or name.endswith(".localhost"):
+        return True
+    if name.startswith("[") != name.endswith("]"):
+        return False
+    try:
+        return ipaddress.ip_address(name.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 def host_allowed(header: str | None, names: frozenset[str]) -> bool:

@@ -55,6 +55,35 @@ def lan_address() -> str | None:
     return None if ipaddress.ip_address(address).is_loopback else address
 
 
+# `--host auto` (the default): the local network when this computer is on a private one.
+AUTO_HOST = "auto"
+EVERY_INTERFACE = "0.0.0.0"
+LOOPBACK = "127.0.0.1"
+
+
+def network_is_private(address: str | None) -> bool:
+    """True for an address of a private network (a home or club router's 192.168.x.x,
+    10.x.x.x, 172.16-31.x.x, an IPv6 unique-local or link-local one): not a public
+    address, which the whole internet may reach."""
+    if not address:
+        return False
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    return ip.is_private and not ip.is_loopback and not ip.is_unspecified
+
+
+def choose_host(host: str, lan: Callable[[], str | None] = lan_address) -> str:
+    """The address to listen on for `--host`: any address or name as given; `auto` is every
+    interface (0.0.0.0) when this computer's LAN address (`lan`) is a private one, so that
+    phones on the network reach the game on the first try, else 127.0.0.1 (no network yet,
+    or a public address: the table stays on this computer; `listening` says why)."""
+    if host != AUTO_HOST:
+        return host
+    return EVERY_INTERFACE if network_is_private(lan()) else LOOPBACK
+
+
 def check_public_url(url: str) -> str:
     """`--public-url` without its trailing slash.
 

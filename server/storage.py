@@ -163,6 +163,13 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE hands ADD COLUMN to_confirm INTEGER NOT NULL DEFAULT 0;  -- play went on since
     ALTER TABLE games ADD COLUMN deal INTEGER;           -- tiles dealt each; NULL: the variant's
     """,
+    # 6: player links derived from the server's link key (server.auth), so that the page can
+    # show them again after a restart. A link made before (only its hash in link_hash) keeps
+    # working until "New link" replaces it.
+    """
+    ALTER TABLE players ADD COLUMN link_secret TEXT;     -- random; the key file makes the link
+    ALTER TABLE players ADD COLUMN link_counter INTEGER NOT NULL DEFAULT 0;  -- "New link": +1
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

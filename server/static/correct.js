@@ -170,8 +170,72 @@
     DC.api("POST", base + "/table/checked").then(function (s) { reviewMsg(_("The table reading is checked."), "ok"); render(s); })
       .catch(function (e) { reviewMsg(e.message, "error"); });
   });
+  /* Each player's hand, typed in: a reason field beside it (needed once the hands are
+     locked), and what went wrong said next to that hand, not under the photo. */
+  var handForms = {}, handPlayers = "";
+  function handMsg(form, text, cls) { var n = form.querySelector(".hand-msg"); n.textContent = text; n.className = "hand-msg " + (cls || ""); }
+  function reasonNeeded(name) { return _("The hands are locked: write why you change {name}'s hand (kept in the audit trail), then save again.", { name: name }); }
+  function loadHand(p, form) {
+    DC.api("GET", base + "/hands/" + p.id).then(function (h) {
+      var now = h.confirmed ? (h.tiles.length ? h.tiles.map(DC.tileText).join(" ") : _("no tiles")) : _("not confirmed yet");
+      form.querySelector(".hand-now").textContent = _("Now: {tiles}", { tiles: now });
+      var input = form.querySelector(".hand-tiles");
+      if (document.activeElement !== input && !input.value && h.confirmed) input.value = h.tiles.map(DC.tileText).join(" ");
+    }).catch(function (e) { handMsg(form, e.message, "error"); });
+  }
+  function saveHand(p, form) {
+    var reason = form.querySelector(".hand-reason"), why = reason.value.trim(), tiles;
+    try { tiles = DC.parseTiles(form.querySelector(".hand-tiles").value); } catch (e) { handMsg(form, e.message, "error"); return; }
+    if (state.round.locked && !why) { handMsg(form, reasonNeeded(p.name), "error"); reason.focus(); return; }
+    var body = { tiles: tiles };
+    if (why) body.reason = why;
+    DC.api("PUT", base + "/hands/" + p.id, body).then(function (d) {
+      reason.value = "";
+      handMsg(form, ngettext("{name}: {count} tile saved.", "{name}: {count} tiles saved.", d.tiles, { name: d.player }), "ok");
+      loadHand(p, form); loadReview();
+    }).catch(function (e) {
+      /* Locked since the page last heard: say so in the host's words, not the API's. */
+      if (why || !e.data || e.data._status !== 400) { handMsg(form, e.message, "error"); return; }
+      DC.api("GET", "/api/state?game=" + encodeURIComponent(gameId)).then(function (s) {
+        render(s);
+        handMsg(form, s.round.locked ? reasonNeeded(p.name) : e.message, "error");
+      }).catch(function () { handMsg(form, e.message, "error"); });
+    });
+  }
+  function handForm(p) {
+    var tiles = DC.el("input", { class: "hand-tiles", placeholder: "0-1 6-6 2-4", "aria-label": _("{name}'s tiles", { name: p.name }) });
+    var reason = DC.el("input", { class: "hand-reason", maxlength: "500", "aria-label": _("Why you change {name}'s hand (kept in the audit trail)", { name: p.name }) });
+    var form = DC.el("form", { class: "hand-fix", "data-player": p.name }, [
+      DC.el("p", { class: "row" }, [DC.el("strong", { text: p.name }), " ", DC.el("span", { class: "hand-now muted" })]),
+      DC.el("div", { class: "row" }, [tiles,
+        DC.el("label", { class: "hand-reason-label" }, [DC.el("span", { class: "reason-text" }), " ", reason]),
+        DC.el("button", { type: "submit", class: "primary", text: _("Save the hand") })]),
+      DC.el("p", { class: "hand-msg", role: "status" })]);
+    form.addEventListener("submit", function (ev) { ev.preventDefault(); saveHand(p, form); });
+    return form;
+  }
+  function renderHands() {
+    var open = state.round.status === "open", locked = !!state.round.locked;
+    DC.$("hands-card").hidden = !open;
+    if (!open) return;
+    var notice = DC.$("hands-locked");
+    notice.hidden = !locked;
+    notice.textContent = locked ? _("The hands are locked ({why}): a change needs a reason.", { why: state.round.locked.by_shown || state.round.locked.by || "" }) : "";
+    var key = state.players.map(function (p) { return p.id; }).join(",") + "/" + state.round.number;
+    if (key !== handPlayers) {
+      handPlayers = key; handForms = {};
+      var box = DC.clear(DC.$("hand-fixes"));
+      state.players.forEach(function (p) { var f = handForm(p); handForms[p.id] = f; box.appendChild(f); loadHand(p, f); });
+    }
+    state.players.forEach(function (p) {
+      var f = handForms[p.id], reason = f.querySelector(".hand-reason");
+      f.querySelector(".reason-text").textContent = locked ? _("Reason (needed: kept in the audit trail)") : _("Reason (optional)");
+      reason.setAttribute("aria-required", locked ? "true" : "false");
+    });
+  }
   function render(s) {
     state = s;
+    renderHands();
     loadReview();
     if (selected) selected = tiles().filter(function (t) { return t.id === selected.id; })[0] || null;
     if (!selected) DC.$("tile-form").hidden = true;

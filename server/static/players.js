@@ -10,9 +10,9 @@
       });
       var caption = DC.el("figcaption", { class: "big", text: p.team ? _("{name} ({team})", { name: p.name, team: p.team }) : p.name });
       if (!p.token) {
-        /* Only a hash of the link is stored: after a restart it works but cannot be shown. */
+        /* A link made by an earlier version: only its hash is kept, it works but cannot be shown. */
         box.appendChild(DC.el("figure", { class: "player-link hidden-link", "data-player": p.name }, [caption,
-          DC.el("p", { class: "muted", text: _("This link was made before the server restarted. It still works on {name}'s phone; press New link to show a new QR code (the old link then stops working).", { name: p.name }) }),
+          DC.el("p", { class: "muted", text: _("This link was made by an earlier version of DominoCam, which cannot show it again. It still works on {name}'s phone; press New link to show a QR code (the old link then stops working).", { name: p.name }) }),
           rotate]));
         return;
       }

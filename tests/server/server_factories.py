@@ -161,6 +161,9 @@ def start_server(tmp_path, port: int, *extra: str):
             str(port),
             "--db",
             str(tmp_path / "db.sqlite3"),
+            # This computer only (the default, auto, may serve the local network).
+            "--host",
+            "127.0.0.1",
             *extra,
         ],
         cwd=repo,

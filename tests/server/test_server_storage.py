@@ -59,7 +59,7 @@ def test_a_first_schema_database_opens_and_upgrades(tmp_path) -> None:
         {"TESTING": True, "DATABASE": str(path), "ADMIN_TOKEN": "t", "SECRET_KEY": "k"}
     )
     client = app.test_client()
-    assert client.get("/api/health").json["schema_version"] == storage.SCHEMA_VERSION == 5
+    assert client.get("/api/health").json["schema_version"] == storage.SCHEMA_VERSION == 6
     rnd = client.get("/api/games/1/state").json["round"]
     assert rnd["lines"] == [{"name": "main", "open_end": 3}] and not rnd["lines_by_hand"]
     assert rnd["table"]["events"] == []
