@@ -164,7 +164,7 @@ def _judge(
     conn: sqlite3.Connection,
     game_id: int,
     pending: dict[str, Any],
-    author: str,
+    author: str | None = None,
 ) -> Any:
     """Run the rules engine on a state holding every hand. Its messages may name a hand's
     tiles ("tile 5-6 is held twice: in Ana's hand and in Caro's hand"): they go to the host's
@@ -185,7 +185,8 @@ def _judge(
                 public_text=wording.TILE_NEEDS_CHECKING,
             )
             review.hold_for_host(conn, game_id, rnd["id"], [review.RULES_REFUSED], pending)
-            _lock(conn, game_id, rnd, _lock_reason(pending), author)
+            who = author or str(pending.get("proposer") or pending.get("player"))
+            _lock(conn, game_id, rnd, _lock_reason(pending), who)
         raise Conflict(_(ledger_words.HOST_CHECKING)) from None
 
 
@@ -292,9 +293,10 @@ def block_check(
     host rules with `confirm` (`by_host`): hands revealed, totals, winner, ties and points
     written to the scoreboard. Otherwise (a player's proposal, whatever it sends) a blocked
     round is held for the host (`score_pending`, `cancel_pending`) and only then are the
-    hands locked. A check that stops locks nothing: the outcome names the first player who
-    can play and whether that player had declared "cannot play" (a foul); which tile that
-    player can play is told to that player only.
+    hands locked. A check that stops, or is refused, locks nothing: the outcome names the
+    first player who can play and whether that player had declared "cannot play" (a foul);
+    which tile that player can play is told to that player only. Play goes on after it:
+    every hand is to be confirmed again before the next ruling.
 
     The ruling is scored or held in one transaction that first checks the hands are still
     those judged (`_refuse_if_hands_changed`): a hand saved meanwhile is never scored over.
@@ -351,11 +353,17 @@ def block_check(
         # Reached while the host checks only by the host's own ruling: the check is done.
         review.clear_host_check(conn, rnd["id"])
         if verdict.get("blocked") and confirm:
+            # Locked as it ends (kept if the host reopens the round).
+            _lock(conn, game_id, rnd, lifecycle.lock_reason("block", name), author)
             _end_round(conn, game_id, rnd, "block", dict(verdict, ledger=go.to_dict()))
         elif verdict.get("blocked"):
             outcome["awaiting_confirmation"] = True
             _hold(conn, rnd, dict(pending, check=outcome["id"]))
             _lock(conn, game_id, rnd, lifecycle.lock_reason("block", name), author)
+        else:
+            # Stopped: nothing locks, play goes on (each hand confirmed again before the
+            # next ruling: tiles are played from now on).
+            hands.play_goes_on(conn, rnd["id"])
         storage.add_event(conn, game_id, "block_check", {"outcome": public_outcome(outcome)})
     return public_outcome(outcome)
 
@@ -429,6 +437,7 @@ def end_by_domino(
             (rnd["id"], winner["id"]),
         )
         result = dict(result, ledger=go.to_dict())
+        _lock(conn, game_id, rnd, lifecycle.lock_reason("domino", name), author)
         _end_round(conn, game_id, rnd, "domino", result)
     return result
 
