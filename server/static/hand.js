@@ -51,7 +51,7 @@
     DC.$("reconfirm").hidden = !again || !!pending;
     DC.$("discard").hidden = !(v.me.pending && v.me.confirmed) || locked;
     DC.$("retake").hidden = !v.me.has_photo;
-    ["save", "add-tile", "hand-file", "cannot-play", "propose", "retake", "clear"].forEach(function (id) { DC.$(id).disabled = !!locked || r.status !== "open"; });
+    ["save", "add-tile", "hand-file", "live-camera", "cannot-play", "propose", "retake", "clear"].forEach(function (id) { DC.$(id).disabled = !!locked || r.status !== "open"; });
     DC.$("add-form").querySelector("button").disabled = !!locked || r.status !== "open";
     // A disabled button says why, in words, beside it (only a ruling held for the host locks).
     var why = !locked ? "" : r.pending_end ? _("Your hand is locked while the host checks the ruling.") : _("Your hand is locked: only the host can change it now.");
