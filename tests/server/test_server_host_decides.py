@@ -75,6 +75,13 @@ def test_a_players_block_is_held_for_the_host_whatever_the_phone_sends(
         r = client.post(f"/api/hand/{links['Caro']}/block-check", json=again)
         assert r.status_code == 409 and "host" in r.json["error"]
     assert _state(client, gid)["round"]["status"] == "open"
+    # Nothing else a phone may reach scores it: the host's requests need the host.
+    base = f"/api/games/{gid}/rounds/current"
+    assert client.post(f"{base}/score").status_code == 401
+    assert (
+        client.post(f"{base}/domino", json={"player": "Caro", "confirm": True}).status_code == 401
+    )
+    assert client.post(f"/api/hand/{links['Caro']}/domino", json={}).status_code in (404, 405)
     # The host sees it on the table page's state and scores it.
     assert _state(client, gid)["round"]["pending_end"]["proposer"] == "Caro"
     r = client.post(f"/api/games/{gid}/rounds/current/score", headers=ADMIN)
