@@ -195,6 +195,7 @@ def test_a_foul_is_worded_as_the_player_acted(client, game, links) -> None:
     client.post(f"/api/hand/{links['Caro']}/declare", json={"cannot_play": True})
     r = client.post(f"/api/hand/{links['Caro']}/block-check")
     assert r.json["outcome"]["stopped"] == {"player": "Caro", "foul": True, "foul_by": "declared"}
+    confirm_again(client, links)  # stopped again: play went on
     r = client.post(f"/api/hand/{links['Ana']}/block-check")
     assert r.json["outcome"]["stopped"] == {"player": "Caro", "foul": True, "foul_by": "declared"}
 
