@@ -628,7 +628,8 @@ def put_hand(game_id: int, player_id: int) -> Any:
 @bp.get("/games/<int:game_id>/rounds/current/hands/<int:player_id>")
 @admin_required
 def get_hand(game_id: int, player_id: int) -> Any:
-    """A hand for the host's correction screen (never shown on the table page)."""
+    """A hand for the host's correction screen (never shown on the table page), with what
+    was typed instead of a photo's reading or over an earlier list (`replaced`)."""
     conn = get_db()
     player = game.player_by_id(conn, game_id, player_id)
     rnd = game.open_round(conn, game_id)
@@ -640,6 +641,7 @@ def get_hand(game_id: int, player_id: int) -> Any:
             "confirmed": confirmed,
             "tiles": storage.loads(row["tiles"], []) if confirmed else [],
             "pending": storage.loads(row["pending"], None) if row else None,
+            "replaced": game.hands.replaced_readings(conn, rnd["id"], player["name"]),
         }
     )
 
@@ -793,10 +795,12 @@ def hand_declare(token: str) -> Any:
 
 @bp.post("/hand/<token>/block-check")
 def hand_block_check(token: str) -> Any:
-    """The player proposes a block; the verification starts from them."""
+    """The player proposes a block; the verification starts from them. A blocked round is
+    held for the table host, who scores or dismisses it: a player never scores a round
+    (`"confirm"` is accepted from older pages and changes nothing)."""
     player = _player(token)
-    confirm = _confirm(_optional_body({"confirm": CONFIRM}))
-    outcome = game.block_check(get_db(), player["game_id"], player["name"], confirm)
+    _optional_body({"confirm": CONFIRM})
+    outcome = game.block_check(get_db(), player["game_id"], player["name"])
     return jsonify({"outcome": outcome, "view": game.player_view(get_db(), player)})
 
 

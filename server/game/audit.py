@@ -4,7 +4,9 @@ author and reason.
 
 An entry has two texts: `public_text` names no tile and no pip total and may be shown to
 everybody at once; `text` may name tiles (a hand before and after) and is shown to everybody
-only once the entry's round has ended (`entries`).
+only once the entry's round has ended (`entries`). A few entries are the host's alone
+(`HOST_ONLY`: tiles typed instead of a photo's reading): no public list ever shows them, not
+even after the round, since their mere presence says something of a hand.
 """
 
 from __future__ import annotations
@@ -16,7 +18,23 @@ from server.game import wording
 from server.game.lifecycle import HOST, AuditEntry, require_reason, shown_entry
 from server.storage import dumps, loads, now
 
-__all__ = ["HOST", "entries", "record", "record_entry", "require_reason", "round_entries"]
+__all__ = [
+    "HOST",
+    "HOST_ONLY",
+    "TYPED_OVER_READING",
+    "entries",
+    "record",
+    "record_entry",
+    "require_reason",
+    "round_entries",
+]
+
+# Tiles typed instead of a photo's reading (`hands.confirm_hand`).
+TYPED_OVER_READING = "typed"
+# Actions shown on the host's screens only (`hands.replaced_readings`), never in `entries`
+# or `round_entries`.
+HOST_ONLY: tuple[str, ...] = (TYPED_OVER_READING,)
+_PUBLIC = "a.action NOT IN ({})".format(", ".join("?" * len(HOST_ONLY)))
 
 # How many entries the public state carries, newest first.
 LATEST_ENTRIES = 50
@@ -66,8 +84,9 @@ def entries(
     still open shows its public text only (no tile, no pip total, no host's reason)."""
     rows = conn.execute(
         "SELECT a.*, r.number AS round_number, r.status AS round_status FROM audit a "
-        "LEFT JOIN rounds r ON r.id = a.round_id WHERE a.game_id = ? ORDER BY a.id DESC LIMIT ?",
-        (game_id, limit),
+        f"LEFT JOIN rounds r ON r.id = a.round_id WHERE a.game_id = ? AND {_PUBLIC} "
+        "ORDER BY a.id DESC LIMIT ?",
+        (game_id, *HOST_ONLY, limit),
     ).fetchall()
     out = []
     for row in rows:
@@ -98,8 +117,8 @@ def round_entries(conn: sqlite3.Connection, round_id: int) -> list[dict[str, Any
     """
     rows = conn.execute(
         "SELECT a.*, r.number AS round_number FROM audit a JOIN rounds r ON r.id = a.round_id "
-        "WHERE a.round_id = ? AND r.status = 'ended' ORDER BY a.id",
-        (round_id,),
+        f"WHERE a.round_id = ? AND r.status = 'ended' AND {_PUBLIC} ORDER BY a.id",
+        (round_id, *HOST_ONLY),
     ).fetchall()
     return [
         _with_shown(

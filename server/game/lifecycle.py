@@ -112,7 +112,7 @@ def _pips(tiles: list[list[int]]) -> int:
     return sum(a + b for a, b in tiles)
 
 
-def _tiles_text(tiles: list[list[int]]) -> str:
+def tiles_text(tiles: list[list[int]]) -> str:
     return " ".join(f"{a}-{b}" for a, b in tiles) or "no tiles"
 
 
@@ -175,9 +175,9 @@ def confirm_change(
             text=changed.format(
                 who=player,
                 name=player,
-                before=_tiles_text(before),
+                before=tiles_text(before),
                 before_pips=_pips(before),
-                after=_tiles_text(parsed),
+                after=tiles_text(parsed),
                 after_pips=_pips(parsed),
             ),
             public_text=public.format(

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from dominocam.errors import UserInputError
-from rules.i18n import _
+from rules.i18n import N_, _
 from server import engine, storage
 from server.game import audit, hands, ledger_words, lifecycle, review, wording
 from server.game.records import (
@@ -94,41 +94,69 @@ def game_state_for_rules(conn: sqlite3.Connection, game_id: int) -> dict[str, An
 
 
 def lock_hands(conn: sqlite3.Connection, game_id: int, why: str, author: str) -> None:
-    """Lock every hand of the open round (a block proposed, a domino called): from now on
-    only the host changes a hand, with a reason (`hands.confirm_hand`)."""
+    """Lock every hand of the open round (a ruling held for the host): from now on only the
+    host changes a hand, with a reason (`hands.confirm_hand`)."""
     with transaction(conn):
-        rnd = open_round(conn, game_id)
-        if rnd["locked_at"]:
-            return
-        conn.execute(
-            "UPDATE rounds SET locked_at = ?, locked_by = ? WHERE id = ?", (now(), why, rnd["id"])
-        )
-        audit.record(
-            conn, game_id, rnd["id"], "lock", author, wording.HANDS_LOCKED.format(text=why)
-        )
-        storage.add_event(conn, game_id, "round", {"action": "locked"})
+        _lock(conn, game_id, open_round(conn, game_id), why, author)
+
+
+def _lock(conn: sqlite3.Connection, game_id: int, rnd: sqlite3.Row, why: str, author: str) -> None:
+    """`lock_hands` inside the caller's transaction (the ruling is held in the same one)."""
+    if rnd["locked_at"]:
+        return
+    conn.execute(
+        "UPDATE rounds SET locked_at = ?, locked_by = ? WHERE id = ?", (now(), why, rnd["id"])
+    )
+    audit.record(conn, game_id, rnd["id"], "lock", author, wording.HANDS_LOCKED.format(text=why))
+    storage.add_event(conn, game_id, "round", {"action": "locked"})
+
+
+def _release(conn: sqlite3.Connection, rnd: sqlite3.Row) -> None:
+    """The host's decision releases the hands (inside the caller's transaction): play goes
+    on, so every confirmed hand is to be confirmed again before the next ruling."""
+    conn.execute(
+        "UPDATE rounds SET locked_at = NULL, locked_by = NULL, pending_end = NULL, "
+        "host_check = NULL WHERE id = ?",
+        (rnd["id"],),
+    )
+    hands.play_goes_on(conn, rnd["id"])
 
 
 def unlock_hands(conn: sqlite3.Connection, game_id: int, reason: object) -> None:
-    """The host lets play go on (a block check that stopped, a domino called by mistake):
-    the hands can change again, any ruling awaiting confirmation is dropped, and every hand
-    is to be confirmed again by its owner before the next ruling (tiles are played from
-    now on)."""
+    """The host lets play go on (a ruling held by mistake, a reopened round): the hands can
+    change again, any ruling awaiting confirmation is dropped, and every hand is to be
+    confirmed again by its owner before the next ruling (tiles are played from now on)."""
     why = audit.require_reason(reason, _("unlocking the hands"))
     with transaction(conn):
         rnd = open_round(conn, game_id)
         if not rnd["locked_at"]:
             raise Conflict(_("the hands are not locked"))
-        conn.execute(
-            "UPDATE rounds SET locked_at = NULL, locked_by = NULL, pending_end = NULL, "
-            "host_check = NULL WHERE id = ?",
-            (rnd["id"],),
-        )
-        hands.play_goes_on(conn, rnd["id"])
+        _release(conn, rnd)
         audit.record(
             conn, game_id, rnd["id"], "unlock", audit.HOST, wording.HOST_UNLOCKED, None, why
         )
         storage.add_event(conn, game_id, "round", {"action": "unlocked"})
+
+
+def _hold_for_host(
+    conn: sqlite3.Connection,
+    game_id: int,
+    reasons: list[str],
+    pending: dict[str, Any],
+    author: str,
+) -> None:
+    """Hold the ruling for the host's check (`review.hold_for_host`) and lock the hands in
+    the same transaction: a ruling held for the host's decision is what locks them."""
+    with transaction(conn):
+        rnd = open_round(conn, game_id)
+        review.hold_for_host(conn, game_id, rnd["id"], reasons, pending)
+        _lock(conn, game_id, rnd, _lock_reason(pending), author)
+
+
+def _lock_reason(pending: dict[str, Any]) -> str:
+    if pending["by"] == "block":
+        return lifecycle.lock_reason("block", pending["proposer"])
+    return lifecycle.lock_reason("domino", pending["player"])
 
 
 def _judge(
@@ -136,6 +164,7 @@ def _judge(
     conn: sqlite3.Connection,
     game_id: int,
     pending: dict[str, Any],
+    author: str | None = None,
 ) -> Any:
     """Run the rules engine on a state holding every hand. Its messages may name a hand's
     tiles ("tile 5-6 is held twice: in Ana's hand and in Caro's hand"): they go to the host's
@@ -156,6 +185,8 @@ def _judge(
                 public_text=wording.TILE_NEEDS_CHECKING,
             )
             review.hold_for_host(conn, game_id, rnd["id"], [review.RULES_REFUSED], pending)
+            who = author or str(pending.get("proposer") or pending.get("player"))
+            _lock(conn, game_id, rnd, _lock_reason(pending), who)
         raise Conflict(_(ledger_words.HOST_CHECKING)) from None
 
 
@@ -181,6 +212,7 @@ def _go_or_hold(
     decision: RulingDecision,
     pending: dict[str, Any],
     by_host: bool,
+    author: str,
 ) -> RulingGo:
     """Go on, or hold the ruling (`pending`) for the host's check and refuse it now: the host
     reads what is wrong, tile by tile, on the correction screen; everybody else reads only
@@ -192,12 +224,60 @@ def _go_or_hold(
     if isinstance(decision, RulingGo):
         return decision
     reasons = [str(reason) for reason in decision.reasons]
-    with transaction(conn):
-        rnd = open_round(conn, game_id)
-        review.hold_for_host(conn, game_id, rnd["id"], reasons, pending)
+    _hold_for_host(conn, game_id, reasons, pending, author)
     if by_host:
         raise Conflict(" ".join(ledger_words.wait_text(reasons)))
     raise Conflict(ledger_words.public_message(reasons))
+
+
+def _refuse_after_cancel(conn: sqlite3.Connection, rnd: sqlite3.Row) -> None:
+    """A player's ruling right after the host cancelled one: play goes on, and every hand is
+    confirmed again before a new ruling (nothing a phone sends brings the cancelled one
+    back).
+
+    Raises:
+        Conflict: the host's last decision on a ruling was a cancel, and a hand is still to
+            be confirmed again since.
+    """
+    last = conn.execute(
+        "SELECT action FROM audit WHERE round_id = ? AND action IN ('cancel', 'unlock', 'lock') "
+        "ORDER BY id DESC LIMIT 1",
+        (rnd["id"],),
+    ).fetchone()
+    if last is None or last["action"] != "cancel":
+        return
+    waiting = conn.execute(
+        "SELECT 1 FROM hands WHERE round_id = ? AND to_confirm = 1 LIMIT 1", (rnd["id"],)
+    ).fetchone()
+    if waiting is not None:
+        raise Conflict(_(CANCELLED_BY_HOST))
+
+
+# Marked here, translated where raised (the request's language).
+CANCELLED_BY_HOST = N_(
+    "The table host cancelled the last ruling: it cannot be proposed again as it was. Play "
+    "goes on; every player confirms their hand again before a new ruling."
+)
+
+
+def _refuse_if_hands_changed(
+    conn: sqlite3.Connection, game_id: int, judged: dict[str, Any], **which: Any
+) -> None:
+    """Inside the transaction that scores or holds a ruling: the hands (and declarations)
+    are still those the rules engine judged. A hand saved meanwhile is not scored over:
+    the ruling is refused and proposed again on the hands as they are.
+
+    Raises:
+        Conflict: a hand changed while the ruling was judged.
+    """
+    now_state = rules_state(conn, game_id, allow_missing=True, **which)
+    if now_state["players"] != judged["players"]:
+        raise Conflict(
+            _(
+                "A hand changed while the ruling was being judged: nothing was scored or held. "
+                "Try again on the hands as they are now."
+            )
+        )
 
 
 def block_check(
@@ -209,49 +289,61 @@ def block_check(
 ) -> dict[str, Any]:
     """Run the clockwise verification from `proposer_name` with the rules engine.
 
-    Proposing locks the hands. A confirmed block ends the round when `confirm` is true: hands
-    revealed, totals, winner, ties and points written to the scoreboard; without `confirm`
-    the round waits for the host to score it (`score_pending`). Otherwise the outcome names
-    the first player who can play and whether that player had declared "cannot play" (a
-    foul); which tile that player can play is told to that player only. The hands stay
-    locked: play goes on once the host unlocks them (`unlock_hands`), and then every hand is
-    to be confirmed again before the next ruling.
+    Only the host turns a ruling into a score. A confirmed block ends the round when the
+    host rules with `confirm` (`by_host`): hands revealed, totals, winner, ties and points
+    written to the scoreboard. Otherwise (a player's proposal, whatever it sends) a blocked
+    round is held for the host (`score_pending`, `cancel_pending`) and only then are the
+    hands locked. A check that stops, or is refused, locks nothing: the outcome names the
+    first player who can play and whether that player had declared "cannot play" (a foul);
+    which tile that player can play is told to that player only. Play goes on after it:
+    every hand is to be confirmed again before the next ruling.
+
+    The ruling is scored or held in one transaction that first checks the hands are still
+    those judged (`_refuse_if_hands_changed`): a hand saved meanwhile is never scored over.
 
     Args:
         by_host: the table's host rules (the admin's page, or scoring a held ruling): only
-            the host rules while a ruling waits for the host's check.
+            the host rules while a ruling waits for the host's check, and only the host
+            scores.
 
     Raises:
         Conflict: a hand is missing, unconfirmed or to be confirmed again, the table reading
             needs the host's check, the round's ledger holds the ruling for the host (the
-            host's screen says why), or another ruling awaits confirmation.
+            host's screen says why), another ruling awaits confirmation, the host cancelled
+            the last ruling, or a hand changed while it was judged.
     """
+    confirm = confirm and by_host
     proposer = player_by_name(conn, game_id, proposer_name)
     name = proposer["name"]
+    author = audit.HOST if by_host else name
     rnd = open_round(conn, game_id)
     lifecycle.refuse_other_ruling(loads(rnd["pending_end"], None), "block", name, confirm)
     review.refuse_while_host_checks(rnd, by_host)
+    if not by_host:
+        _refuse_after_cancel(conn, rnd)
     state = rules_state(conn, game_id, proposer=name)
     decision = _ledger_first(conn, game_id, Ruling.BLOCK, None)
-    lock_hands(conn, game_id, lifecycle.lock_reason("block", name), name)
-    review.refuse_unchecked(conn, game_id, open_round(conn, game_id))
+    review.refuse_unchecked(conn, game_id, rnd)
     pending = {"by": "block", "proposer": name}
     floor = boneyard_floor(decision)
     if floor is not None:
         # Only the boneyard's count is missing: a player who can play stops the check
         # whatever it holds; when nobody can, the count decides and the host enters it.
-        verdict = _judge(lambda: engine.check(dict(state, boneyard=floor)), conn, game_id, pending)
+        verdict = _judge(
+            lambda: engine.check(dict(state, boneyard=floor)), conn, game_id, pending, author
+        )
         if verdict["conditions"]["no_playable_end"]:
-            _go_or_hold(conn, game_id, decision, pending, by_host)
+            _go_or_hold(conn, game_id, decision, pending, by_host, author)
         go = RulingGo(decision.ledger, floor)
     else:
-        go = _go_or_hold(conn, game_id, decision, pending, by_host)
+        go = _go_or_hold(conn, game_id, decision, pending, by_host, author)
         # Condition 2 from the ledger's boneyard: known, or bounded well enough to decide it.
         state["boneyard"] = go.boneyard
-        verdict = _judge(lambda: engine.check(state), conn, game_id, pending)
+        verdict = _judge(lambda: engine.check(state), conn, game_id, pending, author)
     outcome = _outcome(conn, game_id, name, verdict)
     with transaction(conn):
         rnd = open_round(conn, game_id)
+        _refuse_if_hands_changed(conn, game_id, state, proposer=name)
         cur = conn.execute(
             "INSERT INTO block_checks (round_id, proposer, verdict, outcome, created_at) "
             "VALUES (?, ?, ?, ?, ?)",
@@ -261,10 +353,17 @@ def block_check(
         # Reached while the host checks only by the host's own ruling: the check is done.
         review.clear_host_check(conn, rnd["id"])
         if verdict.get("blocked") and confirm:
+            # Locked as it ends (kept if the host reopens the round).
+            _lock(conn, game_id, rnd, lifecycle.lock_reason("block", name), author)
             _end_round(conn, game_id, rnd, "block", dict(verdict, ledger=go.to_dict()))
         elif verdict.get("blocked"):
             outcome["awaiting_confirmation"] = True
             _hold(conn, rnd, dict(pending, check=outcome["id"]))
+            _lock(conn, game_id, rnd, lifecycle.lock_reason("block", name), author)
+        else:
+            # Stopped: nothing locks, play goes on (each hand confirmed again before the
+            # next ruling: tiles are played from now on).
+            hands.play_goes_on(conn, rnd["id"])
         storage.add_event(conn, game_id, "block_check", {"outcome": public_outcome(outcome)})
     return public_outcome(outcome)
 
@@ -301,32 +400,36 @@ def end_by_domino(
     confirm: bool = False,
     by_host: bool = False,
 ) -> dict[str, Any]:
-    """`winner_name` played their last tile: lock the hands and, with `confirm`, end the
-    round and score it per the variant. Without `confirm` the call waits for the host
-    (`score_pending`) and returns `{"pending": ...}` with nothing scored.
+    """`winner_name` played their last tile: with the host's `confirm`, end the round and
+    score it per the variant. Otherwise the call is held for the host (`score_pending`),
+    which locks the hands, and returns `{"pending": ...}` with nothing scored. Only the host
+    calls domino in single-table mode (a phone has no such request).
 
     Raises:
         Conflict: as `block_check` (the winner's own hand needs no confirmation: it is
             empty).
     """
+    confirm = confirm and by_host
     winner = player_by_name(conn, game_id, winner_name)
     name = winner["name"]
+    author = audit.HOST if by_host else name
     rnd = open_round(conn, game_id)
     lifecycle.refuse_other_ruling(loads(rnd["pending_end"], None), "domino", name, confirm)
     review.refuse_while_host_checks(rnd, by_host)
     state = rules_state(conn, game_id, empty_hand=name)
     decision = _ledger_first(conn, game_id, Ruling.DOMINO, name)
-    lock_hands(conn, game_id, lifecycle.lock_reason("domino", name), audit.HOST)
-    review.refuse_unchecked(conn, game_id, open_round(conn, game_id))
+    review.refuse_unchecked(conn, game_id, rnd)
     pending = {"by": "domino", "player": name}
-    go = _go_or_hold(conn, game_id, decision, pending, by_host)
+    go = _go_or_hold(conn, game_id, decision, pending, by_host, author)
     state["boneyard"] = go.boneyard
-    result = _judge(lambda: engine.score_domino(state, name), conn, game_id, pending)
+    result = _judge(lambda: engine.score_domino(state, name), conn, game_id, pending, author)
     with transaction(conn):
         rnd = open_round(conn, game_id)
+        _refuse_if_hands_changed(conn, game_id, state, empty_hand=name)
         review.clear_host_check(conn, rnd["id"])
         if not confirm:
             _hold(conn, rnd, pending)
+            _lock(conn, game_id, rnd, lifecycle.lock_reason("domino", name), author)
             storage.add_event(conn, game_id, "round", {"action": "domino-called"})
             return {"pending": pending}
         conn.execute(
@@ -334,6 +437,7 @@ def end_by_domino(
             (rnd["id"], winner["id"]),
         )
         result = dict(result, ledger=go.to_dict())
+        _lock(conn, game_id, rnd, lifecycle.lock_reason("domino", name), author)
         _end_round(conn, game_id, rnd, "domino", result)
     return result
 
@@ -341,6 +445,7 @@ def end_by_domino(
 def score_pending(conn: sqlite3.Connection, game_id: int) -> dict[str, Any]:
     """The host confirms the ruling that ends the round: it is judged again on the hands as
     they are now (the host may have corrected one) and, if it still ends the round, scored.
+    A block that no longer holds is dropped and the hands are released (play goes on).
 
     Returns:
         `{"ended": bool, "outcome" | "result": ...}`.
@@ -355,21 +460,21 @@ def score_pending(conn: sqlite3.Connection, game_id: int) -> dict[str, Any]:
     outcome = block_check(conn, game_id, pending["proposer"], confirm=True, by_host=True)
     if not outcome["blocked"]:
         with transaction(conn):
-            conn.execute("UPDATE rounds SET pending_end = NULL WHERE id = ?", (rnd["id"],))
+            _release(conn, open_round(conn, game_id))
+            storage.add_event(conn, game_id, "round", {"action": "unlocked"})
     return {"ended": outcome["blocked"], "outcome": outcome}
 
 
 def cancel_pending(conn: sqlite3.Connection, game_id: int, reason: object) -> None:
-    """The host drops a ruling awaiting confirmation (the hands stay locked)."""
+    """The host dismisses a ruling awaiting confirmation: the hands are released, play goes
+    on, and every hand is confirmed again before a new ruling (`_refuse_after_cancel`)."""
     why = audit.require_reason(reason, _("cancelling a ruling"))
     with transaction(conn):
         rnd = open_round(conn, game_id)
         pending = loads(rnd["pending_end"], None)
         if pending is None:
             raise Conflict(_("no ruling is waiting to be scored"))
-        conn.execute(
-            "UPDATE rounds SET pending_end = NULL, host_check = NULL WHERE id = ?", (rnd["id"],)
-        )
+        _release(conn, rnd)
         audit.record(
             conn,
             game_id,

@@ -29,6 +29,11 @@ PLAYER_CHANGED_HAND_PUBLIC = N_(
     "{who} changed {name}'s confirmed hand ({before} tiles, now {after})"
 )
 # server.game.rulings (the lock's reasons, the audit entries)
+# server.game.hands (for the host alone: never public, not even after the round)
+TYPED_OVER_READING = N_(
+    "{who} typed {name}'s tiles instead of the photo's reading: the photo read {reading}, "
+    "the hand is now {typed}"
+)
 PROPOSED_A_BLOCK = N_("{name} proposed a block")
 CALLED_DOMINO = N_("{name} called domino")
 HANDS_LOCKED = N_("hands locked: {text}")
@@ -60,7 +65,8 @@ HOST_CHANGED_SEATS = N_("the host changed the seats: {names}")
 
 ALL: tuple[str, ...] = (
     HOST_CHANGED_HAND, PLAYER_CHANGED_HAND, HOST_CHANGED_HAND_PUBLIC,
-    PLAYER_CHANGED_HAND_PUBLIC, PROPOSED_A_BLOCK, CALLED_DOMINO, HANDS_LOCKED, HOST_UNLOCKED,
+    PLAYER_CHANGED_HAND_PUBLIC, TYPED_OVER_READING, PROPOSED_A_BLOCK, CALLED_DOMINO,
+    HANDS_LOCKED, HOST_UNLOCKED,
     RULES_REFUSED, TILE_NEEDS_CHECKING, HELD_BLOCK, HELD_DOMINO, HOST_CANCELLED,
     HELD_BLOCK_CHECKING, HELD_DOMINO_CHECKING, HELD_FOR_HOST, HOST_OVERRIDE,
     HOST_CHECKED_TABLE, ROUND_REOPENED, HOST_REOPENED, HOST_CORRECTED, HOST_RENAMED,

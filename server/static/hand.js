@@ -51,7 +51,11 @@
     DC.$("reconfirm").hidden = !again || !!pending;
     DC.$("discard").hidden = !(v.me.pending && v.me.confirmed) || locked;
     DC.$("retake").hidden = !v.me.has_photo;
-    ["save", "add-tile", "hand-file", "cannot-play", "propose", "retake", "clear"].forEach(function (id) { DC.$(id).disabled = !!locked || r.status !== "open"; });
+    ["save", "add-tile", "hand-file", "live-camera", "cannot-play", "propose", "retake", "clear"].forEach(function (id) { DC.$(id).disabled = !!locked || r.status !== "open"; });
+    DC.$("add-form").querySelector("button").disabled = !!locked || r.status !== "open";
+    // A disabled button says why, in words, beside it (only a ruling held for the host locks).
+    var why = !locked ? "" : r.pending_end ? _("Your hand is locked while the host checks the ruling.") : _("Your hand is locked: only the host can change it now.");
+    ["photo-locked-why", "edit-locked-why", "locked-why"].forEach(function (id) { DC.setText(id, why); DC.$(id).hidden = !why; });
     // Once the round is over there is nothing to photograph, save or propose: the result shows.
     var over = r.status !== "open";
     DC.$("photo-card").hidden = over;
@@ -60,7 +64,9 @@
     DC.$("block-actions").hidden = over;
     DC.setText("block-title", over ? _("Round result") : _("Block"));
     renderScoreboard(v.scoreboard);
-    DC.setText("locked", locked ? _("Hands are locked ({why}): only the host can change a hand now.", { why: r.locked.by_shown || r.locked.by }) + (r.pending_end ? " " + DC.pendingText(r.pending_end) : "") : "");
+    // A ruling waits for the table host: the host scores it or dismisses it, nobody else.
+    var held = r.status === "open" && r.pending_end;
+    DC.setText("locked", held ? _("The table host is checking: {ruling}", { ruling: DC.pendingText(r.pending_end) }) + " " + _("The host scores the round or dismisses the ruling; your phone cannot.") : locked ? _("Hands are locked ({why}): only the host can change a hand now.", { why: r.locked.by_shown || r.locked.by }) : "");
     DC.setText("review", (r.review || {}).messages ? r.review.messages.join(" ") : "");
     var play = v.me.can_play;
     DC.setText("can-play", play ? _("You can play {tile} on {line}.", { tile: DC.tileText(play.tile), line: play.line }) : "");
@@ -143,13 +149,17 @@
     // tiles shown (the question names them) and proposes at once.
     var confirmFirst = unconfirmed();
     var question = confirmFirst
-      ? _("Confirm your hand as shown ({tiles}, {pips}) and propose a block? Every hand locks now. If every player confirms they cannot play, the round is scored.", { tiles: tilesText(tiles.length), pips: pipsText(total()) })
-      : _("Propose a block? Every hand locks now. If every player confirms they cannot play, the round is scored.");
+      ? _("Confirm your hand as shown ({tiles}, {pips}) and propose a block? If nobody can play, the table host checks the block and scores the round; every hand locks until then.", { tiles: tilesText(tiles.length), pips: pipsText(total()) })
+      : _("Propose a block? If nobody can play, the table host checks the block and scores the round; every hand locks until then.");
     if (!confirm(question)) return;
     msg("block-result", _("Checking clockwise from you…"));
     var saved = confirmFirst ? DC.api("PUT", base + "/tiles", { tiles: tiles }).then(function (v) { dirty = false; render(v); }) : Promise.resolve();
-    saved.then(function () { return DC.api("POST", base + "/block-check", { confirm: true }); })
-      .then(function (d) { if (lastCheck !== d.outcome.id) { lastCheck = d.outcome.id; DC.showSteps(DC.$("steps"), DC.$("block-result"), d.outcome); } render(d.view); })
+    // A proposal only: the table host scores a block or dismisses it.
+    saved.then(function () { return DC.api("POST", base + "/block-check", {}); })
+      .then(function (d) {
+        if (lastCheck !== d.outcome.id) { lastCheck = d.outcome.id; DC.showSteps(DC.$("steps"), DC.$("block-result"), d.outcome); }
+        render(d.view);
+      })
       .catch(function (e) { msg("block-result", e.message, "error"); });
   });
   load().then(function () {

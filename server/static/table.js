@@ -226,7 +226,7 @@
   DC.$("block-form").addEventListener("submit", function (ev) {
     ev.preventDefault();
     var who = DC.$("proposer").value;
-    if (!confirm(_("{name} proposes a block? Every hand locks now. If every player confirms they cannot play, the round is scored.", { name: who }))) return;
+    if (!confirm(_("{name} proposes a block? The check runs clockwise from {name}; if nobody can play, the round is scored now.", { name: who }))) return;
     DC.setText("block-result", _("Checking clockwise…"));
     DC.api("POST", "/api/games/" + gameId + "/rounds/current/block-check", { proposer: who, confirm: true })
       .then(function (d) { if (lastCheckShown !== d.outcome.id) { lastCheckShown = d.outcome.id; DC.showSteps(DC.$("steps"), DC.$("block-result"), d.outcome); } render(d.state); })

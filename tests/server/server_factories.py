@@ -72,6 +72,16 @@ def hands_beside_fake_table(names: tuple[str, ...] = ("Ana", "Ben", "Caro", "Dev
     return out
 
 
+def propose_and_score(client, gid: int, token: str):
+    """A player proposes a block from their link and the table host scores it (only the host
+    turns a ruling into a score); returns the host's answer."""
+    r = client.post(f"/api/hand/{token}/block-check")
+    assert r.status_code == 200 and r.json["outcome"]["blocked"], r.json
+    r = client.post(f"/api/games/{gid}/rounds/current/score", headers=ADMIN)
+    assert r.status_code == 200 and r.json["ended"], r.json
+    return r
+
+
 def confirm_again(client, links: dict[str, str], names=None) -> None:
     """Each player confirms their hand again as it is (play went on since: an unlock, a
     stopped check, a reopened round)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from server_factories import ADMIN, confirm_again, jpeg_bytes
+from server_factories import ADMIN, confirm_again, jpeg_bytes, propose_and_score
 
 from server import engine, storage
 
@@ -188,16 +188,14 @@ def test_a_foul_is_worded_as_the_player_acted(client, game, links) -> None:
     _hand(client, links["Dev"], [[0, 0]])
     r = client.post(f"/api/hand/{links['Caro']}/block-check")
     assert r.json["outcome"]["stopped"] == {"player": "Caro", "foul": True, "foul_by": "proposed"}
-    assert (
-        client.post(
-            f"/api/games/{gid}/rounds/current/unlock", json={"reason": "play on"}, headers=ADMIN
-        ).status_code
-        == 200
-    )
-    confirm_again(client, links)  # play went on: each hand is confirmed again
+    # A check that stops locks nothing (issue 33): play goes on at once, and each hand is
+    # confirmed again before the next ruling.
+    assert r.json["view"]["round"]["locked"] is None
+    confirm_again(client, links)
     client.post(f"/api/hand/{links['Caro']}/declare", json={"cannot_play": True})
     r = client.post(f"/api/hand/{links['Caro']}/block-check")
     assert r.json["outcome"]["stopped"] == {"player": "Caro", "foul": True, "foul_by": "declared"}
+    confirm_again(client, links)  # stopped again: play went on
     r = client.post(f"/api/hand/{links['Ana']}/block-check")
     assert r.json["outcome"]["stopped"] == {"player": "Caro", "foul": True, "foul_by": "declared"}
 
@@ -253,8 +251,8 @@ def test_tie_is_reported(client, game, links) -> None:
         "Dev": [[4, 4]],
     }.items():
         _hand(client, links[name], tiles)
-    r = client.post(f"/api/hand/{links['Ana']}/block-check", json={"confirm": True})
-    result = r.json["view"]["round"]["result"]
+    r = propose_and_score(client, gid, links["Ana"])
+    result = r.json["state"]["round"]["result"]
     assert sorted(result["tied"]) == ["Ana", "Ben"] and result["winner"] is None
 
 

@@ -289,7 +289,8 @@ PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True}
 @pytest.mark.slow
 def test_hand_lifecycle_lock_audit_and_undo_on_a_phone(browser, make_app, tmp_path) -> None:
     """On 390x844 pages: a photo's reading is confirmed before the hand is in, a new photo
-    never replaces it silently, a proposal locks every hand, the audit trail names the
+    never replaces it silently, a proposal that stops locks nothing, a block that holds
+    waits for the host and locks every hand (the phone says why), the audit trail names the
     change (tiles only once the round is over), and the host reopens the round."""
     from playwright.sync_api import expect
     from server_factories import ADMIN, fake_scene, jpeg_bytes
@@ -348,30 +349,19 @@ def test_hand_lifecycle_lock_audit_and_undo_on_a_phone(browser, make_app, tmp_pa
             re.compile(r"Ana changed Ana's confirmed hand \(2 tiles, now 1\)")
         )
 
-        # Ana proposes a block (the page asks first): every hand locks, Ben can play.
+        # Ana proposes a block (the page asks first): Ben can play, so nothing locks (issue
+        # 33: a refused proposal freezes nobody); play goes on.
         ana.once("dialog", lambda dialog: dialog.accept())
         ana.click("#propose")
         expect(ana.locator("#block-result.error")).to_have_text("Not blocked: Ben can play.")
-        expect(ana.locator("#locked")).to_contain_text("Hands are locked (Ana proposed a block)")
-        expect(ana.locator("#save")).to_be_disabled()
+        expect(ana.locator("#locked")).to_have_text("")
+        expect(ana.locator("#save")).to_be_enabled()
+        expect(ana.locator("#locked-why")).to_be_hidden()
         ben = phone.new_page()
         ben.goto(f"{server.url}/hand/{links['Ben']}")
         expect(ben.locator("#can-play")).to_have_text(
             re.compile(r"You can play (3-6|6-3) on left\.")
         )
-        ana.screenshot(path=str(shots / "phone-locked.png"), full_page=True)
-
-        # The host, on a phone too, unlocks (a reason is asked), then Ben plays 3-6.
-        host = browser.new_context(**PHONE).new_page()
-        host.set_default_timeout(TIMEOUT_MS)
-        host.goto(f"{server.url}/login?next=/games/{gid}")
-        host.fill("input[name=token]", ADMIN_TOKEN)
-        host.click("button[type=submit]")
-        host.wait_for_url(f"**/games/{gid}")
-        expect(host.locator("#unlock")).to_be_visible()
-        host.once("dialog", lambda dialog: dialog.accept("Ben plays on"))
-        host.click("#unlock")
-        expect(host.locator("#unlock")).to_be_hidden()
         # Play goes on: every hand is confirmed again before the next ruling (issue 32).
         expect(ana.locator("#hand-status")).to_contain_text(
             "Play went on since you confirmed your hand"
@@ -385,13 +375,32 @@ def test_hand_lifecycle_lock_audit_and_undo_on_a_phone(browser, make_app, tmp_pa
             json={"lines": [{"name": "left", "open_end": 6}, {"name": "right", "open_end": 5}]},
             headers=ADMIN,
         )
-        # Caro proposes from the table; the round is scored; the trail now shows the tiles.
-        host.select_option("#proposer", "Caro")
-        host.once("dialog", lambda dialog: dialog.accept())
-        host.click("#propose-block")
+        # Caro proposes from her phone: the block holds, so it waits for the table host and
+        # every hand locks; Ana's phone says so in words and greys out what she cannot do.
+        r = client.post(f"/api/hand/{links['Caro']}/block-check", json={"confirm": True})
+        assert r.status_code == 200 and r.json["outcome"]["awaiting_confirmation"], r.json
+        expect(ana.locator("#locked")).to_contain_text("The table host is checking")
+        expect(ana.locator("#save")).to_be_disabled()
+        expect(ana.locator("#locked-why")).to_have_text(
+            "Your hand is locked while the host checks the ruling."
+        )
+        assert ana.locator("#propose").evaluate("b => getComputedStyle(b).opacity") == "0.45"
+        ana.screenshot(path=str(shots / "phone-locked.png"), full_page=True)
+
+        # The host, on a phone too, sees the held block and scores it; the trail now shows
+        # the tiles.
+        host = browser.new_context(**PHONE).new_page()
+        host.set_default_timeout(TIMEOUT_MS)
+        host.goto(f"{server.url}/login?next=/games/{gid}")
+        host.fill("input[name=token]", ADMIN_TOKEN)
+        host.click("button[type=submit]")
+        host.wait_for_url(f"**/games/{gid}")
+        expect(host.locator("#locked")).to_contain_text("Caro's block")
+        expect(host.locator("#cancel-ruling")).to_be_visible()
+        host.once("dialog", lambda dialog: dialog.accept())  # "Score the round now?"
+        host.click("#score-round")
         host.wait_for_selector("#result-card:not([hidden])")
         expect(host.locator("#audit")).to_contain_text("1-2 0-4 (7 pips) became 1-2 (3 pips)")
-        expect(host.locator("#audit")).to_contain_text("the host unlocked the hands (reason: Ben")
         expect(host.locator("#scoreboard-table tr")).to_have_count(3)  # head, round 1, total
         host.screenshot(path=str(shots / "phone-audit.png"), full_page=True)
 

@@ -37,6 +37,9 @@ from dominocam.scene_state import hand_tiles
 
 FIRST_ROUND_GOAL = 12
 NEXT_ROUND_GOAL = 6
+# A player's block waits for the table host, who scores it ("Score the round" and its OK):
+# only the host turns a ruling into a score (issue 33). A domino is the host's call already.
+HOST_DECIDES = {"block": 2, "mexican-train": 0}
 PLAYERS = ("Ana", "Ben")
 SET_MAX = {"block": 6, "mexican-train": 12}
 # How far the search for perfectly read photos goes, per kind.
@@ -313,7 +316,8 @@ class Round:
 
     def block(self) -> None:
         """Table photo, Ana's hand photographed and confirmed, Ben's photographed; Ben proposes
-        (confirming his hand in the same question): nobody can play, the block holds."""
+        (confirming his hand in the same question): nobody can play, the block holds and
+        waits for the table host, who scores it (only the host scores, issue 33)."""
         from playwright.sync_api import expect
 
         self.table_photo()
@@ -324,6 +328,10 @@ class Round:
         self.table.wait_confirmed("Ana")
         ben = self.hand_photo("Ben")
         self.acts.click_and_accept(ben, "Ben", "#propose")
+        expect(ben.locator("#save")).to_be_disabled()  # held for the host: every hand locks
+        expect(ben.locator("#locked-why")).to_be_visible()
+        expect(self.host.locator("#score-round")).to_be_visible()
+        self.acts.click_and_accept(self.host, "host", "#score-round")
         expect(ben.locator("#result")).to_be_visible()
 
     def domino(self) -> None:
@@ -358,8 +366,8 @@ def test_a_game_night_takes_few_actions_per_round(
     for number, (round_, total) in enumerate(zip(rounds, totals, strict=True), start=1):
         who = ", ".join(f"{k} {v}" for k, v in sorted(round_.items()))
         print(f"{variant} {locale} round {number}: {total} actions ({who})")
-    assert totals[0] <= FIRST_ROUND_GOAL, totals
-    assert all(t <= NEXT_ROUND_GOAL for t in totals[1:]), totals
+    assert totals[0] <= FIRST_ROUND_GOAL + HOST_DECIDES[variant], totals
+    assert all(t <= NEXT_ROUND_GOAL + HOST_DECIDES[variant] for t in totals[1:]), totals
     if shots and os.environ.get("DOMINOCAM_UPDATE_SCREENSHOTS") == "1":
         DOCS.mkdir(parents=True, exist_ok=True)
         for name in SCREENSHOTS:

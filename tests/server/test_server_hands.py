@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 import pytest
-from server_factories import ADMIN, fake_scene, jpeg_bytes, old_database
+from server_factories import ADMIN, fake_scene, jpeg_bytes, old_database, propose_and_score
 
 from server import create_app, storage
 
@@ -119,9 +119,7 @@ def test_a_change_just_before_proposing_is_in_the_audit_trail(client, game, link
     entry = next(e for e in state["audit"] if e["action"] == "hand")
     assert entry["author"] == "Caro" and entry["round"] == 1 and entry["time"] > 0
     assert "2-4" not in entry["text"] and "14" not in entry["text"]
-    r = client.post(f"/api/hand/{links['Caro']}/block-check", json={"confirm": True})
-    assert r.json["outcome"]["blocked"]
-    state = r.json["view"]
+    state = propose_and_score(client, gid, links["Caro"]).json["state"]
     assert state["round"]["status"] == "ended"
     # Now the trail shows everybody what changed, and when.
     entry = next(e for e in state["audit"] if e["action"] == "hand")
@@ -129,12 +127,13 @@ def test_a_change_just_before_proposing_is_in_the_audit_trail(client, game, link
     assert client.get("/api/state").json["audit"] == state["audit"]
 
 
-def test_proposing_a_block_locks_every_hand(client, game, links) -> None:
+def test_a_block_held_for_the_host_locks_every_hand(client, game, links) -> None:
+    """Only a ruling held for the host's decision locks (a check that stops locks nothing:
+    test_server_host_decides)."""
     gid = game["game"]["id"]
-    hands = dict(BLOCKED, Ana=[[0, 1], [3, 6]])  # Ana can play 3-6: the check stops at her
-    _table(client, gid, hands, links)
+    _table(client, gid, BLOCKED, links)
     r = client.post(f"/api/hand/{links['Ben']}/block-check")
-    assert r.status_code == 200 and not r.json["outcome"]["blocked"]
+    assert r.status_code == 200 and r.json["outcome"]["awaiting_confirmation"]
     assert r.json["view"]["round"]["locked"]["by"] == "Ben proposed a block"
     for name in ("Ana", "Ben"):
         r = client.put(f"/api/hand/{links[name]}/tiles", json={"tiles": [[5, 5]]})
@@ -146,7 +145,7 @@ def test_proposing_a_block_locks_every_hand(client, game, links) -> None:
     url = f"/api/games/{gid}/rounds/current/hands/{_players(client, gid)['Ana']['id']}"
     r = client.put(url, json={"tiles": [[0, 1]]}, headers=ADMIN)
     assert r.status_code == 400 and "reason" in r.json["error"]
-    r = client.put(url, json={"tiles": [[0, 1]], "reason": "Ana played 3-6"}, headers=ADMIN)
+    r = client.put(url, json={"tiles": [[0, 1]], "reason": "Ana played 6-6"}, headers=ADMIN)
     assert r.status_code == 200
     entry = client.get("/api/state").json["audit"][0]
     assert entry["author"] == "host" and entry["reason"] is None  # shown at the round's end

@@ -17,7 +17,7 @@ import json
 from typing import Any
 
 import pytest
-from server_factories import ADMIN, confirm_again, jpeg_bytes
+from server_factories import ADMIN, confirm_again, jpeg_bytes, propose_and_score
 
 PLAYERS = ["Ana", "Ben", "Caro", "Dev"]
 
@@ -195,7 +195,8 @@ def test_play_going_on_makes_every_hand_to_confirm_before_the_next_ruling(client
     base = f"/api/games/{gid}/rounds/current"
     r = client.post(f"/api/hand/{links['Caro']}/block-check", json={"confirm": True})
     assert r.json["outcome"]["stopped"]["foul"]  # Caro proposed but can play: a foul
-    client.post(f"{base}/unlock", json={"reason": "play on"}, headers=ADMIN)
+    # A check that stops locks nothing (issue 33): play goes on at once.
+    assert r.json["view"]["round"]["locked"] is None
 
     # Play went on: Caro played 2-5, Ben played 2-6, Ana went out. The host calls domino.
     r = client.post(f"{base}/domino", json={"player": "Ana", "confirm": True}, headers=ADMIN)
@@ -227,8 +228,7 @@ def test_a_hand_to_confirm_is_confirmed_as_it_is_even_once_locked(client) -> Non
     _lines(client, gid, [3, 5])
     hands = {"Ana": [[0, 1]], "Ben": [[1, 1]], "Caro": [[2, 4]], "Dev": [[0, 2]]}
     _hands(client, links, hands)
-    r = client.post(f"/api/hand/{links['Ana']}/block-check", json={"confirm": True})
-    assert r.json["view"]["round"]["status"] == "ended"
+    propose_and_score(client, gid, links["Ana"])
     r = client.post(f"/api/games/{gid}/rounds/reopen", json={"reason": "recount"}, headers=ADMIN)
     assert r.json["round"]["locked"] and r.json["players"][0]["hand_status"] == "to-confirm"
     ben = f"/api/hand/{links['Ben']}"
@@ -278,8 +278,11 @@ def test_a_draw_games_block_waits_for_the_boneyard_count(client) -> None:
     assert not r.json["state"]["round"]["review"]["host_checking"]
     assert r.json["state"]["round"]["boneyard"] == 4
     assert client.put(f"{base}/boneyard", json={"boneyard": 0}, headers=ADMIN).status_code == 200
+    confirm_again(client, links)  # play went on after the check that stopped
     r = client.post(f"/api/hand/{links['Ana']}/block-check", json={"confirm": True})
+    # Held for the host (a player never scores), who scores it.
     assert r.status_code == 200 and r.json["outcome"]["blocked"], r.json
+    assert r.json["outcome"]["awaiting_confirmation"]
     # The host may make it unknown again (a count entered by mistake); a key is needed.
     assert client.put(f"{base}/boneyard", json={}, headers=ADMIN).status_code == 400
 
@@ -390,9 +393,9 @@ def test_an_override_holds_only_for_the_problems_it_saw(client, reader) -> None:
     assert review["override"]["applies"] is False and review["waits"] == ["does-not-add-up"]
     r = client.post(f"{base}/score", headers=ADMIN)
     assert r.status_code == 409 and "does not add up" in r.json["error"]
-    # Cancelling the held ruling clears the host's check; the hands stay locked.
+    # Cancelling the held ruling clears the host's check and releases the hands.
     r = client.post(f"{base}/cancel", json={"reason": "recount"}, headers=ADMIN)
-    assert not r.json["round"]["review"]["host_checking"] and r.json["round"]["locked"]
+    assert not r.json["round"]["review"]["host_checking"] and not r.json["round"]["locked"]
 
 
 # --- the leak: the public answers must not depend on another hand -------------------------------

@@ -55,8 +55,16 @@ def test_sigkill_mid_round_keeps_the_confirmed_state(tmp_path) -> None:
         assert view["me"]["can_play"] == {"tile": [2, 5], "line": "other"}
         status, _ = http("GET", f"{base}/api/games/{gid}/players", headers=ADMIN)
         assert status == 200
+        status, state = http("GET", f"{base}/api/state")
+        assert state["round"]["locked"] is None  # a check that stops locks nothing
+        # Play goes on; the host calls domino for Caro, held (not scored): the hands lock.
+        for name in ("Ana", "Ben", "Caro"):
+            assert http("POST", f"{base}/api/hand/{token[name]}/confirm")[0] == 200
+        body = {"player": "Caro"}
+        status, held = http("POST", f"{base}/api/games/{gid}/rounds/current/domino", body, ADMIN)
+        assert status == 200 and held["result"]["pending"]["by"] == "domino", held
         status, locked = http("GET", f"{base}/api/state")
-        assert locked["round"]["locked"]["by"] == "Ana proposed a block"
+        assert locked["round"]["locked"]["by"] == "Caro called domino"
     finally:
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(10)

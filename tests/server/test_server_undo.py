@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from server_factories import ADMIN, confirm_again
+from server_factories import ADMIN, confirm_again, propose_and_score
 
 BLOCKED = {"Ana": [[0, 1], [6, 6]], "Ben": [[1, 1], [0, 6]], "Caro": [[2, 4], [4, 4]],
            "Dev": [[0, 2], [1, 6]]}  # fmt: skip
@@ -57,6 +57,9 @@ def test_a_domino_is_not_scored_until_confirmed_and_can_be_cancelled(client, gam
     assert client.post(f"{base}/cancel", json={}, headers=ADMIN).status_code == 400
     r = client.post(f"{base}/cancel", json={"reason": "Ana had a tile left"}, headers=ADMIN)
     assert r.status_code == 200 and r.json["round"]["pending_end"] is None
+    # The host's decision releases the hands: play goes on, each hand is confirmed again.
+    assert r.json["round"]["locked"] is None
+    confirm_again(client, links)
     r = client.post(f"{base}/domino", json={"player": "Ana", "confirm": True}, headers=ADMIN)
     assert r.status_code == 200
     assert r.json["state"]["round"]["result"]["winner"] == "Ana"
@@ -68,7 +71,7 @@ def test_the_host_reopens_the_last_round(client, game, links) -> None:
     """Today's failure: nothing could be reopened."""
     gid = game["game"]["id"]
     _round(client, gid, links)
-    client.post(f"/api/hand/{links['Caro']}/block-check", json={"confirm": True})
+    propose_and_score(client, gid, links["Caro"])
     client.post(f"/api/games/{gid}/rounds", headers=ADMIN)  # round 2 started, untouched
     url = f"/api/games/{gid}/rounds/reopen"
     assert client.post(url, json={}, headers=ADMIN).status_code == 400
@@ -113,7 +116,7 @@ def test_the_host_corrects_a_score_with_a_reason(client, game, links) -> None:
     """Today's failure: a round's score could not be corrected."""
     gid = game["game"]["id"]
     _round(client, gid, links)
-    client.post(f"/api/hand/{links['Caro']}/block-check", json={"confirm": True})
+    propose_and_score(client, gid, links["Caro"])
     url = f"/api/games/{gid}/rounds/1/score"
     assert client.patch(url, json={"points": {"Ben": 30}}, headers=ADMIN).status_code == 400
     bad = client.patch(url, json={"points": {"Zoe": 1}, "reason": "r"}, headers=ADMIN)
@@ -159,7 +162,7 @@ def test_the_host_renames_and_reorders_players_between_rounds(client, game, link
     # Mid-round: refused.
     r = client.patch(f"/api/games/{gid}/players/{ids['Ben']}", json={"name": "Bo"}, headers=ADMIN)
     assert r.status_code == 409
-    client.post(f"/api/hand/{links['Caro']}/block-check", json={"confirm": True})
+    propose_and_score(client, gid, links["Caro"])
     r = client.patch(f"/api/games/{gid}/players/{ids['Ben']}", json={"name": "Ana"},
                      headers=ADMIN)  # fmt: skip
     assert r.status_code == 400
