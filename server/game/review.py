@@ -183,11 +183,15 @@ def facts(conn: sqlite3.Connection, game_id: int, rnd: sqlite3.Row) -> RoundFact
 
 
 def decide_ruling(
-    conn: sqlite3.Connection, game_id: int, ruling: Ruling, went_out: str | None = None
+    conn: sqlite3.Connection,
+    game_id: int,
+    ruling: Ruling,
+    went_out: str | None = None,
+    by_host: bool = False,
 ) -> RulingDecision:
-    """May `ruling` go on now (`round_ledger.decide`)?"""
+    """May `ruling` go on now (`round_ledger.decide`; `by_host`: the host gives it)?"""
     rnd = open_round(conn, game_id)
-    return decide(facts(conn, game_id, rnd), ruling, went_out)
+    return decide(facts(conn, game_id, rnd), ruling, went_out, by_host=by_host)
 
 
 def host_check(rnd: sqlite3.Row) -> list[str]:
@@ -308,12 +312,12 @@ def host_review(conn: sqlite3.Connection, game_id: int) -> dict[str, Any]:
 
 
 def ledger_review(conn: sqlite3.Connection, game_id: int, rnd: sqlite3.Row) -> dict[str, Any]:
-    """The round's ledger for the host: the set as cells, each problem in words, and what a
-    ruling waits for now (admin only: it names hands' tiles)."""
+    """The round's ledger for the host: the set as cells, each problem in words, and what the
+    host's ruling waits for now (admin only: it names hands' tiles)."""
     round_facts_ = facts(conn, game_id, rnd)
     went_out = _went_out(rnd)
     ruling = Ruling.DOMINO if went_out else Ruling.BLOCK
-    decision = decide(round_facts_, ruling, went_out)
+    decision = decide(round_facts_, ruling, went_out, by_host=True)
     ledger = decision.ledger
     waits = list(getattr(decision, "reasons", ()))
     to_confirm = list(getattr(decision, "to_confirm", ()))

@@ -200,7 +200,10 @@ def _ledger_first(
     Raises:
         Conflict: hands to confirm, naming whose (no tile, no count).
     """
-    decision = review.decide_ruling(conn, game_id, ruling, went_out)
+    # Judged as the host's ruling, whoever asks: a player's proposal never scores (it waits
+    # for the host's decision either way), so counts that do not close are the host's to
+    # weigh when they score it (their screen says so), not a reason to refuse the proposal.
+    decision = review.decide_ruling(conn, game_id, ruling, went_out, by_host=True)
     if isinstance(decision, RulingWait) and WaitReason.HANDS_TO_CONFIRM in decision.reasons:
         raise Conflict(ledger_words.to_confirm_message(decision.to_confirm))
     return decision

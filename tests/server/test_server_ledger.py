@@ -371,7 +371,7 @@ def test_the_host_overrides_with_a_reason_kept_in_the_result(client, reader) -> 
     assert entry["text"] == (
         "Scored on the host's word, though the round did not add up: the 6s are under the box lid"
     )
-    assert entry["problems"][0].startswith("28 tiles in the set, 21 seen: 0-6 1-6 2-6")
+    assert entry["problems"][0].startswith("28 tiles in the set, 21 seen: 0-6, 1-6, 2-6")
     actions = [e["action"] for e in state["history"][0]["audit"]]
     assert "override" in actions and "held" in actions
 
