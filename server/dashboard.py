@@ -93,7 +93,6 @@ def setup() -> Any:
         admin=True,
         games=game.list_games(get_db()),
         variants=setup_words.setup_variants(),
-        variant_title=setup_words.variant_title,
     )
 
 
