@@ -22,7 +22,7 @@ WORDS = {
     "hu": {"blocked": "Ítélet: BLOKKOLT.", "open": "NEM BLOKKOLT", "foul": "SZABÁLYSÉRTÉS",
            "boneyard": "talon", "totals": "Pöttyök összesen:", "winner": "Győztes: Ben"},
     "it": {"blocked": "Verdetto: BLOCCATA.", "open": "NON BLOCCATA", "foul": "FALLO",
-           "boneyard": "mazzo", "totals": "Pallini in mano:", "winner": "Vincitore: Ben"},
+           "boneyard": "pozzo", "totals": "Pallini in mano:", "winner": "Vincitore: Ben"},
     "vi": {"blocked": "Phán quyết: BỊ CHẶN.", "open": "KHÔNG BỊ CHẶN", "foul": "PHẠM LUẬT",
            "boneyard": "nọc", "totals": "Tổng số chấm:", "winner": "Người thắng: Ben"},
     "es": {"blocked": "Veredicto: TRANCADO.", "open": "NO TRANCADO", "foul": "FALTA",

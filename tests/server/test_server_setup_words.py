@@ -238,3 +238,75 @@ def test_a_corrected_score_that_had_no_points_says_so_in_words(
     entry = next(e for e in state["audit"] if e["action"] == "score")
     assert words in entry["shown"] and "Ben 15" in entry["shown"], entry["shown"]
     assert not re.search(r"\bnone\b", entry["shown"]), entry["shown"]
+
+
+@pytest.mark.slow
+def test_the_setup_page_in_a_browser_asks_what_matters_and_sends_codes(
+    browser, make_app, tmp_path
+) -> None:
+    """The page shows the chosen variant's words and settings only, hides a setting another
+    answer makes moot, and creates the game with the engine's codes; a screenshot of it in
+    each language (docs/screenshots/setup-LANG.png with DOMINOCAM_ARTIFACTS=docs/screenshots)."""
+    import os
+    from pathlib import Path
+
+    from playwright.sync_api import expect
+    from server_factories import ThreadedServer
+
+    shots = Path(os.environ.get("DOMINOCAM_ARTIFACTS") or tmp_path / "screenshots")
+    shots.mkdir(parents=True, exist_ok=True)
+    app = make_app()
+    client = app.test_client()
+    server = ThreadedServer(app)
+    errors: list[str] = []
+    try:
+        page = browser.new_context(viewport={"width": 1366, "height": 768}).new_page()
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(f"{server.url}/login?next=/setup")
+        page.fill("input[name=token]", ADMIN_TOKEN)
+        page.click("button[type=submit]")
+        page.wait_for_url("**/setup")
+        about = page.locator(".variant-about:visible")
+        asked = page.locator(".variant-settings:visible label[data-setting]:visible")
+        expect(about).to_have_count(1)
+        expect(about).to_contain_text("Two-ended line, no drawing")
+        page.click("#settings-box summary")
+        keys = asked.evaluate_all("els => els.map(e => e.dataset.setting)")
+        assert "spinner_arms" not in keys and "reserve" not in keys, keys  # nothing drawn
+        page.select_option(".variant-settings:visible [data-key=draw]", "until-playable")
+        expect(page.locator(".variant-settings:visible [data-setting=reserve]")).to_be_visible()
+        page.select_option(".variant-settings:visible [data-key=game_end]", "descending-doubles")
+        expect(page.locator(".variant-settings:visible [data-setting=target]")).to_be_hidden()
+        page.select_option(".variant-settings:visible [data-key=tie]", "split")
+
+        page.select_option("#variant", "chicken-foot")
+        expect(page.locator("#set")).to_have_value("9")  # the variant's usual set
+        keys = asked.evaluate_all("els => els.map(e => e.dataset.setting)")
+        assert {"spinner_arms", "spinner_first", "double_cover"} <= set(keys), keys
+        assert not {"block_winner", "tie", "target"} & set(keys), keys  # penalty scoring
+
+        page.select_option("#variant", "block")
+        page.fill("#players", "Ana\nBen")
+        page.click("#create-game")
+        page.wait_for_url("**/games/*/players")
+        gid = int(page.url.rstrip("/").split("/")[-2])
+        made = client.get(f"/api/games/{gid}/state").json["game"]
+        assert made["variant"] == "block"
+        assert made["rules"] == {"draw": "until-playable", "game_end": "descending-doubles",
+                                 "tie": "split"}  # fmt: skip
+
+        for language in LANGUAGES:
+            shot = browser.new_context(
+                viewport={"width": 1366, "height": 900}, locale=language
+            ).new_page()
+            shot.goto(f"{server.url}/login?next=/setup")
+            shot.fill("input[name=token]", ADMIN_TOKEN)
+            shot.click("button[type=submit]")
+            shot.wait_for_url("**/setup")
+            shot.select_option("#variant", "all-fives")
+            shot.click("#settings-box summary")
+            shot.click(".variant-about:visible details summary")
+            shot.screenshot(path=str(shots / f"setup-{language}.png"), full_page=True)
+    finally:
+        server.close()
+    assert not errors, errors
