@@ -141,6 +141,20 @@ def test_the_setup_page_names_every_variant_and_asks_in_words(host, language: st
     assert 'data-key="block_winner"' in html and '<option value="lowest-hand"' in html
 
 
+@pytest.mark.parametrize(
+    ("language", "title"),
+    [("en", "Mexican Train"), ("hu", "Mexikói vonat"), ("it", "Treno messicano"),
+     ("vi", "Tàu Mexico"), ("es", "Tren mexicano")],
+)  # fmt: skip
+def test_the_state_names_the_variant_in_words(host, language: str, title: str) -> None:
+    """The table and phone pages' scripts show `game.variant_title`, not `game.variant`."""
+    gid = next(g["id"] for g in host.get("/api/games").json["games"]
+               if g["variant"] == "mexican-train")  # fmt: skip
+    state = host.get(f"/api/state?game={gid}", headers={"Accept-Language": language}).json
+    assert state["game"]["variant"] == "mexican-train"  # the code stays for programs
+    assert state["game"]["variant_title"] == title
+
+
 def test_only_the_settings_that_matter_are_asked() -> None:
     asked = {v["name"]: {s["key"] for s in v["settings"]} for v in setup_words.setup_variants()}
     assert not asked["block"] & {"spinner_arms", "spinner_first", "play", "double_cover"}
