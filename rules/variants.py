@@ -391,7 +391,7 @@ DRAW = replace(
     BLOCK,
     name="draw",
     title=N_("Draw"),
-    description="Block with a boneyard: draw until you can play; the last 2 tiles stay.",
+    description=N_("Block with a boneyard: draw until you can play; the last 2 tiles stay."),
     draw="until-playable",  # onlinedominogames.com/draw-dominoes; docs/rules.md, what varies
     reserve=2,  # "last two tiles from the boneyard can not be drawn" (onlinedominogames.com);
     # lawngames.co.za: "most rules prescribe that two tiles need to remain in the stock"
@@ -531,7 +531,7 @@ PARTNERSHIP = replace(
     BLOCK,
     name="partnership",
     title=N_("Latin partnership"),
-    description="Four players in two fixed pairs, all 28 tiles dealt, block play.",
+    description=N_("Four players in two fixed pairs, all 28 tiles dealt, block play."),
     block_winner="lowest-team",  # pagat/gambiter: "won by the team whose unplayed tiles have
     # the lower pip total"
     points="losing-team",  # pagat: "the winners score the pip total of the losing team";
@@ -555,7 +555,7 @@ BERGEN = replace(
     BLOCK,
     name="bergen",
     title=N_("Bergen"),
-    description="Draw game scored for matching ends; a blocked round scores a bonus.",
+    description=N_("Draw game scored for matching ends; a blocked round scores a bonus."),
     draw="until-playable",  # gamecabinet.com (Celko, after Armanino); domino-games.com
     reserve=2,  # gamecabinet.com: "blocked when nobody can play and there are at least two
     # dominoes in the boneyard"; docs/rules.md, what varies (the last tiles are never drawn)
@@ -581,8 +581,10 @@ BERGEN = replace(
 
 SEED = Variant(
     name="seed",
-    title=N_("Founding rules"),
-    description=N_("The founding text: anyone extends any line; the lowest hand takes the rest."),
+    title=N_("DominoCam's own rules"),
+    description=N_(
+        "Anyone plays on any line and draws until they can; the lowest hand takes the others' pips."
+    ),
     set=12,  # the founding text's examples (an 11 end, 12-12) need a double-12 set
     play="any-line",  # founding text: "if even one player can extend even one line"
     double_cover=0,  # the founding text has no open-double rule

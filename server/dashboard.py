@@ -14,7 +14,7 @@ from flask import Blueprint, current_app, redirect, render_template, request, se
 
 from dominocam.errors import UserInputError
 from rules.i18n import _
-from server import auth, engine, game
+from server import auth, engine, game, setup_words
 from server.db import get_db
 from server.redirects import same_site_path
 from server.serving import is_loopback, phone_base_url, phones_can_reach
@@ -97,7 +97,12 @@ def player_links(game_id: int) -> Any:
 def setup() -> Any:
     if not _is_admin():
         return redirect(url_for("dashboard.login", next=request.path))
-    return render_template("setup.html", admin=True, games=game.list_games(get_db()))
+    return render_template(
+        "setup.html",
+        admin=True,
+        games=game.list_games(get_db()),
+        variants=setup_words.setup_variants(),
+    )
 
 
 @bp.route("/login", methods=["GET", "POST"])

@@ -27,6 +27,7 @@ from flask_babel import Babel, format_decimal, get_locale, get_translations
 from rules import i18n as rules_i18n
 from rules.i18n import _
 from server.redirects import same_site_path
+from server.setup_words import variant_title
 
 COOKIE = "dominocam_lang"
 # A year: the choice belongs to the device, like a setting.
@@ -77,6 +78,8 @@ def init_app(app: Flask) -> None:
             "language_next": _this_page_without_lang(),
             "format_decimal": format_decimal,
             "ended_by_words": ended_by_words,
+            # A game's variant by its name in words, never its code (`mexican-train`).
+            "variant_title": variant_title,
         }
 
     app.add_url_rule("/language", "language", choose_language, methods=["POST"])

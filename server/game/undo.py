@@ -94,7 +94,9 @@ def _points(conn: sqlite3.Connection, round_id: int) -> dict[str, int]:
 
 
 def _points_text(points: dict[str, int]) -> str:
-    return ", ".join(f"{name} {n}" for name, n in points.items()) or "none"
+    """A round's points as the audit trail stores them ("Ana 12, Ben 0"; NO_POINTS when
+    nobody scored, shown in the reader's language)."""
+    return ", ".join(f"{name} {n}" for name, n in points.items()) or wording.NO_POINTS
 
 
 def _parse_points(raw: object, allowed: list[str]) -> dict[str, int]:

@@ -14,6 +14,7 @@ from server.game.games import usual_deal
 from server.game.records import get_game, get_round, players, round_hands
 from server.game.rulings import public_outcome
 from server.game.scoreboard import scoreboard
+from server.setup_words import variant_title
 from server.storage import loads
 
 
@@ -65,6 +66,8 @@ def public_state(conn: sqlite3.Connection, game_id: int) -> dict[str, Any]:
             "id": game["id"],
             "name": game["name"],
             "variant": game["variant"],
+            # The variant by its name in the reader's language (pages show this, not the code).
+            "variant_title": variant_title(game["variant"]),
             "rules": loads(game["rules"], {}),
             "set": game["set_max"],
             "status": game["status"],

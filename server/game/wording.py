@@ -11,7 +11,7 @@ tiles, points) kept as they are.
 from __future__ import annotations
 
 from rules.i18n import N_
-from vision.messages import shown_from
+from vision.messages import NO_OPEN_ENDS, shown_from
 
 # server.game.hands
 HOST_CHANGED_HAND = N_(
@@ -62,6 +62,10 @@ HOST_REOPENED = N_("the host reopened round {number} (its points {points} left t
 HOST_CORRECTED = N_("the host corrected round {number}'s points: {before} became {after}")
 HOST_RENAMED = N_("the host renamed {old} to {new}")
 HOST_CHANGED_SEATS = N_("the host changed the seats: {names}")
+# A round's points when nobody scored (the `points`, `before`, `after` above).
+NO_POINTS = N_("no points")
+# What entries stored before NO_POINTS wrote instead (shown as vision.messages' "none").
+LEGACY_NO_POINTS = NO_OPEN_ENDS
 
 ALL: tuple[str, ...] = (
     HOST_CHANGED_HAND, PLAYER_CHANGED_HAND, HOST_CHANGED_HAND_PUBLIC,
@@ -70,12 +74,13 @@ ALL: tuple[str, ...] = (
     RULES_REFUSED, TILE_NEEDS_CHECKING, HELD_BLOCK, HELD_DOMINO, HOST_CANCELLED,
     HELD_BLOCK_CHECKING, HELD_DOMINO_CHECKING, HELD_FOR_HOST, HOST_OVERRIDE,
     HOST_CHECKED_TABLE, ROUND_REOPENED, HOST_REOPENED, HOST_CORRECTED, HOST_RENAMED,
-    HOST_CHANGED_SEATS,
+    HOST_CHANGED_SEATS, NO_POINTS,
 )  # fmt: skip
 # Longest first: "the host changed ..." before "{who} changed ...".
-TEMPLATES: tuple[str, ...] = tuple(sorted(ALL, key=len, reverse=True))
-# A field that holds another stored sentence (a lock's reason, a held ruling).
-NESTED = frozenset({"text"})
+TEMPLATES: tuple[str, ...] = (*sorted(ALL, key=len, reverse=True), LEGACY_NO_POINTS)
+# A field that holds another stored sentence (a lock's reason, a held ruling) or words of
+# this module (a round's points: NO_POINTS).
+NESTED = frozenset({"text", "points", "before", "after"})
 
 
 def shown(text: str) -> str:

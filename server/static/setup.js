@@ -1,48 +1,42 @@
 "use strict";
+// The setup page: the server writes every variant, its description and the settings that
+// matter for it in words (templates/setup.html); this script shows the chosen variant's,
+// hides a setting while another makes it moot, and sends the engine's codes.
 (function () {
-  var info = null;
-  var variant = DC.$("variant"), settingsBox = DC.$("settings");
-  function defaultText(value, s) { return s.kind === "bool" ? (value ? _("yes") : _("no")) : typeof value === "number" ? DC.num(value) : String(value); }
-  function renderSettings() {
-    DC.clear(settingsBox);
-    var name = variant.value, values = (info.settings || {})[name] || {}, schema = info.schema || {};
-    var v = (info.info || {})[name] || {};
-    var help = v.description ? _("{title}: {description}", { title: v.title || name, description: v.description }) : (v.title || name);
-    DC.setText("variant-help", v.teams ? _("{help} Teams score together: add , TEAM after each name.", { help: help }) : help);
-    if (v.set) DC.$("set").value = String(v.set);
-    Object.keys(values).forEach(function (key) {
-      var s = schema[key] || { kind: typeof values[key] === "boolean" ? "bool" : "int", choices: [] };
-      var input;
-      if (s.kind === "choice") {
-        input = DC.el("select", { "data-key": key, "data-kind": "choice" });
-        s.choices.forEach(function (c) { var o = DC.el("option", { value: c, text: c }); if (c === values[key]) o.selected = true; input.appendChild(o); });
-      } else if (s.kind === "bool") {
-        input = DC.el("input", { type: "checkbox", "data-key": key, "data-kind": "bool" }); input.checked = !!values[key];
-      } else {
-        input = DC.el("input", { type: "number", "data-key": key, "data-kind": "int", value: values[key] });
-      }
-      input.setAttribute("data-default", JSON.stringify(values[key]));
-      var source = (v.sources || {})[key];
-      var params = { variant: v.title || name, value: defaultText(values[key], s), source: source };
-      var about = source ? _("Default for {variant}: {value} (source: {source}).", params) : _("Default for {variant}: {value}.", params);
-      settingsBox.appendChild(DC.el("label", { "data-setting": key }, [DC.el("strong", { text: s.label || key }), " ", input,
-        DC.el("span", { class: "muted setting-help", text: s.help ? _("{help}. {default}", { help: s.help, "default": about }) : about })]));
+  var variant = DC.$("variant");
+  function chosen(selector) { return document.querySelector(selector + "[data-variant='" + variant.value + "']"); }
+  function valueOf(input) {
+    var kind = input.getAttribute("data-kind");
+    if (kind === "bool") return input.value === "true";
+    if (kind === "int") return parseInt(input.value, 10);
+    return input.value;
+  }
+  function showDependent() {
+    var box = chosen(".variant-settings");
+    if (!box) return;
+    box.querySelectorAll("[data-depends-on]").forEach(function (label) {
+      var other = box.querySelector("[data-key='" + label.getAttribute("data-depends-on") + "']");
+      var moot = other ? label.getAttribute("data-not-when").split(" ") : [];
+      label.hidden = !!other && moot.indexOf(other.value) >= 0;
     });
   }
-  DC.api("GET", "/api/variants").then(function (data) {
-    info = data;
-    data.variants.forEach(function (n) { variant.appendChild(DC.el("option", { value: n, text: n })); });
-    if (data.variants.indexOf("block") >= 0) variant.value = "block";
-    renderSettings();
-  });
-  variant.addEventListener("change", renderSettings);
+  function showVariant() {
+    document.querySelectorAll(".variant-about, .variant-settings").forEach(function (box) {
+      box.hidden = box.getAttribute("data-variant") !== variant.value;
+    });
+    var option = variant.options[variant.selectedIndex];
+    if (option && option.getAttribute("data-set")) DC.$("set").value = option.getAttribute("data-set");
+    showDependent();
+  }
+  variant.addEventListener("change", showVariant);
+  DC.$("settings-box").addEventListener("change", showDependent);
+  showVariant();
   DC.$("setup-form").addEventListener("submit", function (ev) {
     ev.preventDefault();
     var form = ev.target, rules = {};
-    settingsBox.querySelectorAll("[data-key]").forEach(function (input) {
-      var kind = input.getAttribute("data-kind"), value;
-      if (kind === "bool") value = input.checked; else if (kind === "int") value = parseInt(input.value, 10); else value = input.value;
-      if (JSON.stringify(value) !== input.getAttribute("data-default")) rules[input.getAttribute("data-key")] = value;
+    chosen(".variant-settings").querySelectorAll("[data-key]").forEach(function (input) {
+      var value = valueOf(input);
+      if (JSON.stringify(value) !== JSON.stringify(JSON.parse(input.getAttribute("data-default")))) rules[input.getAttribute("data-key")] = value;
     });
     var players = form.players.value.split("\n").map(function (line) { return line.trim(); }).filter(Boolean).map(function (line) {
       var parts = line.split(","); return parts.length > 1 ? { name: parts[0].trim(), team: parts[1].trim() } : { name: line };

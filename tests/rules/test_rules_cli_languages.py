@@ -20,9 +20,9 @@ DESIGN_FILE = REPO / "examples" / "states" / "design-example.json"
 # catalogue): the blocked verdict, the boneyard, a foul, and the pip totals heading.
 WORDS = {
     "hu": {"blocked": "Ítélet: BLOKKOLT.", "open": "NEM BLOKKOLT", "foul": "SZABÁLYSÉRTÉS",
-           "boneyard": "talon", "totals": "Pontösszegek:", "winner": "Győztes: Ben"},
+           "boneyard": "talon", "totals": "Pöttyök összesen:", "winner": "Győztes: Ben"},
     "it": {"blocked": "Verdetto: BLOCCATA.", "open": "NON BLOCCATA", "foul": "FALLO",
-           "boneyard": "mazzo", "totals": "Totale dei punti:", "winner": "Vincitore: Ben"},
+           "boneyard": "pozzo", "totals": "Pallini in mano:", "winner": "Vincitore: Ben"},
     "vi": {"blocked": "Phán quyết: BỊ CHẶN.", "open": "KHÔNG BỊ CHẶN", "foul": "PHẠM LUẬT",
            "boneyard": "nọc", "totals": "Tổng số chấm:", "winner": "Người thắng: Ben"},
     "es": {"blocked": "Veredicto: TRANCADO.", "open": "NO TRANCADO", "foul": "FALTA",

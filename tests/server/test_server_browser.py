@@ -669,9 +669,10 @@ def test_round_history_print_view_and_settings_in_words(browser, make_app, tmp_p
         host.goto(f"{server.url}/setup")
         host.click("#settings-box summary")
         setting = host.locator("label[data-setting=block_winner]")
-        expect(setting.locator("strong")).to_have_text("Who wins a blocked round")
-        expect(setting).to_contain_text("Default for Block: lowest-hand (source: founding text")
-        assert "block_winner" not in host.locator("#settings").inner_text()
+        expect(setting.locator("strong")).to_have_text("Who wins a blocked game?")
+        expect(setting).to_contain_text("Usually: The player with the fewest pips in hand.")
+        shown = host.locator("#settings-box").inner_text()
+        assert "block_winner" not in shown and "lowest-hand" not in shown
     finally:
         server.close()
 

@@ -183,15 +183,15 @@ BLOCKED = {  # the print view: how the round ended, and the winner
     "hu": ("blokkolt játszma", "győztes: Ana"),
     "it": ("partita bloccata", "vincitore Ana"),
     "vi": ("ván bị chặn", "người thắng Ana"),
-    "es": ("mano trancada", "ganador Ana"),
+    "es": ("tranque", "ganador Ana"),
 }
 # The block check's result as the table and phone pages write it.
 RESULT = "Blocked: confirmed by every player. The round is over."
 RESULTS = {
     "hu": "Blokkolt: minden játékos megerősítette. A leosztásnak vége.",
-    "it": "Bloccata: confermato da ogni giocatore. La mano è finita.",
+    "it": "Bloccata: confermato da ogni giocatore. La manche è finita.",
     "vi": "Bị chặn: mọi người chơi đã xác nhận. Ván đã kết thúc.",
-    "es": "Trancado: confirmado por todos los jugadores. La mano ha terminado.",
+    "es": "Trancado: confirmado por todos los jugadores. La ronda ha terminado.",
 }
 MISSING_HANDS = {
     "en": "no confirmed hand yet for Ana, Ben, Caro, Dev",
@@ -203,9 +203,9 @@ MISSING_HANDS = {
 FINISHED = {
     "en": "Finished: the table ended it after 1 round. Ana wins with the highest total",
     "hu": "Vége: az asztal 1 leosztás után befejezte. Ana nyer a legnagyobb összeggel",
-    "it": "Finita: il tavolo l'ha chiusa dopo 1 mano. Vince Ana con il totale più alto",
+    "it": "Finita: il tavolo l'ha chiusa dopo 1 manche. Vince Ana con il totale più alto",
     "vi": "Kết thúc: bàn đã kết thúc sau 1 ván. Ana thắng với tổng cao nhất",
-    "es": "Terminada: la mesa la terminó tras 1 mano. Gana Ana con el total más alto",
+    "es": "Terminada: la mesa la terminó tras 1 ronda. Gana Ana con el total más alto",
 }
 
 
@@ -267,7 +267,7 @@ def test_the_live_stream_speaks_the_listeners_language(client, game) -> None:
         )
         texts[language] = state["scoreboard"]["final"]["text"]
     assert texts["en"].startswith("Finished: the table ended it after 0 rounds")
-    assert texts["es"].startswith("Terminada: la mesa la terminó tras 0 manos")
+    assert texts["es"].startswith("Terminada: la mesa la terminó tras 0 rondas")
 
 
 @pytest.mark.parametrize(
@@ -396,7 +396,7 @@ def test_the_scripts_write_in_the_pages_language(make_app, browser) -> None:
         phone.on("pageerror", lambda error: errors.append(str(error)))
         phone.goto(f"{server.url}/hand/{links['Caro']}")
         expect(phone.locator("html")).to_have_attribute("lang", "es")
-        expect(phone.locator("#block-title")).to_have_text("Resultado de la mano")
+        expect(phone.locator("#block-title")).to_have_text("Resultado de la ronda")
         expect(phone.locator("#reveal")).to_contain_text("Caro: 4-5 = 9 puntos")
 
         overlay = browser.new_context().new_page()
@@ -419,8 +419,8 @@ def test_the_scripts_write_in_the_pages_language(make_app, browser) -> None:
     ("language", "label", "title"),
     [
         ("en", "Who wins a blocked round", "Block"),
-        ("it", "Chi vince una mano bloccata", "Blocco"),
-        ("es", "Quién gana una mano trancada", "Bloqueo"),
+        ("it", "Chi vince una manche bloccata", "Blocco"),
+        ("es", "Quién gana una ronda trancada", "Bloqueo"),
     ],
 )
 def test_the_setup_names_settings_in_the_language(client, language, label, title) -> None:
@@ -438,13 +438,13 @@ def test_the_audit_trail_and_the_lock_are_shown_in_the_language(client, game, li
     state = client.get(f"/api/state?game={gid}", headers={"Accept-Language": "it"}).json
     lock = next(e for e in state["audit"] if e["action"] == "lock")
     assert lock["text"] == "hands locked: Ana proposed a block"  # stored as it happened
-    assert lock["shown"] == "mani bloccate: Ana ha proposto il blocco"
+    assert lock["shown"] == "mani fissate: Ana ha proposto il blocco"
     r = client.post(f"/api/games/{gid}/rounds/reopen", json={"reason": "x"}, headers=ADMIN)
     assert r.status_code == 200, r.json
     state = client.get(f"/api/state?game={gid}", headers={"Accept-Language": "es"}).json
     assert state["round"]["locked"]["by_shown"] == "Ana propuso el tranque"
     reopened = next(e for e in state["audit"] if e["action"] == "reopen")
-    assert reopened["shown"].startswith("el anfitrión reabrió la mano 1 (sus puntos Ana ")
+    assert reopened["shown"].startswith("el anfitrión reabrió la ronda 1 (sus puntos Ana ")
 
 
 @pytest.mark.parametrize("template", wording.ALL)
