@@ -108,8 +108,11 @@ def test_a_mexican_train_block_waits_for_the_boneyard_count_then_rules(make_even
 
 
 def test_a_round_that_adds_up_is_ruled_as_before_and_keeps_its_ledger(db, make_event, web) -> None:
-    """No camera reading contradicts the hands: the block is held and scored as before, and
-    the round's result keeps the ledger's verdict."""
+    """No camera reading contradicts the hands: the block waits for the host (a player's
+    proposal, and not every count is known without a camera reading), whose "score" rules
+    it as before; the round's result keeps the ledger's verdict."""
+    from server.game import ledger_words
+
     _, tokens = make_event(tables=1)
     client = web(tokens.event_id)
     p = tokens.players
@@ -117,8 +120,9 @@ def test_a_round_that_adds_up_is_ruled_as_before_and_keeps_its_ledger(db, make_e
     put_hand(client, p["P2"], [[6, 6], [2, 3]])
     host = bearer(tokens.hosts["t1"])
     client.put("/api/tables/t1/table", json={"layout": BLOCKED_TABLE}, headers=host)
-    held = client.post("/api/hand/propose", headers=bearer(p["P1"])).get_json()
-    assert held["held"] is True and held["ended"] is False, held
+    held = client.post("/api/hand/propose", headers=bearer(p["P1"]))
+    assert held.status_code == 409, held.get_json()
+    assert held.get_json()["error"] == ledger_words.public_message(["counts-open"])
     scored = client.post("/api/tables/t1/rounds/current/score", headers=host).get_json()
     assert scored["ended"] is True and scored["result"]["points"] == {"P1": 17}
     row = db.execute(
@@ -127,4 +131,6 @@ def test_a_round_that_adds_up_is_ruled_as_before_and_keeps_its_ledger(db, make_e
         (tokens.event_id,),
     ).fetchone()
     assert row["result"]["ledger"]["adds_up"] is True
-    assert row["result"]["state"]["boneyard"] == 0  # a block game never draws
+    # A block game never draws: the rules engine judges with the 14 tiles set aside
+    # (`rules.hold.judged_boneyard`), which nobody can draw from.
+    assert row["result"]["state"]["boneyard"] == 14
