@@ -994,8 +994,9 @@ def reopen_last_round(
     return {"round": ended["number"], "status": "open"}
 
 
-# An audit entry's details that name a hand's tiles: shown once its round has ended.
-NAMES_TILES = ("before", "after", "problems")
+# An audit entry's details for the host until its round has ended: a hand's tiles, the
+# ledger's problems, and why a ruling waits (the public text says only that the host checks).
+HOST_DETAIL = ("before", "after", "problems", "waits")
 
 
 def audit_trail(
@@ -1024,7 +1025,7 @@ def audit_trail(
                 "author": row["author"],
                 "action": row["action"],
                 **shown,
-                "detail": {k: v for k, v in detail.items() if revealed or k not in NAMES_TILES},
+                "detail": {k: v for k, v in detail.items() if revealed or k not in HOST_DETAIL},
             }
         )
     return out
