@@ -70,6 +70,7 @@ HAND_PAGE = (
 <p id="hand"></p>
 <p id="lock" role="status"></p>
 <p id="checking" class="box" role="status" hidden></p>
+<p id="on-table" class="box" role="status" hidden></p>
 <div id="again" class="box" hidden><p>Play went on since you confirmed your hand: confirm
 it again before the next ruling, as it is or corrected below.</p>
 <button id="confirm-again">My hand is as saved</button></div>

@@ -57,9 +57,11 @@ from server.game.round_ledger import (
     boneyard_floor,
     cells,
     decide,
+    on_table,
     problems_signature,
     round_facts,
     round_ledger,
+    table_report,
 )
 from tournament.config import EventConfig
 
@@ -283,8 +285,12 @@ def declare_cannot_play(
 
 def own_hand(conn: psycopg.Connection[Any], event_id: int, player: Player) -> dict[str, Any]:
     """The player's own hand in their table's latest round: confirmed tiles, the pending
-    reading, whether the hands are locked, whether to confirm it again (play went on), and
-    whether the table host is checking the round (`checking`: no tile, no hand)."""
+    reading, whether the hands are locked, whether to confirm it again (play went on), which
+    of its tiles the table camera's newest Scene shows face up (`on_table`: the owner takes
+    them out and confirms; told to the owner alone), and whether the table host is checking
+    the round (`checking`: no tile, no hand)."""
+    from tournament.store import latest_scene
+
     row = conn.execute(
         "SELECT r.number, r.status, r.locked_at, r.locked_by, r.pending_end, h.tiles, "
         "h.pending, h.confirmed_at, h.to_confirm FROM rounds r LEFT JOIN hands h "
@@ -294,17 +300,24 @@ def own_hand(conn: psycopg.Connection[Any], event_id: int, player: Player) -> di
     ).fetchone()
     if row is None:
         raise RoundConflict(f"table {player.table_id} has no round")
+    hand = row["tiles"] if row["confirmed_at"] is not None else None
+    shown: tuple[Tile, ...] = ()
+    newest = latest_scene(conn, event_id, player.table_id) if row["status"] == "open" else None
+    if hand and newest is not None:
+        shown = on_table([Tile.of(a, b) for a, b in hand], table_report(newest["scene"]))
     return {
         "name": player.name,
         "table": player.table_id,
         "round": row["number"],
         "status": row["status"],
-        "hand": row["tiles"] if row["confirmed_at"] is not None else None,
+        "hand": hand,
         "pending": row["pending"],
         "locked": _locked_by(row),
         "to_confirm": bool(
             row["status"] == "open" and row["confirmed_at"] is not None and row["to_confirm"]
         ),
+        "on_table": [tile.as_list() for tile in shown],
+        "on_table_text": ledger_words.owner_on_table(shown) if shown else None,
         "checking": checking(row["pending_end"]) if row["status"] == "open" else None,
     }
 

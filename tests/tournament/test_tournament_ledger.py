@@ -346,6 +346,11 @@ def test_players_read_only_that_the_table_host_is_checking(db, make_event, web) 
     checking = ledger_words.public_message(["does-not-add-up"])
     me = bearer(tokens_a.players["P1"])
     assert client_a.get("/api/hand", headers=me).get_json()["checking"] == checking  # today: no
+    # P2's phone, and theirs alone, names their own tile that the table shows.
+    p2 = client_a.get("/api/hand", headers=bearer(tokens_a.players["P2"])).get_json()
+    assert p2["on_table"] == [[6, 6]]
+    assert p2["on_table_text"] == "6-6 is now on the table: take it out of your hand and confirm."
+    assert client_a.get("/api/hand", headers=me).get_json()["on_table"] == []
     table = client_a.get("/api/tables/t1").get_json()["rounds"][0]
     assert table["checking"] == checking
     # The host reads the tile and the hand.

@@ -72,6 +72,12 @@ def test_the_table_host_resolves_a_round_that_does_not_add_up_on_a_phone(
     )
     shown = phone.locator("body").inner_text()
     assert "6-6" not in shown and "Ben's hand" not in shown and "two places" not in shown
+    # Ben's phone names his own tile that the table shows.
+    ben_phone = browser.new_context(**PHONE).new_page()
+    ben_phone.goto(f"{url}/hand/{ben}")
+    expect(ben_phone.locator("#on-table")).to_have_text(
+        "6-6 is now on the table: take it out of your hand and confirm."
+    )
 
     # The table host, on a phone: the ledger of the held ruling.
     page = browser.new_context(**PHONE).new_page()

@@ -23,6 +23,8 @@ function show(view) {
     : view.status === "open" ? "" : "This round has ended.");
   document.getElementById("checking").hidden = !view.checking;
   text("checking", view.checking || "");
+  document.getElementById("on-table").hidden = !view.on_table_text;
+  text("on-table", view.on_table_text || "");
   // A photo's reading waiting is confirmed (or corrected) in its own box.
   document.getElementById("again").hidden = !view.to_confirm || view.pending !== null;
   if (stream === null) {
