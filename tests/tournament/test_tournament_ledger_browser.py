@@ -111,6 +111,7 @@ def test_the_table_host_resolves_a_round_that_does_not_add_up_on_a_phone(
     expect(page.locator("#ledger-cell")).to_have_text("6-6: in two places (the table, Ben's hand)")
     expect(page.locator("#boneyard-form")).to_be_hidden()  # Block never draws
     page.locator("#ledger").screenshot(path=str(shots / "tournament-ledger.png"))
+    page.screenshot(path=str(shots / "tournament-host-page.png"), full_page=True)
 
     # The host takes 6-6 out of Ben's hand, with a reason.
     page.click("#ledger-problems button[data-player=Ben]")
