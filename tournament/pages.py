@@ -69,6 +69,11 @@ HAND_PAGE = (
 <h1 id="title">My hand</h1>
 <p id="hand"></p>
 <p id="lock" role="status"></p>
+<p id="checking" class="box" role="status" hidden></p>
+<p id="on-table" class="box" role="status" hidden></p>
+<div id="again" class="box" hidden><p>Play went on since you confirmed your hand: confirm
+it again before the next ruling, as it is or corrected below.</p>
+<button id="confirm-again">My hand is as saved</button></div>
 <div id="pending" class="box" hidden><p id="reading"></p>
 <button id="confirm">Confirm as read</button> <button id="discard">Discard the photo</button>
 <p class="dim">Wrong? Type the right tiles below and save.</p></div>
@@ -96,11 +101,27 @@ HOST_PAGE = (
 <button id="cancel">Cancel the ruling</button>
 <button id="unlock">Unlock the hands</button>
 <button id="reopen">Reopen the last round</button></div>
+<section class="box" id="ledger" hidden><h2>The round's ledger</h2>
+<p id="ledger-summary" class="big" role="status"></p>
+<ul id="ledger-waits"></ul>
+<ol id="ledger-problems"></ol>
+<div id="ledger-grid" class="ledger-grid"></div>
+<ul id="ledger-legend" class="legend"></ul>
+<p id="ledger-cell" class="dim" role="status"></p>
+<form id="boneyard-form"><label>Boneyard: the tiles left to draw, counted:
+<input id="boneyard-count" type="number" min="0"></label>
+<button id="boneyard-enter">Enter the count</button></form>
+<p><label>Reason for a correction or your word (kept in the audit trail and the round's
+result): <input id="ledger-reason" class="wide"></label></p>
+<p id="override-box"><button id="override">Rule on my word: the round does not add up</button>
+</p>
+<p id="override-note" hidden></p>
+<p id="ledger-message" role="status"></p></section>
 <p><label>Reason (kept in the audit trail; needed after the lock, to cancel, unlock or
 reopen): <input id="reason" class="wide"></label></p>
 <div class="box"><h2>Rule on the round</h2>
 <label>Open ends: <input id="ends" placeholder="e.g. 5 4"></label>
-<label>Boneyard: <input id="boneyard" type="number" min="0" value="0"></label><br>
+<label>Boneyard (if counted): <input id="boneyard" type="number" min="0"></label><br>
 <label>Proposer: <select id="proposer"></select></label>
 <button id="block">Check the block</button><br>
 <label>Winner: <select id="winner"></select></label>

@@ -14,7 +14,11 @@ The same lifecycle as `dominocam serve`, with the event's database behind it:
   (`server.game.round_ledger`, issue 32) counts the table camera's newest Scene, the hands
   and the boneyard against the set: a ruling that waits (a tile in two places, the
   boneyard's count unknown in a game that draws) is held for the table host, who reads the
-  problems tile by tile in the audit trail; players read only `ledger_words.public_message`;
+  problems tile by tile (`host_review`: the set as cells, each problem in words) and
+  corrects a hand, enters the boneyard's count or rules on their word with a reason
+  (`override_ledger`); players read only `ledger_words.public_message`;
+* after play goes on (the host unlocks the hands, or reopens a round) every confirmed hand
+  is to be confirmed again by its owner (`hands.to_confirm`) before the next ruling;
 * the audit trail keeps two texts per entry: `public_text` (no tile, no pip total) shown at
   once, `text` shown once the entry's round has ended (`lifecycle.shown_entry`).
 
@@ -34,6 +38,7 @@ from psycopg.types.json import Jsonb
 from dominocam.errors import UserInputError
 from rules.blocked import check
 from rules.game import RoundResult
+from rules.i18n import _
 from rules.ledger_words import problem_text
 from rules.scoring import score_domino
 from rules.state import parse_state
@@ -42,14 +47,21 @@ from server.game import ledger_words, lifecycle, wording
 from server.game.lifecycle import HOST, AuditEntry
 from server.game.round_ledger import (
     HandState,
+    Override,
     RoundFacts,
     Ruling,
     RulingGo,
     RulingWait,
     SeatHand,
+    WaitReason,
     boneyard_floor,
+    cells,
     decide,
+    on_table,
+    problems_signature,
     round_facts,
+    round_ledger,
+    table_report,
 )
 from tournament.config import EventConfig
 
@@ -197,6 +209,7 @@ def confirm_hand(
         rnd = open_round(conn, event_id, player.table_id)
         row = _hand(conn, rnd["id"], player.id)
         confirmed = row is not None and row["confirmed_at"] is not None
+        again = row is not None and confirmed and bool(row["to_confirm"])
         try:
             change = lifecycle.confirm_change(
                 player=player.name,
@@ -207,6 +220,7 @@ def confirm_hand(
                 pending=None if row is None else row["pending"],
                 before=row["tiles"] if confirmed else None,
                 set_max=config.max_pip,
+                to_confirm=again,
             )
         except lifecycle.Conflict as error:
             raise _conflict(error) from None
@@ -214,7 +228,7 @@ def confirm_hand(
             "INSERT INTO hands (round_id, player_id, tiles, confirmed_at) "
             "VALUES (%s, %s, %s, now()) ON CONFLICT (round_id, player_id) DO UPDATE SET "
             "tiles = EXCLUDED.tiles, confirmed_at = now(), submitted_at = now(), "
-            "pending = NULL, pending_scene = NULL",
+            "pending = NULL, pending_scene = NULL, to_confirm = false",
             (rnd["id"], player.id, Jsonb(change.tiles)),
         )
         if change.audit is not None:
@@ -271,23 +285,67 @@ def declare_cannot_play(
 
 def own_hand(conn: psycopg.Connection[Any], event_id: int, player: Player) -> dict[str, Any]:
     """The player's own hand in their table's latest round: confirmed tiles, the pending
-    reading, whether the hands are locked (nobody else's)."""
+    reading, whether the hands are locked, whether to confirm it again (play went on), which
+    of its tiles the table camera's newest Scene shows face up (`on_table`: the owner takes
+    them out and confirms; told to the owner alone), and whether the table host is checking
+    the round (`checking`: no tile, no hand)."""
+    from tournament.store import latest_scene
+
     row = conn.execute(
-        "SELECT r.number, r.status, r.locked_at, r.locked_by, h.tiles, h.pending, "
-        "h.confirmed_at FROM rounds r LEFT JOIN hands h "
+        "SELECT r.number, r.status, r.locked_at, r.locked_by, r.pending_end, h.tiles, "
+        "h.pending, h.confirmed_at, h.to_confirm FROM rounds r LEFT JOIN hands h "
         "ON h.round_id = r.id AND h.player_id = %s "
         "WHERE r.event_id = %s AND r.table_id = %s ORDER BY r.number DESC LIMIT 1",
         (player.id, event_id, player.table_id),
     ).fetchone()
+    if row is None:
+        raise RoundConflict(f"table {player.table_id} has no round")
+    hand = row["tiles"] if row["confirmed_at"] is not None else None
+    shown: tuple[Tile, ...] = ()
+    newest = latest_scene(conn, event_id, player.table_id) if row["status"] == "open" else None
+    if hand and newest is not None:
+        shown = on_table([Tile.of(a, b) for a, b in hand], table_report(newest["scene"]))
     return {
         "name": player.name,
         "table": player.table_id,
         "round": row["number"],
         "status": row["status"],
-        "hand": row["tiles"] if row["confirmed_at"] is not None else None,
+        "hand": hand,
         "pending": row["pending"],
         "locked": _locked_by(row),
+        "to_confirm": bool(
+            row["status"] == "open" and row["confirmed_at"] is not None and row["to_confirm"]
+        ),
+        "on_table": [tile.as_list() for tile in shown],
+        "on_table_text": ledger_words.owner_on_table(shown) if shown else None,
+        "checking": checking(row["pending_end"]) if row["status"] == "open" else None,
     }
+
+
+def ledger_entry(ledger: Mapping[str, Any] | None, max_pip: int) -> dict[str, Any] | None:
+    """An ended round's ledger as its result kept it (`RulingGo.to_dict`), in words: "all 28
+    tiles accounted for", or the host's word and the problems it overrode (None for a round
+    scored before the ledger was kept). Shown with the result, once the round has ended."""
+    if not ledger:
+        return None
+    override = ledger.get("override") or {}
+    return {
+        "text": ledger_words.result_text(dict(ledger)),
+        "closes": bool(ledger.get("closes")),
+        "overridden": bool(override),
+        "reason": override.get("reason"),
+        "problems": [
+            ledger_words.stored_problem_text(p, max_pip) for p in override.get("problems") or []
+        ],
+    }
+
+
+def checking(pending_end: Mapping[str, Any] | None) -> str | None:
+    """What everybody reads while a ruling waits for the table host's check
+    (`ledger_words.public_message`: no tile, no hand), or None when none waits."""
+    if not pending_end or not pending_end.get("waiting"):
+        return None
+    return ledger_words.public_message(pending_end.get("reasons") or [])
 
 
 # --- rulings ----------------------------------------------------------------------------------
@@ -396,7 +454,7 @@ def _facts(
     rows = {
         row["name"]: row
         for row in conn.execute(
-            "SELECT p.name, h.tiles, h.pending, h.confirmed_at FROM hands h "
+            "SELECT p.name, h.tiles, h.pending, h.confirmed_at, h.to_confirm FROM hands h "
             "JOIN players p ON p.id = h.player_id WHERE h.round_id = %s",
             (rnd["id"],),
         )
@@ -405,7 +463,8 @@ def _facts(
     for name in config.table(table_id).seats:
         row = rows.get(name)
         if row is not None and row["confirmed_at"] is not None:
-            state, tiles = HandState.CONFIRMED, row["tiles"] or []
+            confirmed = HandState.TO_CONFIRM if row["to_confirm"] else HandState.CONFIRMED
+            state, tiles = confirmed, row["tiles"] or []
         elif row is not None and row["pending"] is not None:
             state, tiles = HandState.PENDING, row["pending"]
         else:
@@ -413,6 +472,7 @@ def _facts(
         hands.append(SeatHand(name, state, tuple(Tile.of(a, b) for a, b in tiles)))
     newest = latest_scene(conn, rnd["event_id"], table_id)
     scene = newest["scene"] if newest is not None and newest["scene"].get("tiles") else None
+    stored = rnd["ledger_override"]
     return round_facts(
         variant=config.variant_name,
         rules=dict(config.rules),
@@ -421,7 +481,14 @@ def _facts(
         hands=hands,
         boneyard=rnd["boneyard"],
         boneyard_source=rnd["boneyard_source"],
+        override=None if stored is None else Override(stored["problems"], stored["reason"]),
     )
+
+
+def _went_out(rnd: Mapping[str, Any]) -> str | None:
+    """The player a held domino says went out (their hand counts as empty)."""
+    pending = rnd["pending_end"] or {}
+    return pending.get("player") if pending.get("by") == "domino" else None
 
 
 def _hold_for_host(
@@ -521,8 +588,14 @@ def rule(
         else:
             state_json = _state(conn, config, table_id, rnd, proposer=who)
         decision = decide(
-            _facts(conn, config, table_id, rnd), Ruling(by), who if by == "domino" else None
+            _facts(conn, config, table_id, rnd),
+            Ruling(by),
+            who if by == "domino" else None,
+            by_host=author == HOST,
         )
+        if isinstance(decision, RulingWait) and WaitReason.HANDS_TO_CONFIRM in decision.reasons:
+            # Refused before anything locks: the owners confirm (as it is, or corrected).
+            raise RoundConflict(ledger_words.to_confirm_message(decision.to_confirm))
         if not _locked_by(rnd):
             conn.execute(
                 "UPDATE rounds SET locked_at = now(), locked_by = %s WHERE id = %s",
@@ -729,7 +802,9 @@ def cancel_pending(
 def unlock_hands(
     conn: psycopg.Connection[Any], event_id: int, table_id: str, reason: object
 ) -> None:
-    """The host lets play go on: the hands can change again, a held ruling is dropped."""
+    """The host lets play go on: the hands can change again, a held ruling and the host's
+    override are dropped, and every hand is to be confirmed again by its owner before the
+    next ruling (tiles are played from now on: `_play_goes_on`)."""
     why = lifecycle.require_reason(reason, "unlocking the hands")
     with conn.transaction():
         rnd = open_round(conn, event_id, table_id)
@@ -740,6 +815,7 @@ def unlock_hands(
             "WHERE id = %s",
             (rnd["id"],),
         )
+        _play_goes_on(conn, rnd["id"])
         record(
             conn,
             event_id,
@@ -747,6 +823,122 @@ def unlock_hands(
             rnd["id"],
             _note("unlock", HOST, wording.HOST_UNLOCKED, why),
         )
+
+
+def _play_goes_on(conn: psycopg.Connection[Any], round_id: int) -> None:
+    """Play goes on after a ruling was sought (the host unlocks the hands after a block check
+    that stopped, or reopens a round): every confirmed hand may now list tiles played since,
+    so each is to be confirmed again by its owner (as it is, or corrected) before the next
+    ruling, and the host's word on the old problems no longer holds (inside a transaction)."""
+    conn.execute(
+        "UPDATE hands SET to_confirm = true WHERE round_id = %s AND confirmed_at IS NOT NULL",
+        (round_id,),
+    )
+    conn.execute("UPDATE rounds SET ledger_override = NULL WHERE id = %s", (round_id,))
+
+
+def override_ledger(
+    conn: psycopg.Connection[Any],
+    event_id: int,
+    config: EventConfig,
+    table_id: str,
+    reason: object,
+) -> dict[str, Any]:
+    """The table host rules the round although it does not add up, for the problems it has
+    now (`round_ledger.problems_signature`: a new problem needs a new look), with a reason
+    kept in the audit trail and, once scored, in the round's result. Then "score" scores the
+    held ruling (`score_pending`), or the host rules again.
+
+    Raises:
+        UserInputError: no reason.
+        RoundConflict: the round adds up (nothing to override), or no open round.
+    """
+    why = lifecycle.require_reason(reason, _("scoring a round that does not add up"))
+    with conn.transaction():
+        rnd = open_round(conn, event_id, table_id)
+        ledger = round_ledger(_facts(conn, config, table_id, rnd), _went_out(rnd))
+        signature = problems_signature(ledger)
+        if signature is None:
+            raise RoundConflict(_("the round adds up: there is nothing to override"))
+        conn.execute(
+            "UPDATE rounds SET ledger_override = %s WHERE id = %s",
+            (Jsonb({"problems": signature, "reason": why}), rnd["id"]),
+        )
+        words = [problem_text(problem, ledger.max_pip) for problem in ledger.problems]
+        record(
+            conn,
+            event_id,
+            table_id,
+            rnd["id"],
+            AuditEntry(
+                "override",
+                HOST,
+                f"{wording.HOST_OVERRIDE}: {' '.join(words)}",
+                wording.HOST_OVERRIDE,
+                why,
+                {"problems": [problem.to_dict() for problem in ledger.problems]},
+            ),
+        )
+    return {"table": table_id, "round": rnd["number"], "override": {"reason": why}}
+
+
+def host_review(
+    conn: psycopg.Connection[Any], event_id: int, config: EventConfig, table_id: str
+) -> dict[str, Any]:
+    """The round's ledger for the table host (host only: it names hands' tiles), as single-
+    table mode's correction screen has it: the set as cells (`round_ledger.cells`), each
+    problem in words, what a ruling the host gives now waits for, why the held ruling was
+    held, the host's override, the boneyard's count as entered, and every seat's hand."""
+    rnd = conn.execute(
+        "SELECT * FROM rounds WHERE event_id = %s AND table_id = %s AND status = 'open'",
+        (event_id, table_id),
+    ).fetchone()
+    if rnd is None:
+        raise RoundConflict(f"table {table_id} has no open round (its game is over)")
+    facts = _facts(conn, config, table_id, rnd)
+    went_out = _went_out(rnd)
+    ruling = Ruling.DOMINO if went_out else Ruling.BLOCK
+    decision = decide(facts, ruling, went_out, by_host=True)
+    ledger = decision.ledger
+    waits = [str(reason) for reason in getattr(decision, "reasons", ())]
+    to_confirm = list(getattr(decision, "to_confirm", ()))
+    pending = rnd["pending_end"]
+    held_for = list(pending.get("reasons") or []) if pending and pending.get("waiting") else []
+    override = facts.override
+    return {
+        "table": table_id,
+        "round": rnd["number"],
+        "pending": pending,
+        "held_for": held_for,
+        "held_for_shown": ledger_words.wait_text(held_for),
+        "ledger": {
+            **ledger.to_dict(),
+            "cells": [cell.to_dict() for cell in cells(ledger)],
+            "problems_shown": [problem_text(p, ledger.max_pip) for p in ledger.problems],
+            "ruling": str(ruling),
+            "waits": waits,
+            "waits_shown": ledger_words.wait_text(waits, to_confirm),
+            "to_confirm": to_confirm,
+            "override": (
+                None
+                if override is None
+                else {
+                    "reason": override.reason,
+                    "applies": override.problems == problems_signature(ledger),
+                }
+            ),
+            "boneyard_entered": {"count": rnd["boneyard"], "source": rnd["boneyard_source"]},
+        },
+        "hands": [
+            {
+                "seat": seat,
+                "name": hand.player,
+                "state": str(hand.state),
+                "tiles": [tile.as_list() for tile in hand.tiles],
+            }
+            for seat, hand in enumerate(facts.hands, start=1)
+        ],
+    }
 
 
 def reopen_last_round(
@@ -793,6 +985,8 @@ def reopen_last_round(
             "locked_by = COALESCE(locked_by, %s) WHERE id = %s",
             (wording.ROUND_REOPENED, ended["id"]),
         )
+        # Play may go on from here: each hand is confirmed again before the next ruling.
+        _play_goes_on(conn, ended["id"])
         points = ended["result"]["round"]["points"]
         record(
             conn,
@@ -811,6 +1005,11 @@ def reopen_last_round(
             ),
         )
     return {"round": ended["number"], "status": "open"}
+
+
+# An audit entry's details for the host until its round has ended: a hand's tiles, the
+# ledger's problems, and why a ruling waits (the public text says only that the host checks).
+HOST_DETAIL = ("before", "after", "problems", "waits")
 
 
 def audit_trail(
@@ -839,9 +1038,7 @@ def audit_trail(
                 "author": row["author"],
                 "action": row["action"],
                 **shown,
-                "detail": {
-                    k: v for k, v in detail.items() if revealed or k not in ("before", "after")
-                },
+                "detail": {k: v for k, v in detail.items() if revealed or k not in HOST_DETAIL},
             }
         )
     return out

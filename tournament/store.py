@@ -128,6 +128,12 @@ ALTER TABLE rounds ADD COLUMN IF NOT EXISTS boneyard integer;
 -- Where the boneyard count comes from (`server.game.round_ledger.boneyard_report`): NULL
 -- until the table host enters it ('entered'); a count without a source is not trusted.
 ALTER TABLE rounds ADD COLUMN IF NOT EXISTS boneyard_source text;
+-- The table host's word on a round that does not add up (`server.game.round_ledger.Override`,
+-- JSON {"problems", "reason"}): it holds while the ledger's problems stay those it saw.
+ALTER TABLE rounds ADD COLUMN IF NOT EXISTS ledger_override jsonb;
+-- Play went on since the hand was confirmed (the host unlocked the hands, or reopened the
+-- round): its owner confirms it again, as it is or corrected, before the next ruling.
+ALTER TABLE hands ADD COLUMN IF NOT EXISTS to_confirm boolean NOT NULL DEFAULT false;
 ALTER TABLE audit ADD COLUMN IF NOT EXISTS round_id integer REFERENCES rounds ON DELETE SET NULL;
 ALTER TABLE audit ADD COLUMN IF NOT EXISTS reason text;
 -- Each table's host link (`h<position>.SECRET`), stored as its SHA-256 only.
@@ -410,10 +416,12 @@ def latest_scene(
 def public_table(conn: psycopg.Connection[Any], event_id: int, table_id: str) -> dict[str, Any]:
     """What anyone may see of a table: seats; per round each confirmed hand's tile count
     while the round is open (a photo awaiting its owner's confirmation counts as no hand),
-    whether the hands are locked, the ruling held for the host and the last block check
-    (who stopped it, not with which tile); every ended round with its hands and result; the
-    newest Scene's sequence."""
+    whose hands are to be confirmed again (play went on), whether the hands are locked, the
+    ruling held for the host, whether the table host is checking the round (`checking`: no
+    tile, no hand) and the last block check (who stopped it, not with which tile); every
+    ended round with its hands, result and ledger; the newest Scene's sequence."""
     from server.game.lifecycle import public_outcome
+    from tournament.rounds import checking, ledger_entry
 
     config = event_config(conn, event_id)
     try:
@@ -426,14 +434,13 @@ def public_table(conn: psycopg.Connection[Any], event_id: int, table_id: str) ->
         "last_check FROM rounds WHERE event_id = %s AND table_id = %s ORDER BY number",
         (event_id, table_id),
     ).fetchall():
-        counts = {
-            h["name"]: len(h["tiles"])
-            for h in conn.execute(
-                "SELECT p.name, h.tiles FROM hands h JOIN players p ON p.id = h.player_id "
-                "WHERE h.round_id = %s AND h.confirmed_at IS NOT NULL",
-                (row["id"],),
-            )
-        }
+        confirmed = conn.execute(
+            "SELECT p.name, h.tiles, h.to_confirm FROM hands h JOIN players p "
+            "ON p.id = h.player_id WHERE h.round_id = %s AND h.confirmed_at IS NOT NULL",
+            (row["id"],),
+        ).fetchall()
+        counts = {h["name"]: len(h["tiles"]) for h in confirmed}
+        again = {h["name"] for h in confirmed if h["to_confirm"]}
         entry: dict[str, Any] = {
             "number": row["number"],
             "status": row["status"],
@@ -444,9 +451,12 @@ def public_table(conn: psycopg.Connection[Any], event_id: int, table_id: str) ->
             entry["ended_by"] = row["ended_by"]
             entry["hands"] = {p["name"]: p["hand"] for p in state["players"]}
             entry["result"] = row["result"]["round"]
+            entry["ledger"] = ledger_entry(row["result"].get("ledger"), config.max_pip)
         else:
+            entry["to_confirm"] = [name for name in table.seats if name in again]
             entry["locked"] = row["locked_by"] if row["locked_at"] is not None else None
             entry["pending"] = None if row["pending_end"] is None else row["pending_end"]["text"]
+            entry["checking"] = checking(row["pending_end"])
             entry["last_check"] = (
                 None if row["last_check"] is None else public_outcome(row["last_check"])
             )

@@ -477,6 +477,26 @@ def create_app(database_url: str, redis_url: str, event_id: int) -> Flask:
         publish(table_id, "round", action="ended" if outcome["ended"] else "ruling")
         return jsonify(outcome)
 
+    @app.get("/api/tables/<table_id>/rounds/current/review")
+    def review(table_id: str) -> Response:
+        """The round's ledger for the table host (it names hands' tiles: host only)."""
+        require_host(table_id)
+        known_table(table_id)
+        with pool.connection() as conn:
+            return jsonify(rounds.host_review(conn, event_id, config(), table_id))
+
+    @app.post("/api/tables/<table_id>/rounds/current/ledger/override")
+    def override(table_id: str) -> Response:
+        """The table host rules the round although it does not add up, with a reason (the
+        audit trail, the round's result); then "score" scores the held ruling."""
+        require_host(table_id)
+        known_table(table_id)
+        body = body_object('{"reason": "..."}', {"reason": REASON})
+        with pool.connection() as conn:
+            outcome = rounds.override_ledger(conn, event_id, config(), table_id, body.get("reason"))
+        publish(table_id, "round", action="override")
+        return jsonify(outcome)
+
     @app.post("/api/tables/<table_id>/rounds/current/cancel")
     def cancel(table_id: str) -> Response:
         require_host(table_id)

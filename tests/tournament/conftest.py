@@ -99,3 +99,31 @@ def web(urls: dict[str, str]) -> Callable[[int], Any]:
     yield make
     for app in apps:
         app.extensions["dominocam.tournament"]["pool"].close()
+
+
+@pytest.fixture
+def served(urls: dict[str, str]) -> Iterator[Callable[[int], tuple[str, Any]]]:
+    """The event's web app served on loopback by the web process's own server (waitress,
+    `tournament.cli.web_server`) from a thread, for the browser tests: `serve(event_id)`
+    gives its address and a Flask test client of the same app (on the real services)."""
+    import threading
+
+    from server.serving import stop_server
+    from tournament.cli import web_server
+    from tournament.web import MAX_BODY_BYTES, create_app
+
+    running: list[tuple[Any, Any, threading.Thread]] = []
+
+    def serve(event_id: int) -> tuple[str, Any]:
+        app = create_app(urls["database"], urls["redis"], event_id)
+        server: Any = web_server(app, "127.0.0.1", 0, MAX_BODY_BYTES)
+        thread = threading.Thread(target=server.run, daemon=True)
+        thread.start()
+        running.append((app, server, thread))
+        return f"http://127.0.0.1:{server.effective_port}", app.test_client()
+
+    yield serve
+    for app, server, thread in running:
+        stop_server(server)
+        thread.join(10)
+        app.extensions["dominocam.tournament"]["pool"].close()

@@ -107,7 +107,9 @@ def test_lower_wins_and_a_round_that_is_not_blocked(make_event, web) -> None:
         headers=bearer(tokens.admin),
     )
     assert unlock.status_code == 200
+    # Play went on: each hand is confirmed again (P1's as it is) before the next ruling.
     put_hand(client, p["P2"], [[6, 6], [2, 3]])
+    assert client.post("/api/hand/confirm", json={}, headers=bearer(p["P1"])).status_code == 200
     end(client, tokens.admin, "t1", ended_by="block", layout=BLOCKED_TABLE)
     put_hand(client, p["P3"], [[2, 2]])
     put_hand(client, p["P4"], [[0, 0], [1, 1]])
@@ -338,6 +340,8 @@ def test_undo_the_last_round_with_a_reason_in_the_audit_trail(make_event, web) -
     while_open = client.get("/api/tables/t1/audit").get_json()["audit"]
     assert while_open[-1]["text"] == "the host changed P2's confirmed hand (2 tiles, now 3)"
     assert while_open[-1]["reason"] is None  # a reason may name a tile: shown at the end
+    # P1 confirms their hand again, as it is (also while locked), before the next ruling.
+    assert client.post("/api/hand/confirm", json={}, headers=bearer(p["P1"])).status_code == 200
     again = end(client, tokens.hosts["t1"], "t1", ended_by="block", layout=BLOCKED_TABLE)
     assert again["result"]["points"] == {"P1": 23}
     trail = client.get("/api/tables/t1/audit").get_json()["audit"]

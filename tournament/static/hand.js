@@ -1,7 +1,9 @@
 "use strict";
 // A player's phone page: their own hand only. A photo's reading waits for the player's
 // confirmation; typed tiles are confirmed when saved; once the hands are locked only the
-// table's host changes a hand.
+// table's host changes a hand. After play went on (an unlock, a reopened round) the hand is
+// confirmed again, as it is or corrected; while the host checks the round the page says
+// so, and nothing of which tile or whose hand.
 const {api, text, tiles, parseTiles} = dominocam;
 let me = null;
 let stream = null;
@@ -19,6 +21,12 @@ function show(view) {
   }
   text("lock", view.locked ? "Hands locked (" + view.locked + "): only the host changes a hand now."
     : view.status === "open" ? "" : "This round has ended.");
+  document.getElementById("checking").hidden = !view.checking;
+  text("checking", view.checking || "");
+  document.getElementById("on-table").hidden = !view.on_table_text;
+  text("on-table", view.on_table_text || "");
+  // A photo's reading waiting is confirmed (or corrected) in its own box.
+  document.getElementById("again").hidden = !view.to_confirm || view.pending !== null;
   if (stream === null) {
     stream = new EventSource("../api/tables/" + encodeURIComponent(view.table) + "/events");
     for (const kind of ["hand", "round"]) stream.addEventListener(kind, load);
@@ -33,6 +41,8 @@ document.getElementById("save").addEventListener("click", () => act(
   (b) => "Saved: " + b.tiles + " tiles for round " + b.round + "."));
 document.getElementById("confirm").addEventListener("click", () => act(
   api("api/hand/confirm", {method: "POST", json: {}}), (b) => "Confirmed: " + b.tiles + " tiles."));
+document.getElementById("confirm-again").addEventListener("click", () => act(
+  api("api/hand/confirm", {method: "POST", json: {}}), (b) => "Confirmed again: " + b.tiles + " tiles."));
 document.getElementById("discard").addEventListener("click", () => act(
   api("api/hand/discard", {method: "POST"}), () => "The photo's reading is dropped."));
 document.getElementById("photo").addEventListener("change", (e) => {

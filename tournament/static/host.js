@@ -1,10 +1,13 @@
 "use strict";
 // A table host's page: seat links as QR codes, the round (lock, the ruling held for the
-// host), hands entered or corrected with a reason, rulings confirmed or cancelled, undo.
+// host), the round's ledger (the set as a grid, each problem tile by tile, a tile removed
+// from a hand, the boneyard's count, the host's word with a reason), hands entered or
+// corrected with a reason, rulings confirmed or cancelled, undo.
 const {api, text, el, tiles, parseTiles, data} = dominocam;
 const table = data.table;
 const base = "api/tables/" + encodeURIComponent(table);
 let state = null;
+let review = null;
 function say(message) { text("message", message); }
 function reason(id) { return document.getElementById(id).value.trim(); }
 function act(promise, done) {
@@ -13,7 +16,8 @@ function act(promise, done) {
 function seatCount(seat) {
   const round = state.rounds[state.rounds.length - 1];
   const count = round.tiles[seat.name];
-  return " · " + (count === null || count === undefined ? "no confirmed hand" : count + " tiles");
+  const again = (round.to_confirm || []).includes(seat.name) ? " · to confirm again" : "";
+  return " · " + (count === null || count === undefined ? "no confirmed hand" : count + " tiles") + again;
 }
 function makeSeats() {
   // Made once: a QR code shown or tiles being typed stay while the round's state changes.
@@ -69,13 +73,128 @@ function showAudit(body) {
   document.getElementById("audit").replaceChildren(...body.audit.slice(-30).reverse().map((e) =>
     el("li", e.at.slice(11, 19) + " " + e.author + ": " + e.text + (e.reason ? " (" + e.reason + ")" : ""))));
 }
+// --- the round's ledger (the host's only: it names hands' tiles) -----------------------------
+function ledgerSay(message) { text("ledger-message", message); }
+const tileText = (t) => t[0] + "-" + t[1];
+const KINDS = {table: "on the table", hand: "in a hand", nowhere: "nowhere", twice: "in two places",
+  hidden: "hidden: boneyard, set aside, or a hand not read"};
+function cellText(c) {
+  const tile = tileText(c.tile);
+  if (c.kind === "hand") return tile + ": in " + c.players[0] + "'s hand";
+  if (c.kind === "twice") {
+    const places = c.players.map((n) => n + "'s hand");
+    if (c.on_table) places.unshift("the table");
+    return tile + ": in two places (" + places.join(", ") + ")";
+  }
+  return tile + ": " + KINDS[c.kind];
+}
+// The set as a picture: tile a-b at row a, column b (upper triangle), coloured by place.
+function renderGrid(ledger) {
+  const n = ledger.set;
+  const byTile = {};
+  for (const c of ledger.cells) byTile[c.tile[0] + "-" + c.tile[1]] = c;
+  const grid = document.getElementById("ledger-grid");
+  grid.style.gridTemplateColumns = "repeat(" + (n + 2) + ", minmax(0, 1fr))";
+  grid.setAttribute("role", "img");
+  grid.setAttribute("aria-label", "The set of " + ledger.set_size + " tiles by place");
+  const nodes = [el("span", "", {class: "head"})];
+  for (let b = 0; b <= n; b++) nodes.push(el("span", String(b), {class: "head"}));
+  for (let a = 0; a <= n; a++) {
+    nodes.push(el("span", String(a), {class: "head"}));
+    for (let b = 0; b <= n; b++) {
+      const c = byTile[a + "-" + b];
+      if (!c) { nodes.push(el("span", undefined, {class: "cell void"})); continue; }
+      const mark = c.kind === "hand" ? c.players[0].charAt(0) : c.kind === "twice" ? "2"
+        : c.kind === "nowhere" ? "?" : "";
+      const cell = el("button", mark, {type: "button", "data-tile": a + "-" + b, title: cellText(c),
+        "aria-label": cellText(c), class: "cell k-" + c.kind + (c.problem ? " problem" : "")});
+      cell.addEventListener("click", () => text("ledger-cell", cellText(c)));
+      nodes.push(cell);
+    }
+  }
+  grid.replaceChildren(...nodes);
+  const legend = ["table", "hand", "hidden", "nowhere", "twice"].map((k) => {
+    const li = el("li");
+    const count = ledger.cells.filter((c) => c.kind === k).length;
+    li.append(el("span", undefined, {class: "swatch k-" + k}), KINDS[k] + " (" + count + ")");
+    return li;
+  });
+  const named = el("li");
+  named.append(el("span", undefined, {class: "swatch problem"}), "named in a problem");
+  document.getElementById("ledger-legend").replaceChildren(...legend, named);
+}
+function removeFromHand(tile, name) {
+  const why = reason("ledger-reason");
+  if (!why) { ledgerSay("Write the reason first (kept in the audit trail)."); return; }
+  const hand = review.hands.find((h) => h.name === name);
+  const kept = hand.tiles.filter((t) => tileText([...t].sort((x, y) => x - y)) !== tileText(tile));
+  api(base + "/seats/" + hand.seat + "/hand", {method: "PUT", json: {tiles: kept, reason: why}})
+    .then(() => { ledgerSay(tileText(tile) + " removed from " + name + "'s hand."); load(); })
+    .catch((e) => ledgerSay(e.message));
+}
+function renderLedger(body) {
+  review = body;
+  const ledger = body.ledger;
+  document.getElementById("ledger").hidden = false;
+  text("ledger-summary", !ledger.adds_up ? "The round does not add up." : ledger.closes
+    ? "All " + ledger.set_size + " tiles accounted for."
+    : "Nothing read contradicts the set of " + ledger.set_size + " tiles (not every count is known).");
+  const waits = body.held_for_shown.filter((w) => !ledger.waits_shown.includes(w));
+  document.getElementById("ledger-waits").replaceChildren(
+    ...[...ledger.waits_shown, ...waits].map((w) => el("li", w)));
+  document.getElementById("ledger-problems").replaceChildren(...ledger.problems.map((p, i) => {
+    const li = el("li", ledger.problems_shown[i] + " ", {class: "problem", "data-code": p.code});
+    if (p.code === "tile-twice" || p.code === "tile-outside-set") {
+      for (const h of p.holders) {
+        if (h.kind !== "hand") continue;
+        const b = el("button", "Remove from " + h.player + "'s hand",
+          {type: "button", class: "remove-from-hand", "data-player": h.player});
+        b.addEventListener("click", () => removeFromHand(p.tiles[0], h.player));
+        li.append(b);
+      }
+    }
+    return li;
+  }));
+  renderGrid(ledger);
+  document.getElementById("boneyard-form").hidden = ledger.deal.undealt !== "boneyard";
+  const count = document.getElementById("boneyard-count");
+  if (document.activeElement !== count) {
+    count.value = ledger.boneyard_entered.source ? String(ledger.boneyard_entered.count) : "";
+  }
+  const word = ledger.override && ledger.override.applies;
+  document.getElementById("override-box").hidden = ledger.adds_up || !!word;
+  const note = document.getElementById("override-note");
+  note.hidden = !word;
+  note.textContent = word ? "Ruled on your word: " + ledger.override.reason
+    + ". \"Confirm and score the round\" scores it." : "";
+}
+function loadReview() {
+  api(base + "/rounds/current/review").then(renderLedger)
+    .catch(() => { document.getElementById("ledger").hidden = true; });
+}
+document.getElementById("boneyard-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  const value = document.getElementById("boneyard-count").value;
+  if (value === "") { ledgerSay("Count the boneyard's tiles first."); return; }
+  api(base + "/table", {method: "PUT", json: {boneyard: Number(value)}})
+    .then(() => { ledgerSay("Boneyard: " + value + " tiles."); load(); })
+    .catch((e) => ledgerSay(e.message));
+});
+document.getElementById("override").addEventListener("click", () => {
+  api(base + "/rounds/current/ledger/override", {method: "POST", json: {reason: reason("ledger-reason")}})
+    .then(() => { document.getElementById("ledger-reason").value = ""; ledgerSay(""); load(); })
+    .catch((e) => ledgerSay(e.message));
+});
 function load() {
   api(base).then(show).catch((e) => say(e.message));
   api(base + "/audit").then(showAudit).catch(() => {});
+  loadReview();
 }
 function table_json() {
   const ends = document.getElementById("ends").value.trim();
-  const body = {boneyard: Number(document.getElementById("boneyard").value || 0)};
+  const count = document.getElementById("boneyard").value;
+  // The boneyard is sent only when counted: never 0 by default (a game that draws waits).
+  const body = count === "" ? {} : {boneyard: Number(count)};
   if (ends) {
     body.layout = {lines: ends.split(/[\s,;]+/).map((v, i) => ({name: "line " + (i + 1), open_end: Number(v)}))};
   }
