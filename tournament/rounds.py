@@ -587,11 +587,15 @@ def rule(
             state_json = _state(conn, config, table_id, rnd, empty_hand=who)
         else:
             state_json = _state(conn, config, table_id, rnd, proposer=who)
+        # Judged as the host's ruling, whoever asks: a player's ruling never scores (it is
+        # held for the table host either way), so counts that do not close are the host's
+        # to weigh when they score it, not a reason to refuse the proposal (as in
+        # `server.game.rulings`).
         decision = decide(
             _facts(conn, config, table_id, rnd),
             Ruling(by),
             who if by == "domino" else None,
-            by_host=author == HOST,
+            by_host=True,
         )
         if isinstance(decision, RulingWait) and WaitReason.HANDS_TO_CONFIRM in decision.reasons:
             # Refused before anything locks: the owners confirm (as it is, or corrected).

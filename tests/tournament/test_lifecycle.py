@@ -89,9 +89,8 @@ def test_proposing_locks_every_hand_at_that_table_only(make_event, web) -> None:
         == 200
     )
     proposed = client.post("/api/hand/propose", headers=bearer(p["P1"]))
-    # Held for the host's check (no camera reading: not every count is known), and locked.
-    assert proposed.status_code == 409, proposed.get_json()
-    assert client.get("/api/tables/t1").get_json()["rounds"][0]["pending"] is not None
+    assert proposed.status_code == 200, proposed.get_json()
+    assert proposed.get_json()["held"] is True
 
     for token in (p["P1"], p["P2"]):
         refused = put_hand(client, token, [[3, 3]])
@@ -164,13 +163,12 @@ def test_a_ruling_is_not_scored_until_the_host_confirms_and_undo_changes_the_sta
     put_hand(client, p["P1"], [[0, 1]])
     put_hand(client, p["P2"], [[6, 6], [2, 3]])
     client.put("/api/tables/t1/table", json={"layout": BLOCKED_TABLE}, headers=host1)
-    # A player's proposal waits for the host (not every count is known: no camera reading).
-    held = client.post("/api/hand/propose", headers=bearer(p["P1"]))
-    assert held.status_code == 409 and "table host" in held.get_json()["error"]
+    held = client.post("/api/hand/propose", headers=bearer(p["P1"])).get_json()
+    assert held["held"] is True and held["ended"] is False
     assert totals(client)["P1"] == 0
     table = client.get("/api/tables/t1").get_json()["rounds"][0]
     assert table["status"] == "open"
-    assert table["pending"].startswith("P1 proposed a block. The table host checks the round")
+    assert table["pending"].startswith("Blocked: every player confirmed P1's block.")
     assert "hands" not in table
     assert client.post("/api/tables/t1/rounds/current/score", headers=host2).status_code == 403
     scored = client.post("/api/tables/t1/rounds/current/score", headers=host1).get_json()
@@ -180,9 +178,8 @@ def test_a_ruling_is_not_scored_until_the_host_confirms_and_undo_changes_the_sta
     # Table 2: a domino called, then cancelled by the host: nothing is scored.
     put_hand(client, p["P3"], [[1, 1]])
     put_hand(client, p["P4"], [[5, 6]])
-    called = client.post("/api/hand/domino", headers=bearer(p["P3"]))
-    assert called.status_code == 409 and "table host" in called.get_json()["error"]
-    assert client.get("/api/tables/t2").get_json()["rounds"][0]["pending"] is not None
+    called = client.post("/api/hand/domino", headers=bearer(p["P3"])).get_json()
+    assert called["held"] is True
     no_reason = client.post("/api/tables/t2/rounds/current/cancel", json={}, headers=host2)
     assert no_reason.status_code == 400
     cancel = {"reason": "P3 still had a tile"}
@@ -227,10 +224,8 @@ def test_a_ruling_uses_the_cameras_open_ends_unless_the_reading_is_doubtful(
         ("P4", [[6, 6]]),
     ):
         assert put_hand(client, p[name], tiles).status_code == 200
-    # 0-1 and 6-6, 2-3 play on neither 5 nor 4: blocked, held for the host's check.
-    blocked = client.post("/api/hand/propose", headers=bearer(p["P1"]))
-    assert blocked.status_code == 409 and "table host" in blocked.get_json()["error"]
-    assert client.get("/api/tables/t1").get_json()["rounds"][0]["pending"] is not None
+    blocked = client.post("/api/hand/propose", headers=bearer(p["P1"])).get_json()
+    assert blocked["held"] is True, blocked  # 0-1 and 6-6, 2-3 play on neither 5 nor 4
     doubtful = client.post("/api/hand/propose", headers=bearer(p["P3"]))
     assert doubtful.status_code == 409 and "open ends" in doubtful.get_json()["error"]
     host = bearer(tokens.hosts["t2"])
@@ -238,6 +233,4 @@ def test_a_ruling_uses_the_cameras_open_ends_unless_the_reading_is_doubtful(
         client.put("/api/tables/t2/table", json={"layout": BLOCKED_TABLE}, headers=host).status_code
         == 200
     )
-    again = client.post("/api/hand/propose", headers=bearer(p["P3"]))
-    assert again.status_code == 409 and "table host" in again.get_json()["error"]
-    assert client.get("/api/tables/t2").get_json()["rounds"][0]["pending"] is not None
+    assert client.post("/api/hand/propose", headers=bearer(p["P3"])).get_json()["held"] is True
