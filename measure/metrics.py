@@ -375,3 +375,38 @@ def confusion_matrix(pairs: Iterable[tuple[int, int]], size: int = 13) -> np.nda
         if 0 <= truth < size and 0 <= read < size:
             matrix[truth, read] += 1
     return matrix
+
+
+# The reliability diagram of a probability (`dominocam calibrate`, `dominocam eval`): equal-width
+# bins of the probabilities, each with the fraction of boxes that were right.
+RELIABILITY_BINS = 10
+
+
+def reliability_bins(p: np.ndarray, y: np.ndarray, bins: int = RELIABILITY_BINS) -> list[dict]:
+    """Equal-width bins of the probabilities `p` with the outcomes `y` (1 = right): for each
+    bin with boxes, its range, count, mean probability, fraction right and their gap."""
+    edges = np.linspace(0, 1, bins + 1)
+    index = np.clip(np.digitize(p, edges[1:-1]), 0, bins - 1)
+    out = []
+    for k in range(bins):
+        mask = index == k
+        if mask.any():
+            mean_p, right = float(p[mask].mean()), float(y[mask].mean())
+            out.append(
+                {
+                    "lo": round(float(edges[k]), 2),
+                    "hi": round(float(edges[k + 1]), 2),
+                    "n": int(mask.sum()),
+                    "mean_p": round(mean_p, 4),
+                    "right": round(right, 4),
+                    "gap": round(abs(mean_p - right), 4),
+                }
+            )
+    return out
+
+
+def expected_calibration_error(p: np.ndarray, y: np.ndarray, bins: int = RELIABILITY_BINS) -> float:
+    """Sum over equal-width bins of |mean p - fraction right| weighted by the bin's share."""
+    if len(p) == 0:
+        return float("nan")
+    return float(sum(b["n"] * b["gap"] for b in reliability_bins(p, y, bins)) / len(p))

@@ -1,7 +1,7 @@
 """When a tile may be missing beyond an open end: the room it needs
 (`vision.layout.MISSING_TILE_ROOM`) and what the gap looks like (`GAP_MAY_HOLD_TILE`).
 
-    .venv/bin/python -m measure.missing_tile_room --synthetic runs/data/synth-s41-n300 \
+    .venv/bin/python -m studies.missing_tile_room --synthetic runs/data/synth-s41-n300 \
         [--split val] [--limit 150] [--threads 2] [--room 0.5]
 
 On one split of a `dominocam synth` set, read as the product reads (committed models and
@@ -114,7 +114,7 @@ def beyond_doubts(scene, truth_tiles: list[dict], gap_check=None) -> list[dict]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m measure.missing_tile_room",
+        prog="python -m studies.missing_tile_room",
         description="the room a missing tile needs beyond an open end (module docstring)",
     )
     parser.add_argument("--synthetic", required=True, help="a dominocam synth output folder")
@@ -125,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
         "--room", type=float, default=0.0, help="MISSING_TILE_ROOM for this run (default 0)"
     )
     args = parser.parse_args(argv)
-    from measure.evaluate import _set_max
+    from measure.truth import set_max
     from vision import layout
     from vision.image_io import load_image
     from vision.pipeline import gap_check_of
@@ -145,8 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     for path in pictures:
         truth = json.loads((root / "truth" / f"{path.stem}.json").read_text())
         image = load_image(path)
-        set_max = _set_max(truth.get("set"))
-        scene = reader.read(image, "table", set_max)
+        scene = reader.read(image, "table", set_max(truth.get("set")))
         errors += edge_errors(truth["tiles"], [t.corners for t in scene.tiles])
         doubts += beyond_doubts(scene, truth["tiles"], gap_check_of(image, reader.models.detector))
     e = np.array(errors)

@@ -2,7 +2,8 @@
 
 The runtime (`rules`, `vision`, `server`, `dominocam`) never imports what makes data or
 measures (`dominosynth`, `dominotrain`, `measure`), so no package cycle can form and a
-wheel installed without the extras runs. Every import counts, also one inside a function.
+wheel installed without the extras runs; the studies (`studies`, not installed) sit on top
+and nothing imports them. Every import counts, also one inside a function.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ PACKAGES: dict[str, Path] = {
     "dominosynth": REPO / "datasets" / "dominosynth",
     "measure": REPO / "measure",
     "dominotrain": REPO / "models" / "dominotrain",
+    "studies": REPO / "studies",
 }
 # Modules of `dominocam` that import no other first-party package but `rules`, shared by
 # every layer: the error type and the command-line arguments.
@@ -35,6 +37,7 @@ ALLOWED: dict[str, set[str]] = {
     "dominosynth": {"rules", "vision"},
     "measure": {"rules", "vision", "dominosynth"},
     "dominotrain": {"rules", "vision", "dominosynth", "measure"},
+    "studies": {"rules", "vision", "dominosynth", "measure"},
 }
 # Third-party modules a package must never import: the training stack everywhere but
 # dominotrain, the web stack outside server, and YAML (the synth and train extras' only)
@@ -48,6 +51,7 @@ FORBIDDEN: dict[str, set[str]] = {
     "dominosynth": TRAINING | {"flask", "matplotlib"},
     "measure": TRAINING | {"flask", "yaml"},
     "dominotrain": {"flask"},
+    "studies": TRAINING | {"flask"},
 }
 
 
@@ -93,6 +97,12 @@ def test_a_package_imports_no_library_it_must_not_need(package: str) -> None:
         if name.split(".")[0] in FORBIDDEN[package]
     ]
     assert wrong == []
+
+
+def test_nothing_imports_the_studies() -> None:
+    """The studies are not installed (pyproject.toml lists no `studies`): a package that
+    imported one would break in the wheel."""
+    assert [package for package, allowed in ALLOWED.items() if "studies" in allowed] == []
 
 
 def test_the_shared_modules_import_only_rules() -> None:
