@@ -9,7 +9,7 @@ calibration):
 
 1. how far each detected box's two end edges lie from those of the labelled tile it stands
    for, along the tile's axis, in tile widths (boxes matched by centre, within 0.3 widths;
-   tiles cut by the border or less than 0.97 visible left out);
+   tiles cut by the border or not more than `READER_MIN_VISIBLE` visible left out);
 2. for each "tile beyond the open end" doubt, the room between the open end and the nearest
    corner of the tile beyond, in widths, and whether a labelled tile lies there without a
    box (a tile the detector really missed). The doubts are raised with `--room` (default
@@ -35,6 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
+from dominosynth.config import READER_MIN_VISIBLE
 from vision.layout import free_stretch, gap_boxes, room_ahead
 
 BEYOND = re.compile(r"tile (\d+) lies about one tile beyond the open end on tile (\d+)")
@@ -52,7 +53,11 @@ def _frame(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, float]:
 
 def edge_errors(truth_tiles: list[dict], boxes: list[np.ndarray]) -> list[float]:
     """|detected - labelled| end-edge positions along the labelled axis, in widths."""
-    tiles = [t for t in truth_tiles if not t["cut_by_border"] and t["visible_fraction"] > 0.97]
+    tiles = [
+        t
+        for t in truth_tiles
+        if not t["cut_by_border"] and t["visible_fraction"] > READER_MIN_VISIBLE
+    ]
     frames = [_frame(np.asarray(t["corners"], dtype=np.float64)) for t in tiles]
     out: list[float] = []
     for box in boxes:

@@ -23,11 +23,9 @@ from pathlib import Path
 
 from measure.metrics import tile_key, wilson
 from measure.scoring import SetResult, scene_predictions, score_scene_photo
-from measure.truth import set_max
+from measure.truth import held_out, set_max
 
 ROOT = Path(__file__).resolve().parents[1]
-
-FIRST_SOURCES = ("DomiBotUPM/DomiBot", "jmherzog-de/domino-detection")
 
 
 def exact_tile_set(label: dict, scene) -> bool:
@@ -99,9 +97,8 @@ def main(argv: list[str] | None = None) -> int:
             ),
         )
         seconds.append(time.perf_counter() - start)
-        first = label.get("source", {}).get("repo") in FIRST_SOURCES
         empty_truth = not label.get("face_up") and not int(label.get("face_down", 0))
-        for g in ("all", "first42" if first else "new66"):
+        for g in ("all", "new66" if held_out(label) else "first42"):
             score_scene_photo(
                 groups[g], label["image"], label, scene_predictions(scene), scene.layout.open_ends
             )
