@@ -51,15 +51,21 @@ from typing import Any
 import numpy as np
 
 from dominocam.errors import UserInputError
-from measure.metrics import covers
+from measure.metrics import (
+    assign_reads,
+    boxes_match,
+    covers,
+    expected_calibration_error,
+    match_boxes,
+    tile_key,
+)
+from measure.truth import held_out, set_max, synthetic_truth
 
 DOUBT_GRID: tuple[float, ...] = (0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.97, 0.98, 0.99)
 SELECTIVE_TARGET = 0.99
 REJECT_BELOW = 0.5
 REVIEW_REJECTED = 0.2
 L2 = 1e-2
-# The sources of the 66 real scenes added later: never fitted on, never tuned on.
-HELD_OUT_SOURCES: tuple[str, ...] = ("Guix266", "ljparrish", "MikeyGBG")
 
 
 @dataclass
@@ -114,13 +120,7 @@ def first_real_labels(root: Path) -> list[dict[str, Any]]:
     if not file.is_file():
         raise UserInputError(f"--realval {root}: no scenes/labels.json")
     labels = json.loads(file.read_text())
-    return [
-        label
-        for label in labels
-        if "free_ends" not in label
-        and "hand" not in label
-        and label["image"].split("__")[0] not in HELD_OUT_SOURCES
-    ]
+    return [label for label in labels if not held_out(label)]
 
 
 def _features(record: BoxRecord) -> dict[str, float]:
@@ -162,10 +162,7 @@ def _records_of_scene(scene: Any, source: str, image: str) -> list[BoxRecord]:
 
 def label_synthetic(scene: Any, truth_file: Path, image: str) -> PhotoRecord:
     """Label the boxes of one synthetic picture against its `truth/NAME.json`."""
-    from measure.evaluate import synthetic_truth
-    from measure.metrics import boxes_match, match_boxes
-
-    truth, ignore, _set_max, _photo = synthetic_truth(truth_file)
+    truth, ignore, _top, _photo = synthetic_truth(truth_file)
     records = _records_of_scene(scene, "synthetic", image)
     corners = [t.corners for t in scene.tiles]
     matching = match_boxes([t["corners"] for t in truth], corners, ignore=ignore)
@@ -198,8 +195,6 @@ def label_synthetic(scene: Any, truth_file: Path, image: str) -> PhotoRecord:
 def label_real(scene: Any, label: dict[str, Any]) -> PhotoRecord:
     """Label the boxes of one real scene photo against its identity labels (module
     docstring)."""
-    from measure.metrics import assign_reads, tile_key
-
     records = _records_of_scene(scene, "real", label["image"])
     truth_up = [tile_key(p) for p in label.get("face_up", [])]
     truth_down = int(label.get("face_down", 0))
@@ -249,8 +244,7 @@ def collect_boxes(
     """Run the pipeline (no calibration) on the fit pictures and label every box."""
     from tqdm import tqdm
 
-    from measure.evaluate import IMAGE_SUFFIXES, _set_max
-    from vision.image_io import load_image
+    from vision.image_io import IMAGE_SUFFIXES, load_image
     from vision.pipeline import load_models, read_image
 
     models = load_models()
@@ -270,12 +264,12 @@ def collect_boxes(
     photos: list[PhotoRecord] = []
     for kind, path, truth in tqdm(jobs, desc="calibrate: reading", unit="img", disable=quiet):
         if kind == "synthetic":
-            set_max = _set_max(json.loads(Path(truth).read_text()).get("set"))
+            top = set_max(json.loads(Path(truth).read_text()).get("set"))
         else:
-            set_max = _set_max(truth["set"])
+            top = set_max(truth["set"])
         # Not the product's reading (`vision.reading.PhotoReader`): the calibration is
         # fitted here, so the photos are read without one, every box kept with its raw scores.
-        scene = read_image(load_image(path), models.detector, models.reader, set_max)
+        scene = read_image(load_image(path), models.detector, models.reader, top)
         if kind == "synthetic":
             photos.append(label_synthetic(scene, truth, path.name))
         else:
@@ -334,39 +328,6 @@ def fit_model(photos: Sequence[PhotoRecord], label: str, features: Sequence[str]
     y = np.array([float(getattr(b, label)) for b in boxes])
     coef, bias = fit_logistic(x, y, _source_weights(boxes))
     return Logistic(tuple(features), tuple(float(c) for c in coef), bias)
-
-
-RELIABILITY_BINS = 10
-
-
-def reliability_bins(p: np.ndarray, y: np.ndarray, bins: int = RELIABILITY_BINS) -> list[dict]:
-    """Equal-width bins of the probabilities `p` with the outcomes `y` (1 = right): for each
-    bin with boxes, its range, count, mean probability, fraction right and their gap."""
-    edges = np.linspace(0, 1, bins + 1)
-    index = np.clip(np.digitize(p, edges[1:-1]), 0, bins - 1)
-    out = []
-    for k in range(bins):
-        mask = index == k
-        if mask.any():
-            mean_p, right = float(p[mask].mean()), float(y[mask].mean())
-            out.append(
-                {
-                    "lo": round(float(edges[k]), 2),
-                    "hi": round(float(edges[k + 1]), 2),
-                    "n": int(mask.sum()),
-                    "mean_p": round(mean_p, 4),
-                    "right": round(right, 4),
-                    "gap": round(abs(mean_p - right), 4),
-                }
-            )
-    return out
-
-
-def expected_calibration_error(p: np.ndarray, y: np.ndarray, bins: int = RELIABILITY_BINS) -> float:
-    """Sum over equal-width bins of |mean p - fraction right| weighted by the bin's share."""
-    if len(p) == 0:
-        return float("nan")
-    return float(sum(b["n"] * b["gap"] for b in reliability_bins(p, y, bins)) / len(p))
 
 
 # --- thresholds ----------------------------------------------------------------------------

@@ -38,10 +38,12 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
+from dominosynth.config import WEIGHT_CHOICES
 from measure.metrics import Rate
 from vision.layout import LayoutConfig, LayoutTile, Reconstruction, build_layout
 
-KINDS: tuple[str, ...] = ("line", "spinner", "mexican", "chicken", "scatter")
+# The generator's table layouts (a `dominocam synth` truth's `variant`), scored apart.
+KINDS: tuple[str, ...] = WEIGHT_CHOICES["variant_weights"]
 DEFAULT_CONFIG = LayoutConfig()
 
 

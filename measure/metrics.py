@@ -7,8 +7,9 @@ is tested on hand-made cases. Conventions:
 * Tiles are compared by identity, order free: `[5, 10]` equals `[10, 5]`. The halves of a read
   tile are scored against a labelled tile under whichever pairing of halves agrees most
   (`halves_correct`), so a tile whose corners came out turned 180 degrees is not penalised.
-* Two oriented boxes match when their polygon IoU is at least 0.5, or when the centre of each
-  lies inside the other (small, thin boxes whose IoU suffers from a few pixels of error).
+* Two oriented boxes match when their polygon IoU is at least `MATCH_IOU` (0.5), or when the
+  centre of each lies inside the other (small, thin boxes whose IoU suffers from a few pixels
+  of error).
 """
 
 from __future__ import annotations
@@ -22,6 +23,9 @@ from itertools import pairwise
 import numpy as np
 
 Z95 = 1.959963984540054
+# The polygon IoU at which a found box matches a labelled one (or each centre lies inside
+# the other: `boxes_match`).
+MATCH_IOU = 0.5
 
 
 @dataclass(frozen=True)
@@ -156,7 +160,9 @@ def point_in_convex(point: Sequence[float], poly: np.ndarray) -> bool:
     return True
 
 
-def boxes_match(a: np.ndarray, b: np.ndarray, iou_threshold: float = 0.5) -> tuple[bool, float]:
+def boxes_match(
+    a: np.ndarray, b: np.ndarray, iou_threshold: float = MATCH_IOU
+) -> tuple[bool, float]:
     """(match, IoU): IoU >= threshold, or each box's centre inside the other."""
     iou = polygon_iou(a, b)
     if iou >= iou_threshold:
@@ -184,7 +190,7 @@ class Matching:
 def match_boxes(
     labels: Sequence[np.ndarray],
     predictions: Sequence[np.ndarray],
-    iou_threshold: float = 0.5,
+    iou_threshold: float = MATCH_IOU,
     ignore: Sequence[np.ndarray] = (),
 ) -> Matching:
     """Greedy one-to-one matching, highest IoU first (class-agnostic).
@@ -375,3 +381,38 @@ def confusion_matrix(pairs: Iterable[tuple[int, int]], size: int = 13) -> np.nda
         if 0 <= truth < size and 0 <= read < size:
             matrix[truth, read] += 1
     return matrix
+
+
+# The reliability diagram of a probability (`dominocam calibrate`, `dominocam eval`): equal-width
+# bins of the probabilities, each with the fraction of boxes that were right.
+RELIABILITY_BINS = 10
+
+
+def reliability_bins(p: np.ndarray, y: np.ndarray, bins: int = RELIABILITY_BINS) -> list[dict]:
+    """Equal-width bins of the probabilities `p` with the outcomes `y` (1 = right): for each
+    bin with boxes, its range, count, mean probability, fraction right and their gap."""
+    edges = np.linspace(0, 1, bins + 1)
+    index = np.clip(np.digitize(p, edges[1:-1]), 0, bins - 1)
+    out = []
+    for k in range(bins):
+        mask = index == k
+        if mask.any():
+            mean_p, right = float(p[mask].mean()), float(y[mask].mean())
+            out.append(
+                {
+                    "lo": round(float(edges[k]), 2),
+                    "hi": round(float(edges[k + 1]), 2),
+                    "n": int(mask.sum()),
+                    "mean_p": round(mean_p, 4),
+                    "right": round(right, 4),
+                    "gap": round(abs(mean_p - right), 4),
+                }
+            )
+    return out
+
+
+def expected_calibration_error(p: np.ndarray, y: np.ndarray, bins: int = RELIABILITY_BINS) -> float:
+    """Sum over equal-width bins of |mean p - fraction right| weighted by the bin's share."""
+    if len(p) == 0:
+        return float("nan")
+    return float(sum(b["n"] * b["gap"] for b in reliability_bins(p, y, bins)) / len(p))

@@ -9,7 +9,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 PROJECT = tomllib.loads((REPO / "pyproject.toml").read_text())
 SETUPTOOLS = PROJECT["tool"]["setuptools"]
-SKIPPED = {".venv", "tests", "build", "runs", ".git"}
+# Not packages of the wheel: the tests, build outputs, and the one-off studies (run from a
+# checkout as `python -m studies.NAME`, never installed; docs/design.md, "Layers").
+SKIPPED = {".venv", "tests", "build", "runs", ".git", "studies"}
 
 
 def package_folder(name: str) -> Path:
@@ -59,3 +61,11 @@ def test_no_two_test_modules_share_a_name() -> None:
     tests = Path(__file__).resolve().parent
     names = [p.name for p in tests.rglob("test_*.py")]
     assert sorted({n for n in names if names.count(n) > 1}) == []
+
+
+def test_the_studies_and_the_test_stand_ins_are_not_installed() -> None:
+    """The one-off studies and the tests' ONNX stand-ins (tests/helpers/standin.py) are not
+    the product: no listed package holds them."""
+    assert not [name for name in SETUPTOOLS["packages"] if name.split(".")[0] == "studies"]
+    for name in SETUPTOOLS["packages"]:
+        assert not (package_folder(name) / "standin.py").exists(), name

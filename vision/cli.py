@@ -26,9 +26,8 @@ from dominocam.arguments import (
 )
 from dominocam.errors import UserInputError
 from rules.tiles import SUPPORTED_SETS
+from vision.image_io import IMAGE_SUFFIXES
 from vision.settings import DETECTOR_CONF
-
-IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".webp", ".bmp", ".tif", ".tiff"}
 
 # Where an open end lies in the photo, by thirds of its height (rows) and width (columns).
 PLACES: tuple[tuple[str, str, str], ...] = (

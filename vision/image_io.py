@@ -14,6 +14,10 @@ import numpy as np
 
 from dominocam.errors import UserInputError
 
+# The file names taken for pictures wherever a folder is read (`dominocam read DIR`, the
+# measuring sets, training data): what OpenCV decodes.
+IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".webp", ".bmp", ".tif", ".tiff"})
+
 
 def _jpeg_truncated(data: bytes) -> bool:
     """True for a JPEG whose entropy-coded data has no end-of-image marker after it.

@@ -97,7 +97,7 @@ DOUBT_FACTOR = 0.7
 # edges. On the synthetic val of seed 41, 97 % of detected end edges lie within a quarter
 # width of the labelled tile's (3,318 edges), so a room under half a width cannot hide a
 # tile; the 12 tiles the detector missed at such a doubt there had 0.79 widths or more
-# (`python -m measure.missing_tile_room`; docs/decisions/2026-12-01-reject-class-and-room.md).
+# (`python -m studies.missing_tile_room`; docs/decisions/2026-12-01-reject-class-and-room.md).
 MISSING_TILE_ROOM = 0.5
 # That edge error, in widths (the 97th percentile above). A tile in the way fills its part of
 # the room (`free_stretch`), unless its box reaches back over the end by more than this: then
@@ -108,7 +108,7 @@ BOX_EDGE_ERROR = 0.25
 # ... and a gap that may hold one. Where the pipeline has the photo, it looks at the gap
 # (`GapCheck`: the verifier on tile-sized boxes along its free stretch, `gap_boxes`) and
 # drops the doubt when no box there scores this much. Chosen on synthetic data only, two
-# dominosynth sets no committed model was trained on (`python -m measure.missing_tile_room`;
+# dominosynth sets no committed model was trained on (`python -m studies.missing_tile_room`;
 # docs/decisions/2026-12-01-looking-at-the-gap.md); measured again with the free stretch, it
 # keeps 37 of the 38 doubts at a tile the detector really missed (the 38th scored 0.0002,
 # under any useful threshold) and drops 22 of the 64 others.
@@ -119,7 +119,7 @@ GAP_MAY_HOLD_TILE = 0.05
 # chance. With more touching halves that differ than this many per link (a matching
 # contact) the table is taken as set down, and a pair that differs at an open end is no
 # doubt (it stays a warning, `messages.HALVES_DIFFER`). Chosen on synthetic data only, two
-# dominosynth sets no committed model was trained on (`python -m measure.set_down`): of the
+# dominosynth sets no committed model was trained on (`python -m studies.set_down`): of the
 # sure pairs (neither tile doubtful) it drops there, 1 of 43 was misread (2 of 52 at 0.5, 1
 # of 31 at 2), and of the 3 pictures it lets go without review whose tile set is scored, 1
 # was read wrong, for a tile the detector missed elsewhere in the row
@@ -134,7 +134,7 @@ SET_DOWN_MISMATCHES_PER_LINK = 1.0
 # crosswise). The open ends decide a ruling, so such a box is always worth a look: on the
 # calibration's fit pictures (train splits of synth-s41-n300 and negatives-s43-n80), 11 of
 # the 16 pictures with one had a tile there that no kept box covered (`python -m
-# measure.boxes_at_ends`; docs/decisions/2026-12-02-a-look-past-clutter.md, §3).
+# studies.boxes_at_ends`; docs/decisions/2026-12-02-a-look-past-clutter.md, §3).
 AGAINST_OPEN_END = MISSING_TILE_ROOM
 
 # Lengths closer than these are a tie, which a fixed key breaks (the tiles' ids, or their order

@@ -34,7 +34,7 @@ BACK_MIN = 0.5
 # back at this probability or more; under it the two models disagree and the tile is
 # doubtful (`vision.pipeline.backs_face_down`), for a person to look at. Chosen on two
 # dominosynth 0.3.0 sets no committed model was trained on (v4-synth-s75 and rj-synth-s51,
-# train splits; `python -m measure.turned_backs`): of 182 tiles turned under 0.9, 68 truly
+# train splits; `python -m studies.turned_backs`): of 182 tiles turned under 0.9, 68 truly
 # lay face up or were no tile (1 in 3; 37 of them not doubtful, so counted wrong without a
 # word); of 110 turned at 0.9 or more, 2 (1 in 55). `doubtful_below` 0.85 tolerates about
 # 1 in 7 in a tile's reading (docs/decisions/2026-12-01-looking-at-the-gap.md).

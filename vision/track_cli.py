@@ -74,7 +74,7 @@ def open_source(source: str) -> tuple[Any, bool]:
     warnings) are kept off the terminal while it is opened: the error says what is wrong."""
     import cv2
 
-    from vision.cli import IMAGE_SUFFIXES
+    from vision.image_io import IMAGE_SUFFIXES
 
     text = source.strip()
     is_camera = text.isdigit()

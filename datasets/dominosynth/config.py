@@ -20,6 +20,15 @@ from dominocam.errors import UserInputError
 Range = tuple[float, float]
 Weights = dict[str, float]
 
+# How much of a tile a picture shows (its truth's `visible_fraction`), in three thresholds
+# that the labels, the measuring and the training crops share. Above SHOWN it shows at all
+# (less is hidden under another tile or an arm); under MIN_VISIBLE_FRACTION it has no detector
+# box; from READER_MIN_VISIBLE both halves show, so it is labelled for the reader and scored
+# as read. The last two are SynthConfig's defaults; a data card records what a set used.
+SHOWN = 0.02
+MIN_VISIBLE_FRACTION = 0.5
+READER_MIN_VISIBLE = 0.97
+
 # The names each `*_weights` field chooses between, in the order the generator draws them
 # (drawing by position keeps pictures of a given seed the same as before names existed).
 WEIGHT_CHOICES: dict[str, tuple[str, ...]] = {
@@ -174,9 +183,9 @@ class SynthConfig:
     arm_p: float = 0.12
     sleeve_p: float = 0.5  # of the arms: a sleeve to the wrist
     # Labels.
-    min_visible_fraction: float = 0.5  # tiles less visible than this are not boxed
+    min_visible_fraction: float = MIN_VISIBLE_FRACTION  # tiles less visible are not boxed
     reader_crop_px: int = 64
-    reader_min_visible: float = 0.97
+    reader_min_visible: float = READER_MIN_VISIBLE
     reader_jitter_px: float = 1.5
     reader_scale: Range = (0.96, 1.06)
     reader_shift: float = 0.03  # of the tile width

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from dominosynth import __version__
-from dominosynth.config import SynthConfig
+from dominosynth.config import MIN_VISIBLE_FRACTION, SynthConfig
 
 CLASS_NAMES = {0: "tile_up", 1: "tile_down"}
 
@@ -507,7 +507,7 @@ def draw_truth(img: np.ndarray, truth: dict, thumb_w: int) -> np.ndarray:
     for t in truth["tiles"]:
         c = np.asarray(t["corners"]) * s
         colour = (0, 220, 0) if t["face"] == "up" else (0, 0, 230)
-        if t["visible_fraction"] < 0.5:
+        if t["visible_fraction"] < MIN_VISIBLE_FRACTION:  # no box: grey
             colour = (150, 150, 150)
         cv2.polylines(out, [np.round(c * 16).astype(np.int32)], True, colour, 1, cv2.LINE_AA, 4)
         cv2.circle(out, tuple(np.round(c[0]).astype(int)), 2, (255, 0, 255), -1)

@@ -7,8 +7,8 @@ is a use the product measures (`dominocam eval --sets synthetic_tiles,realval_ti
 detector's training pictures never look like it: the runtime enlarges such a picture at most
 `vision.detector.MAX_UPSCALE` times and pads the rest of its input with grey, while training
 enlarges every picture to fill the input. This cuts such crops from a `dominocam synth`
-set's pictures exactly the way `measure.evaluate.synthetic_tile_crops` cuts its val crops
-(a square around one whole face-up tile with no other tile reaching into it,
+set's pictures exactly the way `dominocam eval` cuts its val crops (`dominosynth.tile_crops`:
+a square around one whole face-up tile with no other tile reaching into it,
 `TILE_CROP_SPAN` tile lengths wide, shrunk to `TILE_CROP_PX`), saves each once more as a
 JPEG (a phone's crop is one), and writes it letterboxed into the detector's square input
 (`vision.geometry.letterbox`) at the scale the runtime gives it, with its tile's box as the
@@ -32,16 +32,17 @@ import numpy as np
 import yaml
 
 from dominocam.errors import UserInputError
-from measure.evaluate import (
-    IMAGE_SUFFIXES,
+from dominosynth.tile_crops import (
     TILE_CROP_PX,
     TILE_CROP_SPAN,
     random_crop_span,
+    shrink_window,
     tile_crop_candidates,
     tile_crop_window,
 )
 from vision import geometry
 from vision.detector import MAX_UPSCALE
+from vision.image_io import IMAGE_SUFFIXES
 
 INPUT_PX = 640  # the detector's square input (models/detector.md)
 JPEG_QUALITY = (50, 95)  # a crop saved again by a phone or a browser
@@ -63,11 +64,7 @@ def cut_tile_crop(
     `TILE_CROP_PX`, saved as a JPEG of `quality`, letterboxed into the detector's input."""
     x0, y0, side = window
     scale = TILE_CROP_PX / side
-    crop = cv2.resize(
-        image[y0 : y0 + side, x0 : x0 + side],
-        (TILE_CROP_PX, TILE_CROP_PX),
-        interpolation=cv2.INTER_AREA,
-    )
+    crop = shrink_window(image, window)
     ok, encoded = cv2.imencode(".jpg", crop, [cv2.IMWRITE_JPEG_QUALITY, int(quality)])
     if not ok:  # pragma: no cover - OpenCV encodes any uint8 picture
         raise RuntimeError("JPEG encoding failed")

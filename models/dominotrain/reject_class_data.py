@@ -148,7 +148,7 @@ def _real_boxes(models, realval: Path):
     """(is_tile, verifier score, halves) of every box the product boxes in the real scenes,
     read with every box kept and labelled as `dominocam calibrate` labels them."""
     from measure.calibrate import label_real
-    from measure.evaluate import _set_max
+    from measure.truth import set_max
     from vision.image_io import load_image
     from vision.pipeline import read_image
 
@@ -157,7 +157,7 @@ def _real_boxes(models, realval: Path):
         image = load_image(realval / "scenes" / label["image"])
         # Without the calibration (not `vision.reading.PhotoReader`): every box is kept
         # with its raw verifier score, to be labelled.
-        scene = read_image(image, models.detector, models.reader, _set_max(label["set"]))
+        scene = read_image(image, models.detector, models.reader, set_max(label["set"]))
         records = label_real(scene, label).boxes
         for tile, record in zip(scene.tiles, records, strict=True):
             if record.tile is not None and tile.verifier_score is not None:

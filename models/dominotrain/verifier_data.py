@@ -26,6 +26,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from dominosynth.config import MIN_VISIBLE_FRACTION
 from vision.verifier import NOT_TILE_CLASS, TILE_CLASS, verifier_crop
 
 POSITIVE_IOU = 0.5
@@ -103,7 +104,7 @@ def truth_boxes(truth: dict) -> tuple[list[np.ndarray], list[np.ndarray]]:
     boxed = [
         np.asarray(t["corners"], np.float64)
         for t in truth["tiles"]
-        if t["visible_fraction"] >= 0.5 and not t["cut_by_border"]
+        if t["visible_fraction"] >= MIN_VISIBLE_FRACTION and not t["cut_by_border"]
     ]
     return every_tile, boxed
 

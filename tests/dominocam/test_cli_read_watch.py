@@ -3,10 +3,10 @@ standard error, the open ends and the set assumed in `read`'s summary, a hand ph
 table warnings, and `watch` on a file that is not a video answered in one line.
 
 `read` runs in-process (`dominocam.cli.main`, so this worktree's code) on painted photos read
-by ONNX doubles of the models (`measure.standin`): the detector double boxes two horizontal
-tiles that touch end to end in any photo, the reader double reads a half's red level as its
-value. `watch` runs as `python -m dominocam` in a subprocess: what FFmpeg writes to the file
-descriptor itself is only seen there.
+by ONNX doubles of the models (tests/helpers/standin.py): the detector double boxes two
+horizontal tiles that touch end to end in any photo, the reader double reads a half's red
+level as its value. `watch` runs as `python -m dominocam` in a subprocess: what FFmpeg
+writes to the file descriptor itself is only seen there.
 """
 
 from __future__ import annotations
@@ -32,7 +32,8 @@ BOXES = np.array([[120.0, 120.0, 80.0, 40.0, 0.0], [202.0, 120.0, 80.0, 40.0, 0.
 def paint(halves: list[tuple[int, int]]) -> np.ndarray:
     """A photo of the two tiles of `BOXES`, each half painted in the reader double's code
     for its value (first value at the end of corners 0-1)."""
-    from measure.standin import value_level
+    from standin import value_level
+
     from vision import geometry
 
     image = np.full((HEIGHT, WIDTH, 3), (40, 90, 30), np.uint8)
@@ -50,7 +51,8 @@ def paint(halves: list[tuple[int, int]]) -> np.ndarray:
 def models(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A models folder: a detector double boxing `BOXES`, a reader double of values 0..12."""
     pytest.importorskip("onnx")
-    from measure.standin import raw_from_boxes, write_detector, write_reader
+    from standin import raw_from_boxes, write_detector, write_reader
+
     from vision import geometry
 
     folder = tmp_path_factory.mktemp("models")

@@ -8,6 +8,7 @@ import json
 import cv2
 import numpy as np
 
+from dominosynth.tile_crops import TILE_CROP_PX
 from dominotrain.crop_data import (
     INPUT_PX,
     build,
@@ -17,7 +18,6 @@ from dominotrain.crop_data import (
     picture_crops,
 )
 from dominotrain.verifier_data import tile_box
-from measure.evaluate import TILE_CROP_PX
 from vision import geometry
 from vision.detector import MAX_UPSCALE
 

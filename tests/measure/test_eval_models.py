@@ -15,7 +15,7 @@ from dominocam.errors import UserInputError
 from measure.evaluate import SET_MODELS, SETS, run_eval, sets_to_run
 
 pytest.importorskip("onnx")
-from measure.standin import value_level, write_reader
+from standin import value_level, write_reader
 
 HALF_VALUES = (0, 3, 7, 12)
 
@@ -250,22 +250,9 @@ def _square(cx: float, cy: float, half_w: float, half_h: float) -> np.ndarray:
     )
 
 
-def test_tile_crop_window_spans_tile_lengths_and_refuses_what_real_crops_lack() -> None:
-    from measure.evaluate import tile_crop_window
-
-    tile = _square(300, 200, 15, 30)  # 60 px long
-    assert tile_crop_window(tile, [], (400, 600), 2.0) == (240, 140, 120)
-    # Smaller than a crop: it would have to be enlarged.
-    assert tile_crop_window(tile, [], (400, 600), 1.5) is None
-    # Leaves the image.
-    assert tile_crop_window(_square(40, 200, 15, 30), [], (400, 600), 2.0) is None
-    # Another tile reaches into it; one outside does not matter.
-    assert tile_crop_window(tile, [_square(350, 200, 15, 30)], (400, 600), 2.0) is None
-    assert tile_crop_window(tile, [_square(500, 200, 15, 30)], (400, 600), 2.0) is not None
-
-
 def test_synthetic_tile_crops_cut_whole_lone_face_up_tiles(tmp_path: Path) -> None:
-    from measure.evaluate import TILE_CROP_PX, synthetic_tile_crops
+    from dominosynth.tile_crops import TILE_CROP_PX
+    from measure.evaluate import synthetic_tile_crops
 
     root = tmp_path / "synth"
     (root / "detector" / "images" / "val").mkdir(parents=True)

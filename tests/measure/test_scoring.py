@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from measure.evaluate import (
+from measure.evaluate import format_table
+from measure.scoring import (
     Prediction,
     SetResult,
-    format_table,
     score_boxed_image,
     score_scene_photo,
     score_tile_crop,
-    synthetic_truth,
 )
+from measure.truth import synthetic_truth
 
 
 def box(cx, cy, w=40.0, h=20.0):

@@ -34,7 +34,7 @@ def double_models(painted_table: PaintedTable, tmp_path_factory: pytest.TempPath
     pass of `read_image` (the picture framed by grey) would map them back twice as large;
     tests of the painted table read it with `closeups=False` / `--no-closeups`.
     """
-    from measure.standin import raw_from_boxes, write_detector, write_reader
+    from standin import raw_from_boxes, write_detector, write_reader
 
     folder = tmp_path_factory.mktemp("models")
     lb = to_input_boxes(painted_table.boxes, painted_table.image.shape[:2], DETECTOR_SIZE)

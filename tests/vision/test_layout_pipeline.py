@@ -1,5 +1,5 @@
 """The layout's hook into joint decoding through `read_image`, with tiny ONNX doubles of the
-models (measure/standin.py): a doubtful half touching a sure one is corrected
+models (tests/helpers/standin.py): a doubtful half touching a sure one is corrected
 only on a table photo, and only where the two can agree."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ BOXES = np.array([[100.0, 120.0, 80.0, 40.0, 0.0], [184.0, 120.0, 80.0, 40.0, 0.
 
 def level_between(low: int, high: int, t: float, num_values: int = 13) -> int:
     """A red level a fraction `t` of the way from value `low`'s level to `high`'s."""
-    from measure.standin import value_level
+    from standin import value_level
 
     return round(
         value_level(low, num_values)
@@ -28,7 +28,7 @@ def level_between(low: int, high: int, t: float, num_values: int = 13) -> int:
 
 
 def paint(doubtful_level: int) -> np.ndarray:
-    from measure.standin import value_level
+    from standin import value_level
 
     image = np.full((SIZE[1], SIZE[0], 3), (40, 90, 30), np.uint8)
     for x0, x1, level in (
@@ -44,7 +44,7 @@ def paint(doubtful_level: int) -> np.ndarray:
 @pytest.fixture(scope="module")
 def models(tmp_path_factory: pytest.TempPathFactory):
     pytest.importorskip("onnx")
-    from measure.standin import raw_from_boxes, write_detector, write_reader
+    from standin import raw_from_boxes, write_detector, write_reader
 
     folder: Path = tmp_path_factory.mktemp("layout_models")
     boxes = to_input_boxes(BOXES, (SIZE[1], SIZE[0]), DETECTOR_SIZE)
@@ -69,7 +69,7 @@ def test_a_doubtful_half_that_fits_its_neighbour_is_corrected_on_a_table(models)
 
 
 def test_a_sure_read_is_never_forced_to_match(models) -> None:
-    from measure.standin import value_level
+    from standin import value_level
 
     image = paint(value_level(2))  # B's half is a sure 2 against A's sure 1
     table = read_image(image, models.detector, models.reader, 12, closeups=False)

@@ -106,7 +106,7 @@ def test_detector_timings_and_preprocess(painted_table, double_models):
 
 
 def test_detector_rejects_a_non_tile_model(tmp_path: Path):
-    from measure.standin import raw_from_boxes, write_detector
+    from standin import raw_from_boxes, write_detector
 
     path = write_detector(
         tmp_path / "d.onnx", raw_from_boxes(np.zeros((0, 5)), [], []), names={0: "car", 1: "dog"}

@@ -27,7 +27,7 @@ def test_reader_reads_each_half_in_corner_order(painted_table, double_models):
 
 
 def test_reader_with_fixed_batch_and_shuffled_classes(painted_table, tmp_path: Path):
-    from measure.standin import write_reader
+    from standin import write_reader
 
     order = [3, 0, 12, 1, 2, 4, 5, 6, 7, 8, 9, 10, 11]
     path = write_reader(tmp_path / "r.onnx", side=32, dynamic_batch=False, class_order=order)
@@ -39,7 +39,7 @@ def test_reader_with_fixed_batch_and_shuffled_classes(painted_table, tmp_path: P
 
 
 def test_reader_with_a_back_class_reports_backs_apart(tmp_path: Path):
-    from measure.standin import value_level, write_reader
+    from standin import value_level, write_reader
 
     # ultralytics sorts class folders as strings: 0, 1, 10, 11, 12, 2, ..., 9, back.
     order: list[int | str] = [0, 1, 10, 11, 12, *range(2, 10), BACK_CLASS]
@@ -64,9 +64,8 @@ def test_reader_without_a_back_class_sees_no_backs(painted_table, double_models)
 
 
 def test_read_image_counts_a_face_up_box_showing_backs_face_down(painted_table, tmp_path: Path):
+    from standin import raw_from_boxes, write_detector, write_reader
     from vision_factories import DETECTOR_SIZE, READER_SIDE, paint_table, to_input_boxes
-
-    from measure.standin import raw_from_boxes, write_detector, write_reader
 
     # The painted table, but its second tile (called face up by the detector) shows a back.
     halves = [(3, 7), (13, 13), None, (5, 5), (9, 1)]
@@ -107,7 +106,7 @@ def test_read_image_end_to_end(painted_table, double_models):
 
 
 def test_read_image_without_tiles_is_an_empty_scene(double_models, tmp_path: Path):
-    from measure.standin import raw_from_boxes, write_detector
+    from standin import raw_from_boxes, write_detector
 
     path = write_detector(
         tmp_path / "empty.onnx", raw_from_boxes(np.zeros((0, 5)), [], []), imgsz=64
@@ -118,9 +117,8 @@ def test_read_image_without_tiles_is_an_empty_scene(double_models, tmp_path: Pat
 
 
 def test_read_image_warns_about_cut_tiles_and_missing_reader(double_models):
+    from standin import raw_from_boxes, write_detector
     from vision_factories import paint_table, to_input_boxes
-
-    from measure.standin import raw_from_boxes, write_detector
 
     boxes = np.array([[20, 60, 80, 40, 0.0], [150, 60, 60, 30, 0.4]])  # first crosses x = 0
     image = paint_table(boxes, [(2, 3), (4, 4)])
@@ -215,9 +213,9 @@ def test_read_image_with_a_calibration_rejects_flags_and_asks_for_review(
 def test_a_dynamic_shape_detector_gets_the_tight_rectangle_and_boxes_map_back(
     painted_table, tmp_path: Path
 ):
+    from standin import raw_from_boxes, write_detector
     from vision_factories import DETECTOR_SIZE
 
-    from measure.standin import raw_from_boxes, write_detector
     from vision import geometry
 
     shape = painted_table.image.shape[:2]  # 240 x 320: 4:3

@@ -10,7 +10,7 @@ from dominocam.errors import UserInputError
 from vision.verifier import CONTEXT, Verifier, verifier_crop
 
 onnx = pytest.importorskip("onnx")
-from measure.standin import write_verifier  # noqa: E402
+from standin import write_verifier  # noqa: E402
 
 
 def _upright_box(cx: float, cy: float, length: float) -> np.ndarray:

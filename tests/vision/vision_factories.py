@@ -39,8 +39,8 @@ def paint_table(
     levels: int = 13,
 ) -> np.ndarray:
     """Paint tiles: each half a solid colour whose red level encodes its value
-    (`measure.standin.value_level(value, levels)`); None paints a dark face-down tile."""
-    from measure.standin import value_level
+    (`standin.value_level(value, levels)`); None paints a dark face-down tile."""
+    from standin import value_level
 
     width, height = size
     image = np.full((height, width, 3), (40, 90, 30), np.uint8)

@@ -1,6 +1,6 @@
 """How often the close-up and far-tile passes run, and what that costs in detector passes.
 
-    .venv/bin/python -m measure.pass_triggers [--realval ../shared/realval] \
+    .venv/bin/python -m studies.pass_triggers [--realval ../shared/realval] \
         [--synthetic runs/data/synth-s41-n300] [--tiles 200] [--threads 2]
 
 For every picture of the real scenes, the synthetic val split and the first `--tiles` real
@@ -19,8 +19,9 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from vision.image_io import IMAGE_SUFFIXES
+
 ROOT = Path(__file__).resolve().parents[1]
-PICTURE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp")
 
 
 def count(files: list[Path], detector) -> Counter:
@@ -56,7 +57,7 @@ def count(files: list[Path], detector) -> Counter:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m measure.pass_triggers")
+    parser = argparse.ArgumentParser(prog="python -m studies.pass_triggers")
     parser.add_argument("--realval", default=str(ROOT.parent / "shared" / "realval"))
     parser.add_argument("--synthetic", help="a `dominocam synth` folder (its val split)")
     parser.add_argument("--tiles", type=int, default=200, help="real tile crops to count")
@@ -65,10 +66,10 @@ def main(argv: list[str] | None = None) -> int:
     realval = Path(args.realval)
     sets = {
         "real scenes": sorted(
-            p for p in (realval / "scenes").glob("*") if p.suffix.lower() in PICTURE_SUFFIXES
+            p for p in (realval / "scenes").glob("*") if p.suffix.lower() in IMAGE_SUFFIXES
         ),
         "real tile crops": sorted(
-            p for p in (realval / "tiles").glob("*") if p.suffix.lower() in PICTURE_SUFFIXES
+            p for p in (realval / "tiles").glob("*") if p.suffix.lower() in IMAGE_SUFFIXES
         )[: args.tiles],
     }
     if args.synthetic:

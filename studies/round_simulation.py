@@ -1,7 +1,7 @@
 """How often a round is scored wrongly without a question, with and without the ledger
 (issue 32): random rounds of every variant, read with faults, ruled by three policies.
 
-    python -m measure.round_simulation --rounds 10000 --seed 0 [--json] [--quiet]
+    python -m studies.round_simulation --rounds 10000 --seed 0 [--json] [--quiet]
 
 Each round is dealt and played by the rules engine (`rules.legal_moves`, `play`, `draw`,
 `pass_turn`, random legal moves) until it blocks, someone goes out, or the host runs the
@@ -467,7 +467,7 @@ def summarize(results: Sequence[RoundResult], seed: int, rates: FaultRates) -> d
     changed = [r for r in hidden if r.hidden_changed]
     truths = Counter(r.truth[0] for r in results)
     return {
-        "command": f"python -m measure.round_simulation --rounds {total} --seed {seed}",
+        "command": f"python -m studies.round_simulation --rounds {total} --seed {seed}",
         "rounds": total,
         "seed": seed,
         "rates": rates.__dict__,
@@ -565,7 +565,7 @@ def run(rounds: int, seed: int, rates: FaultRates, progress: Iterable[int]) -> d
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m measure.round_simulation",
+        prog="python -m studies.round_simulation",
         description=(
             "Simulate random rounds of every variant, read them with faults, and count the "
             "rounds each policy scores wrongly without a question: today's code, the ledger, "

@@ -1,7 +1,7 @@
 """When a tile may be missing beyond an open end: the room it needs
 (`vision.layout.MISSING_TILE_ROOM`) and what the gap looks like (`GAP_MAY_HOLD_TILE`).
 
-    .venv/bin/python -m measure.missing_tile_room --synthetic runs/data/synth-s41-n300 \
+    .venv/bin/python -m studies.missing_tile_room --synthetic runs/data/synth-s41-n300 \
         [--split val] [--limit 150] [--threads 2] [--room 0.5]
 
 On one split of a `dominocam synth` set, read as the product reads (committed models and
@@ -9,7 +9,7 @@ calibration):
 
 1. how far each detected box's two end edges lie from those of the labelled tile it stands
    for, along the tile's axis, in tile widths (boxes matched by centre, within 0.3 widths;
-   tiles cut by the border or less than 0.97 visible left out);
+   tiles cut by the border or not more than `READER_MIN_VISIBLE` visible left out);
 2. for each "tile beyond the open end" doubt, the room between the open end and the nearest
    corner of the tile beyond, in widths, and whether a labelled tile lies there without a
    box (a tile the detector really missed). The doubts are raised with `--room` (default
@@ -35,6 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
+from dominosynth.config import READER_MIN_VISIBLE
 from vision.layout import free_stretch, gap_boxes, room_ahead
 
 BEYOND = re.compile(r"tile (\d+) lies about one tile beyond the open end on tile (\d+)")
@@ -52,7 +53,11 @@ def _frame(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, float]:
 
 def edge_errors(truth_tiles: list[dict], boxes: list[np.ndarray]) -> list[float]:
     """|detected - labelled| end-edge positions along the labelled axis, in widths."""
-    tiles = [t for t in truth_tiles if not t["cut_by_border"] and t["visible_fraction"] > 0.97]
+    tiles = [
+        t
+        for t in truth_tiles
+        if not t["cut_by_border"] and t["visible_fraction"] > READER_MIN_VISIBLE
+    ]
     frames = [_frame(np.asarray(t["corners"], dtype=np.float64)) for t in tiles]
     out: list[float] = []
     for box in boxes:
@@ -114,7 +119,7 @@ def beyond_doubts(scene, truth_tiles: list[dict], gap_check=None) -> list[dict]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m measure.missing_tile_room",
+        prog="python -m studies.missing_tile_room",
         description="the room a missing tile needs beyond an open end (module docstring)",
     )
     parser.add_argument("--synthetic", required=True, help="a dominocam synth output folder")
@@ -125,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
         "--room", type=float, default=0.0, help="MISSING_TILE_ROOM for this run (default 0)"
     )
     args = parser.parse_args(argv)
-    from measure.evaluate import _set_max
+    from measure.truth import set_max
     from vision import layout
     from vision.image_io import load_image
     from vision.pipeline import gap_check_of
@@ -145,8 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     for path in pictures:
         truth = json.loads((root / "truth" / f"{path.stem}.json").read_text())
         image = load_image(path)
-        set_max = _set_max(truth.get("set"))
-        scene = reader.read(image, "table", set_max)
+        scene = reader.read(image, "table", set_max(truth.get("set")))
         errors += edge_errors(truth["tiles"], [t.corners for t in scene.tiles])
         doubts += beyond_doubts(scene, truth["tiles"], gap_check_of(image, reader.models.detector))
     e = np.array(errors)

@@ -3,7 +3,7 @@ how often a tile the kept boxes missed lies there, and on how many pictures that
 the only one for a review. `AGAINST_OPEN_END` was measured with it on the calibration's fit
 pictures:
 
-    python -m measure.boxes_at_ends --synthetic runs/data/synth-s41-n300:train \\
+    python -m studies.boxes_at_ends --synthetic runs/data/synth-s41-n300:train \\
         --synthetic runs/data/negatives-s43-n80:train
 
 A labelled tile is missed when no tile of the Scene has its centre inside it. Real photos
@@ -20,8 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
-from measure.product_reads import covering_label, real_scenes, synthetic_scenes, tally_sets
-from measure.review_reasons import REVIEW_REASONS
+from studies.product_reads import covering_label, real_scenes, synthetic_scenes, tally_sets
+from studies.review_reasons import REVIEW_REASONS
 from vision import geometry, messages
 
 MISSED, TILE_KEPT, NO_TILE, UNKNOWN = "a missed tile", "a tile kept", "no tile", "unknown"
@@ -113,7 +113,7 @@ def tally(found: Iterable[AtEnd]) -> list[dict]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m measure.boxes_at_ends",
+        prog="python -m studies.boxes_at_ends",
         description=(
             "Read sets as `dominocam read` does and count the boxes left out against an open "
             "end: what lies under them, and where they alone ask for a review."

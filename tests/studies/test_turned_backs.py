@@ -1,11 +1,11 @@
-"""`measure.turned_backs`: the tiles the reader turned face down, matched to the labels and
+"""`studies.turned_backs`: the tiles the reader turned face down, matched to the labels and
 counted by how sure the back read was."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from measure.turned_backs import NO_TILE, Turned, tally, truth_face, turned_tiles
+from studies.turned_backs import NO_TILE, Turned, tally, truth_face, turned_tiles
 from vision import messages
 from vision.scene import Scene, SceneTile
 

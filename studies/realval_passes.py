@@ -1,7 +1,7 @@
 """The real scenes read with and without each optional stage: the verifier, the close-up pass
 and the far-tile pass (models/verifier.md, docs/decisions/2026-12-01-not-a-tile.md).
 
-    .venv/bin/python -m measure.realval_passes [--realval ../shared/realval] \
+    .venv/bin/python -m studies.realval_passes [--realval ../shared/realval] \
         [--models DIR] [--no-verifier] [--no-closeups] [--no-far-tiles] [--threads 2]
 
 Prints, for all 108 scenes, the first 42 (DomiBot, jmherzog) and the 66 added on 2026-12-01,
@@ -21,12 +21,11 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from measure.evaluate import SetResult, _predictions, _set_max, score_scene_photo
 from measure.metrics import tile_key, wilson
+from measure.scoring import SetResult, scene_predictions, score_scene_photo
+from measure.truth import held_out, set_max
 
 ROOT = Path(__file__).resolve().parents[1]
-
-FIRST_SOURCES = ("DomiBotUPM/DomiBot", "jmherzog-de/domino-detection")
 
 
 def exact_tile_set(label: dict, scene) -> bool:
@@ -90,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
             image,
             models.detector,
             models.reader,
-            _set_max(label["set"]),
+            set_max(label["set"]),
             closeups=not args.no_closeups,
             far_tiles=not args.no_far_tiles,
             verifier_threshold=(
@@ -98,11 +97,10 @@ def main(argv: list[str] | None = None) -> int:
             ),
         )
         seconds.append(time.perf_counter() - start)
-        first = label.get("source", {}).get("repo") in FIRST_SOURCES
         empty_truth = not label.get("face_up") and not int(label.get("face_down", 0))
-        for g in ("all", "first42" if first else "new66"):
+        for g in ("all", "new66" if held_out(label) else "first42"):
             score_scene_photo(
-                groups[g], label["image"], label, _predictions(scene), scene.layout.open_ends
+                groups[g], label["image"], label, scene_predictions(scene), scene.layout.open_ends
             )
             extra[g]["photos"] += 1
             extra[g]["exact"] += exact_tile_set(label, scene)

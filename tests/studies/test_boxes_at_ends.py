@@ -1,11 +1,11 @@
-"""`measure.boxes_at_ends`: what lies under a box left out against an open end, and the
+"""`studies.boxes_at_ends`: what lies under a box left out against an open end, and the
 tally by picture."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from measure.boxes_at_ends import MISSED, NO_TILE, TILE_KEPT, UNKNOWN, AtEnd, tally, under_box
+from studies.boxes_at_ends import MISSED, NO_TILE, TILE_KEPT, UNKNOWN, AtEnd, tally, under_box
 from vision.scene import Scene, SceneTile
 
 

@@ -1,4 +1,4 @@
-"""`measure.set_down`: the "touch without matching" doubts, their tables' links and pairs
+"""`studies.set_down`: the "touch without matching" doubts, their tables' links and pairs
 that differ, and what each candidate ratio would drop."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from measure.set_down import Doubt, Picture, no_match_pairs, picture_of, tally
+from studies.set_down import Doubt, Picture, no_match_pairs, picture_of, tally
 from vision import messages
 from vision.layout import AUTO, LayoutConfig, layout_scene
 from vision.scene import Scene, SceneTile

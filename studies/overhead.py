@@ -1,6 +1,6 @@
-"""Time the runtime around the network with STAND-IN models (until the real ones land).
+"""Time the runtime around the networks with STAND-IN models, whose forward passes cost nothing.
 
-    python -m measure.overhead [--runs 20] [--threads 2] [--json]
+    python -m studies.overhead [--runs 20] [--threads 2] [--json]
 
 The stand-in detector is a constant graph emitting the raw OBB output a good detector would
 give for the bench table (`measure.bench.bench_table`, rendered by dominosynth): each tile as
@@ -15,18 +15,23 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
 
 from measure.bench import BenchTable, bench_size, bench_table, format_table
-from measure.standin import raw_from_boxes, write_detector, write_reader
 from vision import geometry
 from vision.detector import Detector
 from vision.pipeline import Models
 from vision.reader import Reader
 from vision.reading import PhotoReader
+
+# The stand-in graphs are the tests' (tests/helpers/standin.py, not part of the product); a
+# study runs from a checkout, where they lie beside it.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "helpers"))
+from standin import raw_from_boxes, write_detector, write_reader
 
 
 def standin_models(

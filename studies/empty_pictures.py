@@ -1,7 +1,7 @@
 """What the detector boxes in synthetic pictures that show no tile, and what the verifier
 says of those boxes (docs/decisions/2026-12-01-not-a-tile.md, "Face down").
 
-    python -m measure.empty_pictures --synth DIR [--threads 1]
+    python -m studies.empty_pictures --synth DIR [--threads 1]
 
 DIR is a `dominocam synth` set whose pictures have no tile (a config with `empty_p: 1`).
 Prints the boxes found, how many the detector calls face down, and how many of each the
@@ -17,7 +17,7 @@ from pathlib import Path
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m measure.empty_pictures")
+    parser = argparse.ArgumentParser(prog="python -m studies.empty_pictures")
     parser.add_argument("--synth", required=True)
     parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args(argv)

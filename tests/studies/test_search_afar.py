@@ -1,4 +1,4 @@
-"""`measure.search_afar`: what the look in windows finds where the first look holds no
+"""`studies.search_afar`: what the look in windows finds where the first look holds no
 probable tile, matched to the labels and tallied."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from train_factories import tile_corners
 
-from measure.search_afar import Search, search, tally
+from studies.search_afar import Search, search, tally
 from vision.detector import Detection, Detector
 
 

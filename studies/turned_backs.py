@@ -1,6 +1,6 @@
 """How often the reader is right to turn a tile face down (`vision.reader.BACK_SURE`).
 
-    .venv/bin/python -m measure.turned_backs --synthetic runs/data/synth-s41-n300 \
+    .venv/bin/python -m studies.turned_backs --synthetic runs/data/synth-s41-n300 \
         [--synthetic DIR:train ...] [--realval ../shared/realval] [--threads 2]
 
 `vision.pipeline.backs_face_down` counts face down a box the detector calls face up when the
@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from measure.product_reads import covering_label, real_scenes, synthetic_scenes, tally_sets
+from studies.product_reads import covering_label, real_scenes, synthetic_scenes, tally_sets
 from vision import messages
 
 # Bands of the weaker half's back probability: [low, high).
@@ -97,7 +97,7 @@ def _real(root: Path, models) -> Iterable[Turned]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m measure.turned_backs",
+        prog="python -m studies.turned_backs",
         description="how often the reader is right to turn a tile face down (module docstring)",
     )
     found, as_json = tally_sets(

@@ -1,4 +1,4 @@
-"""measure.round_simulation: random rounds read with faults, ruled by three policies (issue
+"""studies.round_simulation: random rounds read with faults, ruled by three policies (issue
 32). Small runs only: the figures themselves are in docs/decisions/2026-12-03-round-ledger.md."""
 
 from __future__ import annotations
@@ -9,7 +9,8 @@ from dataclasses import replace
 
 import pytest
 
-from measure.round_simulation import (
+from rules import Tile, check, get_variant, variant_names
+from studies.round_simulation import (
     CHEAT,
     HELD,
     MISSED,
@@ -26,7 +27,6 @@ from measure.round_simulation import (
     simulate_round,
     summarize,
 )
-from rules import Tile, check, get_variant, variant_names
 
 NO_FAULTS = FaultRates(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 
@@ -111,7 +111,7 @@ def test_the_summary_and_its_table(results) -> None:
 def test_the_command(capsys) -> None:
     assert main(["--rounds", "12", "--seed", "1", "--quiet", "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
-    assert summary["command"] == "python -m measure.round_simulation --rounds 12 --seed 1"
+    assert summary["command"] == "python -m studies.round_simulation --rounds 12 --seed 1"
     assert main(["--rounds", "0"]) == 2
     assert capsys.readouterr().err.count("\n") == 1
     with pytest.raises(SystemExit) as done:

@@ -1,8 +1,8 @@
-"""measure.empty_pictures: bad input is one line and exit 2."""
+"""studies.empty_pictures: bad input is one line and exit 2."""
 
 from __future__ import annotations
 
-from measure.empty_pictures import main
+from studies.empty_pictures import main
 
 
 def test_a_folder_without_pictures_is_refused(tmp_path, capsys):

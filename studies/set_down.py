@@ -1,7 +1,7 @@
 """Tiles set down side by side, or a line broken by a misread? (`vision.layout`'s
 `SET_DOWN_MISMATCHES_PER_LINK`)
 
-    .venv/bin/python -m measure.set_down --synthetic runs/data/v4-synth-s75-n400:train \
+    .venv/bin/python -m studies.set_down --synthetic runs/data/v4-synth-s75-n400:train \
         [--synthetic DIR[:SPLIT] ...] [--realval ../shared/realval] [--threads 2]
 
 "Tiles touch without matching at an open end" asks for a review because a misread breaks a
@@ -34,8 +34,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from measure.product_reads import covering_label, real_scenes, synthetic_scenes, tally_sets
-from measure.review_reasons import reasons_of
+from measure.scoring import SetResult, scene_predictions, score_boxed_image, score_scene_photo
+from measure.truth import synthetic_truth, synthetic_visibility
+from studies.product_reads import covering_label, real_scenes, synthetic_scenes, tally_sets
+from studies.review_reasons import reasons_of
 from vision import messages
 
 RATIOS: tuple[float, ...] = (0.5, 1.0, 2.0)
@@ -137,35 +139,25 @@ def _rule_off():
 
 
 def _synthetic(folder: Path, split: str, models) -> Iterator[Picture]:
-    from measure.evaluate import (
-        SetResult,
-        _predictions,
-        score_boxed_image,
-        synthetic_truth,
-        synthetic_visibility,
-    )
-
     visibility = synthetic_visibility(folder)
     for truth_file, truth, scene in synthetic_scenes(folder, models, split, **_rule_off()):
         scored, ignore, _, photo = synthetic_truth(truth_file, *visibility)
         one = SetResult("one")
-        score_boxed_image(one, truth_file.name, scored, _predictions(scene), ignore, photo)
+        score_boxed_image(one, truth_file.name, scored, scene_predictions(scene), ignore, photo)
         exact = one.counts.get("exact_tile_set")
         yield picture_of(scene, truth["tiles"], None if exact is None else exact[0] == 1)
 
 
 def _real(root: Path, models) -> Iterator[Picture]:
-    from measure.evaluate import SetResult, _predictions, score_scene_photo
-
     for label, scene in real_scenes(root, models, **_rule_off()):
         one = SetResult("one")
-        score_scene_photo(one, label["image"], label, _predictions(scene))
+        score_scene_photo(one, label["image"], label, scene_predictions(scene))
         yield picture_of(scene, None, one.counts["exact_tile_set"][0] == 1)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m measure.set_down",
+        prog="python -m studies.set_down",
         description="tiles set down side by side, or a line broken by a misread? "
         "(module docstring)",
     )

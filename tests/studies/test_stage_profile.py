@@ -1,4 +1,4 @@
-"""`measure.stage_profile` names functions by file and name: a renamed function would
+"""`studies.stage_profile` names functions by file and name: a renamed function would
 silently count as 0 ms, so every step must name one that exists."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from measure.stage_profile import STEPS
+from studies.stage_profile import STEPS
 
 ROOT = Path(__file__).resolve().parents[2]
 

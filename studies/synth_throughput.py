@@ -1,6 +1,6 @@
 """Images per second of `dominocam synth` at 1280x720 (default: 40 images, 2 workers).
 
-Run: python -m measure.synth_throughput [--count 40] [--workers 2] [--size 1280x720]
+Run: python -m studies.synth_throughput [--count 40] [--workers 2] [--size 1280x720]
 Counts the whole run (rendering, JPEG, labels, reader crops, writing), worker start included.
 """
 

@@ -1,4 +1,6 @@
-"""Tiny ONNX graphs standing in for the trained MODELS (never for the runtime code).
+"""Tiny ONNX graphs standing in for the trained MODELS (never for the runtime code), for the
+tests (`from standin import ...`: tests/helpers is on pytest's path) and the study
+`python -m studies.overhead`. Not part of the product: needs `onnx` (dev extra).
 
 * `write_detector`: an OBB "detector" whose output is a fixed raw tensor
   `[1, 4 + nc + 1, A]` (plus 0 x the input, so the input is really consumed), with the

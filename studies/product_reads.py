@@ -1,10 +1,10 @@
 """Read a measuring set as `dominocam read` does: the committed models and calibration on
 every picture, each with its own set's top value. Shared by the tools that count what the
-product says (`measure.review_reasons`, `measure.turned_backs`, `measure.set_down`).
+product says (`studies.review_reasons`, `studies.turned_backs`, `studies.set_down`).
 
 The reading is `vision.pipeline.read_image` with the options of `vision.reading.PhotoReader`
 for a table photo of no known game, not the reader itself: a study may change one of them
-(`read_options`: `measure.set_down` turns a layout rule off) to weigh it."""
+(`read_options`: `studies.set_down` turns a layout rule off) to weigh it."""
 
 from __future__ import annotations
 
@@ -16,11 +16,12 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from measure.truth import set_max
+
 
 def real_scenes(root: Path, models, **read_options) -> Iterator[tuple[dict, object]]:
     """(label, Scene) for each photo of `root/scenes/labels.json` (the realval layout);
     `read_options` go to `read_image` (a `layout_config`, say)."""
-    from measure.evaluate import _set_max
     from vision.image_io import load_image
     from vision.pipeline import read_image
 
@@ -30,7 +31,7 @@ def real_scenes(root: Path, models, **read_options) -> Iterator[tuple[dict, obje
             image,
             models.detector,
             models.reader,
-            _set_max(label["set"]),
+            set_max(label["set"]),
             calibration=models.calibration,
             **read_options,
         )
@@ -42,7 +43,6 @@ def synthetic_scenes(
 ) -> Iterator[tuple[Path, dict, object]]:
     """(truth file, truth, Scene) for each picture of one split of a `dominocam synth` set;
     `read_options` go to `read_image`."""
-    from measure.evaluate import _set_max
     from vision.image_io import load_image
     from vision.pipeline import read_image
 
@@ -53,7 +53,7 @@ def synthetic_scenes(
             load_image(path),
             models.detector,
             models.reader,
-            _set_max(truth.get("set")),
+            set_max(truth.get("set")),
             calibration=models.calibration,
             **read_options,
         )

@@ -1,6 +1,6 @@
 """What sends photos to review: the reasons of every Scene with `needs_review`, by kind.
 
-    .venv/bin/python -m measure.review_reasons --realval ../shared/realval \
+    .venv/bin/python -m studies.review_reasons --realval ../shared/realval \
         [--synthetic runs/data/synth-s41-n300] [--threads 2]
 
 Reads the real scenes (and the val split of a `dominocam synth` set) as `dominocam read`
@@ -26,7 +26,7 @@ from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
-from measure.product_reads import real_scenes, synthetic_scenes
+from studies.product_reads import real_scenes, synthetic_scenes
 from vision import messages
 
 PLACEHOLDER = re.compile(r"\{[^}]*\}")
@@ -95,7 +95,7 @@ def tally(scenes: Iterable) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m measure.review_reasons",
+        prog="python -m studies.review_reasons",
         description="what sends photos to review, by kind of reason (module docstring)",
     )
     parser.add_argument("--realval", help="the real photos folder (its scenes/)")

@@ -4,7 +4,7 @@ keeps no box the verifier takes for a tile, how many boxes the windows find that
 verifier believes, and how many of those lie on a labelled tile. `MIN_TILES_AFAR` was chosen
 from its table on the calibration's fit pictures:
 
-    python -m measure.search_afar --synthetic runs/data/synth-s41-n300:train \\
+    python -m studies.search_afar --synthetic runs/data/synth-s41-n300:train \\
         --synthetic runs/data/negatives-s43-n80:train
 
 Real photos label tiles, not boxes, so on them only the count of believed boxes is given.
@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from measure.product_reads import covering_label, tally_sets
+from studies.product_reads import covering_label, tally_sets
 
 
 @dataclass(frozen=True)
@@ -100,7 +100,7 @@ def tally(searches: Iterable[Search]) -> list[dict]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m measure.search_afar",
+        prog="python -m studies.search_afar",
         description=(
             "Count what the look in windows finds where the first look holds no probable "
             "tile: the boxes the verifier believes, and how many lie on a labelled tile."

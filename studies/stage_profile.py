@@ -1,6 +1,6 @@
 """Where the time of one read goes, finer than `dominocam bench`'s stages.
 
-    .venv/bin/python -m measure.stage_profile [--size 1280x720] [--runs 20] [--threads 2]
+    .venv/bin/python -m studies.stage_profile [--size 1280x720] [--runs 20] [--threads 2]
 
 Reads the benchmark table (`measure.bench.bench_table`) `--runs` times under cProfile and
 prints, per frame, the time spent inside each step of `vision.pipeline.read_image` (the
@@ -95,7 +95,7 @@ def _inner_time(stats: dict, suffix: str, name: str, caller_suffix: str) -> floa
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m measure.stage_profile")
+    parser = argparse.ArgumentParser(prog="python -m studies.stage_profile")
     parser.add_argument("--size", default="1280x720")
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--threads", type=int, default=2)

@@ -1,8 +1,8 @@
-"""`measure.review_reasons`: what sends a Scene to review, counted by kind of reason."""
+"""`studies.review_reasons`: what sends a Scene to review, counted by kind of reason."""
 
 from __future__ import annotations
 
-from measure.review_reasons import kind_of, tally
+from studies.review_reasons import kind_of, tally
 from vision import messages
 from vision.scene import Scene, SceneLayout
 

@@ -1,4 +1,4 @@
-"""`measure.missing_tile_room`: each "tile beyond the open end" doubt, its room, whether a
+"""`studies.missing_tile_room`: each "tile beyond the open end" doubt, its room, whether a
 labelled tile lies unboxed in it, and what the look at its gap scored."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from measure.missing_tile_room import beyond_doubts, edge_errors
+from studies.missing_tile_room import beyond_doubts, edge_errors
 from vision.layout import AUTO, LayoutConfig, layout_scene
 from vision.scene import Scene, SceneTile
 
