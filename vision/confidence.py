@@ -15,7 +15,8 @@ What follows (`assess_tiles`, then `review_scene` once the layout is known):
 * otherwise `p_right < Calibration.doubtful_below`, or a read that another tile also has
   (`vision.decode`): the tile stays, `doubtful`.
 * `needs_review` when anything could change a ruling: a doubtful tile, a layout doubt, a tile
-  cut by the border, a rejected box that may still be a tile (`p_tile >= review_rejected`).
+  cut by the border, a rejected box that may still be a tile (`p_tile >= review_rejected`;
+  in a hand photo `vision.settings.HAND_REVIEW_REJECTED`), or one against an open end.
   Each reason is a warning in words a player understands.
 
 Features (logits are clipped to +-9, a probability of 1e-4 .. 1 - 1e-4):
