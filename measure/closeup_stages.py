@@ -71,7 +71,7 @@ def stage_boxes(image: np.ndarray, models, set_max: int) -> tuple[list[list[np.n
 
 def run(items, models) -> dict:
     """Tally the stages over (name, image, set_max, labels) items; labels None: one tile."""
-    found = Counter()
+    found: Counter = Counter()
     drops: Counter = Counter()
     dropped: list[dict] = []
     tiles = 0
