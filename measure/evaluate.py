@@ -226,7 +226,8 @@ def eval_realval_scenes(models, root: Path, limit: int | None, quiet: bool) -> S
     start = time.perf_counter()
     for label in _progress(labels, "real scenes", quiet):
         path = root / "scenes" / label["image"]
-        scene = models.photo_reader().read(load_image(path), "table", set_max(label["set"]))
+        kind = "hand" if label.get("hand") else "table"  # a hand photo is read as one
+        scene = models.photo_reader().read(load_image(path), kind, set_max(label["set"]))
         review = scene.needs_review if models.calibration is not None else None
         points = probability_points(scene, label=label) if models.calibration is not None else []
         part = result.parts.setdefault(

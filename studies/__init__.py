@@ -17,6 +17,9 @@ it; nothing imports a study (tests/test_package_layers.py).
 * `stage_profile` - where the time of one read goes, finer than `dominocam bench`.
 * `overhead` - the pipeline's own cost, timed with stand-in models (tests/helpers/standin.py).
 * `synth_throughput` - images per second of `dominocam synth`.
+* `hand_drops` - `vision.settings.HAND_REVIEW_REJECTED`: boxes left out of a hand photo.
+* `facedown_doubts` - why face-down tiles are doubted (a cause for retraining, no constant).
+* `closeup_stages` - which stage of a read loses a close-up of one tile.
 * `round_simulation` - how often a round is scored wrongly without a question (the ledger).
 * `product_reads` - shared by the studies that count what the product says: a measuring set
   read as `dominocam read` reads it.

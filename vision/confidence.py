@@ -15,7 +15,8 @@ What follows (`assess_tiles`, then `review_scene` once the layout is known):
 * otherwise `p_right < Calibration.doubtful_below`, or a read that another tile also has
   (`vision.decode`): the tile stays, `doubtful`.
 * `needs_review` when anything could change a ruling: a doubtful tile, a layout doubt, a tile
-  cut by the border, a rejected box that may still be a tile (`p_tile >= review_rejected`).
+  cut by the border, a rejected box that may still be a tile (`p_tile >= review_rejected`;
+  in a hand photo `vision.settings.HAND_REVIEW_REJECTED`), or one against an open end.
   Each reason is a warning in words a player understands.
 
 Features (logits are clipped to +-9, a probability of 1e-4 .. 1 - 1e-4):
@@ -443,6 +444,7 @@ def review_scene(
     calibration: Calibration,
     set_max: int,
     rejected_p_tile: Sequence[float] = (),
+    review_rejected: float | None = None,
 ) -> Scene:
     """The Scene with `needs_review` and its reasons in `warnings`, in a player's words.
 
@@ -451,7 +453,11 @@ def review_scene(
         calibration: for `review_rejected`.
         set_max: the set's highest value (for "it could be ...").
         rejected_p_tile: `p_tile` of each of `scene.rejected`, same order.
+        review_rejected: a rejected box with `p_tile` at least this asks; None: the
+            calibration's `review_rejected`. A hand photo passes its own
+            (`vision.settings.HAND_REVIEW_REJECTED`, `vision.reading.PhotoReader`).
     """
+    ask_from = calibration.review_rejected if review_rejected is None else review_rejected
     from vision.geometry import boxes_cut_by_border
     from vision.layout import boxes_at_open_ends
 
@@ -496,7 +502,7 @@ def review_scene(
                     x=centre[0], y=centre[1], value=end.value, id=end.tile
                 )
             )
-        elif p >= calibration.review_rejected:
+        elif p >= ask_from:
             reasons.append(messages.BOX_MAY_BE_A_TILE.format(x=centre[0], y=centre[1], p=p))
     if scene.layout.doubts:
         reasons.append(messages.LAYOUT_DOUBTS)

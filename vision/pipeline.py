@@ -154,6 +154,7 @@ def read_image(
     calibration: Calibration | None = None,
     verifier_threshold: float | None = None,
     rejected: list[Detection] | None = None,
+    review_rejected: float | None = None,
 ) -> Scene:
     """Read one photo into a Scene.
 
@@ -185,6 +186,9 @@ def read_image(
             calibrated tile probability to weigh: at `VERIFIER_THRESHOLD` the verifier alone
             also leaves out real tiles (models/verifier.md).
         rejected: when given, the boxes left out by the verifier are appended to it.
+        review_rejected: a box the calibration leaves out asks for a review from this tile
+            probability (`p_tile`) on; None: the calibration's own `review_rejected`. A hand
+            photo asks from `vision.settings.HAND_REVIEW_REJECTED` (`PhotoReader.read`).
 
     Returns:
         The Scene; an image without tiles gives a Scene without tiles, not an error.
@@ -270,7 +274,7 @@ def read_image(
     if with_layout:
         scene = layout_scene(scene, config, gap_check_of(image, detector))
     if calibration is not None:
-        scene = review_scene(scene, calibration, set_max, rejected_p)
+        scene = review_scene(scene, calibration, set_max, rejected_p, review_rejected)
     if timings is not None:
         timings["layout"] = timings.get("layout", 0.0) + (perf_counter() - t2)
     return scene

@@ -18,6 +18,9 @@ dashboard (uploads and the live camera), the tournament workers and `dominocam e
   (`vision.layout.game_layout_config`), else of any kind (`auto`); touching halves where a
   read is doubtful are decoded together (`vision.layout.safe_adjacency`).
 * A hand photo gets no layout (its tiles lie side by side, not played) and no adjacency.
+  With no open end to tell which left-out box matters, every box the calibration leaves out
+  whose tile probability is at least `vision.settings.HAND_REVIEW_REJECTED` asks for a
+  review: a tile dropped from a hand changes the count.
 * A camera's frames are tracked (`vision.track`): `tracker_config` gives the thresholds for
   a frame rate and the layout of the game (a line game whose first tile is the root when no
   game is known), `PhotoReader.tracker` the tracker with the calibration, `track` one frame.
@@ -38,7 +41,7 @@ import numpy as np
 from vision.layout import AUTO, LayoutConfig, game_layout_config
 from vision.pipeline import Models, load_models, read_image
 from vision.scene import Scene
-from vision.settings import DETECTOR_CONF
+from vision.settings import DETECTOR_CONF, HAND_REVIEW_REJECTED
 from vision.track import TableTracker, TrackerConfig, TrackResult, track_frame
 
 TABLE, HAND = "table", "hand"
@@ -165,6 +168,7 @@ class PhotoReader:
             closeups=self.closeups,
             far_tiles=self.far_tiles,
             calibration=self.models.calibration,
+            review_rejected=None if table else HAND_REVIEW_REJECTED,
         )
 
     def tracker(
