@@ -1001,10 +1001,30 @@ def host_review(
                 "name": hand.player,
                 "state": str(hand.state),
                 "tiles": [tile.as_list() for tile in hand.tiles],
+                "replaced": replaced_readings(conn, rnd["id"], hand.player),
             }
             for seat, hand in enumerate(facts.hands, start=1)
         ],
     }
+
+
+def replaced_readings(
+    conn: psycopg.Connection[Any], round_id: int, player_name: str
+) -> list[dict[str, Any]]:
+    """What was typed over this hand's photo readings or earlier confirmed lists this round,
+    oldest first (`lifecycle.replaced_entry`; the host's view alone: it names tiles)."""
+    rows = conn.execute(
+        "SELECT action, author, detail, at FROM audit WHERE round_id = %s "
+        "AND (action = %s OR (action = 'hand' AND detail ? 'after')) "
+        "AND detail->>'player' = %s ORDER BY id",
+        (round_id, lifecycle.TYPED_OVER_READING, player_name),
+    ).fetchall()
+    return [
+        lifecycle.replaced_entry(
+            row["action"], row["author"], row["at"].isoformat(), dict(row["detail"])
+        )
+        for row in rows
+    ]
 
 
 def reopen_last_round(
@@ -1075,7 +1095,7 @@ def reopen_last_round(
 
 # An audit entry's details for the host until its round has ended: a hand's tiles, the
 # ledger's problems, and why a ruling waits (the public text says only that the host checks).
-HOST_DETAIL = ("before", "after", "problems", "waits")
+HOST_DETAIL = ("before", "after", "problems", "waits", "reading", "typed")
 
 
 def audit_trail(
@@ -1084,13 +1104,16 @@ def audit_trail(
     """The table's audit trail as anybody may see it now, oldest first: an entry of a round
     still open shows its public text (no tile, no pip total, no host's reason). The table's
     host sees every entry in full (as single-table mode's review screen: which tile a
-    refused ruling found twice, and in whose hands)."""
+    refused ruling found twice, and in whose hands), and the entries that are the host's
+    alone (`lifecycle.HOST_ONLY`: tiles typed over a photo's reading), which nobody else
+    ever sees, not even after the round: their mere presence says something of a hand."""
     out = []
+    hidden = () if for_host else lifecycle.HOST_ONLY
     for row in conn.execute(
         "SELECT a.at, a.author, a.action, a.reason, a.detail, r.number, r.status "
         "FROM audit a LEFT JOIN rounds r ON r.id = a.round_id "
-        "WHERE a.event_id = %s AND a.table_id = %s ORDER BY a.id",
-        (event_id, table_id),
+        "WHERE a.event_id = %s AND a.table_id = %s AND NOT (a.action = ANY(%s)) ORDER BY a.id",
+        (event_id, table_id, list(hidden)),
     ):
         detail = dict(row["detail"])
         text = detail.pop("text", "")
