@@ -280,8 +280,14 @@ def test_the_host_reads_the_held_rulings_ledger_tile_by_tile(db, make_event, web
     assert review["held_for"] == ["does-not-add-up"]
     assert review["pending"]["proposer"] == "P1" and review["pending"]["waiting"] is True
     assert review["hands"] == [
-        {"seat": 1, "name": "P1", "state": "confirmed", "tiles": P1_HAND},
-        {"seat": 2, "name": "P2", "state": "confirmed", "tiles": [[6, 6], *P2_HAND]},
+        {"seat": 1, "name": "P1", "state": "confirmed", "tiles": P1_HAND, "replaced": []},
+        {
+            "seat": 2,
+            "name": "P2",
+            "state": "confirmed",
+            "tiles": [[6, 6], *P2_HAND],
+            "replaced": [],  # nothing typed over a reading or an earlier list
+        },
     ]
     assert ledger["boneyard_entered"] == {"count": None, "source": None}
     assert ledger["override"] is None
