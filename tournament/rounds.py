@@ -647,12 +647,17 @@ def rule(
         )
         floor = boneyard_floor(decision) if by == "block" else None
         judged = None
-        if isinstance(decision, RulingWait) and floor is None:
+        go: RulingGo | None = None
+        if isinstance(decision, RulingGo):
+            go = decision
+        elif floor is not None:
+            # Only the boneyard's count is missing: a player who can play stops the check
+            # whatever it holds; when nobody can, the count decides and the host enters it.
+            go = RulingGo(decision.ledger, floor)
+        if go is None:
+            assert isinstance(decision, RulingWait)
             refusal = _hold_for_host(conn, event_id, table_id, rnd, decision, pending, author)
         else:
-            # With only the boneyard's count missing, a player who can play stops the check
-            # whatever it holds; when nobody can, the count decides and the host enters it.
-            go = decision if isinstance(decision, RulingGo) else RulingGo(decision.ledger, floor)
             state_json["boneyard"] = go.boneyard
             try:
                 judged = _judge(state_json, by, who)
@@ -678,6 +683,7 @@ def rule(
                         conn, event_id, table_id, rnd, decision, pending, author
                     )
         if refusal is None:
+            assert go is not None
             return _ruled(
                 conn, event_id, config, table_id, rnd, by, who, author, confirm, state_json,
                 judged, go, pending,
