@@ -178,3 +178,63 @@ def test_a_refused_ruling_locks_nothing(make_event, web) -> None:
     trail = client.get("/api/tables/t1/audit", headers=host).get_json()["audit"]
     assert any(e["action"] == "review" and "refused" in e["text"] for e in trail)
     assert "lock" not in [e["action"] for e in trail]
+
+
+def _released(gate, answers: dict, key: str, call, path: str, body: dict, token: str) -> None:
+    """One side of a race: waits at `gate`, then sends its request."""
+    gate.wait()
+    answers[key] = call(path, json=body, headers=bearer(token))
+
+
+def test_a_save_racing_a_proposal_lands_before_it_or_is_refused(make_event, web) -> None:
+    """Point 3 kept: the proposal is judged and held in one transaction on the round's row.
+    P1 proposes while P2 saves 4-6 (which breaks the block), 20 times at 20 tables, each pair
+    released together: either the save lands first (200) and the check stops on it, or the
+    proposal is held first and the save is refused (409), P2's hand as it was judged."""
+    import threading
+
+    tries = 20
+    _, tokens = make_event(tables=tries)
+    client = web(tokens.event_id)
+    p = tokens.players
+    host = bearer(tokens.admin)
+    outcomes = []
+    for t in range(1, tries + 1):
+        table, first, second = f"t{t}", p[f"P{2 * t - 1}"], p[f"P{2 * t}"]
+        put = client.put(f"/api/tables/{table}/table", json={"layout": TABLE}, headers=host)
+        assert put.status_code == 200
+        assert put_hand(client, first, [[0, 1]]).status_code == 200
+        assert put_hand(client, second, [[6, 6], [2, 3]]).status_code == 200
+        gate = threading.Barrier(2)
+        answers: dict[str, object] = {}
+
+        calls = {
+            "propose": (client.application.test_client().post, "/api/hand/propose", {}),
+            "save": (client.application.test_client().put, "/api/hand", {"tiles": [[4, 6]]}),
+        }
+        tokens_of = {"propose": first, "save": second}
+        threads = [
+            threading.Thread(
+                target=_released, args=(gate, answers, key, call, path, body, tokens_of[key])
+            )
+            for key, (call, path, body) in calls.items()
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(30)
+        proposed, saved = answers["propose"], answers["save"]
+        assert proposed.status_code == 200, proposed.get_json()
+        held = proposed.get_json()["held"]
+        review = client.get(f"/api/tables/{table}/rounds/current/review", headers=host)
+        hand = review.get_json()["hands"][1]["tiles"]
+        rnd = client.get(f"/api/tables/{table}").get_json()["rounds"][-1]
+        if held:
+            assert saved.status_code == 409, saved.get_json()
+            assert hand == [[6, 6], [2, 3]] and rnd["locked"] == f"P{2 * t - 1} proposed a block"
+        else:
+            assert saved.status_code == 200, saved.get_json()
+            assert proposed.get_json()["outcome"]["stopped"]["player"] == f"P{2 * t}"
+            assert hand == [[4, 6]] and rnd["locked"] is None
+        outcomes.append(held)
+    print(f"of {tries} races, the proposal was held first {sum(outcomes)} times")
