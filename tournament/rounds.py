@@ -4,9 +4,14 @@ The same lifecycle as `dominocam serve`, with the event's database behind it:
 
 * a hand photo's reading is *pending* (`store_pending_reading`, written by a worker) until
   its owner confirms it as read or corrected (`confirm_hand`); only then is the hand in;
-* proposing a block or calling domino *locks* every hand of that table's round (the other
-  tables are untouched); after that only the table's host or the event director changes a
-  hand, with a reason, and the change is in the audit trail;
+* a ruling held for the table host (a block that holds, a domino called, either held by
+  the round's ledger) *locks* every hand of that table's round (the other tables are
+  untouched); after that only the table's host or the event director changes a hand, with a
+  reason, and the change is in the audit trail. A refused ruling or a block check that stops
+  locks nothing (`rule`);
+* tiles typed over a photo's pending reading leave an entry for the table's host alone
+  (`lifecycle.HOST_ONLY`: `audit_trail` shows it to the host only, `host_review` as
+  `replaced`);
 * a ruling that ends the round is *held* (`rounds.pending_end`) until the host confirms it
   (`score_pending`): the standings count only confirmed rounds; `cancel_pending` drops it,
   `unlock_hands` lets play go on, `reopen_last_round` undoes the last round;
@@ -17,7 +22,8 @@ The same lifecycle as `dominocam serve`, with the event's database behind it:
   problems tile by tile (`host_review`: the set as cells, each problem in words) and
   corrects a hand, enters the boneyard's count or rules on their word with a reason
   (`override_ledger`); players read only `ledger_words.public_message`;
-* after play goes on (the host unlocks the hands, or reopens a round) every confirmed hand
+* after play goes on (a block check stops, the host unlocks the hands, or reopens a round)
+  every confirmed hand
   is to be confirmed again by its owner (`hands.to_confirm`) before the next ruling;
 * the audit trail keeps two texts per entry: `public_text` (no tile, no pip total) shown at
   once, `text` shown once the entry's round has ended (`lifecycle.shown_entry`).

@@ -177,9 +177,9 @@ def replaced_readings(
 def play_goes_on(conn: sqlite3.Connection, round_id: int) -> None:
     """Play goes on after a ruling was sought (the host unlocks the hands after a block
     check that stopped, or reopens a round: a domino's winner was emptied, a hand may be
-    wrong): every confirmed hand may now list tiles played since, so each is to be confirmed
-    again by its owner before the next ruling (inside a transaction). A stopped check alone
-    does not: the hands stay locked until the host unlocks them."""
+    wrong), or after a block check that stopped: every confirmed hand may now list tiles
+    played since, so each is to be confirmed again by its owner before the next ruling
+    (inside a transaction)."""
     conn.execute(
         "UPDATE hands SET to_confirm = 1 WHERE round_id = ? AND confirmed_at IS NOT NULL",
         (round_id,),

@@ -7,8 +7,11 @@ write what they return; nothing here touches a connection.
 
 * A photo's reading is *pending* until its owner confirms it, as read or corrected
   (`confirm_change`); only then is the hand in.
-* Proposing a block or calling domino *locks* the round's hands (`lock_reason`). After that
-  only the host changes a hand, and says why (`confirm_change`, `require_reason`).
+* A ruling held for the host's decision *locks* the round's hands (`lock_reason`); a refused
+  ruling or a block check that stops locks nothing. After that only the host changes a
+  hand, and says why (`confirm_change`).
+* Tiles typed instead of a photo's pending reading leave an entry for the host alone
+  (`HandChange.typed`, `typed_over_reading`, `HOST_ONLY`).
 * Every change of a confirmed hand is an `AuditEntry`: `text` may name tiles and is shown
   to everybody once the round ends; `public_text` names no tile and is shown at once
   (`shown_entry`).

@@ -1,7 +1,8 @@
 "use strict";
 // A player's phone page: their own hand only. A photo's reading waits for the player's
-// confirmation; typed tiles are confirmed when saved; once the hands are locked only the
-// table's host changes a hand. After play went on (an unlock, a reopened round) the hand is
+// confirmation; typed tiles are confirmed when saved; once the hands are locked (a ruling
+// held for the table host) only the table's host changes a hand, and the page's controls
+// stay in place, greyed out, with the reason beside them. After play went on (an unlock, a reopened round) the hand is
 // confirmed again, as it is or corrected; while the host checks the round the page says
 // so, and nothing of which tile or whose hand.
 const {api, text, tiles, parseTiles} = dominocam;
