@@ -79,12 +79,15 @@ it again before the next ruling, as it is or corrected below.</p>
 <p class="dim">Wrong? Type the right tiles below and save.</p></div>
 <label id="photo-label">Photo of my hand: <input id="photo" type="file" accept="image/jpeg"
 capture="environment"></label>
+<p id="photo-why" class="disabled-why" role="note" hidden></p>
 <p><label for="tiles">My tiles, each as its two numbers joined by a dash, separated by spaces
 (empty when I went out):</label>
 <input id="tiles" class="wide" autocomplete="off"></p>
 <button id="save">Save my hand</button>
+<p id="save-why" class="disabled-why" role="note" hidden></p>
 <p><button id="declare">I cannot play</button> <button id="propose">Propose a block</button>
 <button id="domino">Domino: I played my last tile</button></p>
+<p id="actions-why" class="disabled-why" role="note" hidden></p>
 <p id="message" role="status"></p>
 <script src="../static/common.js"></script><script src="../static/hand.js"></script>
 </body></html>

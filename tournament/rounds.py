@@ -4,9 +4,14 @@ The same lifecycle as `dominocam serve`, with the event's database behind it:
 
 * a hand photo's reading is *pending* (`store_pending_reading`, written by a worker) until
   its owner confirms it as read or corrected (`confirm_hand`); only then is the hand in;
-* proposing a block or calling domino *locks* every hand of that table's round (the other
-  tables are untouched); after that only the table's host or the event director changes a
-  hand, with a reason, and the change is in the audit trail;
+* a ruling held for the table host (a block that holds, a domino called, either held by
+  the round's ledger) *locks* every hand of that table's round (the other tables are
+  untouched); after that only the table's host or the event director changes a hand, with a
+  reason, and the change is in the audit trail. A refused ruling or a block check that stops
+  locks nothing (`rule`);
+* tiles typed over a photo's pending reading leave an entry for the table's host alone
+  (`lifecycle.HOST_ONLY`: `audit_trail` shows it to the host only, `host_review` as
+  `replaced`);
 * a ruling that ends the round is *held* (`rounds.pending_end`) until the host confirms it
   (`score_pending`): the standings count only confirmed rounds; `cancel_pending` drops it,
   `unlock_hands` lets play go on, `reopen_last_round` undoes the last round;
@@ -17,7 +22,8 @@ The same lifecycle as `dominocam serve`, with the event's database behind it:
   problems tile by tile (`host_review`: the set as cells, each problem in words) and
   corrects a hand, enters the boneyard's count or rules on their word with a reason
   (`override_ledger`); players read only `ledger_words.public_message`;
-* after play goes on (the host unlocks the hands, or reopens a round) every confirmed hand
+* after play goes on (a block check stops, the host unlocks the hands, or reopens a round)
+  every confirmed hand
   is to be confirmed again by its owner (`hands.to_confirm`) before the next ruling;
 * the audit trail keeps two texts per entry: `public_text` (no tile, no pip total) shown at
   once, `text` shown once the entry's round has ended (`lifecycle.shown_entry`).
@@ -231,6 +237,10 @@ def confirm_hand(
             "pending = NULL, pending_scene = NULL, to_confirm = false",
             (rnd["id"], player.id, Jsonb(change.tiles)),
         )
+        if change.typed is not None:
+            # For the table's host alone (`lifecycle.HOST_ONLY`): tiles typed over the
+            # photo's reading, both lists (`replaced` in the host's review).
+            record(conn, event_id, player.table_id, rnd["id"], change.typed)
         if change.audit is not None:
             record(conn, event_id, player.table_id, rnd["id"], change.audit)
         elif not confirmed:
@@ -495,11 +505,14 @@ def _hold_for_host(
     conn: psycopg.Connection[Any],
     event_id: int,
     table_id: str,
+    rnd: Mapping[str, Any],
     decision: RulingWait,
     pending: dict[str, Any],
     author: str,
 ) -> HeldForHost:
-    """Hold the ruling (`pending`) for the table host's check; the conflict to raise.
+    """Hold the ruling (`pending`) for the table host's check and lock the table's hands
+    (inside the caller's transaction: a ruling held for the host is what locks them); the
+    conflict to raise once that transaction is committed.
 
     The host reads why, problem by problem (which tile, where, whose hand), in the audit
     trail and in the answer to their own ruling; everybody else reads only
@@ -511,17 +524,42 @@ def _hold_for_host(
     ]
     public = ledger_words.public_message(reasons)
     held = lifecycle.held_ruling(dict(pending, waiting=True, reasons=reasons))
-    with conn.transaction():
-        rnd = open_round(conn, event_id, table_id)
-        conn.execute("UPDATE rounds SET pending_end = %s WHERE id = %s", (Jsonb(held), rnd["id"]))
-        record(
-            conn,
-            event_id,
-            table_id,
-            rnd["id"],
-            AuditEntry("review", "ledger", " ".join(host_lines), public, None, {"waits": reasons}),
-        )
+    conn.execute("UPDATE rounds SET pending_end = %s WHERE id = %s", (Jsonb(held), rnd["id"]))
+    record(
+        conn,
+        event_id,
+        table_id,
+        rnd["id"],
+        AuditEntry("review", "ledger", " ".join(host_lines), public, None, {"waits": reasons}),
+    )
+    _lock(conn, event_id, table_id, rnd, pending, author)
     return HeldForHost(" ".join(host_lines) if author == HOST else public)
+
+
+def _lock(
+    conn: psycopg.Connection[Any],
+    event_id: int,
+    table_id: str,
+    rnd: Mapping[str, Any],
+    pending: Mapping[str, Any],
+    author: str,
+) -> None:
+    """Lock the table's hands for the ruling `pending` (inside the caller's transaction,
+    which holds the round row): from now on only the host changes a hand, with a reason."""
+    if _locked_by(rnd):
+        return
+    who = pending["proposer"] if pending["by"] == "block" else pending["player"]
+    reason = lifecycle.lock_reason(pending["by"], who)
+    conn.execute(
+        "UPDATE rounds SET locked_at = now(), locked_by = %s WHERE id = %s", (reason, rnd["id"])
+    )
+    record(
+        conn,
+        event_id,
+        table_id,
+        rnd["id"],
+        _note("lock", author, wording.HANDS_LOCKED.format(text=reason)),
+    )
 
 
 def set_table(
@@ -561,26 +599,36 @@ def rule(
     author: str,
     confirm: bool = False,
 ) -> dict[str, Any]:
-    """A block proposed by `who`, or domino called by `who`: lock the table's hands and judge.
+    """A block proposed by `who`, or domino called by `who`: judge it, and hold it for the
+    table host (which locks the table's hands) or, when the host rules with `confirm`,
+    score it.
 
-    A ruling that ends the round is held until the host confirms it (`score_pending`), or
-    scored at once when the host rules with `confirm`. A block check that stops says who
-    can play and whether it was a foul (not with which tile).
+    Only a ruling held for the host locks the hands (as in single-table mode,
+    `server.game.rulings`): a refusal locks nothing, and a block check that stops locks
+    nothing either; it says who can play and whether it was a foul (not with which tile),
+    and play goes on: every confirmed hand is to be confirmed again before the next ruling.
+
+    The whole ruling is one transaction holding the table's open round row (`FOR UPDATE`):
+    a hand saved meanwhile either lands before it (and is judged) or waits for it and then
+    finds the hands locked, or confirmed again after a check that stopped.
 
     Returns:
         `{"by", "ended": bool, "held": bool, "outcome" (block), "result" (when scored)}`.
 
     Raises:
-        RoundConflict: a hand missing or unconfirmed, another ruling waiting, a tile needs
-            checking (`TileNeedsCheck`), or no open round.
+        RoundConflict: a hand missing, unconfirmed or to be confirmed again, another ruling
+            waiting, a tile needs checking (`TileNeedsCheck`), or no open round.
+        HeldForHost: the round's ledger holds the ruling for the table host (the hands are
+            then locked).
     """
     if who not in config.table(table_id).seats:
         raise UserInputError(f"{who!r} does not sit at table {table_id}")
+    refusal: RoundConflict | None = None
     with conn.transaction():
         rnd = open_round(conn, event_id, table_id)
         try:
             lifecycle.refuse_other_ruling(rnd["pending_end"], by, who, confirm)
-            reason = lifecycle.lock_reason(by, who)
+            lifecycle.lock_reason(by, who)  # 'block' or 'domino'
         except UserInputError as error:
             raise _conflict(error) from None
         if by == "domino":
@@ -600,81 +648,107 @@ def rule(
         if isinstance(decision, RulingWait) and WaitReason.HANDS_TO_CONFIRM in decision.reasons:
             # Refused before anything locks: the owners confirm (as it is, or corrected).
             raise RoundConflict(ledger_words.to_confirm_message(decision.to_confirm))
-        if not _locked_by(rnd):
-            conn.execute(
-                "UPDATE rounds SET locked_at = now(), locked_by = %s WHERE id = %s",
-                (reason, rnd["id"]),
-            )
-            record(
-                conn,
-                event_id,
-                table_id,
-                rnd["id"],
-                _note("lock", author, wording.HANDS_LOCKED.format(text=reason)),
-            )
-    # Judged after the lock is committed: a refusal must not undo the lock.
-    pending = {"by": "block", "proposer": who} if by == "block" else {"by": "domino", "player": who}
-    floor = boneyard_floor(decision) if by == "block" else None
-    if isinstance(decision, RulingGo):
-        go = decision
-    elif floor is None:
-        raise _hold_for_host(conn, event_id, table_id, decision, pending, author)
-    else:
-        # Only the boneyard's count is missing: a player who can play stops the check
-        # whatever it holds; when nobody can, the count decides and the host enters it.
-        go = RulingGo(decision.ledger, floor)
-    state_json["boneyard"] = go.boneyard
-    try:
-        judged = _judge(state_json, by, who)
-    except TileNeedsCheck as error:
-        with conn.transaction():
-            rnd = open_round(conn, event_id, table_id)
-            record(
-                conn,
-                event_id,
-                table_id,
-                rnd["id"],
-                AuditEntry(
-                    "review",
-                    "rules",
-                    f"the rules engine refused the round: {error}",
-                    "a tile needs checking before a ruling",
-                ),
-            )
-        raise TileNeedsCheck(TileNeedsCheck.PUBLIC) from None
-    if isinstance(decision, RulingWait) and judged.blocked:
-        # Nobody can play on the floor: the boneyard's count decides; the host enters it.
-        raise _hold_for_host(conn, event_id, table_id, decision, pending, author)
-    with conn.transaction():
-        rnd = open_round(conn, event_id, table_id)
-        if by == "block":
-            declared = {p["name"] for p in state_json["players"] if p.get("declared_cannot_play")}
-            outcome = lifecycle.check_outcome(who, judged.to_json(), declared)
-            answer: dict[str, Any] = {
-                "by": by,
-                "outcome": lifecycle.public_outcome(outcome),
-                "ended": False,
-                "held": False,
-            }
-            if not judged.blocked:
-                conn.execute(
-                    "UPDATE rounds SET last_check = %s WHERE id = %s", (Jsonb(outcome), rnd["id"])
-                )
-                return answer
+        pending = (
+            {"by": "block", "proposer": who} if by == "block" else {"by": "domino", "player": who}
+        )
+        floor = boneyard_floor(decision) if by == "block" else None
+        judged = None
+        go: RulingGo | None = None
+        if isinstance(decision, RulingGo):
+            go = decision
+        elif floor is not None:
+            # Only the boneyard's count is missing: a player who can play stops the check
+            # whatever it holds; when nobody can, the count decides and the host enters it.
+            go = RulingGo(decision.ledger, floor)
+        if go is None:
+            assert isinstance(decision, RulingWait)
+            refusal = _hold_for_host(conn, event_id, table_id, rnd, decision, pending, author)
         else:
-            answer = {"by": by, "ended": False, "held": False}
-        if confirm:
-            answer.update(
-                _end(conn, event_id, config, table_id, rnd, by, state_json, judged, author, go)
+            state_json["boneyard"] = go.boneyard
+            try:
+                judged = _judge(state_json, by, who)
+            except TileNeedsCheck as error:
+                # A refusal: recorded for the host (it may name tiles), nothing locks.
+                record(
+                    conn,
+                    event_id,
+                    table_id,
+                    rnd["id"],
+                    AuditEntry(
+                        "review",
+                        "rules",
+                        f"the rules engine refused the round: {error}",
+                        "a tile needs checking before a ruling",
+                    ),
+                )
+                refusal = TileNeedsCheck(TileNeedsCheck.PUBLIC)
+            else:
+                if isinstance(decision, RulingWait) and judged.blocked:
+                    # Nobody can play on the floor: the boneyard's count decides (the host's).
+                    refusal = _hold_for_host(
+                        conn, event_id, table_id, rnd, decision, pending, author
+                    )
+        if refusal is None:
+            assert go is not None
+            return _ruled(
+                conn, event_id, config, table_id, rnd, by, who, author, confirm, state_json,
+                judged, go, pending,
+            )  # fmt: skip
+    # Raised once the hold (and its lock) or the refusal's audit entry is committed.
+    raise refusal
+
+
+def _ruled(
+    conn: psycopg.Connection[Any],
+    event_id: int,
+    config: EventConfig,
+    table_id: str,
+    rnd: Mapping[str, Any],
+    by: str,
+    who: str,
+    author: str,
+    confirm: bool,
+    state_json: dict[str, Any],
+    judged: Any,
+    go: RulingGo,
+    pending: dict[str, Any],
+) -> dict[str, Any]:
+    """`rule`'s judged ruling, inside its transaction: a block check that stops (nothing
+    locks, play goes on), the round scored (the host's `confirm`), or the ruling held for
+    the host (the hands lock)."""
+    if by == "block":
+        declared = {p["name"] for p in state_json["players"] if p.get("declared_cannot_play")}
+        outcome = lifecycle.check_outcome(who, judged.to_json(), declared)
+        answer: dict[str, Any] = {
+            "by": by,
+            "outcome": lifecycle.public_outcome(outcome),
+            "ended": False,
+            "held": False,
+        }
+        if not judged.blocked:
+            # Stopped: nothing locks; play goes on, each hand confirmed again before the
+            # next ruling (tiles are played from now on).
+            conn.execute(
+                "UPDATE rounds SET last_check = %s WHERE id = %s", (Jsonb(outcome), rnd["id"])
             )
-            answer["ended"] = True
+            _play_goes_on(conn, rnd["id"])
             return answer
-        held = lifecycle.held_ruling(pending)
-        conn.execute("UPDATE rounds SET pending_end = %s WHERE id = %s", (Jsonb(held), rnd["id"]))
-        record(conn, event_id, table_id, rnd["id"], _note("held", author, held["text"]))
-        answer["held"] = True
-        answer["pending"] = held
+    else:
+        answer = {"by": by, "ended": False, "held": False}
+    # Locked as it is held, or as it ends (kept if the host reopens the round).
+    _lock(conn, event_id, table_id, rnd, pending, author)
+    if confirm:
+        answer.update(
+            _end(conn, event_id, config, table_id, rnd, by, state_json, judged, author, go)
+        )
+        answer["ended"] = True
         return answer
+    held = lifecycle.held_ruling(pending)
+    conn.execute("UPDATE rounds SET pending_end = %s WHERE id = %s", (Jsonb(held), rnd["id"]))
+    record(conn, event_id, table_id, rnd["id"], _note("held", author, held["text"]))
+    answer["held"] = True
+    answer["pending"] = held
+    return answer
 
 
 def score_pending(
@@ -939,10 +1013,30 @@ def host_review(
                 "name": hand.player,
                 "state": str(hand.state),
                 "tiles": [tile.as_list() for tile in hand.tiles],
+                "replaced": replaced_readings(conn, rnd["id"], hand.player),
             }
             for seat, hand in enumerate(facts.hands, start=1)
         ],
     }
+
+
+def replaced_readings(
+    conn: psycopg.Connection[Any], round_id: int, player_name: str
+) -> list[dict[str, Any]]:
+    """What was typed over this hand's photo readings or earlier confirmed lists this round,
+    oldest first (`lifecycle.replaced_entry`; the host's view alone: it names tiles)."""
+    rows = conn.execute(
+        "SELECT action, author, detail, at FROM audit WHERE round_id = %s "
+        "AND (action = %s OR (action = 'hand' AND detail ? 'after')) "
+        "AND detail->>'player' = %s ORDER BY id",
+        (round_id, lifecycle.TYPED_OVER_READING, player_name),
+    ).fetchall()
+    return [
+        lifecycle.replaced_entry(
+            row["action"], row["author"], row["at"].isoformat(), dict(row["detail"])
+        )
+        for row in rows
+    ]
 
 
 def reopen_last_round(
@@ -1013,7 +1107,7 @@ def reopen_last_round(
 
 # An audit entry's details for the host until its round has ended: a hand's tiles, the
 # ledger's problems, and why a ruling waits (the public text says only that the host checks).
-HOST_DETAIL = ("before", "after", "problems", "waits")
+HOST_DETAIL = ("before", "after", "problems", "waits", "reading", "typed")
 
 
 def audit_trail(
@@ -1022,13 +1116,16 @@ def audit_trail(
     """The table's audit trail as anybody may see it now, oldest first: an entry of a round
     still open shows its public text (no tile, no pip total, no host's reason). The table's
     host sees every entry in full (as single-table mode's review screen: which tile a
-    refused ruling found twice, and in whose hands)."""
+    refused ruling found twice, and in whose hands), and the entries that are the host's
+    alone (`lifecycle.HOST_ONLY`: tiles typed over a photo's reading), which nobody else
+    ever sees, not even after the round: their mere presence says something of a hand."""
     out = []
+    hidden = () if for_host else lifecycle.HOST_ONLY
     for row in conn.execute(
         "SELECT a.at, a.author, a.action, a.reason, a.detail, r.number, r.status "
         "FROM audit a LEFT JOIN rounds r ON r.id = a.round_id "
-        "WHERE a.event_id = %s AND a.table_id = %s ORDER BY a.id",
-        (event_id, table_id),
+        "WHERE a.event_id = %s AND a.table_id = %s AND NOT (a.action = ANY(%s)) ORDER BY a.id",
+        (event_id, table_id, list(hidden)),
     ):
         detail = dict(row["detail"])
         text = detail.pop("text", "")

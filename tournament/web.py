@@ -654,8 +654,9 @@ def create_app(database_url: str, redis_url: str, event_id: int) -> Flask:
         return jsonify(ok=True)
 
     def player_ruling(by: str) -> Response:
-        """The player's own ruling ("block" or "domino"): every hand at their table locks;
-        the ruling waits for the host."""
+        """The player's own ruling ("block" or "domino"): a ruling that would end the round
+        waits for the host and locks every hand at their table; a check that stops or a
+        refusal locks nothing."""
         player = require_player()
         with pool.connection() as conn:
             outcome = ruled(

@@ -15,7 +15,14 @@ import sqlite3
 from typing import Any
 
 from server.game import wording
-from server.game.lifecycle import HOST, AuditEntry, require_reason, shown_entry
+from server.game.lifecycle import (
+    HOST,
+    HOST_ONLY,
+    TYPED_OVER_READING,
+    AuditEntry,
+    require_reason,
+    shown_entry,
+)
 from server.storage import dumps, loads, now
 
 __all__ = [
@@ -29,11 +36,9 @@ __all__ = [
     "round_entries",
 ]
 
-# Tiles typed instead of a photo's reading (`hands.confirm_hand`).
-TYPED_OVER_READING = "typed"
-# Actions shown on the host's screens only (`hands.replaced_readings`), never in `entries`
-# or `round_entries`.
-HOST_ONLY: tuple[str, ...] = (TYPED_OVER_READING,)
+# `TYPED_OVER_READING` (tiles typed instead of a photo's reading) and the other `HOST_ONLY`
+# actions are shown on the host's screens only (`hands.replaced_readings`), never in
+# `entries` or `round_entries`.
 _PUBLIC = "a.action NOT IN ({})".format(", ".join("?" * len(HOST_ONLY)))
 
 # How many entries the public state carries, newest first.

@@ -18,7 +18,7 @@ from typing import Any
 from dominocam.errors import UserInputError
 from rules.i18n import _
 from server import storage
-from server.game import audit, lifecycle, wording
+from server.game import audit, lifecycle
 from server.game.records import Conflict, get_game, open_round
 from server.storage import dumps, loads, now, transaction
 
@@ -146,40 +146,13 @@ def confirm_hand(
         )
         if change.audit is not None:
             audit.record_entry(conn, player["game_id"], rnd["id"], change.audit)
-        reading = None if row is None or row["pending"] is None else loads(row["pending"], [])
-        if tiles is not None and reading is not None and sorted(reading) != sorted(parsed):
-            _record_typed_over(conn, player, rnd["id"], author, reading, parsed)
+        if change.typed is not None:
+            # For the host alone (`audit.HOST_ONLY`): tiles typed over the photo's reading.
+            audit.record_entry(conn, player["game_id"], rnd["id"], change.typed)
         storage.add_event(
             conn, player["game_id"], "hand", {"player": player["name"], "count": len(parsed)}
         )
     return parsed
-
-
-def _record_typed_over(
-    conn: sqlite3.Connection,
-    player: sqlite3.Row,
-    round_id: int,
-    author: str,
-    reading: list[list[int]],
-    typed: list[list[int]],
-) -> None:
-    """Tiles typed instead of a photo's reading (inside the caller's transaction): kept in
-    the audit trail for the host alone (`audit.HOST_ONLY`), with both lists. Nobody else
-    hears of it, not even that it happened: it would tell them something of the hand."""
-    audit.record(
-        conn,
-        player["game_id"],
-        round_id,
-        audit.TYPED_OVER_READING,
-        author,
-        wording.TYPED_OVER_READING.format(
-            who=author,
-            name=player["name"],
-            reading=lifecycle.tiles_text(reading),
-            typed=lifecycle.tiles_text(typed),
-        ),
-        detail={"player": player["name"], "reading": reading, "typed": typed},
-    )
 
 
 def replaced_readings(
@@ -193,28 +166,20 @@ def replaced_readings(
         "AND action IN (?, 'hand') AND json_extract(detail, '$.player') = ? ORDER BY id",
         (round_id, audit.TYPED_OVER_READING, player_name),
     ).fetchall()
-    out = []
-    for row in rows:
-        detail = loads(row["detail"], {})
-        photo = row["action"] == audit.TYPED_OVER_READING
-        out.append(
-            {
-                "time": row["created_at"],
-                "author": row["author"],
-                "source": "photo" if photo else "hand",
-                "reading": detail.get("reading") if photo else detail.get("before"),
-                "typed": detail.get("typed") if photo else detail.get("after"),
-            }
+    return [
+        lifecycle.replaced_entry(
+            row["action"], row["author"], row["created_at"], loads(row["detail"], {})
         )
-    return out
+        for row in rows
+    ]
 
 
 def play_goes_on(conn: sqlite3.Connection, round_id: int) -> None:
     """Play goes on after a ruling was sought (the host unlocks the hands after a block
     check that stopped, or reopens a round: a domino's winner was emptied, a hand may be
-    wrong): every confirmed hand may now list tiles played since, so each is to be confirmed
-    again by its owner before the next ruling (inside a transaction). A stopped check alone
-    does not: the hands stay locked until the host unlocks them."""
+    wrong), or after a block check that stopped: every confirmed hand may now list tiles
+    played since, so each is to be confirmed again by its owner before the next ruling
+    (inside a transaction)."""
     conn.execute(
         "UPDATE hands SET to_confirm = 1 WHERE round_id = ? AND confirmed_at IS NOT NULL",
         (round_id,),

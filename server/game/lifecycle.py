@@ -7,8 +7,11 @@ write what they return; nothing here touches a connection.
 
 * A photo's reading is *pending* until its owner confirms it, as read or corrected
   (`confirm_change`); only then is the hand in.
-* Proposing a block or calling domino *locks* the round's hands (`lock_reason`). After that
-  only the host changes a hand, and says why (`confirm_change`, `require_reason`).
+* A ruling held for the host's decision *locks* the round's hands (`lock_reason`); a refused
+  ruling or a block check that stops locks nothing. After that only the host changes a
+  hand, and says why (`confirm_change`).
+* Tiles typed instead of a photo's pending reading leave an entry for the host alone
+  (`HandChange.typed`, `typed_over_reading`, `HOST_ONLY`).
 * Every change of a confirmed hand is an `AuditEntry`: `text` may name tiles and is shown
   to everybody once the round ends; `public_text` names no tile and is shown at once
   (`shown_entry`).
@@ -36,6 +39,11 @@ from server.game.records import Conflict
 HOST = "host"
 # A reason is kept whole up to this length (it goes to the audit trail).
 MAX_REASON = 300
+# Tiles typed instead of a photo's reading (`confirm_change`'s `typed` entry).
+TYPED_OVER_READING = "typed"
+# Audit actions for the table's host alone: no public list shows them, not even after the
+# round, since their mere presence says something of a hand.
+HOST_ONLY: tuple[str, ...] = (TYPED_OVER_READING,)
 
 
 @dataclass(frozen=True)
@@ -53,11 +61,13 @@ class AuditEntry:
 @dataclass(frozen=True)
 class HandChange:
     """What confirming a hand writes: the tiles that are now the hand, the host's reason
-    (if any), and the audit entry when a confirmed hand changed."""
+    (if any), the audit entry when a confirmed hand changed, and `typed`, the host-only
+    entry (`HOST_ONLY`) when tiles were typed instead of a photo's pending reading."""
 
     tiles: list[list[int]]
     reason: str | None
     audit: AuditEntry | None
+    typed: AuditEntry | None = None
 
 
 def require_reason(reason: object, what: str) -> str:
@@ -150,9 +160,18 @@ def confirm_change(
         raise Conflict(locked_message(locked_by))
     why = None
     if locked_by and by_host:
-        why = require_reason(reason, _("changing a locked hand"))
+        why = str(reason or "").strip()[:MAX_REASON]
+        if not why:
+            # Read on the host's page (the request without 'reason' is still a 400).
+            raise UserInputError(
+                _(
+                    "The hands are locked: give a reason for the change (it is kept in the "
+                    "audit trail)."
+                )
+            )
     elif by_host and reason:
         why = str(reason).strip()[:MAX_REASON] or None
+    typed_in = tiles is not None
     if tiles is None:
         if pending is not None:
             tiles = pending
@@ -186,7 +205,42 @@ def confirm_change(
             reason=why,
             detail={"player": player, "before": before, "after": parsed},
         )
-    return HandChange(parsed, why, entry)
+    typed = None
+    if typed_in and pending is not None and sorted(pending) != sorted(parsed):
+        typed = typed_over_reading(player, author, pending, parsed)
+    return HandChange(parsed, why, entry, typed)
+
+
+def typed_over_reading(
+    player: str, author: str, reading: list[list[int]], typed: list[list[int]]
+) -> AuditEntry:
+    """Tiles typed instead of a photo's reading: an entry for the table's host alone
+    (`HOST_ONLY`), with both lists. Nobody else hears of it, not even that it happened: it
+    would tell them something of the hand."""
+    text = wording.TYPED_OVER_READING.format(
+        who=author, name=player, reading=tiles_text(reading), typed=tiles_text(typed)
+    )
+    return AuditEntry(
+        action=TYPED_OVER_READING,
+        author=author,
+        text=text,
+        public_text=text,
+        detail={"player": player, "reading": reading, "typed": typed},
+    )
+
+
+def replaced_entry(action: str, author: str, time: str, detail: dict[str, Any]) -> dict[str, Any]:
+    """One thing typed over a hand, for the host's view of it (`replaced`): over a photo's
+    reading (a `TYPED_OVER_READING` entry) or over an earlier confirmed list (a "hand"
+    entry): `{"time", "author", "source": "photo" | "hand", "reading", "typed"}`."""
+    photo = action == TYPED_OVER_READING
+    return {
+        "time": time,
+        "author": author,
+        "source": "photo" if photo else "hand",
+        "reading": detail.get("reading") if photo else detail.get("before"),
+        "typed": detail.get("typed") if photo else detail.get("after"),
+    }
 
 
 def held_ruling(pending: dict[str, Any]) -> dict[str, Any]:

@@ -170,6 +170,8 @@
     DC.$("score-round").hidden = !(open && r.pending_end);
     DC.$("cancel-ruling").hidden = !(open && r.pending_end);
     DC.$("unlock").hidden = !(open && r.locked);
+    // Once the hands are locked a hand entered here needs the host's reason (the audit trail).
+    DC.$("hand-reason-label").hidden = !(open && r.locked);
     // A next round can start only once this one is over (and the game is not); domino only while open.
     DC.$("new-round").hidden = open || !!s.scoreboard.final;
     // One step for the usual next round: its table photo starts it (a domino round needs none).
@@ -235,9 +237,13 @@
   DC.$("hand-form").addEventListener("submit", function (ev) {
     ev.preventDefault();
     var sel = DC.$("hand-player"), p = state.players.filter(function (x) { return x.name === sel.value; })[0];
+    var reason = DC.$("hand-reason"), why = reason.value.trim(), locked = !!state.round.locked;
+    if (locked && !why) { msg(_("The hands are locked: write why you change {name}'s hand (kept in the audit trail), then save again.", { name: p.name }), "error"); reason.focus(); return; }
     try {
-      DC.api("PUT", "/api/games/" + gameId + "/rounds/current/hands/" + p.id, { tiles: DC.parseTiles(DC.$("hand-tiles").value) })
-        .then(function (d) { DC.$("hand-tiles").value = ""; msg(ngettext("{name}: {count} tile saved.", "{name}: {count} tiles saved.", d.tiles, { name: d.player }), "ok"); feed.refresh(); })
+      var body = { tiles: DC.parseTiles(DC.$("hand-tiles").value) };
+      if (locked) body.reason = why;
+      DC.api("PUT", "/api/games/" + gameId + "/rounds/current/hands/" + p.id, body)
+        .then(function (d) { DC.$("hand-tiles").value = ""; reason.value = ""; msg(ngettext("{name}: {count} tile saved.", "{name}: {count} tiles saved.", d.tiles, { name: d.player }), "ok"); feed.refresh(); })
         .catch(function (e) { msg(e.message, "error"); });
     } catch (e) { msg(e.message, "error"); }
   });

@@ -80,7 +80,8 @@ def test_standings_across_tables(make_event, web) -> None:
 
 def test_lower_wins_and_a_round_that_is_not_blocked(make_event, web) -> None:
     """Under penalty scoring every player scores their own pips and the lowest leads; a
-    round the rules engine does not find blocked stays open and scores nothing."""
+    round the rules engine does not find blocked stays open, scores nothing and locks
+    nothing."""
     from tournament_factories import event_data
 
     data = event_data(tables=2)
@@ -98,16 +99,10 @@ def test_lower_wins_and_a_round_that_is_not_blocked(make_event, web) -> None:
     assert checked["ended"] is False
     assert checked["outcome"]["stopped"] == {"player": "P2", "foul": False, "foul_by": None}
     assert client.get("/api/standings").get_json()["players"][0]["total"] == 0
-    # The hands stay locked after a check that stops, until the host lets play go on.
-    locked = client.put("/api/hand", json={"tiles": [[1, 1]]}, headers=bearer(p["P2"]))
-    assert locked.status_code == 409 and "locked" in locked.get_json()["error"]
-    unlock = client.post(
-        "/api/tables/t1/rounds/current/unlock",
-        json={"reason": "P2 plays on"},
-        headers=bearer(tokens.admin),
-    )
-    assert unlock.status_code == 200
-    # Play went on: each hand is confirmed again (P1's as it is) before the next ruling.
+    # A check that stops locks nothing: play goes on, and each hand is confirmed again
+    # (P2's corrected, P1's as it is) before the next ruling.
+    table = client.get("/api/tables/t1").get_json()["rounds"][0]
+    assert table["locked"] is None and table["to_confirm"] == ["P1", "P2"]
     put_hand(client, p["P2"], [[6, 6], [2, 3]])
     assert client.post("/api/hand/confirm", json={}, headers=bearer(p["P1"])).status_code == 200
     end(client, tokens.admin, "t1", ended_by="block", layout=BLOCKED_TABLE)

@@ -1,7 +1,8 @@
 "use strict";
 // A player's phone page: their own hand only. A photo's reading waits for the player's
-// confirmation; typed tiles are confirmed when saved; once the hands are locked only the
-// table's host changes a hand. After play went on (an unlock, a reopened round) the hand is
+// confirmation; typed tiles are confirmed when saved; once the hands are locked (a ruling
+// held for the table host) only the table's host changes a hand, and the page's controls
+// stay in place, greyed out, with the reason beside them. After play went on (an unlock, a reopened round) the hand is
 // confirmed again, as it is or corrected; while the host checks the round the page says
 // so, and nothing of which tile or whose hand.
 const {api, text, tiles, parseTiles} = dominocam;
@@ -15,9 +16,19 @@ function show(view) {
   const pending = document.getElementById("pending");
   pending.hidden = view.pending === null;
   if (view.pending !== null) text("reading", "The photo reads: " + tiles(view.pending));
+  // Locked or ended, the controls stay in place, look disabled and say why beside them
+  // (only a ruling held for the table host locks the hands).
   const open = view.status === "open" && !view.locked;
-  for (const id of ["save", "photo-label", "propose", "domino", "declare"]) {
-    document.getElementById(id).hidden = !open;
+  for (const id of ["save", "tiles", "photo", "propose", "domino", "declare", "confirm"]) {
+    document.getElementById(id).disabled = !open;
+  }
+  document.getElementById("photo-label").classList.toggle("disabled", !open);
+  const why = open ? "" : view.status !== "open" ? "This round has ended."
+    : view.checking ? "Your hand is locked while the table host checks the round."
+    : "Your hand is locked (" + view.locked + "): only the table host changes a hand now.";
+  for (const id of ["photo-why", "save-why", "actions-why"]) {
+    document.getElementById(id).hidden = !why;
+    text(id, why);
   }
   text("lock", view.locked ? "Hands locked (" + view.locked + "): only the host changes a hand now."
     : view.status === "open" ? "" : "This round has ended.");

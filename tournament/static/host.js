@@ -2,7 +2,8 @@
 // A table host's page: seat links as QR codes, the round (lock, the ruling held for the
 // host), the round's ledger (the set as a grid, each problem tile by tile, a tile removed
 // from a hand, the boneyard's count, the host's word with a reason), hands entered or
-// corrected with a reason, rulings confirmed or cancelled, undo.
+// corrected with a reason (and, for the host alone, tiles typed over a photo's reading),
+// rulings confirmed or cancelled, undo.
 const {api, text, el, tiles, parseTiles, data} = dominocam;
 const table = data.table;
 const base = "api/tables/" + encodeURIComponent(table);
@@ -39,7 +40,9 @@ function makeSeats() {
     save.addEventListener("click", () => act(api(base + "/seats/" + seat.seat + "/hand",
       {method: "PUT", json: {tiles: parseTiles(input.value), reason: reason("reason")}}),
       (b) => seat.name + ": " + b.tiles + " tiles."));
-    row.append(el("br"), link, qr, input, save);
+    // The host's alone: what was typed over this hand's photo reading or earlier list.
+    const replaced = el("ul", undefined, {class: "replaced dim"});
+    row.append(el("br"), link, qr, input, save, replaced);
     return row;
   }));
   for (const id of ["proposer", "winner"]) {
@@ -68,6 +71,7 @@ function show(body) {
   const ended = state.rounds.filter((r) => r.status === "ended");
   document.getElementById("reopen").hidden = ended.length === 0;
   showSeats();
+  if (review) showReplaced(review.hands);
 }
 function showAudit(body) {
   document.getElementById("audit").replaceChildren(...body.audit.slice(-30).reverse().map((e) =>
@@ -132,8 +136,20 @@ function removeFromHand(tile, name) {
     .then(() => { ledgerSay(tileText(tile) + " removed from " + name + "'s hand."); load(); })
     .catch((e) => ledgerSay(e.message));
 }
+function replacedText(r) {
+  return r.source === "photo"
+    ? r.author + " typed " + tiles(r.typed) + " instead of the photo's reading " + tiles(r.reading) + "."
+    : r.author + " changed the confirmed hand " + tiles(r.reading) + " to " + tiles(r.typed) + ".";
+}
+function showReplaced(hands) {
+  for (const hand of hands) {
+    const list = document.querySelector("#seat-" + hand.seat + " .replaced");
+    if (list) list.replaceChildren(...(hand.replaced || []).map((r) => el("li", replacedText(r))));
+  }
+}
 function renderLedger(body) {
   review = body;
+  showReplaced(body.hands);
   const ledger = body.ledger;
   document.getElementById("ledger").hidden = false;
   text("ledger-summary", !ledger.adds_up ? "The round does not add up." : ledger.closes
