@@ -667,8 +667,8 @@ def test_round_history_print_view_and_settings_in_words(browser, make_app, tmp_p
         host.emulate_media(media="screen")
 
         host.goto(f"{server.url}/setup")
-        host.click("#settings-box summary")
-        setting = host.locator("label[data-setting=block_winner]")
+        host.click("#settings-box > summary")
+        setting = host.locator(".variant-settings:not([hidden]) label[data-setting=block_winner]")
         expect(setting.locator("strong")).to_have_text("Who wins a blocked game?")
         expect(setting).to_contain_text("Usually: The player with the fewest pips in hand.")
         shown = host.locator("#settings-box").inner_text()

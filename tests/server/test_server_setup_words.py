@@ -284,7 +284,7 @@ def test_the_setup_page_in_a_browser_asks_what_matters_and_sends_codes(
         asked = page.locator(".variant-settings:visible label[data-setting]:visible")
         expect(about).to_have_count(1)
         expect(about).to_contain_text("Two-ended line, no drawing")
-        page.click("#settings-box summary")
+        page.click("#settings-box > summary")
         keys = asked.evaluate_all("els => els.map(e => e.dataset.setting)")
         assert "spinner_arms" not in keys and "reserve" not in keys, keys  # nothing drawn
         page.select_option(".variant-settings:visible [data-key=draw]", "until-playable")
@@ -318,7 +318,7 @@ def test_the_setup_page_in_a_browser_asks_what_matters_and_sends_codes(
             shot.click("button[type=submit]")
             shot.wait_for_url("**/setup")
             shot.select_option("#variant", "all-fives")
-            shot.click("#settings-box summary")
+            shot.click("#settings-box > summary")
             shot.click(".variant-about:visible details summary")
             shot.screenshot(path=str(shots / f"setup-{language}.png"), full_page=True)
     finally:
