@@ -21,6 +21,7 @@ from time import perf_counter
 import numpy as np
 
 from vision import geometry, messages
+from vision.notes import Note, note, renumbered
 from vision.confidence import (
     Calibration,
     load_calibration,
@@ -230,7 +231,7 @@ def read_image(
         tiles, back_warnings = backs_face_down(tiles, up, reads)
         warnings += back_warnings
     elif up:
-        warnings.append(messages.NOT_READ.format(count=len(up)))
+        warnings.append(note(messages.NOT_READ, count=len(up)))
     rejected_boxes: list[RejectedBox] = []
     rejected_p: tuple[float, ...] = ()
     if calibration is not None:
@@ -240,7 +241,7 @@ def read_image(
         warnings = _renumbered(warnings, before, tiles)
     cut = geometry.boxes_cut_by_border(np.array([t.corners for t in tiles]), width, height)
     warnings += [
-        messages.CUT_BY_BORDER.format(tile=t.id) for t, c in zip(tiles, cut, strict=True) if c
+        note(messages.CUT_BY_BORDER, tile=t.id) for t, c in zip(tiles, cut, strict=True) if c
     ]
     t1 = perf_counter()
     tiles, decode_warnings = joint_decode(tiles, set_max)
@@ -434,7 +435,7 @@ def backs_face_down(
         for t in tiles
     ]
     warnings = [
-        messages.BACK_BOTH_HALVES.format(tile=tile_id, p=p) for tile_id, p in turned.items()
+        note(messages.BACK_BOTH_HALVES, tile=tile_id, p=p) for tile_id, p in turned.items()
     ]
     return out, warnings
 
@@ -442,9 +443,9 @@ def backs_face_down(
 def _renumbered(
     warnings: list[str], before: Sequence[SceneTile], after: Sequence[SceneTile]
 ) -> list[str]:
-    """Warnings of the form "tile N: ..." about `before`, renumbered to `after` (the same
-    tiles less the rejected ones, same order; matched by their corners); a warning about a
-    rejected box is dropped."""
+    """Warnings about `before`, their tile ids renumbered to `after` (the same tiles less the
+    rejected ones, same order; matched by their corners); a warning about a rejected box is
+    dropped (`vision.notes.renumbered`)."""
     if len(before) == len(after):
         return warnings
     new_id: dict[int, int] = {}
@@ -454,12 +455,11 @@ def _renumbered(
             new_id[tile.id] = k
             k += 1
     out = []
-    for text in warnings:
-        head, sep, rest = text.partition(": ")
-        number = head.removeprefix("tile ")
-        if sep and head.startswith("tile ") and number.isdigit():
-            if int(number) not in new_id:
+    for warning in warnings:
+        if isinstance(warning, Note):
+            moved = renumbered(warning, new_id)
+            if moved is None:
                 continue
-            text = f"tile {new_id[int(number)]}: {rest}"
-        out.append(text)
+            warning = moved
+        out.append(warning)
     return out
