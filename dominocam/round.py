@@ -342,9 +342,7 @@ def judge(
             )
             text += "\n" + "\n".join(f"  - {d}" for d in shown_doubts)
     elif status == "uncertain":
-        text = _uncertain_block(
-            text, shown_doubts, questions, boneyard_unknown, shown_confidence
-        )
+        text = _uncertain_block(text, shown_doubts, questions, boneyard_unknown, shown_confidence)
     elif doubts:
         text += "\n\n" + _("Doubts about the photos (confidence {confidence}):").format(
             confidence=shown_confidence

@@ -32,7 +32,6 @@ from typing import Any
 from dominocam.errors import UserInputError
 from vision.notes import DOUBT_CODES, Note, notes_of
 
-
 OWNERSHIP_NOTE = (
     "train owners are not read from a photo: every train on the table is taken as open to "
     "all players"
@@ -227,5 +226,6 @@ def layout_doubts(table: Mapping[str, Any], hands: Iterable[Mapping[str, Any]] =
     """`photo_doubts` as English text: a photo's warning named by its photo ("table photo:
     tile 3 is cut by the image border")."""
     return [
-        str(d) if photo is None else f"{photo} photo: {d}" for photo, d in photo_doubts(table, hands)
+        str(d) if photo is None else f"{photo} photo: {d}"
+        for photo, d in photo_doubts(table, hands)
     ]

@@ -148,9 +148,7 @@ def merge_camera_scene(stored: Mapping[str, Any] | None, camera: Mapping[str, An
         track = track_of(tile)
         if track is None and tile.get("track") is None:
             warnings.append(
-                note(messages.CORRECTION_UNMATCHED, 
-                    tile=tile.get("id"), pips=list(tile["pips"])
-                )
+                note(messages.CORRECTION_UNMATCHED, tile=tile.get("id"), pips=list(tile["pips"]))
             )
         elif track is not None:
             fixed[track] = list(tile["pips"])

@@ -490,8 +490,8 @@ def review_scene(
         if i in at_ends:  # a tile there would change an open end, whatever its p
             end = at_ends[i]
             reasons.append(
-                note(messages.BOX_AT_OPEN_END, 
-                    x=centre[0], y=centre[1], value=end.value, id=end.tile
+                note(
+                    messages.BOX_AT_OPEN_END, x=centre[0], y=centre[1], value=end.value, id=end.tile
                 )
             )
         elif p >= calibration.review_rejected:

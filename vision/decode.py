@@ -125,8 +125,11 @@ def joint_decode(
         ]
         for h in above:
             warnings.append(
-                note(messages.HALF_ABOVE_SET, 
-                    tile=out[i].id, pips=int(np.argmax(read[i][h])), set_max=set_max
+                note(
+                    messages.HALF_ABOVE_SET,
+                    tile=out[i].id,
+                    pips=int(np.argmax(read[i][h])),
+                    set_max=set_max,
                 )
             )
     logp = np.log(np.maximum(probs, _FLOOR))
@@ -148,8 +151,11 @@ def joint_decode(
 
     if len(index) > len(candidates):
         warnings.append(
-            note(messages.TOO_MANY_TILES, 
-                count=len(index), set_max=set_max, available=len(candidates)
+            note(
+                messages.TOO_MANY_TILES,
+                count=len(index),
+                set_max=set_max,
+                available=len(candidates),
             )
         )
         choice = best_joint
@@ -237,7 +243,8 @@ def joint_decode(
             # Shown with the pooled evidence that moved it: on its own the new read is the
             # less likely, which would read as the very move a read may not make.
             warnings.append(
-                note(messages.READ_CHANGED_TOGETHER, 
+                note(
+                    messages.READ_CHANGED_TOGETHER,
                     tile=tile.id,
                     first=first,
                     p_first=np.exp(alone[row, best_alone[row]]),
@@ -251,7 +258,8 @@ def joint_decode(
         holder = [out[index[r]].id for r in holders.get(int(best_alone[row]), []) if r != row]
         why = _reason(first, holder[0] if holder else None)
         warnings.append(
-            note(messages.READ_CHANGED, 
+            note(
+                messages.READ_CHANGED,
                 tile=tile.id,
                 first=first,
                 p_first=np.exp(alone[row, best_alone[row]]),

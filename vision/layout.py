@@ -73,8 +73,8 @@ import numpy as np
 
 from rules.variants import LAYOUT_KINDS, VARIANTS
 from vision import messages
-from vision.notes import note
 from vision.decode import AdjacencyConstraint
+from vision.notes import note
 from vision.scene import LayoutLine, Scene, SceneLayout, SceneOpenEnd
 
 # Layout kinds: the rules variants' `layout` (how many places the root offers and what a
@@ -804,8 +804,12 @@ def _walk(
                 is_root and config.kind == "mexican" and config.trains and n_children > places
             ):
                 doubts.append(
-                    note(messages.ROOT_CARRIES, 
-                        tile=node, count=n_children, kind=config.kind, places=places
+                    note(
+                        messages.ROOT_CARRIES,
+                        tile=node,
+                        count=n_children,
+                        kind=config.kind,
+                        places=places,
                     )
                 )
             return [SceneOpenEnd(node, tile.halves[0], _free_point(tile, None))] * missing

@@ -158,6 +158,8 @@ ALL: tuple[str, ...] = (
     DELETION_UNMATCHED,
 )  # fmt: skip
 _FIELD = re.compile(r"\{(\w+)(?::([^{}]*))?\}")
+
+
 @cache
 def _pattern(template: str, nested: frozenset[str]) -> re.Pattern[str]:
     """`template` as a regular expression whose groups are its fields (a field used twice

@@ -74,15 +74,15 @@ def place_words(place: str | None) -> str:
 P_MAY_BE = N_("Check the {tile} {where}: it may be a {other}.")
 P_MISREAD = N_("Check the {tile} {where}: it may be misread.")
 P_HALF_ABOVE_SET = N_(
-    "Check the tile {where}: one half looks like {pips} pips, more than a double-{set_max} "
-    "set has."
+    "Check the tile {where}: one half looks like {pips} pips, more than a double-{set_max} set has."
 )
 P_TOO_MANY = N_(
-    "There are {count} face-up tiles, more than a double-{set_max} set holds: check the set "
-    "size."
+    "There are {count} face-up tiles, more than a double-{set_max} set holds: check the set size."
 )
 P_NOT_READ = N_("{count} face-up tiles were not read: the reader model is missing.")
-P_CUT = N_("Check the tile {where}: it is cut by the edge of the photo, so part of it may be hidden.")
+P_CUT = N_(
+    "Check the tile {where}: it is cut by the edge of the photo, so part of it may be hidden."
+)
 P_TURNED = N_("Check the tile {where}: it was taken as lying face down.")
 P_FACE_DOWN = N_("Check the face-down tile {where}: it may not be a tile, or it may lie face up.")
 P_UNREAD = N_("Check the tile {where}: its pips could not be read.")
@@ -91,9 +91,7 @@ P_BOX_AT_END = N_(
     "Look {where}: something beside the open {value} was taken for no tile; a tile there would "
     "change the ruling."
 )
-P_LAYOUT = N_(
-    "The lines on the table may not be what the photo shows: check them before a ruling."
-)
+P_LAYOUT = N_("The lines on the table may not be what the photo shows: check them before a ruling.")
 P_HALVES_DIFFER = N_("Check the tiles {where}: two touching halves, {x} and {y}, do not match.")
 P_LOOP = N_("Check the tiles {where}: which line they were played on is a guess.")
 P_ROOT_CARRIES = N_("Check the first tile {where}: more lines start from it than it can hold.")
@@ -177,7 +175,10 @@ _KINDS: tuple[Kind, ...] = (
         "may_be_misread_could_be", m.MAY_BE_MISREAD_COULD_BE, P_MAY_BE,
         tiles=("id",), values=("tile", "other"), where="id",
     ),
-    Kind("may_be_misread", m.MAY_BE_MISREAD, P_MISREAD, tiles=("id",), values=("tile",), where="id"),
+    Kind(
+        "may_be_misread", m.MAY_BE_MISREAD, P_MISREAD,
+        tiles=("id",), values=("tile",), where="id",
+    ),
     Kind(
         "may_not_be_a_tile_could_be", m.MAY_NOT_BE_A_TILE_COULD_BE, P_FACE_DOWN,
         tiles=("id",), values=("tile", "other"), where="id",
@@ -186,7 +187,10 @@ _KINDS: tuple[Kind, ...] = (
         "may_not_be_a_tile", m.MAY_NOT_BE_A_TILE, P_FACE_DOWN,
         tiles=("id",), values=("tile",), where="id",
     ),
-    Kind("face_down_may_not_be_a_tile", m.FACE_DOWN_MAY_NOT_BE_A_TILE, P_FACE_DOWN, tiles=("id",), where="id"),
+    Kind(
+        "face_down_may_not_be_a_tile", m.FACE_DOWN_MAY_NOT_BE_A_TILE, P_FACE_DOWN,
+        tiles=("id",), where="id",
+    ),
     Kind("unread_may_be_misread", m.UNREAD_MAY_BE_MISREAD, P_UNREAD, tiles=("id",), where="id"),
     Kind("cut_by_edge", m.CUT_BY_EDGE, P_CUT, tiles=("id",), values=("tile",), where="id"),
     Kind("face_down_cut_by_edge", m.FACE_DOWN_CUT_BY_EDGE, P_CUT, tiles=("id",), where="id"),
@@ -202,8 +206,14 @@ _KINDS: tuple[Kind, ...] = (
     Kind("spinner_guess", m.SPINNER_GUESS, P_SPINNER_GUESS, tiles=("root", "rival"), where="root"),
     Kind("nothing_played", m.NOTHING_PLAYED, P_NOTHING_PLAYED, tiles=("tile",), where="tile"),
     Kind("played_apart", m.PLAYED_APART, P_PLAYED_APART, tiles=("tiles",), where="tiles"),
-    Kind("tile_beyond_end", m.TILE_BEYOND_END, P_TILE_BEYOND_END, tiles=("beyond", "tile"), where="tile"),
-    Kind("end_cut_by_border", m.END_CUT_BY_BORDER, P_END_CUT, tiles=("tile",), where="tile", doubt=True),
+    Kind(
+        "tile_beyond_end", m.TILE_BEYOND_END, P_TILE_BEYOND_END,
+        tiles=("beyond", "tile"), where="tile",
+    ),
+    Kind(
+        "end_cut_by_border", m.END_CUT_BY_BORDER, P_END_CUT,
+        tiles=("tile",), where="tile", doubt=True,
+    ),
     Kind("no_match_at_end", m.NO_MATCH_AT_END, P_NO_MATCH_AT_END, tiles=("a", "b"), where="a"),
     # server.table_scene
     Kind(
@@ -272,7 +282,9 @@ class Note(str):
             k: cls.from_dict(v) if isinstance(v, Mapping) and "code" in v else v
             for k, v in dict(data.get("params") or {}).items()
         }
-        return cls(str(text if text is not None else data.get("text", "")), str(data["code"]), params)
+        return cls(
+            str(text if text is not None else data.get("text", "")), str(data["code"]), params
+        )
 
 
 def _value(value: Any) -> str:
@@ -372,22 +384,22 @@ def renumbered(note_: Note, new_id: Mapping[int, int]) -> Note | None:
     return note_.with_params(**changes) if changes else note_
 
 
-def placed(
-    note_: str, centres: Mapping[int, Sequence[float]], width: float, height: float
-) -> str:
+def placed(note_: str, centres: Mapping[int, Sequence[float]], width: float, height: float) -> str:
     """`note_` with the place of the tile (or box) it points to (`Kind.where`), from the tiles'
     `centres` (id -> (x, y) pixels) in a `width` x `height` photo; as it is when it has a place,
     none, or is plain text."""
     if not isinstance(note_, Note) or "place" in note_.params or note_.kind.where is None:
         return note_
     where = note_.kind.where
+    point: Sequence[float]
     if where == "box":
-        point = (note_.params.get("x"), note_.params.get("y"))
-        if point[0] is None or point[1] is None:
+        x, y = note_.params.get("x"), note_.params.get("y")
+        if x is None or y is None:
             return note_
+        point = (float(x), float(y))
     else:
-        value = note_.params.get(where)
-        tile = value[0] if isinstance(value, list) and value else value
+        value: Any = note_.params.get(where)
+        tile: Any = value[0] if isinstance(value, list) and value else value
         if tile is None or int(tile) not in centres:
             return note_
         point = centres[int(tile)]
@@ -402,10 +414,11 @@ def player_text(warning: str) -> str:
     if not isinstance(warning, Note) or warning.kind.player is None:
         return detail_text(warning)
     kind = warning.kind
+    sentence = warning.kind.player
     params = dict(warning.params)
     mapping = dict(kind.fields)
     values: dict[str, Any] = {"where": place_words(params.get("place"))}
-    for name, _spec in _fields(kind.player):
+    for name, _spec in _fields(sentence):
         if name == "where":
             continue
         source = mapping.get(name, name)
@@ -416,7 +429,7 @@ def player_text(warning: str) -> str:
             values[name] = format_number(value)
         else:
             values[name] = "?" if value is None else value
-    return _(kind.player).format(**values)
+    return _(sentence).format(**values)
 
 
 def detail_text(warning: str) -> str:
@@ -451,16 +464,23 @@ def notes_json(warnings: Iterable[str]) -> list[dict[str, Any]]:
 
 def with_notes(texts: Sequence[Any], notes: Any) -> list[str]:
     """The warnings `texts` (JSON) as Notes where `notes` (the JSON list beside them, same
-    order) gives their code; plain strings otherwise, and all when `notes` is missing or does
-    not stand beside them (another length: a program edited the texts alone)."""
+    order) gives their code; plain strings otherwise (all of them when `notes` is missing).
+    A note stands for a text only when its `text` is that text, taken in order: a text a
+    program added or changed without its note stays plain, the others keep their codes."""
     out: list[str] = [str(t) for t in texts]
-    if not isinstance(notes, list) or len(notes) != len(out):
+    if not isinstance(notes, list):
         return out
-    for i, entry in enumerate(notes):
-        if isinstance(entry, Mapping) and entry.get("code") in KINDS:
+    entries = [n for n in notes if isinstance(n, Mapping)]
+    j = 0
+    for i, text in enumerate(out):
+        k = next((k for k in range(j, len(entries)) if entries[k].get("text") == text), None)
+        if k is None:
+            continue
+        j = k + 1
+        if entries[k].get("code") in KINDS:
             try:
-                out[i] = Note.from_dict(entry, out[i])
-            except (TypeError, ValueError):
+                out[i] = Note.from_dict(entries[k], text)
+            except (TypeError, ValueError, KeyError):
                 continue
     return out
 

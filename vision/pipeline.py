@@ -21,7 +21,6 @@ from time import perf_counter
 import numpy as np
 
 from vision import geometry, messages
-from vision.notes import Note, note, renumbered
 from vision.confidence import (
     Calibration,
     load_calibration,
@@ -39,6 +38,7 @@ from vision.detector import (
     merge_closeups,
 )
 from vision.layout import AUTO, GapCheck, LayoutConfig, layout_scene, safe_adjacency
+from vision.notes import Note, note, renumbered
 from vision.onnx_model import MODEL_FILES, resolve_model_path
 from vision.reader import BACK_SURE, HalfReads, Reader, shows_back
 from vision.scene import RejectedBox, Scene, SceneTile
@@ -434,7 +434,7 @@ def backs_face_down(
         else t
         for t in tiles
     ]
-    warnings = [
+    warnings: list[str] = [
         note(messages.BACK_BOTH_HALVES, tile=tile_id, p=p) for tile_id, p in turned.items()
     ]
     return out, warnings

@@ -121,4 +121,3 @@ def test_scenes_without_the_new_keys_are_ruled_as_before(client, game, links, re
     r = client.post(f"/api/hand/{links['Ana']}/block-check")
     assert r.status_code == 200, r.json
     assert not client.get("/api/state").json["round"]["review"]["table"]
-

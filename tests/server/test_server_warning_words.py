@@ -10,6 +10,8 @@ from typing import Any
 import pytest
 from server_factories import ADMIN
 from test_server_review import UnsureReader, _ready
+
+
 class CodedReader(UnsureReader):
     """`UnsureReader` whose table warning is the reader's own: tile 1 read 3-6 and changed
     to 3-5 by the half it touches (issue 34's "tile 7 read 0-1 (p=0.71) changed to 0-0")."""
@@ -57,7 +59,9 @@ def test_a_player_reads_what_to_check_and_the_host_may_open_the_numbers(
     assert shown == ["Controlla la tessera 3-5 in alto a sinistra: potrebbe essere la 3-6."]
     # The host's correction screen: the same sentence, and the reader's own account.
     review = client.get(f"{base}/review?lang=es", headers=ADMIN).json
-    assert review["warnings_shown"] == ["Revisa la ficha 3-5 arriba a la izquierda: puede ser la 3-6."]
+    assert review["warnings_shown"] == [
+        "Revisa la ficha 3-5 arriba a la izquierda: puede ser la 3-6."
+    ]
     (details,) = review["warnings_details"]
     assert "0,71" in details and "0,99" in details and "ficha 1" in details
     assert "0,99" not in " ".join(review["warnings_shown"])

@@ -283,7 +283,9 @@ def test_a_warnings_kind_leaves_out_its_ids_and_numbers() -> None:
         return golden_readings.warning_kind(n.to_dict())
 
     assert kind(note(messages.CUT_BY_BORDER, tile=3)) == "cut_by_border"
-    assert kind(note(messages.CUT_BY_BORDER, tile=38)) == kind(note(messages.CUT_BY_BORDER, tile=33))
+    assert kind(note(messages.CUT_BY_BORDER, tile=38)) == kind(
+        note(messages.CUT_BY_BORDER, tile=33)
+    )
     why = note(messages.MUST_MATCH_TILE, tiles=[69])
     changed = note(
         messages.READ_CHANGED_TOGETHER,

@@ -10,6 +10,7 @@ import pytest
 from rules.i18n import LANGUAGES, use_language
 from vision import messages
 
+
 def _event_texts() -> list[str]:
     """Every kind of live-camera sentence, written by the tracker's own `event_text`."""
     import numpy as np

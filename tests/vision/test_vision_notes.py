@@ -6,7 +6,6 @@ a warning's text back."""
 from __future__ import annotations
 
 import json
-import re
 import string
 from dataclasses import replace
 from pathlib import Path
@@ -272,3 +271,13 @@ def test_nothing_parses_a_warnings_text_back() -> None:
         assert "re.compile" not in text and "messages.match" not in text, path
         assert "shown_warning(" not in text and "DOUBT_MARKERS" not in text, path
         assert '"please check" in' not in text and '"not read" in' not in text, path
+
+
+def test_a_text_added_without_its_note_leaves_the_others_their_codes() -> None:
+    cut = note(messages.CUT_BY_BORDER, tile=0)
+    texts = [str(cut), "tile 2-2 is in two hands"]  # the server appended a rules error
+    read = notes.with_notes(texts, notes.notes_json([cut]))
+    assert isinstance(read[0], Note) and read[0].code == "cut_by_border"
+    assert not isinstance(read[1], Note)
+    # A note whose text is not the warning's is not taken for it.
+    assert not isinstance(notes.with_notes(["edited"], notes.notes_json([cut]))[0], Note)
