@@ -538,7 +538,8 @@ def _review(table: Any, hands: list[tuple[str, Any]]) -> dict[str, Any]:
         for where, scene in photos
         if scene.needs_review or scene.doubtful
         for w in scene.notes
-        if isinstance(w, Note) and w.code in ASK_CODES
+        # A warning without a code (a Scene written before codes) is shown as it is.
+        if not isinstance(w, Note) or w.code in ASK_CODES
     ]
     needs = any(scene.needs_review or scene.doubtful for _where, scene in photos)
     if needs and not reasons:
