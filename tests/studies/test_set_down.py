@@ -9,8 +9,8 @@ import numpy as np
 
 from studies.set_down import Doubt, Picture, no_match_pairs, picture_of, tally
 from vision import messages
-from vision.notes import note
 from vision.layout import AUTO, LayoutConfig, layout_scene
+from vision.notes import note
 from vision.scene import Scene, SceneTile
 
 
