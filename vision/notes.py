@@ -306,10 +306,12 @@ def _formatted(template: str, kind: Kind, params: Mapping[str, Any], *, english:
             values[name] = _value(value)
         elif isinstance(value, (list, tuple)):
             values[name] = ", ".join(str(v) for v in value)
-        elif isinstance(value, float) and spec and spec.endswith("f"):
+        elif isinstance(value, (int, float)) and not isinstance(value, bool) and spec[-1:] == "f":
             decimals = int(spec[1:-1] or 0)
             values[name] = (
-                format(value, spec) if english else format_number(value, decimals=decimals)
+                format(float(value), spec)
+                if english
+                else format_number(float(value), decimals=decimals)
             )
         else:
             values[name] = value
@@ -345,9 +347,7 @@ def _plain(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
     if hasattr(value, "item"):  # a numpy scalar
-        value = value.item()
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return value
+        return value.item()
     return value
 
 

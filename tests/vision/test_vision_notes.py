@@ -281,3 +281,9 @@ def test_a_text_added_without_its_note_leaves_the_others_their_codes() -> None:
     assert not isinstance(read[1], Note)
     # A note whose text is not the warning's is not taken for it.
     assert not isinstance(notes.with_notes(["edited"], notes.notes_json([cut]))[0], Note)
+
+
+def test_every_warning_template_has_one_code() -> None:
+    templates = [k.template for k in KINDS.values()]
+    assert sorted(templates) == sorted(messages.ALL) and len(set(templates)) == len(templates)
+    assert notes.ASK_CODES <= set(KINDS) and notes.DOUBT_CODES <= set(KINDS)
