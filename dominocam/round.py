@@ -49,7 +49,7 @@ from rules.i18n import (
     resolve_language,
     use_language,
 )
-from vision.messages import shown as shown_warning
+from vision.notes import ASK_CODES, Note, player_text
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -275,7 +275,9 @@ def judge(
     boneyard_unknown = HoldReason.BONEYARD_UNKNOWN in hold
     unsorted = 0 if boneyard_in_view else round_ledger.table_report(table).face_down
     questions = _count_questions(ledger, hold, unsorted)
+    found_doubts = scene_state.photo_doubts(table_dict, [d for _, d in hand_dicts])
     doubts = scene_state.layout_doubts(table_dict, [d for _, d in hand_dicts])
+    shown_doubts = [_shown_doubt(photo, d) for photo, d in found_doubts]
     confidence = float((table_dict.get("layout") or {}).get("confidence", 1.0))
     extra = len(doubts) - len((table_dict.get("layout") or {}).get("doubts") or [])
     confidence *= 0.7 ** max(0, extra)
@@ -338,14 +340,14 @@ def judge(
             text += "\n\n" + _("Doubts about the layout (confidence {confidence}):").format(
                 confidence=shown_confidence
             )
-            text += "\n" + "\n".join(f"  - {_shown_doubt(d)}" for d in doubts)
+            text += "\n" + "\n".join(f"  - {d}" for d in shown_doubts)
     elif status == "uncertain":
-        text = _uncertain_block(text, doubts, questions, boneyard_unknown, shown_confidence)
+        text = _uncertain_block(text, shown_doubts, questions, boneyard_unknown, shown_confidence)
     elif doubts:
         text += "\n\n" + _("Doubts about the photos (confidence {confidence}):").format(
             confidence=shown_confidence
         )
-        text += "\n" + "\n".join(f"  - {_shown_doubt(d)}" for d in doubts)
+        text += "\n" + "\n".join(f"  - {d}" for d in shown_doubts)
     if notes:
         text += "\n\n" + _("Notes:") + "\n" + "\n".join(f"  - {n}" for n in notes)
     return {
@@ -498,19 +500,18 @@ def _tile_text(tile: Any) -> str:
     return f"{tile.pips[0]}-{tile.pips[1]} (#{tile.id})"
 
 
-# scene_state.layout_doubts names the photo a warning comes from.
-_PHOTO_LABELS = (
-    ("table photo: ", N_("table photo: {warning}")),
-    ("hand photo: ", N_("hand photo: {warning}")),
-)
+# scene_state.photo_doubts names the photo a warning comes from.
+_PHOTO_LABELS = {
+    "table": N_("table photo: {warning}"),
+    "hand": N_("hand photo: {warning}"),
+}
 
 
-def _shown_doubt(doubt: str) -> str:
-    """A doubt of the layout or the photos in the current language (vision.messages)."""
-    for label, template in _PHOTO_LABELS:
-        if doubt.startswith(label):
-            return _(template).format(warning=shown_warning(doubt[len(label) :]))
-    return shown_warning(doubt)
+def _shown_doubt(photo: str | None, doubt: str) -> str:
+    """A doubt of the layout or of a photo in the current language, in a player's words
+    (`vision.notes.player_text`)."""
+    text = player_text(doubt)
+    return text if photo is None else _(_PHOTO_LABELS[photo]).format(warning=text)
 
 
 def _review(table: Any, hands: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -518,7 +519,7 @@ def _review(table: Any, hands: list[tuple[str, Any]]) -> dict[str, Any]:
     whether any does, the doubtful tiles per photo, one line naming them, and the reasons
     (the Scenes' warnings that ask for a check)."""
     # Written in the current language (`run`: English for --json); the Scenes' warnings
-    # are English in the JSON and shown in that language here (vision.messages).
+    # are English in the JSON and written from their codes here (vision.notes).
     photos = [
         (_("the table"), table),
         *((_("{name}'s hand").format(name=name), scene) for name, scene in hands),
@@ -533,11 +534,12 @@ def _review(table: Any, hands: list[tuple[str, Any]]) -> dict[str, Any]:
         if scene.doubtful
     )
     reasons = [
-        _("{where}: {warning}").format(where=where, warning=shown_warning(w))
+        _("{where}: {warning}").format(where=where, warning=player_text(w))
         for where, scene in photos
         if scene.needs_review or scene.doubtful
-        for w in scene.warnings
-        if "please check" in w
+        for w in scene.notes
+        # A warning without a code (a Scene written before codes) is shown as it is.
+        if not isinstance(w, Note) or w.code in ASK_CODES
     ]
     needs = any(scene.needs_review or scene.doubtful for _where, scene in photos)
     if needs and not reasons:

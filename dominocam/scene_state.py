@@ -19,8 +19,9 @@ so the server needs neither numpy nor the models to use it.
     so). With `owners` (a train's first tile -> its player, as people tell it: "Ana's train
     starts with 12-5"), the layout gets the `engine` and owned, marked or public trains, and
     the rules engine adds the trains not started yet.
-* Doubts (`layout_doubts`): the layout's own doubts plus warnings of any scene that say
-  the picture may hide a tile (cut by the border, not read).
+* Doubts (`photo_doubts`, `layout_doubts`): the layout's own doubts plus warnings of any
+  scene that say the picture may hide a tile (cut by the border, not read): those whose code
+  is one of `vision.notes.DOUBT_CODES` (a warning without a code is not one).
 """
 
 from __future__ import annotations
@@ -29,9 +30,7 @@ from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
 from dominocam.errors import UserInputError
-
-# Warnings of a scene that mean the picture may not show every tile.
-DOUBT_MARKERS = ("cut by the image border", "were not read", "not read")
+from vision.notes import DOUBT_CODES, Note, notes_of
 
 OWNERSHIP_NOTE = (
     "train owners are not read from a photo: every train on the table is taken as open to "
@@ -202,14 +201,31 @@ def ownership_note(
     return None
 
 
-def layout_doubts(table: Mapping[str, Any], hands: Iterable[Mapping[str, Any]] = ()) -> list[str]:
-    """Why the photos may not show everything: the table layout's doubts, then warnings of
-    the table and the hands that say a tile may be hidden or unread."""
-    doubts = list((table.get("layout") or {}).get("doubts") or [])
+def photo_doubts(
+    table: Mapping[str, Any], hands: Iterable[Mapping[str, Any]] = ()
+) -> list[tuple[str | None, str]]:
+    """Why the photos may not show everything, as (photo, warning): the table layout's doubts
+    (photo None), then the warnings of the table ("table") and the hands ("hand") whose code
+    says a tile may be hidden or unread (`vision.notes.DOUBT_CODES`). Each warning is a
+    `vision.notes.Note` where the Scene JSON gives its code (`notes`)."""
+    doubts: list[tuple[str | None, str]] = [
+        (None, d) for d in notes_of(table.get("layout") or {}, "doubts")
+    ]
+    seen = {str(d) for _photo, d in doubts}
     for label, scene in [("table", table), *(("hand", h) for h in hands)]:
-        for warning in scene.get("warnings") or []:
-            if any(m in warning for m in DOUBT_MARKERS):
-                text = f"{label} photo: {warning}"
-                if text not in doubts and warning not in doubts:
-                    doubts.append(text)
+        for warning in notes_of(scene):
+            if isinstance(warning, Note) and warning.code in DOUBT_CODES:
+                key = f"{label}:{warning}"
+                if key not in seen and str(warning) not in seen:
+                    seen.add(key)
+                    doubts.append((label, warning))
     return doubts
+
+
+def layout_doubts(table: Mapping[str, Any], hands: Iterable[Mapping[str, Any]] = ()) -> list[str]:
+    """`photo_doubts` as English text: a photo's warning named by its photo ("table photo:
+    tile 3 is cut by the image border")."""
+    return [
+        str(d) if photo is None else f"{photo} photo: {d}"
+        for photo, d in photo_doubts(table, hands)
+    ]

@@ -731,6 +731,8 @@ def hand_photo(token: str) -> Any:
                 tiles = game.parse_hand(scene_state.hand_tiles(scene), g["set_max"])
             except UserInputError as error:  # a misread (duplicate/out of range): keep, let fix
                 scene.setdefault("warnings", []).append(str(error))
+                if isinstance(scene.get("notes"), list):  # kept beside the warnings
+                    scene["notes"].append({"code": None, "params": {}, "text": str(error)})
         # The reading waits for the player's confirmation; a confirmed hand stays as it is.
         replaced = game.read_hand_photo(conn, player, tiles, scene, name)
     # The pending photo it replaces was never confirmed: the audit does not need it.

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vision import messages
+from vision.notes import note, notes_json, notes_of
 
 
 @dataclass(frozen=True)
@@ -147,9 +148,7 @@ def merge_camera_scene(stored: Mapping[str, Any] | None, camera: Mapping[str, An
         track = track_of(tile)
         if track is None and tile.get("track") is None:
             warnings.append(
-                messages.CORRECTION_UNMATCHED.format(
-                    tile=tile.get("id"), pips=_pips_text(tile["pips"])
-                )
+                note(messages.CORRECTION_UNMATCHED, tile=tile.get("id"), pips=list(tile["pips"]))
             )
         elif track is not None:
             fixed[track] = list(tile["pips"])
@@ -161,7 +160,7 @@ def merge_camera_scene(stored: Mapping[str, Any] | None, camera: Mapping[str, An
         if track is not None:
             deleted.add(track)
         elif correction.get("track") is None:
-            warnings.append(messages.DELETION_UNMATCHED.format(tile=correction.get("tile")))
+            warnings.append(note(messages.DELETION_UNMATCHED, tile=correction.get("tile")))
 
     seen = {int(t["track"]) for t in camera_tiles}
     scene = {k: copy.deepcopy(v) for k, v in camera.items() if k != "events"}
@@ -189,7 +188,9 @@ def merge_camera_scene(stored: Mapping[str, Any] | None, camera: Mapping[str, An
     scene["corrections"] = [
         {"track": track, "action": "delete"} for track in sorted(deleted & seen)
     ]
-    scene["warnings"] = list(camera.get("warnings") or []) + warnings
+    merged = [*notes_of(camera), *warnings]
+    scene["warnings"] = [str(w) for w in merged]
+    scene["notes"] = notes_json(merged)
     refresh_open_ends(scene)
     refresh_totals(scene)
     kept = {track: _pips_text(pips) for track, pips in fixed.items() if track in seen}

@@ -22,7 +22,8 @@ import numpy as np
 
 from studies.product_reads import covering_label, real_scenes, synthetic_scenes, tally_sets
 from studies.review_reasons import REVIEW_REASONS
-from vision import geometry, messages
+from vision import geometry
+from vision.notes import Note
 
 MISSED, TILE_KEPT, NO_TILE, UNKNOWN = "a missed tile", "a tile kept", "no tile", "unknown"
 
@@ -68,9 +69,7 @@ def at_ends(scene, truth_tiles: list[dict] | None, picture: str) -> AtEnd | None
     others = [
         w
         for w in scene.warnings
-        if (m := messages.match(w)) is not None
-        and m[0] != messages.BOX_AT_OPEN_END
-        and m[0] in REVIEW_REASONS
+        if isinstance(w, Note) and w.code != "box_at_open_end" and w.code in REVIEW_REASONS
     ]
     return AtEnd(picture, boxes, only_reason=not others)
 

@@ -5,7 +5,7 @@
 
 Reads the real scenes (and the val split of a `dominocam synth` set) as `dominocam read`
 does, with the committed models and calibration. Each warning of a Scene that needs a review
-is matched to the message it was written from (`vision.messages`). Per set it prints:
+is counted by its code (`vision.notes`). Per set it prints:
 
 - how many photos need a review;
 - for each kind of warning, on how many of those photos it appears;
@@ -27,34 +27,34 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from studies.product_reads import real_scenes, synthetic_scenes
-from vision import messages
+from vision.notes import Note
 
 PLACEHOLDER = re.compile(r"\{[^}]*\}")
 
 # The review's own reasons (`vision.confidence.review_scene`): everything else is context.
+# Their codes (`vision.notes`).
 REVIEW_REASONS = frozenset(
     {
-        messages.MAY_BE_MISREAD,
-        messages.MAY_BE_MISREAD_COULD_BE,
-        messages.MAY_NOT_BE_A_TILE,
-        messages.MAY_NOT_BE_A_TILE_COULD_BE,
-        messages.FACE_DOWN_MAY_NOT_BE_A_TILE,
-        messages.UNREAD_MAY_BE_MISREAD,
-        messages.FACE_DOWN_CUT_BY_EDGE,
-        messages.UNREAD_CUT_BY_EDGE,
-        messages.CUT_BY_EDGE,
-        messages.BOX_MAY_BE_A_TILE,
-        messages.BOX_AT_OPEN_END,
-        messages.LAYOUT_DOUBTS,
+        "may_be_misread",
+        "may_be_misread_could_be",
+        "may_not_be_a_tile",
+        "may_not_be_a_tile_could_be",
+        "face_down_may_not_be_a_tile",
+        "unread_may_be_misread",
+        "face_down_cut_by_edge",
+        "unread_cut_by_edge",
+        "cut_by_edge",
+        "box_may_be_a_tile",
+        "box_at_open_end",
+        "layout_doubts",
     }
 )
 
 
 def kind_of(warning: str, width: int = 64) -> str:
-    """The template `warning` was written from (or the text itself), its fields shown as
-    "#", cut to `width` characters."""
-    found = messages.match(warning)
-    template = PLACEHOLDER.sub("#", found[0] if found is not None else warning)
+    """The template `warning` was written from (its code's, `vision.notes.Note`; the text
+    itself without a code), its fields shown as "#", cut to `width` characters."""
+    template = PLACEHOLDER.sub("#", warning.kind.template if isinstance(warning, Note) else warning)
     return template if len(template) <= width else template[: width - 3] + "..."
 
 
@@ -63,11 +63,10 @@ def reasons_of(warnings: Iterable[str], doubts: Iterable[str]) -> set[str]:
     replaced by the kinds of its doubts."""
     kinds = set()
     for warning in warnings:
-        found = messages.match(warning)
-        template = found[0] if found is not None else None
-        if template == messages.LAYOUT_DOUBTS:
+        code = warning.code if isinstance(warning, Note) else None
+        if code == "layout_doubts":
             kinds |= {"layout: " + kind_of(d) for d in doubts}
-        elif template in REVIEW_REASONS:
+        elif code in REVIEW_REASONS:
             kinds.add(kind_of(warning))
     return kinds
 

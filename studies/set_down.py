@@ -39,6 +39,7 @@ from measure.truth import synthetic_truth, synthetic_visibility
 from studies.product_reads import covering_label, real_scenes, synthetic_scenes, tally_sets
 from studies.review_reasons import reasons_of
 from vision import messages
+from vision.notes import Note
 
 RATIOS: tuple[float, ...] = (0.5, 1.0, 2.0)
 NO_MATCH_KIND = "layout: " + messages.NO_MATCH_AT_END.split("{")[0]
@@ -68,9 +69,8 @@ def no_match_pairs(scene) -> list[tuple[int, int]]:
     """The (a, b) tile pairs of the Scene's "touch without matching" doubts."""
     pairs = []
     for doubt in scene.layout.doubts:
-        found = messages.match(doubt)
-        if found is not None and found[0] == messages.NO_MATCH_AT_END:
-            pairs.append((int(found[1]["a"]), int(found[1]["b"])))
+        if isinstance(doubt, Note) and doubt.code == "no_match_at_end":
+            pairs.append((int(doubt.params["a"]), int(doubt.params["b"])))
     return pairs
 
 

@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from studies.product_reads import covering_label, real_scenes, synthetic_scenes, tally_sets
-from vision import messages
+from vision.notes import Note
 
 # Bands of the weaker half's back probability: [low, high).
 BANDS: tuple[tuple[float, float], ...] = ((0.5, 0.7), (0.7, 0.9), (0.9, 0.99), (0.99, 1.01))
@@ -53,16 +53,15 @@ def truth_face(corners: np.ndarray, truth_tiles: Sequence[dict]) -> str:
 
 
 def turned_tiles(scene, truth_tiles: Sequence[dict] | None) -> list[Turned]:
-    """The tiles of `scene` the reader turned face down (`messages.BACK_BOTH_HALVES`)."""
+    """The tiles of `scene` the reader turned face down (code `back_both_halves`)."""
     by_id = {t.id: t for t in scene.tiles}
     out = []
     for warning in scene.warnings:
-        found = messages.match(warning)
-        if found is None or found[0] != messages.BACK_BOTH_HALVES:
+        if not isinstance(warning, Note) or warning.code != "back_both_halves":
             continue
-        tile = by_id[int(found[1]["tile"])]
+        tile = by_id[int(warning.params["tile"])]
         truth = None if truth_tiles is None else truth_face(tile.corners, truth_tiles)
-        out.append(Turned(float(found[1]["p"]), truth, tile.doubtful))
+        out.append(Turned(float(warning.params["p"]), truth, tile.doubtful))
     return out
 
 

@@ -301,6 +301,8 @@ def hand_reading(
     except UserInputError as error:
         tiles = []
         scene_json.setdefault("warnings", []).append(str(error))
+        if isinstance(scene_json.get("notes"), list):  # kept beside the warnings
+            scene_json["notes"].append({"code": None, "params": {}, "text": str(error)})
     return tiles, scene_json
 
 

@@ -27,6 +27,7 @@ from dominocam.arguments import (
 from dominocam.errors import UserInputError
 from rules.tiles import SUPPORTED_SETS
 from vision.image_io import IMAGE_SUFFIXES
+from vision.notes import Note, detail_text, player_text
 from vision.settings import DETECTOR_CONF
 
 # Where an open end lies in the photo, by thirds of its height (rows) and width (columns).
@@ -46,7 +47,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "Find every tile (face up or down) in each photo, read both halves of the face-up "
             "ones, and print a Scene: a short summary (tiles, open ends, the set assumed, "
             "what to check), or with --json the Scene JSON: each tile's corners, face and "
-            "values, the lines and open ends, the warnings (one object per line, each with "
+            "values, the lines and open ends, the warnings and beside them their codes "
+            "(`notes`: code, parameters, English text) (one object per line, each with "
             "its `path`, for several images). With more than one photo a "
             "progress bar runs on standard error when it is a terminal."
         ),
@@ -186,7 +188,11 @@ def _summary(
         lines.append(f"  left out as probably not tiles: {len(scene.rejected)} boxes")
     if scene.needs_review:
         lines.append("  needs review: a person should check this reading (reasons below)")
-    lines += [f"  warning: {w}" for w in scene.warnings]
+    # What to check in a player's words, then the reader's own account (vision.notes).
+    for warning in scene.notes:
+        lines.append(f"  warning: {player_text(warning)}")
+        if isinstance(warning, Note):
+            lines.append(f"    details: {detail_text(warning)}")
     return "\n".join(lines)
 
 

@@ -45,6 +45,7 @@ import numpy as np
 
 from dominocam.errors import UserInputError
 from vision import messages
+from vision.notes import note
 from vision.scene import RejectedBox, Scene, SceneTile
 
 CALIBRATION_FILE = "calibration.json"
@@ -472,24 +473,21 @@ def review_scene(
                 (True, False): messages.MAY_NOT_BE_A_TILE,
                 (True, True): messages.MAY_NOT_BE_A_TILE_COULD_BE,
             }[(down, other is not None)]
-            could = f"{other[0]}-{other[1]}" if other is not None else None
-            tile_text = f"{tile.pips[0]}-{tile.pips[1]}"
-            reasons.append(template.format(tile=tile_text, id=tile.id, other=could))
+            reasons.append(note(template, tile=tile.pips, id=tile.id, other=other))
         elif down:
-            reasons.append(messages.FACE_DOWN_MAY_NOT_BE_A_TILE.format(id=tile.id))
+            reasons.append(note(messages.FACE_DOWN_MAY_NOT_BE_A_TILE, id=tile.id))
         else:
-            reasons.append(messages.UNREAD_MAY_BE_MISREAD.format(id=tile.id))
+            reasons.append(note(messages.UNREAD_MAY_BE_MISREAD, id=tile.id))
     cut = boxes_cut_by_border(np.array([t.corners for t in scene.tiles]), scene.width, scene.height)
     for tile, is_cut in zip(scene.tiles, cut, strict=True):
         if not is_cut:
             continue
         if tile.face == "down":
-            reasons.append(messages.FACE_DOWN_CUT_BY_EDGE.format(id=tile.id))
+            reasons.append(note(messages.FACE_DOWN_CUT_BY_EDGE, id=tile.id))
         elif tile.pips is None:
-            reasons.append(messages.UNREAD_CUT_BY_EDGE.format(id=tile.id))
+            reasons.append(note(messages.UNREAD_CUT_BY_EDGE, id=tile.id))
         else:
-            tile_text = f"{tile.pips[0]}-{tile.pips[1]}"
-            reasons.append(messages.CUT_BY_EDGE.format(tile=tile_text, id=tile.id))
+            reasons.append(note(messages.CUT_BY_EDGE, tile=tile.pips, id=tile.id))
     at_ends = dict(boxes_at_open_ends(scene, np.array([b.corners for b in scene.rejected])))
     # A box without its p_tile (none given) is asked about only at an open end.
     p_tiles = [*rejected_p_tile, *[0.0] * (len(scene.rejected) - len(rejected_p_tile))]
@@ -498,14 +496,14 @@ def review_scene(
         if i in at_ends:  # a tile there would change an open end, whatever its p
             end = at_ends[i]
             reasons.append(
-                messages.BOX_AT_OPEN_END.format(
-                    x=centre[0], y=centre[1], value=end.value, id=end.tile
+                note(
+                    messages.BOX_AT_OPEN_END, x=centre[0], y=centre[1], value=end.value, id=end.tile
                 )
             )
         elif p >= ask_from:
-            reasons.append(messages.BOX_MAY_BE_A_TILE.format(x=centre[0], y=centre[1], p=p))
+            reasons.append(note(messages.BOX_MAY_BE_A_TILE, x=centre[0], y=centre[1], p=p))
     if scene.layout.doubts:
-        reasons.append(messages.LAYOUT_DOUBTS)
+        reasons.append(note(messages.LAYOUT_DOUBTS))
     warnings = list(scene.warnings) + [r for r in reasons if r not in scene.warnings]
     return replace(scene, warnings=warnings, needs_review=bool(reasons))
 

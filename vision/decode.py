@@ -24,6 +24,7 @@ from dataclasses import replace
 import numpy as np
 
 from vision import messages
+from vision.notes import Note, note
 from vision.scene import SceneTile
 
 # A half of a tile: (tile id, half index 0 or 1 in the tile's current corner order).
@@ -87,10 +88,6 @@ def _union_groups(constraints: Sequence[AdjacencyConstraint], ids: set[int]) -> 
     return [g for g in groups.values() if len(g) > 1]
 
 
-def _fmt(tile: tuple[int, int]) -> str:
-    return f"{tile[0]}-{tile[1]}"
-
-
 def joint_decode(
     tiles: Sequence[SceneTile],
     set_max: int = 12,
@@ -128,8 +125,11 @@ def joint_decode(
         ]
         for h in above:
             warnings.append(
-                messages.HALF_ABOVE_SET.format(
-                    tile=out[i].id, pips=int(np.argmax(read[i][h])), set_max=set_max
+                note(
+                    messages.HALF_ABOVE_SET,
+                    tile=out[i].id,
+                    pips=int(np.argmax(read[i][h])),
+                    set_max=set_max,
                 )
             )
     logp = np.log(np.maximum(probs, _FLOOR))
@@ -151,8 +151,11 @@ def joint_decode(
 
     if len(index) > len(candidates):
         warnings.append(
-            messages.TOO_MANY_TILES.format(
-                count=len(index), set_max=set_max, available=len(candidates)
+            note(
+                messages.TOO_MANY_TILES,
+                count=len(index),
+                set_max=set_max,
+                available=len(candidates),
             )
         )
         choice = best_joint
@@ -219,11 +222,12 @@ def joint_decode(
             alternative = candidates[doubted[row]]
             template = messages.READ_TWICE if others else messages.READ_COLLIDES
             warnings.append(
-                template.format(
+                note(
+                    template,
                     other=others[0] if others else None,
                     tile=tile.id,
-                    reading=_fmt(chosen),
-                    alternative=_fmt(alternative),
+                    reading=chosen,
+                    alternative=alternative,
                     p_alternative=np.exp(alone[row, doubted[row]]),
                     p=np.exp(alone[row, choice[row]]),
                 )
@@ -239,12 +243,13 @@ def joint_decode(
             # Shown with the pooled evidence that moved it: on its own the new read is the
             # less likely, which would read as the very move a read may not make.
             warnings.append(
-                messages.READ_CHANGED_TOGETHER.format(
+                note(
+                    messages.READ_CHANGED_TOGETHER,
                     tile=tile.id,
-                    first=_fmt(first),
+                    first=first,
                     p_first=np.exp(alone[row, best_alone[row]]),
-                    chosen=_fmt(chosen),
-                    why=must.format(tiles=", ".join(str(t) for t in partners)),
+                    chosen=chosen,
+                    why=note(must, tiles=partners),
                     p=np.exp(joint[row, choice[row]]),
                     p_other=np.exp(joint[row, best_alone[row]]),
                 )
@@ -253,11 +258,12 @@ def joint_decode(
         holder = [out[index[r]].id for r in holders.get(int(best_alone[row]), []) if r != row]
         why = _reason(first, holder[0] if holder else None)
         warnings.append(
-            messages.READ_CHANGED.format(
+            note(
+                messages.READ_CHANGED,
                 tile=tile.id,
-                first=_fmt(first),
+                first=first,
                 p_first=np.exp(alone[row, best_alone[row]]),
-                chosen=_fmt(chosen),
+                chosen=chosen,
                 p=np.exp(alone[row, choice[row]]),
                 why=why,
             )
@@ -265,8 +271,8 @@ def joint_decode(
     return out, warnings
 
 
-def _reason(first: tuple[int, int], holder: int | None) -> str:
+def _reason(first: tuple[int, int], holder: int | None) -> Note:
     """Why a read yielded: name the tile that now holds its first reading."""
     if holder is not None:
-        return messages.WENT_TO_TILE.format(reading=_fmt(first), holder=holder)
-    return messages.COLLIDED.format(reading=_fmt(first))
+        return note(messages.WENT_TO_TILE, reading=first, holder=holder)
+    return note(messages.COLLIDED, reading=first)

@@ -74,6 +74,7 @@ import numpy as np
 from rules.variants import LAYOUT_KINDS, VARIANTS
 from vision import messages
 from vision.decode import AdjacencyConstraint
+from vision.notes import note
 from vision.scene import LayoutLine, Scene, SceneLayout, SceneOpenEnd
 
 # Layout kinds: the rules variants' `layout` (how many places the root offers and what a
@@ -610,7 +611,7 @@ def _links_and_warnings(
                     (
                         (c.tile, c.half),
                         (c.other, c.other_half),
-                        messages.HALVES_DIFFER.format(a=c.tile, b=c.other, x=mine, y=theirs),
+                        note(messages.HALVES_DIFFER, a=c.tile, b=c.other, x=mine, y=theirs),
                     )
                 )
             continue
@@ -773,7 +774,7 @@ def _walk(
             edges.append((node, other))
         children[node] = kids
     for a, b in sorted(tuple(sorted(pair)) for pair in loops):
-        doubts.append(messages.CLOSES_A_LOOP.format(a=a, b=b))
+        doubts.append(note(messages.CLOSES_A_LOOP, a=a, b=b))
 
     lines: list[LayoutLine] = []
 
@@ -803,8 +804,12 @@ def _walk(
                 is_root and config.kind == "mexican" and config.trains and n_children > places
             ):
                 doubts.append(
-                    messages.ROOT_CARRIES.format(
-                        tile=node, count=n_children, kind=config.kind, places=places
+                    note(
+                        messages.ROOT_CARRIES,
+                        tile=node,
+                        count=n_children,
+                        kind=config.kind,
+                        places=places,
                     )
                 )
             return [SceneOpenEnd(node, tile.halves[0], _free_point(tile, None))] * missing
@@ -1112,13 +1117,13 @@ def build_layout(
                 guess = (
                     messages.ENGINE_GUESS if config.kind == "mexican" else messages.SPINNER_GUESS
                 )
-                doubts.append(guess.format(root=root, rival=rivals[0]))
+                doubts.append(note(guess, root=root, rival=rivals[0]))
     elif config.lone_root and tiles and centre is not None:
         lone = _lone_root(tiles, config, centre)
         if lone is not None:
             root, layout_group = lone.id, [lone.id]
             if len(tiles) > 1:
-                doubts.append(messages.NOTHING_PLAYED.format(tile=lone.id))
+                doubts.append(note(messages.NOTHING_PLAYED, tile=lone.id))
     lines: list[LayoutLine] = []
     if root is not None:
         in_layout = set(layout_group)
@@ -1140,7 +1145,7 @@ def build_layout(
         layout_group = sorted(in_layout)
         for group in groups:
             if group is not layout_group and not set(group) <= in_layout:
-                doubts.append(messages.PLAYED_APART.format(tiles=", ".join(map(str, group))))
+                doubts.append(note(messages.PLAYED_APART, tiles=list(group)))
         frames = _frames(np.array([t.corners for t in tiles]))
         ids = np.array([t.id for t in tiles])
         for line in lines:
@@ -1151,14 +1156,14 @@ def build_layout(
             if beyond is not None and (
                 gap_check is None or gap_check(beyond.gap) >= GAP_MAY_HOLD_TILE
             ):
-                doubts.append(messages.TILE_BEYOND_END.format(beyond=beyond.tile, tile=end.tile))
+                doubts.append(note(messages.TILE_BEYOND_END, beyond=beyond.tile, tile=end.tile))
             if by_id[end.tile].cut:
-                doubts.append(messages.END_CUT_BY_BORDER.format(tile=end.tile))
+                doubts.append(note(messages.END_CUT_BY_BORDER, tile=end.tile))
         open_halves = _open_halves(lines, by_id)
         if not set_down_side_by_side(len(links), len(mismatches), config):
             for (a, ha), (b, hb), _ in mismatches:
                 if (a, ha) in open_halves or (b, hb) in open_halves:
-                    doubts.append(messages.NO_MATCH_AT_END.format(a=a, b=b))
+                    doubts.append(note(messages.NO_MATCH_AT_END, a=a, b=b))
     roots = (root,) if root is not None else ()
     in_layout = set(layout_group)
     loose = tuple(t.id for t in tiles if t.id not in in_layout)

@@ -1,17 +1,15 @@
-"""The vision layer's warnings: each one written from a template here, translated where shown.
+"""The English templates of the vision layer's warnings and of the live camera's events.
 
-A Scene's `warnings` (and its layout's `doubts`) are English strings in the JSON: machine
-output that programs read, and a contract that stays as it is. Every such sentence is
-written from one of the templates below (marked with `N_`, so `make messages` puts them in
-the catalogues). Where a warning is shown to a person (the dashboard, `dominocam round
---lang`), `shown(text)` recognises the template it came from, takes its values back out of
-the text, and writes it in the current language (`rules.i18n.use_language`), decimals in
-that language's style. A text that no template matches (a Scene written before these
-templates, a note from elsewhere) is shown as it is. See
-docs/decisions/2026-12-01-warning-languages.md for why this was chosen over warning codes.
+A warning is data: a code with its parameters (`vision.notes.Note`), produced where it is
+known from one template here (`notes.note(messages.CUT_BY_BORDER, tile=3)`); the template
+writes the English text the Scene's `warnings` hold, and, translated, the host's details
+(`notes.detail_text`). A player reads the sentence of its code (`notes.player_text`). The
+templates are marked with `N_`, so `make messages` puts them in the catalogues. Nothing reads
+a warning's text back: see docs/decisions/2026-12-01-warning-languages.md.
 
-    >>> text = CUT_BY_BORDER.format(tile=3)     # "tile 3 is cut by the image border"
-    >>> with use_language("it"): shown(text)    # "la tessera 3 è tagliata dal bordo ..."
+The live camera's event sentences (`vision.track.event_text`, below) and the audit trail's
+(`server.game.wording`) are still recognised in their stored English and translated where
+shown (`shown_from`).
 """
 
 from __future__ import annotations
@@ -159,15 +157,11 @@ ALL: tuple[str, ...] = (
     TILE_BEYOND_END, END_CUT_BY_BORDER, NO_MATCH_AT_END, CORRECTION_UNMATCHED,
     DELETION_UNMATCHED,
 )  # fmt: skip
-# Longest first: a template that another one's text could also match is tried first.
-TEMPLATES: tuple[str, ...] = tuple(sorted(ALL, key=len, reverse=True))
 _FIELD = re.compile(r"\{(\w+)(?::([^{}]*))?\}")
-# Values a warning may hold inside its sentence: another warning's reason (`why`).
-NESTED = frozenset({"why"})
 
 
 @cache
-def _pattern(template: str, nested: frozenset[str] = NESTED) -> re.Pattern[str]:
+def _pattern(template: str, nested: frozenset[str]) -> re.Pattern[str]:
     """`template` as a regular expression whose groups are its fields (a field used twice
     must hold the same text twice)."""
     parts: list[str] = []
@@ -212,7 +206,7 @@ def _values(
 
 
 def match(
-    text: str, templates: Sequence[str] = TEMPLATES, nested: frozenset[str] = NESTED
+    text: str, templates: Sequence[str], nested: frozenset[str]
 ) -> tuple[str, dict[str, str]] | None:
     """The template of `templates` (tried in order) `text` was written from and its values,
     or None."""
@@ -238,11 +232,6 @@ def shown_from(text: str, templates: Sequence[str], nested: frozenset[str]) -> s
         return shown_from(inner, templates, nested)
 
     return translated.format(**_values(template, found, nested, show))
-
-
-def shown(text: str) -> str:
-    """A vision warning in the current language (English: the text itself)."""
-    return shown_from(text, TEMPLATES, NESTED)
 
 
 # vision.track: the live camera's moves, one sentence per event. The tile (`name`), the open

@@ -38,6 +38,7 @@ from vision.detector import (
     merge_closeups,
 )
 from vision.layout import AUTO, GapCheck, LayoutConfig, layout_scene, safe_adjacency
+from vision.notes import Note, note, renumbered
 from vision.onnx_model import MODEL_FILES, resolve_model_path
 from vision.reader import BACK_SURE, HalfReads, Reader, shows_back
 from vision.scene import RejectedBox, Scene, SceneTile
@@ -234,7 +235,7 @@ def read_image(
         tiles, back_warnings = backs_face_down(tiles, up, reads)
         warnings += back_warnings
     elif up:
-        warnings.append(messages.NOT_READ.format(count=len(up)))
+        warnings.append(note(messages.NOT_READ, count=len(up)))
     rejected_boxes: list[RejectedBox] = []
     rejected_p: tuple[float, ...] = ()
     if calibration is not None:
@@ -244,7 +245,7 @@ def read_image(
         warnings = _renumbered(warnings, before, tiles)
     cut = geometry.boxes_cut_by_border(np.array([t.corners for t in tiles]), width, height)
     warnings += [
-        messages.CUT_BY_BORDER.format(tile=t.id) for t, c in zip(tiles, cut, strict=True) if c
+        note(messages.CUT_BY_BORDER, tile=t.id) for t, c in zip(tiles, cut, strict=True) if c
     ]
     t1 = perf_counter()
     tiles, decode_warnings = joint_decode(tiles, set_max)
@@ -437,8 +438,8 @@ def backs_face_down(
         else t
         for t in tiles
     ]
-    warnings = [
-        messages.BACK_BOTH_HALVES.format(tile=tile_id, p=p) for tile_id, p in turned.items()
+    warnings: list[str] = [
+        note(messages.BACK_BOTH_HALVES, tile=tile_id, p=p) for tile_id, p in turned.items()
     ]
     return out, warnings
 
@@ -446,9 +447,9 @@ def backs_face_down(
 def _renumbered(
     warnings: list[str], before: Sequence[SceneTile], after: Sequence[SceneTile]
 ) -> list[str]:
-    """Warnings of the form "tile N: ..." about `before`, renumbered to `after` (the same
-    tiles less the rejected ones, same order; matched by their corners); a warning about a
-    rejected box is dropped."""
+    """Warnings about `before`, their tile ids renumbered to `after` (the same tiles less the
+    rejected ones, same order; matched by their corners); a warning about a rejected box is
+    dropped (`vision.notes.renumbered`)."""
     if len(before) == len(after):
         return warnings
     new_id: dict[int, int] = {}
@@ -458,12 +459,11 @@ def _renumbered(
             new_id[tile.id] = k
             k += 1
     out = []
-    for text in warnings:
-        head, sep, rest = text.partition(": ")
-        number = head.removeprefix("tile ")
-        if sep and head.startswith("tile ") and number.isdigit():
-            if int(number) not in new_id:
+    for warning in warnings:
+        if isinstance(warning, Note):
+            moved = renumbered(warning, new_id)
+            if moved is None:
                 continue
-            text = f"tile {new_id[int(number)]}: {rest}"
-        out.append(text)
+            warning = moved
+        out.append(warning)
     return out

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from dominocam.errors import UserInputError
+from vision.notes import Note, notes_json, placed, with_notes
 
 FACES: tuple[str, ...] = ("up", "down")
 
@@ -299,7 +300,9 @@ class SceneLayout:
         open_ends: the values of every open end.
         kind: the layout kind it was rebuilt as (`vision.layout.KINDS`), None if unknown.
         root: the id of the root tile (set tile, spinner, engine), None without a layout.
-        doubts: why the picture may not show the whole layout (`vision.layout`).
+        doubts: why the picture may not show the whole layout (`vision.layout`): English
+            texts, each a `vision.notes.Note` (its code and parameters) where it has one;
+            in JSON the codes are `notes`, beside `doubts` (docs/design.md).
         confidence: 1.0 without doubts, lower with each.
     """
 
@@ -320,7 +323,8 @@ class SceneLayout:
         if self.root is not None:
             out["root"] = self.root
         if self.kind is not None or self.doubts:
-            out["doubts"] = list(self.doubts)
+            out["doubts"] = [str(d) for d in self.doubts]
+            out["notes"] = notes_json(self.doubts)
             out["confidence"] = round(float(self.confidence), 4)
         return out
 
@@ -340,7 +344,7 @@ class SceneLayout:
             open_ends=[int(v) for v in data.get("open_ends", [])],
             kind=str(kind) if kind is not None else None,
             root=int(root) if root is not None else None,
-            doubts=[str(d) for d in doubts],
+            doubts=with_notes(doubts, data.get("notes")),
             confidence=_probability(data.get("confidence", 1.0), "layout confidence"),
         )
 
@@ -353,7 +357,9 @@ class Scene:
         width, height: size of the input image in pixels (after EXIF rotation).
         tiles: the tiles found; `tiles[i].id == i`.
         layout: lines and open ends (empty until the layout module fills it).
-        warnings: human-readable notes on doubtful input or changed reads.
+        warnings: human-readable notes on doubtful input or changed reads: English texts,
+            each a `vision.notes.Note` (its code and parameters) where it has one; in JSON
+            the codes are `notes`, beside `warnings` (docs/design.md).
         needs_review: any doubt that could change a ruling (a doubtful tile, a layout doubt,
             a tile cut by the border, two reads of one tile); the reasons are in `warnings`.
         rejected: boxes judged probably not tiles (not in `tiles`, never counted).
@@ -379,7 +385,7 @@ class Scene:
                 raise TypeError(f"tiles[{index}] is {type(tile).__name__}, not SceneTile")
             if tile.id != index:
                 raise UserInputError(f"tiles[{index}] has id {tile.id}; ids must be 0..n-1")
-        self.warnings = [str(w) for w in self.warnings]
+        self.warnings = [w if isinstance(w, Note) else str(w) for w in self.warnings]
         self.needs_review = bool(self.needs_review)
         self.rejected = list(self.rejected)
         for box in self.rejected:
@@ -408,15 +414,30 @@ class Scene:
             self, tiles=renumbered, warnings=list(self.warnings if warnings is None else warnings)
         )
 
+    def placed(self, warnings: list[str]) -> list[str]:
+        """`warnings` (this Scene's, or its layout's doubts) with the place of the tile or
+        box each points to (`vision.notes.placed`)."""
+        centres = {t.id: tuple(np.asarray(t.corners).mean(axis=0).tolist()) for t in self.tiles}
+        return [placed(w, centres, self.width, self.height) for w in warnings]
+
+    @property
+    def notes(self) -> list[str]:
+        """The warnings, each with the place it points to where it has a code."""
+        return self.placed(self.warnings)
+
     def to_dict(self) -> dict[str, Any]:
         """The Scene JSON of docs/design.md as plain Python values."""
+        layout = self.layout.to_dict()
+        if "notes" in layout:
+            layout["notes"] = notes_json(self.placed(self.layout.doubts))
         return {
             "image": {"width": self.width, "height": self.height},
             "tiles": [tile.to_dict() for tile in self.tiles],
             "face_down": self.face_down,
             "pip_total": self.pip_total,
-            "layout": self.layout.to_dict(),
-            "warnings": list(self.warnings),
+            "layout": layout,
+            "warnings": [str(w) for w in self.warnings],
+            "notes": notes_json(self.notes),
             "needs_review": self.needs_review,
             "rejected": [box.to_dict() for box in self.rejected],
         }
@@ -447,7 +468,7 @@ class Scene:
             height=image["height"],
             tiles=[SceneTile.from_dict(t) for t in tiles],
             layout=SceneLayout.from_dict(data.get("layout")),
-            warnings=warnings,
+            warnings=with_notes(warnings, data.get("notes")),
             needs_review=_flag(data.get("needs_review", False), "needs_review"),
             rejected=[
                 RejectedBox.from_dict(r) for r in _list(data.get("rejected", []), "rejected")

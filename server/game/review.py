@@ -44,7 +44,7 @@ from server.game.round_ledger import (
     table_report,
 )
 from server.storage import dumps, loads, transaction
-from vision.messages import shown as shown_warning
+from vision.notes import detail_text, notes_of, player_text
 
 # Marked here, translated where raised or shown (the request's language).
 TABLE_NEEDS_CHECK = N_(
@@ -61,9 +61,22 @@ RULES_REFUSED = "rules-refused"
 
 
 def shown_warnings(scene: dict[str, Any] | None) -> list[str]:
-    """A Scene's warnings as a person reads them, in the current language (the Scene's own
-    `warnings` stay English: machine output, vision.messages)."""
-    return [shown_warning(str(w)) for w in (scene or {}).get("warnings") or []]
+    """A Scene's warnings as a player reads them, in the current language: what to check and
+    where, written from each warning's code (`vision.notes.player_text`), each sentence once
+    (several warnings may ask the same check). The Scene's own `warnings` stay English
+    (machine output); a warning without a code is shown as its text."""
+    shown: list[str] = []
+    for warning in notes_of(scene or {}):
+        text = player_text(warning)
+        if text not in shown:
+            shown.append(text)
+    return shown
+
+
+def warning_details(scene: dict[str, Any] | None) -> list[str]:
+    """A Scene's warnings as the reader gave them, for the host: tile numbers and
+    probabilities, in the current language (`vision.notes.detail_text`)."""
+    return [detail_text(w) for w in notes_of(scene or {})]
 
 
 def doubtful_tiles(scene: dict[str, Any] | None) -> list[dict[str, Any]]:
@@ -131,8 +144,7 @@ def hand_conflicts(conn: sqlite3.Connection, game_id: int, round_id: int) -> lis
 def refuse_unchecked(conn: sqlite3.Connection, game_id: int, rnd: sqlite3.Row) -> None:
     """Raise a player-facing 409 while the table reading needs the host's check."""
     if table_needs_check(rnd):
-        warnings = loads(rnd["table_scene"], {}).get("warnings") or []
-        shown = [shown_warning(str(w)) for w in warnings]
+        shown = shown_warnings(loads(rnd["table_scene"], {}))
         raise Conflict(" ".join([_(TABLE_NEEDS_CHECK), *shown]))
 
 
@@ -303,6 +315,8 @@ def host_review(conn: sqlite3.Connection, game_id: int) -> dict[str, Any]:
         "needs_review": bool(scene.get("needs_review")),
         "warnings": list(scene.get("warnings") or []),
         "warnings_shown": shown_warnings(scene),
+        # The reader's own account (tile numbers, probabilities): the host's details.
+        "warnings_details": warning_details(scene),
         "doubtful": [t.get("id") for t in doubtful_tiles(scene)],
         "rejected": list(scene.get("rejected") or []),
         "hand_conflicts": hand_conflicts(conn, game_id, rnd["id"]),

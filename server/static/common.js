@@ -299,7 +299,9 @@ var DC = (function () {
   function renderDoubts(box, scene, todo, shown) {
     clear(box);
     var tiles = ((scene || {}).tiles || []).filter(function (t) { return t.doubtful; });
-    var notes = (scene || {}).warnings || [];
+    /* The warnings in a player's words (the API's warnings_shown); the Scene's English only
+       when none were given. */
+    var notes = shown || (scene || {}).warnings || [];
     if (tiles.length) {
       var names = tiles.map(function (t) { return t.pips ? tileText(t.pips) : _("a face-down tile"); });
       box.appendChild(el("p", { class: "warn doubt", text: tiles.length === 1 ? _("This tile may be misread: {tiles}. {todo}", { tiles: names[0], todo: todo }) : _("These tiles may be misread: {tiles}. {todo}", { tiles: names.join(", "), todo: todo }) }));
@@ -307,7 +309,7 @@ var DC = (function () {
       box.appendChild(el("p", { class: "warn doubt", text: _("The reading may be wrong somewhere. {todo}", { todo: todo }) }));
     }
     if (notes.length) {
-      var list = el("ul", {}, notes.map(function (n, i) { return el("li", { text: (shown || [])[i] || n }); }));
+      var list = el("ul", {}, notes.map(function (n) { return el("li", { text: n }); }));
       box.appendChild(el("details", { class: "why" }, [el("summary", { text: _("Why?") }), list]));
     }
   }

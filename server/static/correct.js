@@ -155,6 +155,11 @@
     DC.api("GET", base + "/review").then(function (rv) {
       DC.setText("table-check", rv.table_needs_check ? _("The photo reader is unsure of this table. {warnings} Correct what is wrong, then say it is checked.", { warnings: (rv.warnings_shown || rv.warnings).join(" ") }) : "");
       DC.$("mark-checked").hidden = !rv.table_needs_check;
+      /* The reader's own account, for the host who wants the details. */
+      var details = rv.warnings_details || [];
+      DC.$("table-details").hidden = !details.length;
+      DC.clear(DC.$("table-details-list"));
+      details.forEach(function (d) { DC.$("table-details-list").appendChild(DC.el("li", { text: d })); });
       renderLedger(rv.ledger);
       if (rv.rules_refusal) DC.$("conflicts").appendChild(DC.el("li", { class: "conflict", text: rv.rules_refusal }));
       var rej = DC.clear(DC.$("rejected-list"));

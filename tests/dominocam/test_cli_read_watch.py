@@ -117,6 +117,31 @@ def test_place_words_by_thirds_of_the_photo():
     assert place_words((320, 240), 320, 240) == "at the bottom right"  # the far edge
 
 
+# --- the warnings: a player's sentence, the details, and the codes in --json -----------------
+
+
+def test_json_carries_each_warnings_code_parameters_and_english_text(read, photos):
+    code, out, _ = read(photos["side_by_side"], "--json")
+    assert code == 0
+    (scene,) = records(out)
+    assert len(scene["notes"]) == len(scene["warnings"]) > 0
+    for note, text in zip(scene["notes"], scene["warnings"], strict=True):
+        assert set(note) == {"code", "params", "text"} and note["text"] == text
+    differ = next(n for n in scene["notes"] if n["code"] == "halves_differ")
+    # Typed parameters: the two tiles' ids, the halves that touch, where they lie.
+    assert {differ["params"]["x"], differ["params"]["y"]} == {5, 4}
+    assert {differ["params"]["a"], differ["params"]["b"]} == {0, 1}
+    assert differ["params"]["place"] in {"left", "middle"}
+    assert differ["text"].startswith("tiles ") and "which do not match" in differ["text"]
+
+
+def test_summary_says_what_to_check_then_the_readers_details(read, photos):
+    code, out, _ = read(photos["side_by_side"])
+    assert code == 0
+    assert "  warning: Check the tiles " in out and "two touching halves, 5 and 4" in out
+    assert "    details: tiles " in out and "not a played line" in out
+
+
 # --- a hand photo ---------------------------------------------------------------------------
 
 

@@ -456,33 +456,39 @@ def test_round_errors_are_one_line_in_the_chosen_language(tmp_path: Path, extra:
         (
             "hu",
             "Ítélet: bizonytalan: a fotókat ellenőrizni kell",
-            "az asztal: A(z) 2-3 kő (#2) lehet, hogy rosszul olvasott (lehet 2-2 is)",
+            "az asztal: Nézd meg a(z) 2-3 követ (középen): lehet, hogy valójában 2-2.",
         ),
         (
             "it",
             "Verdetto: incerto: le foto vanno controllate",
-            "il tavolo: La tessera 2-3 (#2) potrebbe essere letta male (potrebbe essere 2-2)",
+            "il tavolo: Controlla la tessera 2-3 al centro: potrebbe essere la 2-2.",
         ),
         (
             "vi",
             "Phán quyết: chưa chắc chắn: cần kiểm tra ảnh",
-            "bàn: Quân 2-3 (#2) có thể bị đọc sai (có thể là 2-2)",
+            "bàn: Hãy kiểm tra quân 2-3 ở giữa: có thể đó là quân 2-2.",
         ),
         (
             "es",
             "Veredicto: dudoso: hay que revisar las fotos",
-            "la mesa: La ficha 2-3 (#2) puede estar mal leída (podría ser 2-2)",
+            "la mesa: Revisa la ficha 2-3 en el centro: puede ser la 2-2.",
         ),
     ],
 )
 def test_the_needs_review_lines_come_in_the_chosen_language(
     tmp_path: Path, language: str, head: str, reason: str
 ) -> None:
-    # The Scene's warning is English (machine output); `--lang` shows it in the language.
+    # The Scene's warning is English (machine output) with its code beside it (`notes`);
+    # `--lang` writes a player's sentence from the code in the language (issue 34).
+    from vision import messages
+    from vision.notes import note, notes_json
+
     table = scene(chain([0, 1, 2, 3]))
     table["tiles"][2]["doubtful"] = True
     table["needs_review"] = True
-    table["warnings"] = ["Tile 2-3 (#2) may be misread (it could be 2-2): please check it"]
+    misread = note(messages.MAY_BE_MISREAD_COULD_BE, tile=(2, 3), id=2, other=(2, 2))
+    table["warnings"] = [str(misread)]
+    table["notes"] = notes_json([misread.with_params(place="middle")])
     out = round_json(tmp_path, table, block_hands(), "--variant", "block", "--lang", language)
     # --json stays English whatever the language.
     assert out["warnings"]["table"] == table["warnings"]

@@ -6,7 +6,9 @@ from test_round_cli import chain, hand, scene, tile
 
 import rules
 from dominocam import scene_state
+from vision import messages
 from vision.layout import LayoutConfig, layout_scene
+from vision.notes import note, notes_json
 from vision.scene import Scene
 
 
@@ -78,8 +80,27 @@ def test_mexican_train_ending_in_a_double_must_be_covered() -> None:
 def test_doubts_gather_layout_doubts_and_photo_warnings() -> None:
     table = laid_out(chain([0, 1, 2, 3, 4, 5], skip=2), "line")
     ana = hand((1, 1))
-    ana["warnings"] = ["tile 0 is cut by the image border", "tile 0 read 1-2 changed to 1-1"]
+    warnings = [note(messages.CUT_BY_BORDER, tile=0), "tile 0 read 1-2 changed to 1-1"]
+    ana["warnings"] = [str(w) for w in warnings]
+    ana["notes"] = notes_json(warnings)
     doubts = scene_state.layout_doubts(table, [ana])
     assert any("apart from the layout" in d for d in doubts)
     assert "hand photo: tile 0 is cut by the image border" in doubts
     assert not any("changed" in d for d in doubts)
+    found = scene_state.photo_doubts(table, [ana])
+    assert ("hand", "tile 0 is cut by the image border") in found
+    assert {d.code for _photo, d in found} == {"played_apart", "tile_beyond_end", "cut_by_border"}
+
+
+def test_doubts_come_from_codes_not_from_the_words() -> None:
+    """A warning is a doubt by its code: the same English without its code (a Scene written
+    before codes) is not read back, and a coded warning counts whatever its text."""
+    table = laid_out(chain([0, 1, 2], skip=None), "line")
+    old = hand((1, 1))
+    old["warnings"] = ["tile 0 is cut by the image border"]
+    assert scene_state.layout_doubts(table, [old]) == []
+    new = hand((1, 1))
+    cut = note(messages.CUT_BY_BORDER, tile=0)
+    new["warnings"] = ["(any text)"]
+    new["notes"] = [dict(cut.to_dict(), text="(any text)")]
+    assert scene_state.layout_doubts(table, [new]) == ["hand photo: (any text)"]

@@ -34,6 +34,8 @@ from typing import Any
 import cv2
 import numpy as np
 
+from vision.notes import notes_json
+
 ROOT = Path(__file__).resolve().parents[2]
 ASSETS = ROOT / "tests" / "assets"
 GOLDEN = ASSETS / "golden" / "readings.json"
@@ -139,9 +141,10 @@ def describe(scene: Any) -> dict[str, Any]:
             }
             for r in scene.rejected
         ],
-        "warnings": list(scene.warnings),
+        "warnings": [str(w) for w in scene.warnings],
+        "notes": notes_json(scene.notes),
         "needs_review": scene.needs_review,
-        "layout": scene.layout.to_dict(),
+        "layout": scene.to_dict()["layout"],
     }
 
 
@@ -267,31 +270,25 @@ def _box_differences(
     return out
 
 
-@functools.cache
-def _template_names() -> dict[str, str]:
-    """Each warning template of `vision.messages` -> the name it has there."""
-    from vision import messages
+def warning_kind(entry: dict[str, Any]) -> str:
+    """The code of a warning (an entry of the Scene JSON's `notes`), with the code of a
+    warning nested in it (`read_changed_together(must_match_tile)`); its text where it has no
+    code. Its tile ids, numbers and place are left out."""
+    if entry.get("code") is None:
+        return str(entry.get("text"))
+    nested = [
+        warning_kind(v)
+        for _k, v in sorted((entry.get("params") or {}).items())
+        if isinstance(v, dict) and "code" in v
+    ]
+    return f"{entry['code']}({', '.join(nested)})" if nested else str(entry["code"])
 
-    return {
-        text: name
-        for name, text in vars(messages).items()
-        if name.isupper() and isinstance(text, str)
-    }
 
-
-def warning_kind(text: str) -> str:
-    """The name of the template of `vision.messages` a warning was written from (with the
-    kind of a warning nested in it: `READ_CHANGED_TOGETHER(MUST_MATCH_TILE)`); the text
-    itself where none matches. Its tile ids and numbers are left out."""
-    from vision import messages
-
-    recognised = messages.match(text)
-    if recognised is None:
-        return text
-    template, values = recognised
-    name = _template_names().get(template, template)
-    nested = [warning_kind(values[k]) for k in sorted(messages.NESTED) if k in values]
-    return f"{name}({', '.join(nested)})" if nested else name
+def _kinds(texts: Sequence[str], notes: Any) -> list[str]:
+    """The kinds of a list of warnings beside its `notes` (texts as they are without)."""
+    if not isinstance(notes, list) or len(notes) != len(texts):
+        notes = [{"code": None, "text": t} for t in texts]
+    return sorted(warning_kind(n) for n in notes)
 
 
 def _tile_value(tile: dict[str, Any]) -> tuple[int, ...]:
@@ -337,7 +334,7 @@ def canonical(reading: dict[str, Any]) -> dict[str, Any]:
     values = {t["id"]: _tile_value(t) for t in tiles}
     ends = [line["open_end"] for line in layout.get("lines", []) if line.get("open_end")]
     return {
-        "warnings": sorted(warning_kind(w) for w in reading.get("warnings", [])),
+        "warnings": _kinds(reading.get("warnings", []), reading.get("notes")),
         "needs_review": reading.get("needs_review"),
         "layout": {
             "kind": layout.get("kind"),
@@ -346,7 +343,7 @@ def canonical(reading: dict[str, Any]) -> dict[str, Any]:
             "open_end_tiles": sorted(
                 f"{e['value']} on {_value_text(values.get(e['tile'], ()))}" for e in ends
             ),
-            "doubts": sorted(warning_kind(d) for d in layout.get("doubts", [])),
+            "doubts": _kinds(layout.get("doubts", []), layout.get("notes")),
             "confidence": layout.get("confidence"),
         },
     }

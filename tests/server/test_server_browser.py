@@ -426,12 +426,19 @@ def test_the_correction_screen_shows_what_to_check(browser, make_app, tmp_path) 
     from playwright.sync_api import expect
     from server_factories import ADMIN, fake_scene, jpeg_bytes
 
+    from vision import messages
+    from vision.notes import note, notes_json
+
+    # The reader's warning on tile 1 (3-5, at the top left of the stand-in photo).
+    misread = note(messages.MAY_BE_MISREAD_COULD_BE, tile=(3, 5), id=1, other=(3, 6))
+
     def unsure(pixels, kind, set_max):
         scene = fake_scene(pixels, kind, set_max)
         if kind == "table":
             scene["tiles"][1]["doubtful"] = True
             scene["needs_review"] = True
-            scene["warnings"] = ["Tile 3-5 may be misread (it could be 3-6): please check it"]
+            scene["warnings"] = [str(misread)]
+            scene["notes"] = notes_json([misread.with_params(place="top-left")])
             h, w = pixels.shape[:2]
             box = [
                 [w / 2, h / 2],
@@ -470,7 +477,14 @@ def test_the_correction_screen_shows_what_to_check(browser, make_app, tmp_path) 
         # Drawn apart: the doubtful tile dashed orange, the rejected box dashed grey.
         expect(page.locator("polygon.tile.doubtful")).to_have_count(1)
         expect(page.locator("polygon.rejected")).to_have_count(1)
-        expect(page.locator("#table-check")).to_contain_text("may be misread")
+        # The host reads what to check, and may open the reader's own account (issue 34).
+        expect(page.locator("#table-check")).to_contain_text(
+            "Check the 3-5 at the top left: it may be a 3-6."
+        )
+        page.click("#table-details summary")
+        expect(page.locator("#table-details li")).to_have_text(
+            "Tile 3-5 (#1) may be misread (it could be 3-6): please check it"
+        )
         # A proposal is refused; the host sees the conflict, the players do not.
         r = client.post(f"/api/hand/{links['Ben']}/block-check")
         assert r.status_code == 409 and "table reading" in r.json["error"]
@@ -504,8 +518,9 @@ def test_the_correction_screen_shows_what_to_check(browser, make_app, tmp_path) 
         expect(table.locator("#warnings details li")).to_be_hidden()
         table.click("#warnings details summary")
         expect(table.locator("#warnings details li")).to_have_text(
-            "Tile 3-5 may be misread (it could be 3-6): please check it"
+            "Check the 3-5 at the top left: it may be a 3-6."
         )
+        assert "#1" not in table.locator("body").inner_text()
         assert "2-6" not in table.locator("body").inner_text()
         # The stand-in photo shows 3 tiles for 3 hands of 1 or 2: the round cannot add up,
         # so the host scores the held ruling on their word (issue 32).

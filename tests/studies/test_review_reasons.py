@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from studies.review_reasons import kind_of, tally
 from vision import messages
+from vision.notes import note
 from vision.scene import Scene, SceneLayout
 
-MISREAD = messages.MAY_BE_MISREAD_COULD_BE.format(tile="5-6", id=3, other="5-5")
-BEYOND = messages.TILE_BEYOND_END.format(beyond=9, tile=4)
-CUT = messages.CUT_BY_BORDER.format(tile=2)  # context, not a reason to ask
+MISREAD = note(messages.MAY_BE_MISREAD_COULD_BE, tile=(5, 6), id=3, other=(5, 5))
+BEYOND = note(messages.TILE_BEYOND_END, beyond=9, tile=4)
+CUT = note(messages.CUT_BY_BORDER, tile=2)  # context, not a reason to ask
 
 
 def scene(warnings: list[str], doubts: list[str] = (), review: bool = True) -> Scene:
@@ -21,8 +22,8 @@ def test_reasons_are_counted_by_kind_and_the_layout_by_its_doubts():
     found = tally(
         [
             scene([MISREAD, CUT]),
-            scene([CUT, BEYOND, messages.LAYOUT_DOUBTS], [BEYOND]),
-            scene([MISREAD, BEYOND, messages.LAYOUT_DOUBTS], [BEYOND]),
+            scene([CUT, BEYOND, note(messages.LAYOUT_DOUBTS)], [BEYOND]),
+            scene([MISREAD, BEYOND, note(messages.LAYOUT_DOUBTS)], [BEYOND]),
             scene([MISREAD], review=False),  # read without review: not counted
         ]
     )

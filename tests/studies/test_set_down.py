@@ -10,6 +10,7 @@ import numpy as np
 from studies.set_down import Doubt, Picture, no_match_pairs, picture_of, tally
 from vision import messages
 from vision.layout import AUTO, LayoutConfig, layout_scene
+from vision.notes import note
 from vision.scene import Scene, SceneTile
 
 
@@ -29,9 +30,9 @@ def set_down_row(doubtful: bool = False) -> Scene:
     tiles = [row_tile(i, 100 + 86 * i, h, doubtful and i == 2) for i, h in enumerate(halves)]
     off = LayoutConfig(kind=AUTO, set_down_ratio=None)
     scene = layout_scene(Scene(640, 480, tiles), off)
-    reasons = [messages.LAYOUT_DOUBTS]
+    reasons = [note(messages.LAYOUT_DOUBTS)]
     if doubtful:
-        reasons.append(messages.MAY_BE_MISREAD.format(tile="4-5", id=2))
+        reasons.append(note(messages.MAY_BE_MISREAD, tile=(4, 5), id=2))
     return replace(scene, warnings=[*scene.warnings, *reasons])
 
 

@@ -7,6 +7,7 @@ import numpy as np
 
 from studies.turned_backs import NO_TILE, Turned, tally, truth_face, turned_tiles
 from vision import messages
+from vision.notes import note
 from vision.scene import Scene, SceneTile
 
 
@@ -32,9 +33,9 @@ def test_turned_tiles_come_from_the_warning_with_their_back_read_and_doubt() -> 
         SceneTile(2, "up", square(200, 0), 0.9, pips=(1, 2)),
     ]
     warnings = [
-        messages.BACK_BOTH_HALVES.format(tile=0, p=0.61),
-        messages.BACK_BOTH_HALVES.format(tile=1, p=0.97),
-        messages.CUT_BY_BORDER.format(tile=2),
+        note(messages.BACK_BOTH_HALVES, tile=0, p=0.61),
+        note(messages.BACK_BOTH_HALVES, tile=1, p=0.97),
+        note(messages.CUT_BY_BORDER, tile=2),
     ]
     scene = Scene(640, 480, tiles, warnings=warnings)
     labels = [{"corners": square(0, 0).tolist(), "face": "up"}]

@@ -18,6 +18,8 @@ import golden_readings
 import numpy as np
 import pytest
 
+from vision import messages
+from vision.notes import Note, note, renumbered
 from vision.reading import PhotoReader
 
 
@@ -132,6 +134,15 @@ def _regrown_from_other_end(lines: list[dict[str, Any]]) -> list[dict[str, Any]]
     return out
 
 
+def _renamed_note(entry: dict[str, Any], new_id: dict[int, int], renamed: Any) -> dict[str, Any]:
+    """A `notes` entry with its tile ids changed as `new_id` says (its text too)."""
+    if entry.get("code") is None:
+        return dict(entry, text=renamed(entry["text"]))
+    moved = renumbered(Note.from_dict(entry), new_id)
+    assert moved is not None
+    return dict(moved.to_dict(), text=renamed(entry["text"]))
+
+
 def _as_another_cpu_reads(reading: dict[str, Any], seed: int) -> dict[str, Any]:
     """`reading` as another processor may write it: floats moved by 1e-4, tile ids permuted
     (in the tiles, lines, open ends, root and warnings), tiles, boxes, lines and warnings in
@@ -162,7 +173,10 @@ def _as_another_cpu_reads(reading: dict[str, Any], seed: int) -> dict[str, Any]:
     if layout.get("root") is not None:
         layout["root"] = new_id[layout["root"]]
     layout["doubts"] = [renamed(d) for d in layout.get("doubts", [])][::-1]
-    out["warnings"] = [renamed(w) for w in rng.permutation(out["warnings"]).tolist()]
+    layout["notes"] = [_renamed_note(n, new_id, renamed) for n in layout.get("notes", [])][::-1]
+    order = rng.permutation(len(out["warnings"])).tolist()
+    out["warnings"] = [renamed(out["warnings"][k]) for k in order]
+    out["notes"] = [_renamed_note(out["notes"][k], new_id, renamed) for k in order]
     for key in ("tiles", "rejected"):
         out[key] = [out[key][k] for k in rng.permutation(len(out[key]))]
     return out
@@ -217,7 +231,9 @@ def _lost_rejected_box(r: dict[str, Any]) -> None:
 
 
 def _another_warning(r: dict[str, Any]) -> None:
-    r["warnings"].append("tile 3 is cut by the image border")
+    cut = note(messages.CUT_BY_BORDER, tile=3)
+    r["warnings"].append(str(cut))
+    r["notes"].append(cut.to_dict())
 
 
 def _reviewed(r: dict[str, Any]) -> None:
@@ -263,19 +279,21 @@ def test_what_a_player_sees_changed_is_a_difference(change) -> None:
 
 
 def test_a_warnings_kind_leaves_out_its_ids_and_numbers() -> None:
-    from vision import messages
+    def kind(n: Any) -> str:
+        return golden_readings.warning_kind(n.to_dict())
 
-    kind = golden_readings.warning_kind
-    assert kind(messages.CUT_BY_BORDER.format(tile=3)) == "CUT_BY_BORDER"
-    assert kind(messages.CUT_BY_BORDER.format(tile=38)) == kind(
-        messages.CUT_BY_BORDER.format(tile=33)
+    assert kind(note(messages.CUT_BY_BORDER, tile=3)) == "cut_by_border"
+    assert kind(note(messages.CUT_BY_BORDER, tile=38)) == kind(
+        note(messages.CUT_BY_BORDER, tile=33)
     )
-    why = messages.MUST_MATCH_TILE.format(tiles=69)
-    changed = messages.READ_CHANGED_TOGETHER.format(
-        tile=80, first="0-6", p_first=0.39, chosen="1-6", why=why, p=1.0, p_other=0.0
-    )
-    assert kind(changed) == "READ_CHANGED_TOGETHER(MUST_MATCH_TILE)"
-    assert kind("a note from elsewhere") == "a note from elsewhere"
+    why = note(messages.MUST_MATCH_TILE, tiles=[69])
+    changed = note(
+        messages.READ_CHANGED_TOGETHER,
+        tile=80, first=(0, 6), p_first=0.39, chosen=(1, 6), why=why, p=1.0, p_other=0.0,
+    )  # fmt: skip
+    assert kind(changed) == "read_changed_together(must_match_tile)"
+    elsewhere = {"code": None, "params": {}, "text": "a note from elsewhere"}
+    assert golden_readings.warning_kind(elsewhere) == "a note from elsewhere"
 
 
 def test_a_chain_reads_the_same_from_whichever_tile_it_grew() -> None:

@@ -42,6 +42,7 @@ def test_contract_fields_exactly():
         "pip_total",
         "layout",
         "warnings",
+        "notes",
         "needs_review",
         "rejected",
     ]
