@@ -37,15 +37,13 @@ NO_TILE_DOWN = "no tile face down"
 
 
 def _turned(scene) -> dict[int, float]:
-    """Tile id -> the back probability of the tiles the reader turned face down."""
-    from vision import messages
-
-    out = {}
-    for warning in scene.warnings:
-        found = messages.match(warning, (messages.BACK_BOTH_HALVES,))
-        if found is not None:
-            out[int(found[1]["tile"])] = float(found[1]["p"])
-    return out
+    """Tile id -> the back probability of the tiles the reader turned face down (the
+    warnings' codes, `vision.notes`)."""
+    return {
+        int(w.params["tile"]): float(w.params["p"])
+        for w in scene.warnings
+        if getattr(w, "code", None) == "back_both_halves"
+    }
 
 
 def facedown_rows(scene, calibration) -> list[dict]:

@@ -41,7 +41,6 @@ def read_hand(image: np.ndarray, models, set_max: int):
     no box question in its warnings (`review_rejected` 0 asks about every box, then those
     questions are taken out, so that each threshold can be applied afterwards)."""
     import vision.pipeline as pipeline
-    from vision import messages
     from vision.pipeline import read_image
 
     captured: list[tuple[float, ...]] = []
@@ -69,9 +68,7 @@ def read_hand(image: np.ndarray, models, set_max: int):
     others = [
         w
         for w in scene.warnings
-        if (m := messages.match(w)) is not None
-        and m[0] in REVIEW_REASONS
-        and m[0] != messages.BOX_MAY_BE_A_TILE
+        if getattr(w, "code", None) in REVIEW_REASONS - {"box_may_be_a_tile"}
     ]
     scene = replace(scene, needs_review=bool(others))
     return scene, captured[0]

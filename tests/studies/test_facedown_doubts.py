@@ -7,6 +7,7 @@ import numpy as np
 from studies.facedown_doubts import FACE_DOWN, NO_TILE, facedown_rows, tally
 from vision import messages
 from vision.confidence import load_calibration
+from vision.notes import note
 from vision.scene import Scene, SceneTile
 
 
@@ -26,7 +27,7 @@ def test_a_turned_tile_on_a_weak_back_and_a_low_probability_are_told_apart() -> 
             2, "down", square(300, 100), 0.9, probability=0.95, doubtful=True, verifier_score=0.99
         ),
     ]
-    turned = messages.BACK_BOTH_HALVES.format(tile=2, p=0.6)
+    turned = note(messages.BACK_BOTH_HALVES, tile=2, p=0.6)
     scene = Scene(640, 480, tiles, warnings=[turned])
     rows = facedown_rows(scene, calibration)
     assert [r["reason"] for r in rows] == [

@@ -9,7 +9,6 @@ from dataclasses import replace
 
 import pytest
 
-from vision import messages
 from vision.confidence import FEATURES, Calibration, Logistic, load_calibration
 from vision.pipeline import Models, load_models
 from vision.reading import PhotoReader
@@ -33,11 +32,7 @@ def by_detector_score(reject_below: float, review_rejected: float) -> Calibratio
 
 
 def box_questions(scene) -> list[str]:
-    return [
-        w
-        for w in scene.warnings
-        if (m := messages.match(w)) is not None and m[0] == messages.BOX_MAY_BE_A_TILE
-    ]
+    return [w for w in scene.warnings if getattr(w, "code", None) == "box_may_be_a_tile"]
 
 
 @pytest.fixture(scope="module")
