@@ -86,10 +86,11 @@ class Plan:
     reader_epochs: int = 20
     verifier_epochs: int = 12
     verifier_per_class: int | None = 20000
-    # Shares of the training time (what --minutes leaves after the other stages' estimate).
-    shares: dict = field(default_factory=lambda: {"detector": 0.62, "reader": 0.28})
-    # Minutes the stages other than the two ultralytics trainings are expected to take.
-    other_minutes: float = 4.0
+    # The detector's and the reader's shares of the training time: what --minutes leaves once
+    # the stages before have run and `after_minutes` is set aside for the stages after them
+    # (the reader, trained second, takes whatever the detector left).
+    shares: dict = field(default_factory=lambda: {"detector": 0.65, "reader": 0.35})
+    after_minutes: float = 2.5  # verifier, export, calibrate, eval
     timed: bool = True  # fit ultralytics' epochs to the time (its `time` setting)
 
 
@@ -127,7 +128,7 @@ PLANS = {
         reader_epochs=1,
         verifier_epochs=1,
         verifier_per_class=64,
-        other_minutes=0.0,
+        after_minutes=0.0,
         timed=False,
     ),
 }
@@ -328,7 +329,7 @@ def training_hours(run: Run, kind: str) -> float | None:
     """The wall time of one ultralytics training: its share of what the clock leaves."""
     if not run.plan.timed:
         return None
-    left = run.minutes - run.elapsed() / 60 - run.plan.other_minutes
+    left = run.minutes - run.elapsed() / 60 - run.plan.after_minutes
     shares = run.plan.shares
     # The detector first takes its share; the reader, after it, whatever is left.
     share = shares["detector"] / sum(shares.values()) if kind == "detector" else 1.0
