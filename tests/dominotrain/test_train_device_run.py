@@ -12,6 +12,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -176,3 +177,36 @@ def test_verifier_rebuilt_from_its_onnx_gives_its_output(device_like):
     assert np.abs(ours - theirs).max() < 1e-4
     # the BatchNorms hold the crops' statistics, not mean 0 and variance 1
     assert float(network.features[0][1].running_var.mean()) != pytest.approx(1.0, abs=1e-3)
+
+
+def test_keep_measures_the_real_figures_and_the_speed_here(tiny_run, realval_dir, tmp_path):
+    out, _, _ = tiny_run
+    models = tmp_path / "models"
+    shutil.copytree(ROOT / "models", models, ignore=shutil.ignore_patterns("dominotrain", "*.py"))
+    before = tree_hashes(models)
+    done = subprocess.run(
+        [
+            "bash",
+            str(ROOT / "scripts" / "keep-candidate-models.sh"),
+            str(out / "candidates"),
+            "--realval",
+            str(realval_dir),
+            "--models",
+            str(models),
+            "--work",
+            str(tmp_path / "keep"),
+            "--bench-runs",
+            "3",
+        ],
+        env={**os.environ, "PYTHON": sys.executable},
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    checked = json.loads((tmp_path / "keep" / "keep.json").read_text())["issue36_gates"]
+    unmeasured = [row["set"] for row in checked["gates"] if row["holds"] is None]
+    assert unmeasured == ["synthetic_print"]  # every other gate got its figure here
+    tiles = [row for row in checked["gates"] if row["set"] == "realval_tiles"]
+    assert all(row["baseline"]["n"] == row["n"] > 0 for row in tiles)
+    assert tree_hashes(models) == before
