@@ -9,6 +9,11 @@ What it does (each item measured on these machines, see docs/training.md, "The `
   check that every train/val runs finds a file instead of trying a download.
 * `NUM_THREADS = os.cpu_count()`: ultralytics gives torch `min(8, cpus - 1)` threads, one on a
   2-core machine; two threads train about 1.6x faster.
+* Its AMP check (CUDA runs only) would download `yolo26n.pt` to compare half and full precision;
+  it is replaced by "AMP on" (`amp=False` in a run's arguments still turns it off).
+* Without polars (a GPU machine with no network where only ultralytics' own wheel was
+  carried, docs/training.md, "On a GPU machine"), the trainer reads its `results.csv` with
+  the standard csv module; the plots, which need polars, are off there (`HAS_POLARS`).
 
 Models are always built from their YAML (`yolov8n-obb.yaml`), never from a `.pt` name that
 ultralytics would try to download; `check_model_name` enforces that.
@@ -16,6 +21,8 @@ ultralytics would try to download; `check_model_name` enforces that.
 
 from __future__ import annotations
 
+import csv
+import io
 import os
 import shutil
 from pathlib import Path
@@ -26,6 +33,9 @@ from dominocam.errors import UserInputError
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 CONFIG_DIR = PROJECT_ROOT / ".yolo"
 TRAIN_EXTRA_HINT = "install the train extra: pip install -e '.[train]'"
+# ultralytics reads its results.csv and draws its plots with polars; a GPU machine may lack it
+# (set by `setup`).
+HAS_POLARS = True
 
 _INTEGRATIONS_OFF = {
     "sync": False,
@@ -71,7 +81,39 @@ def setup(config_dir: Path | None = None, threads: int | None = None) -> ModuleT
     ultralytics.utils.SETTINGS.update(
         {k: v for k, v in _INTEGRATIONS_OFF.items() if k in ultralytics.utils.SETTINGS}
     )
+    import ultralytics.engine.trainer as trainer
+
+    global HAS_POLARS
+    try:
+        import polars  # noqa: F401
+    except ImportError:
+        HAS_POLARS = False
+    trainer.check_amp = _amp_without_download
+    if not HAS_POLARS:
+        trainer.BaseTrainer.read_results_csv = _read_results_csv
     return ultralytics
+
+
+def _amp_without_download(model, *args, **kwargs) -> bool:
+    """ultralytics' `check_amp` without its download: AMP stays on."""
+    return True
+
+
+def _read_results_csv(self) -> dict:
+    """`BaseTrainer.read_results_csv` without polars: column -> list of floats."""
+    try:
+        rows = list(csv.DictReader(io.StringIO(self.csv.read_text())))
+    except OSError:
+        return {}
+    columns: dict = {}
+    for row in rows:
+        for key, value in row.items():
+            try:
+                number = float(value)
+            except (TypeError, ValueError):
+                number = value
+            columns.setdefault(key.strip(), []).append(number)
+    return columns
 
 
 def _install_font(target: Path) -> None:

@@ -378,7 +378,8 @@ def _train(config, argv, ultralytics, state, run_dir, last, data_source, also) -
         "seed": config.seed,
         "deterministic": False,
         "patience": config.patience,
-        "workers": 0,
+        # ultralytics loads on the main process on a CPU anyway; a GPU is fed by every core
+        "workers": 0 if config.device == "cpu" else min(os.cpu_count() or 1, 16),
         "plots": True,
         "amp": config.device != "cpu",
         "close_mosaic": max(0, min(10, config.epochs // 4)),

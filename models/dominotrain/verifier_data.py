@@ -138,29 +138,80 @@ def picture_crops(image, truth, detections, rng) -> list[tuple[str, np.ndarray]]
     return out
 
 
-def build(sets: list[Path], out: Path, threads: int, seed: int) -> dict:
-    """Write `out/{train,val}/{tile,not_tile}/*.png`; returns the counts."""
-    from vision.image_io import load_image
-    from vision.pipeline import detect_tiles, load_models
+def build(sets: list[Path], out: Path, threads: int, seed: int, workers: int = 1) -> dict:
+    """Write `out/{train,val}/{tile,not_tile}/*.png`; returns the counts.
 
-    models = load_models(threads=threads)
-    rng = np.random.default_rng(seed)
+    With `workers` > 1 the pictures are shared out among that many processes (each opens the
+    models with `threads` threads), and each picture draws its random boxes from its own
+    generator, seeded by `seed` and its place in the job list: the same crops whatever the
+    number of workers, though not those of one worker, which draws them all from one."""
+    from vision.pipeline import load_models
+
+    jobs = [
+        (str(root), split, str(path))
+        for root in sets
+        for split in ("train", "val")
+        for path in sorted((root / "detector" / "images" / split).glob("*.jpg"))
+    ]
+    for split in ("train", "val"):
+        for label in (TILE_CLASS, NOT_TILE_CLASS):
+            (out / split / label).mkdir(parents=True, exist_ok=True)
     counts: dict[str, dict[str, int]] = {}
-    for root in sets:
-        for split in ("train", "val"):
-            for label in (TILE_CLASS, NOT_TILE_CLASS):
-                (out / split / label).mkdir(parents=True, exist_ok=True)
-            for path in sorted((root / "detector" / "images" / split).glob("*.jpg")):
-                truth = json.loads((root / "truth" / f"{path.stem}.json").read_text())
-                image = load_image(path)
-                detections = [d.corners for d in detect_tiles(image, models.detector)]
-                for k, (label, crop) in enumerate(picture_crops(image, truth, detections, rng)):
-                    name = f"{root.name}_{path.stem}_{k}.png"
-                    cv2.imwrite(str(out / split / label / name), crop)
-                    by_split = counts.setdefault(split, {TILE_CLASS: 0, NOT_TILE_CLASS: 0})
-                    by_split[label] += 1
+    if workers > 1:
+        import multiprocessing as mp
+
+        work = [(str(out), seed, number, threads, job) for number, job in enumerate(jobs)]
+        with mp.get_context("spawn").Pool(workers) as pool:
+            for split, found in pool.imap_unordered(_picture_job, work, chunksize=4):
+                _add_counts(counts, split, found)
+    else:
+        models = load_models(threads=threads)
+        rng = np.random.default_rng(seed)
+        for root, split, path in jobs:
+            found = _write_picture(Path(out), Path(root), split, Path(path), models, rng)
+            _add_counts(counts, split, found)
     (out / "counts.json").write_text(json.dumps(counts, indent=1) + "\n")
     return counts
+
+
+_WORKER_MODELS: dict = {}
+
+
+def _picture_job(args) -> tuple[str, dict[str, int]]:
+    """One picture in a worker process (`build` with workers): its split and crop counts."""
+    from vision.pipeline import load_models
+
+    out, seed, number, threads, (root, split, path) = args
+    if threads not in _WORKER_MODELS:
+        import cv2 as _cv2
+
+        _cv2.setNumThreads(1)
+        _WORKER_MODELS[threads] = load_models(threads=threads)
+    rng = np.random.default_rng([seed, number])
+    found = _write_picture(Path(out), Path(root), split, Path(path), _WORKER_MODELS[threads], rng)
+    return split, found
+
+
+def _write_picture(out: Path, root: Path, split: str, path: Path, models, rng) -> dict[str, int]:
+    """Cut and write the crops of one picture; returns how many of each class."""
+    from vision.image_io import load_image
+    from vision.pipeline import detect_tiles
+
+    truth = json.loads((root / "truth" / f"{path.stem}.json").read_text())
+    image = load_image(path)
+    detections = [d.corners for d in detect_tiles(image, models.detector)]
+    found = {TILE_CLASS: 0, NOT_TILE_CLASS: 0}
+    for k, (label, crop) in enumerate(picture_crops(image, truth, detections, rng)):
+        name = f"{root.name}_{path.stem}_{k}.png"
+        cv2.imwrite(str(out / split / label / name), crop)
+        found[label] += 1
+    return found
+
+
+def _add_counts(counts: dict[str, dict[str, int]], split: str, found: dict[str, int]) -> None:
+    by_split = counts.setdefault(split, {TILE_CLASS: 0, NOT_TILE_CLASS: 0})
+    for label, number in found.items():
+        by_split[label] += number
 
 
 def measure(
@@ -200,6 +251,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--workers", type=int, default=1, help="processes that cut pictures (default 1)"
+    )
     args = parser.parse_args(argv)
     if args.measure:
         if not args.crops or not Path(args.crops).is_dir():
@@ -218,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
         if not (s / "truth").is_dir():
             print(f"dominocam: error: {s} is not a dominocam synth output", file=sys.stderr)
             return 2
-    print(json.dumps(build(sets, Path(args.out), args.threads, args.seed)))
+    print(json.dumps(build(sets, Path(args.out), args.threads, args.seed, args.workers)))
     return 0
 
 

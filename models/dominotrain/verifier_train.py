@@ -16,6 +16,9 @@ Writes `OUT/verifier.onnx` (input [N, 3, 64, 64] RGB 0..1, output [N, 2] probabi
 metadata names {0: not_tile, 1: tile}, imgsz, task classify, the training record) and
 `OUT/train.json` (the command, data counts, loss and val accuracy per epoch). Checkpoints
 `OUT/last.pt` after every epoch; a second run with the same OUT resumes from it.
+
+`--init models/verifier.onnx` fine-tunes the committed verifier instead of starting from
+nothing (`recover_from_onnx`); `--device cuda` trains on a GPU.
 """
 
 from __future__ import annotations
@@ -103,15 +106,89 @@ def augment(batch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.ascontiguousarray(out.transpose(0, 3, 1, 2))
 
 
+def recover_from_onnx(path: Path, crops: np.ndarray):
+    """The network of `build_model` with the weights of a verifier ONNX file (`export_onnx`
+    wrote it in eval mode, so each BatchNorm is folded into the convolution before it).
+
+    As `dominotrain.from_onnx` does for ultralytics' networks: each convolution gets its folded
+    weight, and its BatchNorm the per-channel mean `m` and variance `v` of the convolution's
+    output on `crops` ((N, 64, 64, 3) uint8 RGB), scale `sqrt(v + eps)` and shift
+    `bias + m`, so the network gives the ONNX output in eval mode and about it in train mode.
+
+    Raises:
+        ValueError: the file's convolutions do not fit the network.
+    """
+    import onnx
+    import torch
+    from onnx import numpy_helper
+
+    proto = onnx.load(str(path))
+    weights = {i.name: numpy_helper.to_array(i) for i in proto.graph.initializer}
+    folded = [
+        (weights[node.input[1]], weights[node.input[2]])
+        for node in proto.graph.node
+        if node.op_type == "Conv"
+    ]
+    model = build_model()
+    pairs = [(block[i], block[i + 1]) for block in model.features for i in (0, 3)]
+    if len(folded) != len(pairs) or any(
+        tuple(w.shape) != tuple(conv.weight.shape)
+        for (w, _), (conv, _) in zip(folded, pairs, strict=False)
+    ):
+        raise ValueError(f"{path}: its convolutions do not fit the verifier network")
+    sums: dict[int, torch.Tensor] = {}
+    squares: dict[int, torch.Tensor] = {}
+    counts: dict[int, int] = {}
+    with torch.no_grad():
+        for (conv, bn), (w, b) in zip(pairs, folded, strict=True):
+            conv.weight.copy_(torch.from_numpy(np.array(w)))
+            bn.weight.fill_(1.0)
+            bn.bias.copy_(torch.from_numpy(np.array(b)))
+            bn.running_mean.zero_()
+            bn.running_var.fill_(1.0 - bn.eps)  # eval mode: conv(x) + b exactly
+        model.head.weight.copy_(torch.from_numpy(np.array(weights["net.head.weight"])))
+        model.head.bias.copy_(torch.from_numpy(np.array(weights["net.head.bias"])))
+
+        def hook(number: int):
+            def record(_module, _inputs, output):
+                values = output.double().transpose(0, 1).reshape(output.shape[1], -1)
+                sums[number] = sums.get(number, 0) + values.sum(dim=1)
+                squares[number] = squares.get(number, 0) + (values * values).sum(dim=1)
+                counts[number] = counts.get(number, 0) + values.shape[1]
+
+            return record
+
+        handles = [conv.register_forward_hook(hook(k)) for k, (conv, _) in enumerate(pairs)]
+        model.eval()
+        try:
+            for start in range(0, len(crops), 256):
+                x = crops[start : start + 256].astype(np.float32).transpose(0, 3, 1, 2) / 255.0
+                model(torch.from_numpy(x))
+        finally:
+            for handle in handles:
+                handle.remove()
+        for k, (_conv, bn) in enumerate(pairs):
+            mean = sums[k] / counts[k]
+            variance = (squares[k] / counts[k] - mean * mean).clamp(min=0.0)
+            folded_bias = bn.bias.detach().double().clone()
+            bn.running_mean.copy_(mean.float())
+            bn.running_var.copy_(variance.float())
+            bn.weight.copy_(torch.sqrt(variance + bn.eps).float())
+            bn.bias.copy_((folded_bias + mean).float())
+    return model
+
+
 def evaluate(model, images: np.ndarray, labels: np.ndarray) -> dict:
     import torch
 
+    device = next(model.parameters()).device
     model.eval()
     probs = []
     with torch.no_grad():
         for start in range(0, len(images), 256):
             x = images[start : start + 256].astype(np.float32).transpose(0, 3, 1, 2) / 255.0
-            probs.append(torch.softmax(model(torch.from_numpy(x)), dim=1)[:, 1].numpy())
+            x = torch.from_numpy(x).to(device)
+            probs.append(torch.softmax(model(x), dim=1)[:, 1].cpu().numpy())
     p = np.concatenate(probs)
     tile = labels == 1
     return {
@@ -133,7 +210,7 @@ def export_onnx(model, path: Path, record: dict) -> Path:
         def forward(self, x):
             return torch.softmax(self.net(x), dim=1)
 
-    model.eval()
+    model = model.cpu().eval()
     torch.onnx.export(
         WithSoftmax(model),
         torch.zeros(1, 3, SIDE, SIDE),
@@ -167,7 +244,12 @@ def train(
     seed: int,
     command: str,
     per_class: int | None = None,
+    device: str = "cpu",
+    init: Path | None = None,
+    lr: float = 3e-3,
 ) -> dict:
+    """Train (or resume) the verifier into `out`; `init` a verifier ONNX file to start from
+    (`recover_from_onnx`), `lr` the one-cycle schedule's peak learning rate."""
     import torch
 
     torch.set_num_threads(threads)
@@ -175,19 +257,22 @@ def train(
     rng = np.random.default_rng(seed)
     train_x, train_y = load_split(data / "train", per_class, seed)
     val_x, val_y = load_split(data / "val")
-    model = build_model()
-    optimiser = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
+    model = recover_from_onnx(init, train_x[:2048]) if init else build_model()
+    model.to(device)
+    optimiser = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     steps_per_epoch = (len(train_x) + 127) // 128
     schedule = torch.optim.lr_scheduler.OneCycleLR(
-        optimiser, max_lr=3e-3, total_steps=epochs * steps_per_epoch, pct_start=0.15
+        optimiser, max_lr=lr, total_steps=epochs * steps_per_epoch, pct_start=0.15
     )
     # Tiles outnumber the rest; weigh the classes so that neither dominates the loss.
     counts = np.bincount(train_y, minlength=2).astype(np.float32)
-    loss_fn = torch.nn.CrossEntropyLoss(weight=torch.tensor(counts.sum() / (2 * counts)))
+    weight = torch.tensor(counts.sum() / (2 * np.maximum(counts, 1)))
+    loss_fn = torch.nn.CrossEntropyLoss(weight=weight.to(device))
     out.mkdir(parents=True, exist_ok=True)
     record = {
         "command": command,
         "data": str(data),
+        "init": str(init) if init else None,
         "counts": {
             "train": dict(zip(CLASSES, np.bincount(train_y, minlength=2).tolist(), strict=True)),
             "val": dict(zip(CLASSES, np.bincount(val_y, minlength=2).tolist(), strict=True)),
@@ -197,7 +282,7 @@ def train(
     first = 0
     last = out / "last.pt"
     if last.is_file():
-        state = torch.load(last, weights_only=False)
+        state = torch.load(last, weights_only=False, map_location=device)
         model.load_state_dict(state["model"])
         optimiser.load_state_dict(state["optimiser"])
         schedule.load_state_dict(state["schedule"])
@@ -210,8 +295,8 @@ def train(
         order = rng.permutation(len(train_x))
         for k in range(steps_per_epoch):
             idx = order[k * 128 : (k + 1) * 128]
-            x = torch.from_numpy(augment(train_x[idx], rng))
-            loss = loss_fn(model(x), torch.from_numpy(train_y[idx]))
+            x = torch.from_numpy(augment(train_x[idx], rng)).to(device)
+            loss = loss_fn(model(x), torch.from_numpy(train_y[idx]).to(device))
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()
@@ -246,6 +331,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--epochs", type=int, default=12)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--device", default="cpu", help="cpu, or cuda for a GPU")
+    parser.add_argument(
+        "--init", type=Path, help="a verifier .onnx to fine-tune (e.g. models/verifier.onnx)"
+    )
+    parser.add_argument("--lr", type=float, default=3e-3, help="peak learning rate")
     parser.add_argument(
         "--per-class",
         type=int,
@@ -258,7 +348,18 @@ def main(argv: list[str] | None = None) -> int:
         print(f"dominocam: error: {data} needs train/ and val/ crop folders", file=sys.stderr)
         return 2
     command = "python -m dominotrain.verifier_train " + " ".join(argv or sys.argv[1:])
-    train(data, Path(args.out), args.epochs, args.threads, args.seed, command, args.per_class)
+    train(
+        data,
+        Path(args.out),
+        args.epochs,
+        args.threads,
+        args.seed,
+        command,
+        args.per_class,
+        device=args.device,
+        init=args.init,
+        lr=args.lr,
+    )
     return 0
 
 
