@@ -6,6 +6,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
+from dominocam.scene_state import hand_tiles
 from rules.variants import get_variant
 from server import storage
 from server.game import audit, history, review, wording
@@ -164,6 +165,23 @@ def _my_play(conn: sqlite3.Connection, rnd: sqlite3.Row, name: str) -> dict[str,
     return {"tile": stopped.get("tile"), "line": stopped.get("line")}
 
 
+def _photo_replaced(
+    conn: sqlite3.Connection, rnd: sqlite3.Row, row: sqlite3.Row | None, name: str, tiles: list
+) -> str | None:
+    """Who made this confirmed hand differ from its photo's reading: "host" (the host
+    changed it), "player" (its owner corrected the reading), or None when the reading is
+    the hand. The phone then shows the photo without its old reading, and says why."""
+    scene = loads(row["scene"], None) if row is not None and row["image"] else None
+    if scene is None or sorted(map(sorted, hand_tiles(scene))) == sorted(map(sorted, tiles)):
+        return None
+    last = conn.execute(
+        "SELECT author FROM audit WHERE round_id = ? AND action = 'hand' "
+        "AND json_extract(detail, '$.player') = ? ORDER BY id DESC LIMIT 1",
+        (rnd["id"], name),
+    ).fetchone()
+    return "host" if last is not None and last["author"] == audit.HOST else "player"
+
+
 def player_view(conn: sqlite3.Connection, player: sqlite3.Row) -> dict[str, Any]:
     """The public state plus this player's own hand (and nobody else's)."""
     state = public_state(conn, player["game_id"])
@@ -190,6 +208,10 @@ def player_view(conn: sqlite3.Connection, player: sqlite3.Row) -> dict[str, Any]
         "scene": scene,
         "warnings_shown": review.shown_warnings(scene),
         "has_photo": bool(row and (row["pending_image"] or row["image"])),
+        # The confirmed photo's reading no longer is the hand (changed since): by whom.
+        "photo_replaced": None
+        if pending
+        else _photo_replaced(conn, rnd, row, player["name"], tiles),
         "declared_cannot_play": bool(row and row["declared_cannot_play"]),
         "can_play": _my_play(conn, rnd, player["name"]),
         # Of this hand alone: tiles the table photo shows, and whether to confirm it again.
