@@ -13,7 +13,7 @@
     state = s;
     var g = s.game, r = s.round;
     DC.setText("game-title", g.name);
-    var sub = [g.variant, _("double-{set}", { set: g.set }), ngettext("{count} player", "{count} players", s.players.length)];
+    var sub = [g.variant_title, _("double-{set}", { set: g.set }), ngettext("{count} player", "{count} players", s.players.length)];
     if (g.status !== "active") sub.push(_("finished"));
     DC.setText("game-sub", sub.join(" · "));
     var label = ["", _("round {number}", { number: r.number })];
