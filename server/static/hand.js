@@ -81,7 +81,7 @@
     DC.setText("locked", held ? _("The table host is checking: {ruling}", { ruling: DC.pendingText(r.pending_end) }) + " " + _("The host scores the round or dismisses the ruling; your phone cannot.") : locked ? _("Hands are locked ({why}): only the host can change a hand now.", { why: r.locked.by_shown || r.locked.by }) : "");
     DC.setText("review", (r.review || {}).messages ? r.review.messages.join(" ") : "");
     var play = v.me.can_play;
-    DC.setText("can-play", play ? _("You can play {tile} on {line}.", { tile: DC.tileText(play.tile), line: play.line }) : "");
+    DC.setText("can-play", play ? _("You can play {tile} on {line}.", { tile: DC.tileText(play.tile), line: play.line_shown || _("a line") }) : "");
     DC.renderAudit(DC.$("audit"), v.audit);
     DC.$("cannot-play").checked = v.me.declared_cannot_play;
     DC.renderDoubts(DC.$("hand-doubts"), pending ? v.me.scene : null, _("Look at your tiles and fix any mistake with the pickers below, then confirm."), v.me.warnings_shown);
