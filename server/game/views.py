@@ -159,7 +159,8 @@ def end_shown(name: str | None, verdict: dict[str, Any]) -> str | None:
         return None
     end = next((e for e in verdict.get("open_ends") or [] if e.get("line") == name), None)
     if end is None:
-        move = next((m for m in verdict.get("playable") or [] if m.get("line") == name), {})
+        moves: list[dict[str, Any]] = verdict.get("playable") or []
+        move = next((m for m in moves if m.get("line") == name), {})
         return line_words(move.get("end"), name=name)
     return line_words(
         end.get("value"),
