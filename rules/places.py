@@ -71,7 +71,7 @@ def line_words(
 
     In this order: its train's owner ("Ana's train"); its open end and where it lies ("the
     5 at the top right"); the public train, the spinner, the empty table; else its open end
-    and the name a person gave it ("“left”, the line ending in 5"), or the open end alone
+    and the name a person gave it ("“left” (open end 5)"), or the open end alone
     ("the line ending in 5").
 
     Args:
@@ -92,5 +92,5 @@ def line_words(
     if kind == _SPINNER_ARM:
         return _("the spinner")
     if name:
-        return _("“{name}”, the line ending in {end}").format(name=name, end=value)
+        return _("“{name}” (open end {end})").format(name=name, end=value)
     return _("the line ending in {end}").format(end=value)

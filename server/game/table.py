@@ -9,7 +9,7 @@ from typing import Any
 from dominocam import scene_state
 from dominocam.errors import UserInputError
 from rules.i18n import _
-from rules.places import place_of
+from rules.places import PLACE_CODES, place_of
 from rules.tiles import parse_tile
 from server import engine, json_fields, storage, table_scene
 from server.game.records import Conflict, NotFound, get_game, get_round, open_round, players
@@ -44,6 +44,18 @@ def _parse_line(raw: object, index: int, set_max: int, names: set[str]) -> dict[
                 _("line {name!r}: unknown owner {owner!r}").format(name=line["name"], owner=owner)
             )
         line["owner"] = owner
+    # Where a photo's line lies (`rules.places`), kept when the host edits the photo's lines.
+    place = raw.get("place")
+    if place is not None:
+        if place not in PLACE_CODES:
+            raise UserInputError(
+                _("line {name!r}: place must be one of {places}, got {value}").format(
+                    name=line["name"],
+                    places=", ".join(sorted(PLACE_CODES)),
+                    value=json_fields.shown(place),
+                )
+            )
+        line["place"] = place
     for flag in ("marked", "open_double"):
         json_fields.check_field(raw, flag, json_fields.optional(json_fields.BOOLEAN, nullable=True))
         if raw.get(flag) is not None:

@@ -142,7 +142,7 @@ def public_state(conn: sqlite3.Connection, game_id: int) -> dict[str, Any]:
 
 def _line_words(line: dict[str, Any]) -> dict[str, Any]:
     """A round's line in the reader's words: `shown` names it as players see it ("the 5 at
-    the top right", "Ana's train", "“left”, the line ending in 5"); `place_shown` says where
+    the top right", "Ana's train", "“left” (open end 5)"); `place_shown` says where
     its open end lies on the table photo ("at the top right"), or is None."""
     place = line.get("place")
     return {

@@ -11,7 +11,7 @@ from rules.i18n import use_language
 from rules.places import line_words
 
 # A line a person named, with no place on a photo: its name and its open end.
-SIDE = "“side”, the line ending in 4"
+SIDE = "“side” (open end 4)"
 
 
 def _say(state) -> str:  # type: ignore[no-untyped-def]
@@ -21,7 +21,7 @@ def _say(state) -> str:  # type: ignore[no-untyped-def]
 def test_design_example_ruling() -> None:
     text = _say(parse_state(design_example()))
     for part in (
-        "Open ends: “main”, the line ending in 11; Ben's train (open end 4).",
+        "Open ends: “main” (open end 11); Ben's train (open end 4).",
         "Condition 1, no playable end: HOLDS.",
         "Condition 2, boneyard exhausted: HOLDS. Block never draws.",
         "Verification, clockwise from Ana:",
@@ -92,7 +92,7 @@ def test_a_ruling_names_a_line_by_what_players_see() -> None:
 
 def test_a_line_without_a_place_is_named_by_its_open_end_or_owner() -> None:
     assert line_words(5) == "the line ending in 5"
-    assert line_words(5, name="left") == "“left”, the line ending in 5"
+    assert line_words(5, name="left") == "“left” (open end 5)"
     assert line_words(5, name="Ben", owner="Ben", place="top") == "Ben's train"
     assert line_words(5, place="bottom-right", name="line 3") == "the 5 at the bottom right"
     assert line_words(0, kind="train", name="mexican") == "the public train"

@@ -177,7 +177,7 @@ def test_block_check_stops_at_the_first_player_who_can_play(client, game, links)
     assert caro["me"]["can_play"] == {
         "tile": [2, 5],
         "line": "right",
-        "line_shown": "“right”, the line ending in 5",
+        "line_shown": "“right” (open end 5)",
     }
 
 

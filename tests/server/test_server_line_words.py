@@ -95,6 +95,27 @@ def test_a_line_entered_by_hand_is_named_by_its_open_end_and_typed_name(client) 
     assert r.status_code == 200, r.json
     shown = client.get(f"/api/state?game={gid}").json["round"]["lines"]
     assert [(line["shown"], line["place_shown"]) for line in shown] == [
-        ("“left”, the line ending in 3", None),
-        ("“right”, the line ending in 5", None),
+        ("“left” (open end 3)", None),
+        ("“right” (open end 5)", None),
     ]
+
+
+def test_the_hosts_edit_of_a_photos_lines_keeps_where_they_lie(client) -> None:
+    """The correction screen sends a photo's lines back with their place: the players are
+    still told "the 5 at the top" after the host fixes an open end."""
+    gid, _links = _round_with_table_photo(client)
+    lines = client.get(f"/api/state?game={gid}").json["round"]["lines"]
+    sent = [{"name": line["name"], "open_end": line["open_end"], "place": line["place"]}
+            for line in lines]  # fmt: skip
+    sent[1]["open_end"] = 6
+    r = client.put(f"/api/games/{gid}/rounds/current/layout", json={"lines": sent},
+                   headers=ADMIN)  # fmt: skip
+    assert r.status_code == 200, r.json
+    assert [line["shown"] for line in r.json["round"]["lines"]] == [
+        "the 0 at the top left",
+        "the 6 at the top",
+    ]
+    sent[0]["place"] = "upstairs"
+    r = client.put(f"/api/games/{gid}/rounds/current/layout", json={"lines": sent},
+                   headers=ADMIN)  # fmt: skip
+    assert r.status_code == 400 and "place must be one of" in r.json["error"], r.json
