@@ -36,6 +36,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from dominocam.errors import UserInputError
+from rules.places import PLACE_CODES
 from rules.tiles import Tile
 from rules.variants import Variant
 
@@ -106,6 +107,8 @@ class Line:
         toes: tiles already played on that open double (lines branching from it).
         on_hub: the line grows from the layout's spinner or engine.
         branch_of: the line whose open double this line grows from (a toe), or None.
+        place: where its open end lies on a table photo (`rules.places.PLACES`, "top-right"),
+            or None; only for naming the line to players ("the 5 at the top right").
     """
 
     name: str
@@ -118,8 +121,14 @@ class Line:
     toes: int = 0
     on_hub: bool = False
     branch_of: str | None = None
+    place: str | None = None
 
     def __post_init__(self) -> None:
+        if self.place is not None and self.place not in PLACE_CODES:
+            raise UserInputError(
+                f"line {self.name!r}: place must be one of {', '.join(sorted(PLACE_CODES))}, "
+                f"got {self.place!r}"
+            )
         if not isinstance(self.name, str) or not self.name.strip():
             raise UserInputError(f"a line needs a name (text), got {self.name!r}")
         if not _is_count(self.open_end):
@@ -193,6 +202,8 @@ class Line:
         data["open_double"] = self.open_double
         if self.toes:
             data["toes"] = self.toes
+        if self.place is not None:
+            data["place"] = self.place
         return data
 
 
@@ -208,6 +219,7 @@ class OpenEnd:
         needs: tiles this end still needs before anything else may be played anywhere
             (an open double, or the unstarted arms of a spinner that must be filled first).
         kind: `line`, `spinner-arm`, `train` or `lead`.
+        place: where the line's open end lies on a table photo (`rules.places`), or None.
     """
 
     line: str
@@ -216,6 +228,7 @@ class OpenEnd:
     marked: bool = False
     needs: int = 0
     kind: str = END_LINE
+    place: str | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in (END_LINE, END_SPINNER, END_TRAIN, END_LEAD):
@@ -242,6 +255,7 @@ class OpenEnd:
             "marked": self.marked,
             "needs": self.needs,
             "kind": self.kind,
+            "place": self.place,
         }
 
 
@@ -356,7 +370,9 @@ class Layout:
                 if line.toes >= max(cover, 1):
                     continue  # closed: its toes carry the play on
                 needs = cover - line.toes if cover > 0 else 0
-            ends.append(OpenEnd(line.name, line.open_end, line.owner, line.marked, needs))
+            ends.append(
+                OpenEnd(line.name, line.open_end, line.owner, line.marked, needs, place=line.place)
+            )
         names = {line.name for line in self.lines}
         if self.spinner is not None:
             free = variant.spinner_arms - len(self.hub_arms())

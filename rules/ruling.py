@@ -6,9 +6,12 @@ who can still play what where, any foul, the pip totals, the winner and the poin
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rules.i18n import _, format_number, ngettext
 from rules.layout import END_LEAD, END_SPINNER, END_TRAIN, OpenEnd
 from rules.moves import Move
+from rules.places import line_words
 from rules.state import GameState
 from rules.verdict import Verdict
 
@@ -27,6 +30,12 @@ def ruling(verdict: Verdict, state: GameState, boneyard_known: bool = True) -> s
     """
     unknown = not boneyard_known and verdict.draw != "none"
     variant = state.variant
+    # Each open end by its line's name: a move names its line, the ruling says it in words.
+    ends = {end.line: end for end in verdict.open_ends}
+
+    def where(move: Move) -> str:
+        return _where(move, ends)
+
     lines = [
         ngettext(
             "Ruling: {title} ({name}), double-{set} set, {count} player clockwise: {names}.",
@@ -42,17 +51,17 @@ def ruling(verdict: Verdict, state: GameState, boneyard_known: bool = True) -> s
         _("Open ends: {ends}.").format(ends=_ends(verdict.open_ends)),
         "",
     ]
-    lines += _condition_1(verdict)
+    lines += _condition_1(verdict, where)
     if unknown:
         lines.append(_("Condition 2, boneyard exhausted: NOT KNOWN. Nobody counted the boneyard."))
     else:
         lines += _condition_2(verdict, state)
     lines.append("")
-    lines += _verification(verdict, unknown)
+    lines += _verification(verdict, where, unknown)
     if verdict.fouls:
         lines.append("")
         for name in dict.fromkeys(m.player for m in verdict.fouls):
-            tiles = "; ".join(_where(m) for m in verdict.fouls if m.player == name)
+            tiles = "; ".join(where(m) for m in verdict.fouls if m.player == name)
             # Worded as the player acted: proposing the block is a claim of its own.
             if name == state.proposer and not state.player(name).declared_cannot_play:
                 foul = _("FOUL: {player} proposed a block but can still play {tiles}.")
@@ -102,6 +111,11 @@ def _ends(ends: tuple[OpenEnd, ...]) -> str:
     return "; ".join(_end(e) for e in ends)
 
 
+def end_words(end: OpenEnd) -> str:
+    """An open end named as a player sees it (`rules.places.line_words`)."""
+    return line_words(end.value, place=end.place, owner=end.owner, kind=end.kind, name=end.line)
+
+
 def _end(end: OpenEnd) -> str:
     if end.kind == END_LEAD:
         return _("the table is empty (any tile may be led)")
@@ -110,8 +124,8 @@ def _end(end: OpenEnd) -> str:
         notes.append(_("a free side of the spinner"))
     if end.kind == END_TRAIN:
         notes.append(_("not started"))
-    if end.owner is not None:
-        notes.append(_("{owner}'s").format(owner=end.owner))
+    if end.owner is not None or end.kind == END_TRAIN:
+        notes.append(_("open end {end}").format(end=end.value))
     if end.marked:
         notes.append(_("marked"))
     if end.needs:
@@ -123,16 +137,18 @@ def _end(end: OpenEnd) -> str:
             ).format(count=format_number(end.needs))
         )
     extra = f" ({', '.join(notes)})" if notes else ""
-    return f"{end.line} {end.value}{extra}"
+    return f"{end_words(end)}{extra}"
 
 
-def _where(move: Move) -> str:
+def _where(move: Move, ends: dict[str, OpenEnd]) -> str:
     if move.end is None:
         return _("{tile} (to lead)").format(tile=move.tile)
-    return _("{tile} on {line} ({end})").format(tile=move.tile, line=move.line, end=move.end)
+    end = ends.get(move.line)
+    line = end_words(end) if end is not None else line_words(move.end, name=move.line)
+    return _("{tile} on {line}").format(tile=move.tile, line=line)
 
 
-def _condition_1(verdict: Verdict) -> list[str]:
+def _condition_1(verdict: Verdict, where: Callable[[Move], str]) -> list[str]:
     if verdict.no_playable_end:
         return [
             _(
@@ -142,7 +158,7 @@ def _condition_1(verdict: Verdict) -> list[str]:
         ]
     lines = [_("Condition 1, no playable end: FAILS. Still playable:")]
     for name in dict.fromkeys(m.player for m in verdict.playable):
-        tiles = "; ".join(_where(m) for m in verdict.playable if m.player == name)
+        tiles = "; ".join(where(m) for m in verdict.playable if m.player == name)
         lines.append(f"  {name}: {tiles}")
     return lines
 
@@ -191,13 +207,15 @@ def _condition_2(verdict: Verdict, state: GameState) -> list[str]:
     ]
 
 
-def _verification(verdict: Verdict, boneyard_unknown: bool = False) -> list[str]:
+def _verification(
+    verdict: Verdict, where: Callable[[Move], str], boneyard_unknown: bool = False
+) -> list[str]:
     proposer = verdict.proposer
     lines = [_("Verification, clockwise from {proposer}:").format(proposer=proposer)]
     for number, confirmation in enumerate(verdict.verification, start=1):
         player = confirmation.player
         if confirmation.can_play:
-            tiles = "; ".join(_where(m) for m in confirmation.moves)
+            tiles = "; ".join(where(m) for m in confirmation.moves)
             text = _("{player} CAN play: {tiles}. The check stops here.").format(
                 player=player, tiles=tiles
             )

@@ -15,7 +15,7 @@ The JSON form (docs/design.md "Game state JSON", extended; players in clockwise 
       ],
       "layout": {
         "lines": [
-          {"name": "main", "open_end": 11},                    # by its open end, or
+          {"name": "main", "open_end": 11, "place": "top-right"},  # by its open end, or
           {"name": "left", "tiles": [[3, 4], [4, 6]]},         # by its tiles from the root
           {"name": "Ben", "open_end": 4, "owner": "Ben", "marked": false,
            "open_double": false, "toes": 0, "root": 4, "branch_of": "main"}
@@ -31,8 +31,11 @@ The JSON form (docs/design.md "Game state JSON", extended; players in clockwise 
       "comment": "free text"              # ignored
     }
 
-`rules.layout` explains lines, roots, hubs and open doubles. An explicit `proposer` counts
-as that player's declaration that they cannot play (proposing a block is that claim).
+`rules.layout` explains lines, roots, hubs and open doubles. A line's optional `place` says
+where its open end lies on a table photo (`rules.places`: one of nine, by thirds of the
+photo); the rulings then name it as players see it ("the 11 at the top right"). An explicit
+`proposer` counts as that player's declaration that they cannot play (proposing a block is
+that claim).
 
 Everything is checked: pips above the set's maximum, a tile held twice or both in a hand and
 on the table, unknown players (owner, proposer, leader, last_played, declarations), unknown
@@ -52,6 +55,7 @@ from typing import Any, TypeGuard
 from dominocam.errors import UserInputError
 from rules.i18n import N_, _
 from rules.layout import Layout, Line, chain_end, infer_root
+from rules.places import PLACE_CODES
 from rules.tiles import SUPPORTED_SETS, Tile, hand_points, parse_tile, set_size
 from rules.variants import VARIANTS, Variant, get_variant
 
@@ -82,6 +86,7 @@ LINE_KEYS = (
     "marked",
     "open_double",
     "toes",
+    "place",
 )
 
 
@@ -551,6 +556,20 @@ def _bool(obj: Mapping[str, Any], key: str, where: str, default: bool = False) -
     return value
 
 
+def _place(obj: Mapping[str, Any], where: str) -> str | None:
+    """A line's place on a table photo (`rules.places.PLACES`), or None."""
+    value = obj.get("place")
+    if value is None:
+        return None
+    if value not in PLACE_CODES:
+        raise UserInputError(
+            _("{where}: place must be one of {places}, got {value!r}").format(
+                where=where, places=", ".join(sorted(PLACE_CODES)), value=value
+            )
+        )
+    return str(value)
+
+
 def _rules(raw: object) -> Mapping[str, object] | None:
     if raw is None:
         return None
@@ -794,4 +813,5 @@ def _line(
         toes=derived_toes if toes is None else toes,
         on_hub=on_hub,
         branch_of=branch_of,
+        place=_place(obj, where),
     )

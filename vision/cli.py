@@ -25,17 +25,11 @@ from dominocam.arguments import (
     add_threads,
 )
 from dominocam.errors import UserInputError
+from rules.places import place_words
 from rules.tiles import SUPPORTED_SETS
 from vision.image_io import IMAGE_SUFFIXES
 from vision.notes import Note, detail_text, player_text
 from vision.settings import DETECTOR_CONF
-
-# Where an open end lies in the photo, by thirds of its height (rows) and width (columns).
-PLACES: tuple[tuple[str, str, str], ...] = (
-    ("at the top left", "at the top", "at the top right"),
-    ("on the left", "in the middle", "on the right"),
-    ("at the bottom left", "at the bottom", "at the bottom right"),
-)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -101,15 +95,6 @@ def _annotate_target(out: str, image: Path, several: bool) -> Path:
         return target / f"{image.stem}.annotated.png"
     target.parent.mkdir(parents=True, exist_ok=True)
     return target
-
-
-def place_words(point: tuple[float, float], width: int, height: int) -> str:
-    """Where `point` lies in a `width` x `height` photo, as a player says it ("at the top
-    right"): by thirds of the photo."""
-    x, y = point
-    column = min(2, max(0, int(3 * x / width)))
-    row = min(2, max(0, int(3 * y / height)))
-    return PLACES[row][column]
 
 
 def open_ends_words(scene: Any) -> str | None:

@@ -9,6 +9,7 @@ from typing import Any
 from dominocam import scene_state
 from dominocam.errors import UserInputError
 from rules.i18n import _
+from rules.places import PLACE_CODES, place_of
 from rules.tiles import parse_tile
 from server import engine, json_fields, storage, table_scene
 from server.game.records import Conflict, NotFound, get_game, get_round, open_round, players
@@ -43,6 +44,18 @@ def _parse_line(raw: object, index: int, set_max: int, names: set[str]) -> dict[
                 _("line {name!r}: unknown owner {owner!r}").format(name=line["name"], owner=owner)
             )
         line["owner"] = owner
+    # Where a photo's line lies (`rules.places`), kept when the host edits the photo's lines.
+    place = raw.get("place")
+    if place is not None:
+        if place not in PLACE_CODES:
+            raise UserInputError(
+                _("line {name!r}: place must be one of {places}, got {value}").format(
+                    name=line["name"],
+                    places=", ".join(sorted(PLACE_CODES)),
+                    value=json_fields.shown(place),
+                )
+            )
+        line["place"] = place
     for flag in ("marked", "open_double"):
         json_fields.check_field(raw, flag, json_fields.optional(json_fields.BOOLEAN, nullable=True))
         if raw.get(flag) is not None:
@@ -103,8 +116,25 @@ def set_boneyard(conn: sqlite3.Connection, game_id: int, boneyard: object) -> No
 
 def layout_from_scene(scene: dict[str, Any]) -> list[dict[str, Any]]:
     """Rules-engine lines from a Scene's layout: one line per open end the photo shows
-    (`dominocam.scene_state.layout_lines`, shared with `dominocam round`)."""
-    return scene_state.layout_lines(scene)
+    (`dominocam.scene_state.layout_lines`, shared with `dominocam round`), each with the
+    place of its open end in the photo (`rules.places`): players are told "the 5 at the top
+    right", never a line's number."""
+    lines = scene_state.layout_lines(scene)
+    image = scene.get("image") or {}
+    width, height = image.get("width"), image.get("height")
+    # layout_lines keeps the Scene's lines that have an open end's value, in their order.
+    ends = [
+        end
+        for line in (scene.get("layout") or {}).get("lines") or []
+        if isinstance(end := line.get("open_end"), dict) and isinstance(end.get("value"), int)
+    ]
+    if len(ends) != len(lines) or not width or not height:
+        return lines
+    for line, end in zip(lines, ends, strict=True):
+        point = end.get("point")
+        if isinstance(point, list | tuple) and len(point) == 2 and end["value"] == line["open_end"]:
+            line["place"] = place_of((float(point[0]), float(point[1])), width, height)
+    return lines
 
 
 def save_table_scene(

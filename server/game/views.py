@@ -6,6 +6,8 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
+from dominocam.scene_state import hand_tiles
+from rules.places import line_words, place_text
 from rules.variants import get_variant
 from server import storage
 from server.game import audit, history, review, wording
@@ -54,11 +56,11 @@ def public_state(conn: sqlite3.Connection, game_id: int) -> dict[str, Any]:
         roster.append(entry)
     scene = loads(rnd["table_scene"], None)
     checks = conn.execute(
-        "SELECT id, proposer, outcome, created_at FROM block_checks WHERE round_id = ? "
+        "SELECT id, proposer, outcome, verdict, created_at FROM block_checks WHERE round_id = ? "
         "ORDER BY id DESC LIMIT 5",
         (rnd["id"],),
     ).fetchall()
-    lines = loads(rnd["layout"], [])
+    lines = [dict(line, **_line_words(line)) for line in loads(rnd["layout"], [])]
     draws = get_variant(game["variant"], loads(game["rules"], {})).undealt == "boneyard"
     return {
         "version": storage.last_event_id(conn),
@@ -105,7 +107,12 @@ def public_state(conn: sqlite3.Connection, game_id: int) -> dict[str, Any]:
             # Which tile stopped a check is told to that player only until the round ends.
             "block_checks": [
                 dict(
-                    loads(c["outcome"], {}) if ended else public_outcome(loads(c["outcome"], {})),
+                    _outcome_words(
+                        loads(c["outcome"], {})
+                        if ended
+                        else public_outcome(loads(c["outcome"], {})),
+                        loads(c["verdict"], {}),
+                    ),
                     id=c["id"],
                     time=c["created_at"],
                 )
@@ -133,6 +140,48 @@ def public_state(conn: sqlite3.Connection, game_id: int) -> dict[str, Any]:
     }
 
 
+def _line_words(line: dict[str, Any]) -> dict[str, Any]:
+    """A round's line in the reader's words: `shown` names it as players see it ("the 5 at
+    the top right", "Ana's train", "“left” (open end 5)"); `place_shown` says where
+    its open end lies on the table photo ("at the top right"), or is None."""
+    place = line.get("place")
+    return {
+        "shown": line_words(
+            line.get("open_end"), place=place, owner=line.get("owner"), name=line.get("name")
+        ),
+        "place_shown": place_text(place) if place else None,
+    }
+
+
+def end_shown(name: str | None, verdict: dict[str, Any]) -> str | None:
+    """The open end called `name` in a stored verdict (its `open_ends`), in words."""
+    if name is None:
+        return None
+    end = next((e for e in verdict.get("open_ends") or [] if e.get("line") == name), None)
+    if end is None:
+        moves: list[dict[str, Any]] = verdict.get("playable") or []
+        move = next((m for m in moves if m.get("line") == name), {})
+        return line_words(move.get("end"), name=name)
+    return line_words(
+        end.get("value"),
+        place=end.get("place"),
+        owner=end.get("owner"),
+        kind=end.get("kind") or "line",
+        name=name,
+    )
+
+
+def _outcome_words(outcome: dict[str, Any], verdict: dict[str, Any]) -> dict[str, Any]:
+    """A block check's outcome with the line where the check stopped in words
+    (`stopped.line_shown`), when the outcome names it."""
+    stopped = outcome.get("stopped")
+    if stopped and stopped.get("line") is not None:
+        outcome = dict(
+            outcome, stopped=dict(stopped, line_shown=end_shown(stopped["line"], verdict))
+        )
+    return outcome
+
+
 def _hand_status(row: sqlite3.Row | None) -> str:
     """none | unconfirmed (a photo read, not confirmed) | confirmed (the hand is in) |
     to-confirm (confirmed before play went on: its owner confirms it again)."""
@@ -155,13 +204,36 @@ def _hand_changes(conn: sqlite3.Connection, round_id: int) -> dict[str, int]:
 def _my_play(conn: sqlite3.Connection, rnd: sqlite3.Row, name: str) -> dict[str, Any] | None:
     """The tile and line a block check found this player can play (for them alone)."""
     row = conn.execute(
-        "SELECT outcome FROM block_checks WHERE round_id = ? ORDER BY id DESC LIMIT 1",
+        "SELECT outcome, verdict FROM block_checks WHERE round_id = ? ORDER BY id DESC LIMIT 1",
         (rnd["id"],),
     ).fetchone()
     stopped = (loads(row["outcome"], {}) if row else {}).get("stopped") or {}
     if rnd["status"] != "open" or stopped.get("player") != name:
         return None
-    return {"tile": stopped.get("tile"), "line": stopped.get("line")}
+    line = stopped.get("line")
+    return {
+        "tile": stopped.get("tile"),
+        "line": line,
+        # Where, as the player sees it ("the 5 at the top right"), never "line 2".
+        "line_shown": end_shown(line, loads(row["verdict"], {})),
+    }
+
+
+def _photo_replaced(
+    conn: sqlite3.Connection, rnd: sqlite3.Row, row: sqlite3.Row | None, name: str, tiles: list
+) -> str | None:
+    """Who made this confirmed hand differ from its photo's reading: "host" (the host
+    changed it), "player" (its owner corrected the reading), or None when the reading is
+    the hand. The phone then shows the photo without its old reading, and says why."""
+    scene = loads(row["scene"], None) if row is not None and row["image"] else None
+    if scene is None or sorted(map(sorted, hand_tiles(scene))) == sorted(map(sorted, tiles)):
+        return None
+    last = conn.execute(
+        "SELECT author FROM audit WHERE round_id = ? AND action = 'hand' "
+        "AND json_extract(detail, '$.player') = ? ORDER BY id DESC LIMIT 1",
+        (rnd["id"], name),
+    ).fetchone()
+    return "host" if last is not None and last["author"] == audit.HOST else "player"
 
 
 def player_view(conn: sqlite3.Connection, player: sqlite3.Row) -> dict[str, Any]:
@@ -190,6 +262,10 @@ def player_view(conn: sqlite3.Connection, player: sqlite3.Row) -> dict[str, Any]
         "scene": scene,
         "warnings_shown": review.shown_warnings(scene),
         "has_photo": bool(row and (row["pending_image"] or row["image"])),
+        # The confirmed photo's reading no longer is the hand (changed since): by whom.
+        "photo_replaced": None
+        if pending
+        else _photo_replaced(conn, rnd, row, player["name"], tiles),
         "declared_cannot_play": bool(row and row["declared_cannot_play"]),
         "can_play": _my_play(conn, rnd, player["name"]),
         # Of this hand alone: tiles the table photo shows, and whether to confirm it again.

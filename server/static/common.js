@@ -249,7 +249,7 @@ var DC = (function () {
       } else if (outcome.stopped && outcome.stopped.player) {
         // While the round is open the tile stays secret (only its player is told it).
         var st = outcome.stopped, aLine = _("a line"), canPlay = st.tile
-          ? _("Not blocked: {name} can play {tile} on {line}", { name: st.player, tile: tileText(st.tile), line: st.line || aLine })
+          ? _("Not blocked: {name} can play {tile} on {line}", { name: st.player, tile: tileText(st.tile), line: st.line_shown || aLine })
           : _("Not blocked: {name} can play", { name: st.player });
         resultNode.className = "error";
         resultNode.textContent = st.foul ? _("{can_play} — FOUL: {foul}", { can_play: canPlay, foul: foulText(st) }) : _("{can_play}.", { can_play: canPlay });

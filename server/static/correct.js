@@ -24,7 +24,8 @@
     state.players.forEach(function (p) { var o = DC.el("option", { value: p.name, text: p.name }); if (line.owner === p.name) o.selected = true; owner.appendChild(o); });
     var marked = DC.el("input", { type: "checkbox", class: "marked" }); marked.checked = !!line.marked;
     var del = DC.el("button", { type: "button", text: _("Remove") });
-    var tr = DC.el("tr", {}, [
+    // A line read from the photo keeps where it lies (the players are told "the 5 at the top").
+    var tr = DC.el("tr", { "data-place": line.place || "" }, [
       DC.el("td", {}, [DC.el("input", { class: "name", value: line.name || "", "aria-label": _("line name") })]),
       DC.el("td", {}, [DC.el("input", { class: "end", type: "number", min: "0", max: String(state.game.set), value: line.open_end === undefined ? "" : line.open_end, "aria-label": _("open end") })]),
       DC.el("td", {}, [owner]), DC.el("td", {}, [marked]), DC.el("td", {}, [del])]);
@@ -277,6 +278,7 @@
       var line = { name: tr.querySelector(".name").value, open_end: parseInt(tr.querySelector(".end").value, 10) };
       if (tr.querySelector(".owner").value) line.owner = tr.querySelector(".owner").value;
       if (tr.querySelector(".marked").checked) line.marked = true;
+      if (tr.getAttribute("data-place")) line.place = tr.getAttribute("data-place");
       lines.push(line);
     });
     DC.api("PUT", base + "/layout", { lines: lines })

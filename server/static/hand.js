@@ -12,7 +12,7 @@
       if (n === tile[half]) o.selected = true;
       pick.appendChild(o);
     }
-    pick.addEventListener("change", function () { tile[half] = parseInt(pick.value, 10); dirty = true; DC.setText("total", totalText()); });
+    pick.addEventListener("change", function () { tile[half] = parseInt(pick.value, 10); dirty = true; DC.setText("total", totalText()); waiting(); });
     return pick;
   }
   function pipsText(n) { return ngettext("{count} pip", "{count} pips", n); }
@@ -27,12 +27,23 @@
     });
     DC.setText("total", totalText());
     DC.$("clear").hidden = !tiles.length;
+    waiting();
+  }
+  /* While the hand on screen waits for its owner's confirmation (a photo's reading, edits, a
+     hand not in yet, or one to confirm again), the confirmation stays at the foot of the
+     screen: reachable without scrolling past the photo and the list. */
+  function waiting() {
+    if (!view) return;
+    var r = view.round, me = view.me;
+    var edits = !r.locked && (dirty || !!(me.pending && me.pending.tiles) || (!me.confirmed && tiles.length > 0));
+    var wait = r.status === "open" && (edits || me.to_confirm);
+    DC.$("confirm-bar").classList.toggle("waiting", !!wait);
   }
   function render(v) {
     view = v;
     var r = v.round;
     var round = r.status === "ended" ? _("round {number} (ended)", { number: r.number }) : _("round {number}", { number: r.number });
-    DC.setText("round-info", [v.game.name, v.game.variant, round].join(" · "));
+    DC.setText("round-info", [v.game.name, v.game.variant_title, round].join(" · "));
     DC.setText("open-ends", r.open_ends.length ? r.open_ends.join(", ") : _("none yet"));
     if (v.models) msg("models", v.models.available ? "" : _("Photo reading is off on this server: {why}", { why: v.models.message }), v.models.available ? "muted" : "warn");
     // A photo's reading waits for confirmation: it is what the editor shows until then.
@@ -61,6 +72,7 @@
     DC.$("photo-card").hidden = over;
     DC.$("app").classList.toggle("round-over", over);  // the result comes first then
     DC.$("hand-edit").hidden = over;
+    DC.$("confirm-bar").hidden = over;
     DC.$("block-actions").hidden = over;
     DC.setText("block-title", over ? _("Round result") : _("Block"));
     renderScoreboard(v.scoreboard);
@@ -69,11 +81,17 @@
     DC.setText("locked", held ? _("The table host is checking: {ruling}", { ruling: DC.pendingText(r.pending_end) }) + " " + _("The host scores the round or dismisses the ruling; your phone cannot.") : locked ? _("Hands are locked ({why}): only the host can change a hand now.", { why: r.locked.by_shown || r.locked.by }) : "");
     DC.setText("review", (r.review || {}).messages ? r.review.messages.join(" ") : "");
     var play = v.me.can_play;
-    DC.setText("can-play", play ? _("You can play {tile} on {line}.", { tile: DC.tileText(play.tile), line: play.line }) : "");
+    DC.setText("can-play", play ? _("You can play {tile} on {line}.", { tile: DC.tileText(play.tile), line: play.line_shown || _("a line") }) : "");
     DC.renderAudit(DC.$("audit"), v.audit);
     DC.$("cannot-play").checked = v.me.declared_cannot_play;
     DC.renderDoubts(DC.$("hand-doubts"), pending ? v.me.scene : null, _("Look at your tiles and fix any mistake with the pickers below, then confirm."), v.me.warnings_shown);
-    if (v.me.has_photo) DC.drawScene(DC.$("scene-wrap"), base + "/image", v.me.scene, { version: v.version, alt: _("your hand") });
+    // The host changed the confirmed hand (or its owner corrected the reading): the photo's
+    // reading is no longer the hand, so the photo shows without it, marked as replaced.
+    var replaced = !pending && v.me.photo_replaced;
+    DC.setText("photo-replaced", !replaced ? "" : replaced === "host" ? _("The host changed your hand: the list below is your hand now, not what your photo showed.") : _("You corrected your photo's reading: the list below is your hand."));
+    DC.$("scene-wrap").classList.toggle("replaced", !!replaced);
+    if (v.me.has_photo) DC.drawScene(DC.$("scene-wrap"), base + "/image", replaced ? null : v.me.scene, { version: v.version, alt: replaced ? _("your hand's photo, before the change") : _("your hand") });
+    waiting();
     var check = r.block_checks[0];
     if (check && check.id !== lastCheck) { lastCheck = check.id; DC.showSteps(DC.$("steps"), DC.$("block-result"), check); }
     var res = DC.$("result"); res.hidden = r.status !== "ended";

@@ -13,7 +13,7 @@
     state = s;
     var g = s.game, r = s.round;
     DC.setText("game-title", g.name);
-    var sub = [g.variant, _("double-{set}", { set: g.set }), ngettext("{count} player", "{count} players", s.players.length)];
+    var sub = [g.variant_title, _("double-{set}", { set: g.set }), ngettext("{count} player", "{count} players", s.players.length)];
     if (g.status !== "active") sub.push(_("finished"));
     DC.setText("game-sub", sub.join(" · "));
     var label = ["", _("round {number}", { number: r.number })];
@@ -35,9 +35,11 @@
           t.marked ? DC.el("span", { class: "marker", text: _(" · marker out: anyone may play on it") }) : ""]));
       });
     } else {
+      // A line read from the photo by where its open end lies; one entered by hand by its name.
       r.lines.forEach(function (l) {
-        var params = { line: l.name, end: l.open_end, owner: l.owner };
-        lines.appendChild(DC.el("li", { text: !l.owner ? _("{line}: open end {end}", params) : l.marked ? _("{line}: open end {end} (train of {owner}, marked)", params) : _("{line}: open end {end} (train of {owner})", params) }));
+        var params = { line: l.name, end: l.open_end, owner: l.owner, place: l.place_shown };
+        lines.appendChild(DC.el("li", { "data-place": l.place || "", text: l.owner ? (l.marked ? _("{line}: open end {end} (train of {owner}, marked)", params) : _("{line}: open end {end} (train of {owner})", params))
+          : l.place_shown ? _("Open end {end} {place}", params) : _("{line}: open end {end}", params) }));
       });
     }
     DC.renderDoubts(DC.$("warnings"), r.table.scene, admin ? _("Tiles in doubt are drawn dashed orange: check them on the correction screen.") : _("Tiles in doubt are drawn dashed orange: the host checks them."), r.table.warnings_shown);

@@ -109,7 +109,7 @@ def test_summary_names_each_open_end_and_where_it_lies(read, photos):
 
 
 def test_place_words_by_thirds_of_the_photo():
-    from vision.cli import place_words
+    from rules.places import place_words
 
     assert place_words((310, 5), 320, 240) == "at the top right"
     assert place_words((160, 120), 320, 240) == "in the middle"

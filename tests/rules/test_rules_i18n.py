@@ -204,5 +204,5 @@ def test_a_not_blocked_ruling_with_a_foul_in_spanish() -> None:
     with use_language("es"):
         text = ruling(check(state), state)
     assert "Todavía se pueden robar 3 fichas (pozo 5, 2 de ellas nunca se roban)." in text
-    assert "FALTA: Ben dijo que no llevaba, pero tiene 4-6 en side (4)." in text
+    assert "FALTA: Ben dijo que no llevaba, pero tiene 4-6 en «side» (punta abierta 4)." in text
     assert "Veredicto: NO TRANCADO" in text

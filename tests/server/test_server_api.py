@@ -174,7 +174,11 @@ def test_block_check_stops_at_the_first_player_who_can_play(client, game, links)
     assert state["me"]["can_play"] is None
     # Caro alone is told what she can play.
     caro = client.get(f"/api/hand/{links['Caro']}").json
-    assert caro["me"]["can_play"] == {"tile": [2, 5], "line": "right"}
+    assert caro["me"]["can_play"] == {
+        "tile": [2, 5],
+        "line": "right",
+        "line_shown": "“right” (open end 5)",
+    }
 
 
 def test_a_foul_is_worded_as_the_player_acted(client, game, links) -> None:
@@ -321,8 +325,9 @@ def test_table_upload_read_correct_and_open_ends_follow(client, game) -> None:
         client, gid, [{"name": "main", "open_end": 4, "owner": "Ana", "marked": True}], 3
     )
     assert state["round"]["lines"] == [
-        {"name": "main", "open_end": 4, "owner": "Ana", "marked": True}
-    ]
+        {"name": "main", "open_end": 4, "owner": "Ana", "marked": True,
+         "shown": "Ana's train", "place_shown": None}
+    ]  # fmt: skip
     assert state["round"]["boneyard"] == 3
 
 

@@ -360,7 +360,7 @@ def test_hand_lifecycle_lock_audit_and_undo_on_a_phone(browser, make_app, tmp_pa
         ben = phone.new_page()
         ben.goto(f"{server.url}/hand/{links['Ben']}")
         expect(ben.locator("#can-play")).to_have_text(
-            re.compile(r"You can play (3-6|6-3) on left\.")
+            re.compile(r"You can play (3-6|6-3) on “left” \(open end 3\)\.")
         )
         # Play goes on: every hand is confirmed again before the next ruling (issue 32).
         expect(ana.locator("#hand-status")).to_contain_text(
