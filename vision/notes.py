@@ -17,8 +17,8 @@ levels:
 In the Scene JSON the notes sit beside the texts (`notes`, one `{code, params, text}` per
 warning, docs/design.md); a warning without a code (a Scene written before notes, a note
 from elsewhere) has `code: null` and is shown as its text. The place of a tile
-(`params["place"]`, one of `PLACES`) is added where the Scene knows its tiles' corners
-(`placed`).
+(`params["place"]`, one of `rules.places.PLACE_CODES`) is added where the Scene knows its
+tiles' corners (`placed`).
 
     >>> n = note(messages.CUT_BY_BORDER, tile=3)   # str(n) == "tile 3 is cut by the image border"
     >>> with use_language("it"): player_text(placed(n, {3: (600, 40)}, 640, 480))
@@ -32,40 +32,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from rules.i18n import N_, _, format_number
+from rules.places import PLACE_CODES, place_of, place_text
 from vision import messages as m
 
-# The nine places of a photo (by thirds), row by row, and how a player says each.
-PLACES: tuple[str, ...] = (
-    "top-left", "top", "top-right",
-    "left", "middle", "right",
-    "bottom-left", "bottom", "bottom-right",
-)  # fmt: skip
-PLACE_WORDS: dict[str, str] = {
-    "top-left": N_("at the top left"),
-    "top": N_("at the top"),
-    "top-right": N_("at the top right"),
-    "left": N_("on the left"),
-    "middle": N_("in the middle"),
-    "right": N_("on the right"),
-    "bottom-left": N_("at the bottom left"),
-    "bottom": N_("at the bottom"),
-    "bottom-right": N_("at the bottom right"),
-}
+# Where a tile lies is said as a line's open end is (`rules.places`): one of nine places by
+# thirds of the photo; "in the photo" when a note has none.
 NO_PLACE = N_("in the photo")
 
 
-def place_of(point: Sequence[float], width: float, height: float) -> str:
-    """Which of the nine `PLACES` `point` (x right, y down, pixels) lies in, in a `width` x
-    `height` photo: by thirds."""
-    column = min(2, max(0, int(3 * float(point[0]) / width)))
-    row = min(2, max(0, int(3 * float(point[1]) / height)))
-    return PLACES[3 * row + column]
-
-
 def place_words(place: str | None) -> str:
-    """A place of `PLACES` as a player says it in the current language ("at the top right");
-    "in the photo" when unknown."""
-    return _(PLACE_WORDS.get(place or "", NO_PLACE))
+    """A place code (`rules.places.PLACE_CODES`) as a player says it in the current language
+    ("at the top right"); "in the photo" when unknown."""
+    return place_text(place) if place in PLACE_CODES else _(NO_PLACE)
 
 
 # --- what a player reads -------------------------------------------------------------------
@@ -405,7 +383,7 @@ def placed(note_: str, centres: Mapping[int, Sequence[float]], width: float, hei
         point = centres[int(tile)]
     if not width or not height:
         return note_
-    return note_.with_params(place=place_of(point, width, height))
+    return note_.with_params(place=place_of((float(point[0]), float(point[1])), width, height))
 
 
 def player_text(warning: str) -> str:

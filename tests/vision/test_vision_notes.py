@@ -17,6 +17,7 @@ from test_confidence import up as up_read
 from test_joint_decode import up
 
 from rules.i18n import LANGUAGES, use_language
+from rules.places import PLACE_CODES
 from vision import messages, notes
 from vision.confidence import review_scene
 from vision.decode import joint_decode
@@ -219,7 +220,7 @@ def test_the_layout_gives_codes() -> None:
     assert all(isinstance(d, Note) for d in laid.layout.doubts)
     assert {d.code for d in laid.layout.doubts} == {"played_apart", "tile_beyond_end"}
     apart = next(d for d in laid.to_dict()["layout"]["notes"] if d["code"] == "played_apart")
-    assert apart["params"]["tiles"] == [2, 3] and apart["params"]["place"] in notes.PLACES
+    assert apart["params"]["tiles"] == [2, 3] and apart["params"]["place"] in PLACE_CODES
 
 
 # --- the Scene JSON -----------------------------------------------------------------------
