@@ -61,7 +61,9 @@ def test_a_first_schema_database_opens_and_upgrades(tmp_path) -> None:
     client = app.test_client()
     assert client.get("/api/health").json["schema_version"] == storage.SCHEMA_VERSION == 6
     rnd = client.get("/api/games/1/state").json["round"]
-    assert rnd["lines"] == [{"name": "main", "open_end": 3}] and not rnd["lines_by_hand"]
+    # As stored, with the words the state adds for players (a line typed by hand: its name).
+    assert [(line["name"], line["open_end"]) for line in rnd["lines"]] == [("main", 3)]
+    assert not rnd["lines_by_hand"]
     assert rnd["table"]["events"] == []
     assert client.get("/api/games/1/rounds/current/table/events").json["events"] == []
 
