@@ -54,10 +54,19 @@ def bytes_used(folder: Path, prefix: str = "") -> int:
     except FileNotFoundError:
         return 0
     return sum(
-        entry.stat().st_size
+        _entry_size(entry)
         for entry in entries
         if entry.name.startswith(prefix) and entry.is_file(follow_symlinks=False)
     )
+
+
+def _entry_size(entry: os.DirEntry[str]) -> int:
+    """The size of a listed file, 0 when it is gone since: another upload may delete the photo
+    it replaces between the listing and this look."""
+    try:
+        return entry.stat().st_size
+    except FileNotFoundError:
+        return 0
 
 
 def _size(folder: Path, name: str | None) -> int:

@@ -127,3 +127,22 @@ def test_a_games_photo_space_has_a_cap(make_app) -> None:
 @pytest.mark.parametrize("cap", ["PHOTO_BYTES_PER_GAME", "PHOTO_BYTES_PER_PLAYER"])
 def test_the_caps_have_sensible_defaults(app, cap) -> None:
     assert app.config[cap] >= 5 * app.config["MAX_CONTENT_LENGTH"]
+
+
+def test_a_photo_deleted_while_the_space_is_counted_is_not_an_error(tmp_path, monkeypatch) -> None:
+    """Seen in CI: two uploads at once, one deleting the photo it replaced while the other
+    counted the folder (listed, then gone before its size was read) answered 500."""
+    import os
+
+    from server import photo_space
+
+    (tmp_path / "table-a.jpg").write_bytes(b"x" * 10)
+    (tmp_path / "table-b.jpg").write_bytes(b"x" * 7)
+    listed = list(os.scandir(tmp_path))
+
+    def listing_then_a_deletion(folder):
+        (tmp_path / "table-a.jpg").unlink()  # the other upload's cleanup, after the listing
+        return iter(listed)
+
+    monkeypatch.setattr(photo_space.os, "scandir", listing_then_a_deletion)
+    assert photo_space.bytes_used(tmp_path) == 7
