@@ -52,7 +52,12 @@ def test_sigkill_mid_round_keeps_the_confirmed_state(tmp_path) -> None:
         assert status == 200
         assert check["outcome"]["stopped"] == {"player": "Ben", "foul": True, "foul_by": "declared"}
         status, view = http("GET", f"{base}/api/hand/{token['Ben']}")
-        assert view["me"]["can_play"] == {"tile": [2, 5], "line": "other"}
+        can_play = view["me"]["can_play"]
+        assert {"tile": can_play["tile"], "line": can_play["line"]} == {
+            "tile": [2, 5],
+            "line": "other",
+        }
+        assert can_play["line_shown"] == "“other” (open end 5)"  # the line in words
         status, _ = http("GET", f"{base}/api/games/{gid}/players", headers=ADMIN)
         assert status == 200
         status, state = http("GET", f"{base}/api/state")
