@@ -61,7 +61,6 @@ from server.game.round_ledger import (
     SeatHand,
     WaitReason,
     boneyard_floor,
-    cells,
     decide,
     on_table,
     problems_signature,
@@ -974,39 +973,17 @@ def host_review(
     if rnd is None:
         raise RoundConflict(f"table {table_id} has no open round (its game is over)")
     facts = _facts(conn, config, table_id, rnd)
-    went_out = _went_out(rnd)
-    ruling = Ruling.DOMINO if went_out else Ruling.BLOCK
-    decision = decide(facts, ruling, went_out, by_host=True)
-    ledger = decision.ledger
-    waits = [str(reason) for reason in getattr(decision, "reasons", ())]
-    to_confirm = list(getattr(decision, "to_confirm", ()))
     pending = rnd["pending_end"]
     held_for = list(pending.get("reasons") or []) if pending and pending.get("waiting") else []
-    override = facts.override
     return {
         "table": table_id,
         "round": rnd["number"],
         "pending": pending,
         "held_for": held_for,
         "held_for_shown": ledger_words.wait_text(held_for),
-        "ledger": {
-            **ledger.to_dict(),
-            "cells": [cell.to_dict() for cell in cells(ledger)],
-            "problems_shown": [problem_text(p, ledger.max_pip) for p in ledger.problems],
-            "ruling": str(ruling),
-            "waits": waits,
-            "waits_shown": ledger_words.wait_text(waits, to_confirm),
-            "to_confirm": to_confirm,
-            "override": (
-                None
-                if override is None
-                else {
-                    "reason": override.reason,
-                    "applies": override.problems == problems_signature(ledger),
-                }
-            ),
-            "boneyard_entered": {"count": rnd["boneyard"], "source": rnd["boneyard_source"]},
-        },
+        "ledger": ledger_words.host_ledger(
+            facts, _went_out(rnd), rnd["boneyard"], rnd["boneyard_source"]
+        ),
         "hands": [
             {
                 "seat": seat,

@@ -17,6 +17,13 @@ from rules.i18n import N_, _, ngettext
 from rules.ledger import Holder, HolderKind, Problem, ProblemCode
 from rules.ledger_words import and_text, problem_text, tiles_text
 from rules.tiles import Tile
+from server.game.round_ledger import (
+    RoundFacts,
+    Ruling,
+    cells,
+    decide,
+    problems_signature,
+)
 
 # Marked here, translated where shown (the request's language).
 HOST_CHECKING = N_("A tile needs checking before a ruling: the table host is checking the round.")
@@ -100,6 +107,44 @@ def stored_problem_text(data: dict[str, Any], max_pip: int) -> str:
     return problem_text(problem, max_pip)
 
 
+def host_ledger(
+    facts: RoundFacts, went_out: str | None, boneyard: int | None, boneyard_source: str | None
+) -> dict[str, Any]:
+    """The round's ledger as the host's screen shows it, in both modes (host only: it names
+    hands' tiles): the set as cells, each problem in words, what a ruling the host gives now
+    waits for, the host's override, and the boneyard's count as stored.
+
+    Args:
+        facts: the round (`round_ledger.round_facts`).
+        went_out: the player who went out (the ruling is then a domino, else a block).
+        boneyard, boneyard_source: the stored count and where it came from.
+    """
+    ruling = Ruling.DOMINO if went_out else Ruling.BLOCK
+    decision = decide(facts, ruling, went_out, by_host=True)
+    ledger = decision.ledger
+    waits = [str(reason) for reason in getattr(decision, "reasons", ())]
+    to_confirm = list(getattr(decision, "to_confirm", ()))
+    override = facts.override
+    return {
+        **ledger.to_dict(),
+        "cells": [cell.to_dict() for cell in cells(ledger)],
+        "problems_shown": [problem_text(p, ledger.max_pip) for p in ledger.problems],
+        "ruling": str(ruling),
+        "waits": waits,
+        "waits_shown": wait_text(waits, to_confirm),
+        "to_confirm": to_confirm,
+        "override": (
+            None
+            if override is None
+            else {
+                "reason": override.reason,
+                "applies": override.problems == problems_signature(ledger),
+            }
+        ),
+        "boneyard_entered": {"count": boneyard, "source": boneyard_source},
+    }
+
+
 def result_text(ledger: dict[str, Any] | None) -> str | None:
     """The ledger line of an ended round's result (`RulingGo.to_dict`), or None for a round
     scored before the ledger was kept."""
@@ -120,6 +165,7 @@ def result_text(ledger: dict[str, Any] | None) -> str | None:
 __all__ = [
     "BONEYARD_NEEDED",
     "HOST_CHECKING",
+    "host_ledger",
     "owner_on_table",
     "public_message",
     "result_text",

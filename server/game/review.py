@@ -23,7 +23,6 @@ import sqlite3
 from typing import Any
 
 from rules.i18n import N_, _
-from rules.ledger_words import problem_text
 from rules.tiles import Tile
 from server import storage
 from server.game import audit, ledger_words, lifecycle, wording
@@ -35,7 +34,6 @@ from server.game.round_ledger import (
     Ruling,
     RulingDecision,
     SeatHand,
-    cells,
     decide,
     on_table,
     problems_signature,
@@ -328,32 +326,11 @@ def host_review(conn: sqlite3.Connection, game_id: int) -> dict[str, Any]:
 def ledger_review(conn: sqlite3.Connection, game_id: int, rnd: sqlite3.Row) -> dict[str, Any]:
     """The round's ledger for the host: the set as cells, each problem in words, and what the
     host's ruling waits for now (admin only: it names hands' tiles)."""
-    round_facts_ = facts(conn, game_id, rnd)
-    went_out = _went_out(rnd)
-    ruling = Ruling.DOMINO if went_out else Ruling.BLOCK
-    decision = decide(round_facts_, ruling, went_out, by_host=True)
-    ledger = decision.ledger
-    waits = list(getattr(decision, "reasons", ()))
-    to_confirm = list(getattr(decision, "to_confirm", ()))
-    override = round_facts_.override
     return {
-        **ledger.to_dict(),
-        "cells": [cell.to_dict() for cell in cells(ledger)],
-        "problems_shown": [problem_text(p, ledger.max_pip) for p in ledger.problems],
-        "ruling": str(ruling),
-        "waits": [str(w) for w in waits],
-        "waits_shown": ledger_words.wait_text(waits, to_confirm),
-        "to_confirm": to_confirm,
-        "host_checking": host_check(rnd),
-        "override": (
-            None
-            if override is None
-            else {
-                "reason": override.reason,
-                "applies": override.problems == problems_signature(ledger),
-            }
+        **ledger_words.host_ledger(
+            facts(conn, game_id, rnd), _went_out(rnd), rnd["boneyard"], rnd["boneyard_source"]
         ),
-        "boneyard_entered": {"count": rnd["boneyard"], "source": rnd["boneyard_source"]},
+        "host_checking": host_check(rnd),
     }
 
 
