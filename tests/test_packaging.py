@@ -6,6 +6,8 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[1]
 PROJECT = tomllib.loads((REPO / "pyproject.toml").read_text())
 SETUPTOOLS = PROJECT["tool"]["setuptools"]
@@ -38,11 +40,11 @@ def test_the_bundled_models_and_cards_are_package_data() -> None:
         assert model.with_suffix(".md").is_file(), f"{model.name} has no card"
 
 
-def test_the_server_templates_and_static_files_are_package_data() -> None:
-    patterns = SETUPTOOLS["package-data"]["server"]
-    server = package_folder("server")
+@pytest.mark.parametrize("package", ["server", "tournament"])
+def test_the_templates_and_static_files_are_package_data(package: str) -> None:
+    patterns = SETUPTOOLS["package-data"][package]
     for folder in ("templates", "static"):
-        files = sorted((server / folder).iterdir())
+        files = sorted((package_folder(package) / folder).iterdir())
         assert files
         assert all(any(f.match(f"*/{p}") for p in patterns) for f in files), folder
 

@@ -39,6 +39,7 @@ PACKAGE_FOLDERS = {
             "server.game",
             "measure",
             "tournament",
+            "tournament.web",
         )
     },
     "dominosynth": "datasets/dominosynth",
@@ -108,10 +109,11 @@ def test_the_wheel_holds_the_package_data(wheel: Path) -> None:
     for model in sorted((REPO / "models").glob("*.onnx")):
         assert f"dominomodels/{model.name}" in names
         assert f"dominomodels/{model.stem}.md" in names
-    for folder in ("templates", "static"):
-        shipped = {n for n in names if n.startswith(f"server/{folder}/")}
-        on_disk = {f"server/{folder}/{p.name}" for p in (REPO / "server" / folder).iterdir()}
-        assert shipped == on_disk
+    for package in ("server", "tournament"):
+        for folder in ("templates", "static"):
+            shipped = {n for n in names if n.startswith(f"{package}/{folder}/")}
+            on_disk = {f"{package}/{folder}/{p.name}" for p in (REPO / package / folder).iterdir()}
+            assert shipped == on_disk
     assert "dominotrain/yolov8-cls-narrow.yaml" in names
     catalogues = sorted((REPO / "rules" / "locale").rglob("*.mo"))
     assert len(catalogues) == 4  # hu, it, vi, es (rules/i18n.py reads them at run time)
