@@ -13,6 +13,13 @@ command at a random moment (play would go on). Then it is read, with faults at t
   the table and in the hands. A table tile misread changes the ledger's tiles only: the
   open ends the ruling uses are taken as read right (the layout's own doubts are another
   measure, `dominocam layout-eval`);
+* the reader's doubts: a misread's photo asks a person (the tile `doubtful`, or the photo
+  `needs_review`) with the probability `studies.misread_doubts` measured on synthetic
+  pictures (`FaultRates.misread_asks`); a tile read right is doubtful, a needless question,
+  with its measured probability (`right_doubtful`). A photo that asks holds the round in
+  every policy, as `dominocam round` does ("uncertain", whatever the verdict). The doubts
+  are drawn after every other fault of the round, so that the rest of a run does not move
+  with their rates;
 * a stale hand: a player who proposed a block while able to play (a foul, 1% of the turns
   on which someone could play) had their hand photographed then; play resumed, and in 20%
   of such rounds that photo is the one used, still holding the tiles played since;
@@ -33,6 +40,8 @@ Every round is ruled from the true state (the TRUE ruling) and by each policy:
 
 A ruling is wrong when it differs from the TRUE one: blocked or not, gone out or not, and
 for a block the winner, ties and points. A held round asks the host first: never wrong.
+Each policy is also ruled as with a reader that never doubts (`RoundResult.blind`: the
+figures before the doubts were modelled), so that what the doubts catch shows in one run.
 The figures are counts of rounds with Wilson 95% intervals (`measure.metrics.wilson`).
 """
 
@@ -90,6 +99,23 @@ POLICY_TITLES = {
 }
 RULED, HELD, ERROR = "ruled", "held", "error"
 
+# The reader's doubts as (k, n), measured by `python -m studies.misread_doubts --synthetic
+# runs/data/synth-s41-n300 --synthetic runs/data/hands-s73-n200 --realval ../shared/realval`
+# (docs/decisions/2026-12-03-round-ledger.md, committed models and calibration): of the
+# misread tiles, those whose photo asks a person (the tile doubtful, or the photo needs
+# review); of those, the tile itself doubtful; of the tiles read right, those marked doubtful.
+# Synthetic (the defaults), and real (the 108 scenes and 574 tile crops).
+MISREAD_ASKS_SYNTHETIC_KN = (101, 101)
+MISREAD_ASKS_REAL_KN = (5, 5)
+MISREAD_DOUBTFUL_SYNTHETIC_KN = (82, 101)
+MISREAD_DOUBTFUL_REAL_KN = (2, 5)
+RIGHT_DOUBTFUL_SYNTHETIC_KN = (97, 1975)
+RIGHT_DOUBTFUL_REAL_KN = (40, 1416)
+MISREAD_ASKS_SYNTHETIC = MISREAD_ASKS_SYNTHETIC_KN[0] / MISREAD_ASKS_SYNTHETIC_KN[1]
+MISREAD_ASKS_REAL = MISREAD_ASKS_REAL_KN[0] / MISREAD_ASKS_REAL_KN[1]
+RIGHT_DOUBTFUL_SYNTHETIC = RIGHT_DOUBTFUL_SYNTHETIC_KN[0] / RIGHT_DOUBTFUL_SYNTHETIC_KN[1]
+RIGHT_DOUBTFUL_REAL = RIGHT_DOUBTFUL_REAL_KN[0] / RIGHT_DOUBTFUL_REAL_KN[1]
+
 
 @dataclass(frozen=True)
 class FaultRates:
@@ -103,6 +129,11 @@ class FaultRates:
         cheat: per round, one player claims or hides a tile.
         boneyard_in_view: per round, the boneyard lies in the table photo's view.
         stop: per turn, the host runs the command now (play would go on).
+        misread_asks: per misread, its photo asks a person (the tile doubtful, or the photo
+            needs review). Default: the synthetic figure of `studies.misread_doubts`
+            (`MISREAD_ASKS_SYNTHETIC`; the real one is `MISREAD_ASKS_REAL`).
+        right_doubtful: per tile read right, it is marked doubtful (a needless question;
+            `RIGHT_DOUBTFUL_SYNTHETIC`, real `RIGHT_DOUBTFUL_REAL`).
     """
 
     missed_tile: float = 0.03
@@ -112,6 +143,8 @@ class FaultRates:
     cheat: float = 0.01
     boneyard_in_view: float = 0.25
     stop: float = 0.01
+    misread_asks: float = MISREAD_ASKS_SYNTHETIC
+    right_doubtful: float = RIGHT_DOUBTFUL_SYNTHETIC
 
 
 @dataclass(frozen=True)
@@ -140,6 +173,9 @@ class Readings:
         in_view: the boneyard lies in view (the host says so: `--boneyard-in-view`).
         faults: the kinds of fault that changed a reading.
         hidden_misreads: misreads into a tile that truly lies in the stock (nowhere seen).
+        misreads_asked: misreads whose photo asks a person (`FaultRates.misread_asks`).
+        hidden_asked: of the `hidden_misreads`, those whose photo asks.
+        needless_doubts: tiles read right but marked doubtful.
     """
 
     hands: tuple[tuple[Tile, ...], ...]
@@ -148,6 +184,14 @@ class Readings:
     in_view: bool
     faults: frozenset[str]
     hidden_misreads: int = 0
+    misreads_asked: int = 0
+    hidden_asked: int = 0
+    needless_doubts: int = 0
+
+    @property
+    def asks(self) -> bool:
+        """Some photo asks a person to check it before a ruling counts."""
+        return bool(self.misreads_asked or self.needless_doubts)
 
 
 @dataclass(frozen=True)
@@ -170,7 +214,11 @@ class RoundResult:
         faults: the fault kinds (`BONEYARD` when today's count changes what can be drawn).
         hidden_misreads: misreads into a tile that lies in the stock.
         hidden_changed: with the true boneyard, the readings' ruling differs from the truth.
-        rulings: policy -> its `Ruling`.
+        hidden_asked: of the `hidden_misreads`, those whose photo asks.
+        asks: some photo asks a person (`Readings.asks`).
+        needless_only: it asks, and only for tiles read right.
+        rulings: policy -> its `Ruling`, the reader's doubts heeded.
+        blind: policy -> its `Ruling` with a reader that never doubts.
         wrong: policy -> ruled, and differs from the truth.
     """
 
@@ -181,14 +229,23 @@ class RoundResult:
     faults: frozenset[str]
     hidden_misreads: int
     hidden_changed: bool
+    hidden_asked: int = 0
+    asks: bool = False
+    needless_only: bool = False
     rulings: dict[str, Ruling] = field(default_factory=dict)
+    blind: dict[str, Ruling] = field(default_factory=dict)
 
     @property
     def wrong(self) -> dict[str, bool]:
-        return {
-            name: ruling.kind == RULED and ruling.outcome != self.truth
-            for name, ruling in self.rulings.items()
-        }
+        return {name: self._wrong(ruling) for name, ruling in self.rulings.items()}
+
+    @property
+    def wrong_blind(self) -> dict[str, bool]:
+        """`wrong` with a reader that never doubts."""
+        return {name: self._wrong(ruling) for name, ruling in self.blind.items()}
+
+    def _wrong(self, ruling: Ruling) -> bool:
+        return ruling.kind == RULED and ruling.outcome != self.truth
 
 
 # --- dealing and playing ---------------------------------------------------------------------
@@ -281,21 +338,30 @@ def read_round(played: Played, rates: FaultRates, rnd: random.Random) -> Reading
             hand.pop(rnd.randrange(len(hand)))
             faults.add(MISSED)
     stock = set(state.boneyard_tiles or ())
-    hidden = 0
+    misreads: list[bool] = []  # per misread: into a tile of the stock (hidden)
+    right = 0
     for tiles in (*hands, table):
         for i, tile in enumerate(tiles):
             if rnd.random() < rates.misread:
                 tiles[i] = neighbour(tile, n, rnd)
                 faults.add(MISREAD)
-                hidden += tiles[i] in stock
+                misreads.append(tiles[i] in stock)
+            else:
+                right += 1
     in_view = rnd.random() < rates.boneyard_in_view
+    # The reader's doubts, drawn last: the readings above do not move with their rates.
+    asked = [rnd.random() < rates.misread_asks for _ in misreads]
+    needless = sum(rnd.random() < rates.right_doubtful for _ in range(right))
     return Readings(
         hands=tuple(tuple(hand) for hand in hands),
         table=tuple(table),
         face_down=state.boneyard if in_view else 0,
         in_view=in_view,
         faults=frozenset(faults),
-        hidden_misreads=hidden,
+        hidden_misreads=sum(misreads),
+        misreads_asked=sum(asked),
+        hidden_asked=sum(a and h for a, h in zip(asked, misreads, strict=True)),
+        needless_doubts=needless,
     )
 
 
@@ -399,11 +465,15 @@ def simulate_round(index: int, seed: int, rates: FaultRates) -> RoundResult:
     faults = set(readings.faults)
     if variant.drawable(readings.face_down) != variant.drawable(state.boneyard):
         faults.add(BONEYARD)
-    rulings = {
+    blind = {
         "today": rule_today(state, readings),
         "ledger": rule_with_ledger(state, readings, BoneyardReport.unknown()),
         "ledger+count": rule_with_ledger(state, readings, BoneyardReport.entered(state.boneyard)),
     }
+    # A photo that asks holds every ruling until a person has checked it (`dominocam round`:
+    # "uncertain" whatever the verdict; the dashboard: the host checks the table, each
+    # owner confirms their hand).
+    rulings = {name: heed_doubts(ruling, readings) for name, ruling in blind.items()}
     changed = False
     if readings.hidden_misreads:
         try:
@@ -419,11 +489,32 @@ def simulate_round(index: int, seed: int, rates: FaultRates) -> RoundResult:
         faults=frozenset(faults),
         hidden_misreads=readings.hidden_misreads,
         hidden_changed=changed,
+        hidden_asked=readings.hidden_asked,
+        asks=readings.asks,
+        needless_only=readings.asks and not readings.misreads_asked,
         rulings=rulings,
+        blind=blind,
     )
 
 
+def heed_doubts(ruling: Ruling, readings: Readings) -> Ruling:
+    """`ruling` as given when the photos ask a person: held (an error stays an error)."""
+    if readings.asks and ruling.kind == RULED:
+        return Ruling(HELD)
+    return ruling
+
+
 # --- the report -----------------------------------------------------------------------------
+
+
+def command(rounds: int, seed: int, rates: FaultRates) -> str:
+    """The command line that makes these figures again."""
+    said = f"python -m studies.round_simulation --rounds {rounds} --seed {seed}"
+    if rates.misread_asks != MISREAD_ASKS_SYNTHETIC:
+        said += f" --misread-asks {rates.misread_asks:g}"
+    if rates.right_doubtful != RIGHT_DOUBTFUL_SYNTHETIC:
+        said += f" --right-doubtful {rates.right_doubtful:g}"
+    return said
 
 
 def rate(k: int, n: int) -> dict[str, object]:
@@ -442,9 +533,17 @@ def summarize(results: Sequence[RoundResult], seed: int, rates: FaultRates) -> d
         without = [r for r in held if not r.faults & set(READING_FAULTS)]
         policies[name] = {
             "wrong": rate(sum(r.wrong[name] for r in results), total),
+            "wrong_without_doubts": rate(sum(r.wrong_blind[name] for r in results), total),
             "held": rate(len(held), total),
+            "held_without_doubts": sum(r.blind[name].kind == HELD for r in results),
+            "held_for_a_doubt_alone": sum(
+                r.blind[name].kind == RULED and r.rulings[name].kind == HELD for r in results
+            ),
             "held_with_a_reading_fault": len(held) - len(without),
             "held_without": len(without),
+            "held_without_for_a_needless_doubt": sum(
+                r.needless_only and r.blind[name].kind == RULED for r in without
+            ),
             "held_without_by_truth": dict(sorted(Counter(r.truth[0] for r in without).items())),
             "errors": kinds[ERROR],
             "ruled": kinds[RULED],
@@ -465,9 +564,12 @@ def summarize(results: Sequence[RoundResult], seed: int, rates: FaultRates) -> d
         }
     hidden = [r for r in results if r.hidden_misreads]
     changed = [r for r in hidden if r.hidden_changed]
+    # A confident misread into a hidden tile: none of the round's hidden misreads asks.
+    confident = [r for r in changed if r.hidden_asked < r.hidden_misreads]
+    asking = [r for r in results if r.asks]
     truths = Counter(r.truth[0] for r in results)
     return {
-        "command": f"python -m studies.round_simulation --rounds {total} --seed {seed}",
+        "command": command(total, seed, rates),
         "rounds": total,
         "seed": seed,
         "rates": rates.__dict__,
@@ -478,11 +580,43 @@ def summarize(results: Sequence[RoundResult], seed: int, rates: FaultRates) -> d
         "faults": {kind: by_fault[kind]["rounds"] for kind in (*FAULT_KINDS, "none")},
         "policies": policies,
         "by_fault": by_fault,
+        "doubts": {
+            "misread_asks": rates.misread_asks,
+            "misread_asks_real": MISREAD_ASKS_REAL,
+            "measured": {
+                "misread_asks_synthetic": rate(*MISREAD_ASKS_SYNTHETIC_KN),
+                "misread_asks_real": rate(*MISREAD_ASKS_REAL_KN),
+                "misread_doubtful_synthetic": rate(*MISREAD_DOUBTFUL_SYNTHETIC_KN),
+                "misread_doubtful_real": rate(*MISREAD_DOUBTFUL_REAL_KN),
+                "right_doubtful_synthetic": rate(*RIGHT_DOUBTFUL_SYNTHETIC_KN),
+                "right_doubtful_real": rate(*RIGHT_DOUBTFUL_REAL_KN),
+            },
+            "right_doubtful": rates.right_doubtful,
+            "right_doubtful_real": RIGHT_DOUBTFUL_REAL,
+            "rounds_asking": rate(len(asking), total),
+            "rounds_asking_for_a_misread": sum(not r.needless_only for r in asking),
+            "rounds_asking_only_needlessly": sum(r.needless_only for r in asking),
+        },
         "uncatchable": {
             "rounds_with_a_misread_into_a_hidden_tile": len(hidden),
             "changed_the_ruling": rate(len(changed), len(hidden)),
+            "of_those_not_asked": len(confident),
             "ruled_wrongly_by_ledger+count": sum(r.wrong["ledger+count"] for r in changed),
             "ruled_wrongly_by_ledger": sum(r.wrong["ledger"] for r in changed),
+            "ruled_wrongly_without_doubts_by_ledger+count": sum(
+                r.wrong_blind["ledger+count"] for r in changed
+            ),
+            "ruled_wrongly_without_doubts_by_ledger": sum(r.wrong_blind["ledger"] for r in changed),
+            "unchanged_and_ruled_right_by_ledger+count": sum(
+                not r.wrong_blind["ledger+count"] for r in hidden if not r.hidden_changed
+            ),
+        },
+        "wrong_without_doubts_by_variant": {
+            variant: {
+                name: sum(r.wrong_blind[name] for r in results if r.variant == variant)
+                for name in POLICIES
+            }
+            for variant in sorted({r.variant for r in results})
         },
         "wrong_by_variant": {
             variant: {
@@ -505,6 +639,7 @@ def _percent(figure: dict) -> str:
 
 def format_report(summary: dict) -> str:
     """The figures as a plain-text table."""
+    doubts = summary["doubts"]
     lines = [
         f"Round simulation: {summary['rounds']} rounds, seed {summary['seed']}",
         "  variants: " + ", ".join(f"{k} {v}" for k, v in summary["variants"].items()),
@@ -515,16 +650,30 @@ def format_report(summary: dict) -> str:
         + ", ".join(f"{FAULT_TITLES[k]} {summary['faults'][k]}" for k in FAULT_KINDS)
         + f", none {summary['faults']['none']}",
         "",
+        f"  the reader's doubts: a misread's photo asks with p = {doubts['misread_asks']:.3f} "
+        f"(synthetic; real {doubts['misread_asks_real']:.3f}), a tile read right is doubtful "
+        f"with p = {doubts['right_doubtful']:.4f} (real {doubts['right_doubtful_real']:.4f}); "
+        f"rounds that ask: {_percent(doubts['rounds_asking'])}, "
+        f"{doubts['rounds_asking_only_needlessly']} of them only for tiles read right",
+        "",
         f"{'policy':<36} {'scored wrongly, no question':<38} held for the host",
     ]
     for name in POLICIES:
         row = summary["policies"][name]
         held = (
             f"{_percent(row['held'])}: {row['held_with_a_reading_fault']} with a reading "
-            f"fault, {row['held_without']} without"
+            f"fault, {row['held_without']} without ({row['held_without_for_a_needless_doubt']} "
+            "for a needless doubt alone)"
         )
         error = f"; an error (exit 2) in {row['errors']}" if row["errors"] else ""
         lines.append(f"{POLICY_TITLES[name]:<36} {_percent(row['wrong']):<38} {held}{error}")
+    lines.append("With a reader that never doubts (before the doubts were modelled):")
+    for name in POLICIES:
+        row = summary["policies"][name]
+        lines.append(
+            f"  {POLICY_TITLES[name]:<34} {_percent(row['wrong_without_doubts']):<38} "
+            f"{row['held_without_doubts']} held"
+        )
     for name in POLICIES:
         truths = summary["policies"][name]["held_without_by_truth"]
         if truths:
@@ -551,10 +700,22 @@ def format_report(summary: dict) -> str:
         "sleeping tiles):",
         f"  rounds with one: {hidden['rounds_with_a_misread_into_a_hidden_tile']}; it changed "
         f"the ruling (true boneyard) in {_percent(hidden['changed_the_ruling'])};",
+        f"  {hidden['of_those_not_asked']} of those had a hidden misread whose photo asked "
+        "nothing (a confident misread);",
         f"  of those, ruled wrongly by the ledger policy {hidden['ruled_wrongly_by_ledger']}, "
-        f"by the ledger with the count {hidden['ruled_wrongly_by_ledger+count']}.",
+        f"by the ledger with the count {hidden['ruled_wrongly_by_ledger+count']} (a reader "
+        f"that never doubts: {hidden['ruled_wrongly_without_doubts_by_ledger']}, "
+        f"{hidden['ruled_wrongly_without_doubts_by_ledger+count']});",
+        f"  of the rounds where it changed nothing, ruled right by the ledger with the count "
+        f"(never doubting) {hidden['unchanged_and_ruled_right_by_ledger+count']} of "
+        f"{hidden['rounds_with_a_misread_into_a_hidden_tile'] - len_changed(hidden)}.",
     ]
     return "\n".join(lines)
+
+
+def len_changed(hidden: dict) -> int:
+    """The rounds whose hidden misread changed the ruling (`summarize`'s `uncatchable`)."""
+    return int(hidden["changed_the_ruling"]["k"])
 
 
 def run(rounds: int, seed: int, rates: FaultRates, progress: Iterable[int]) -> dict:
@@ -576,16 +737,41 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="the run's seed (default 0)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--misread-asks",
+        type=float,
+        default=MISREAD_ASKS_SYNTHETIC,
+        metavar="P",
+        help=(
+            "probability that a misread's photo asks a person (default "
+            f"{MISREAD_ASKS_SYNTHETIC:.3f}, measured on synthetic pictures; real "
+            f"{MISREAD_ASKS_REAL:.3f})"
+        ),
+    )
+    parser.add_argument(
+        "--right-doubtful",
+        type=float,
+        default=RIGHT_DOUBTFUL_SYNTHETIC,
+        metavar="P",
+        help=(
+            "probability that a tile read right is marked doubtful (default "
+            f"{RIGHT_DOUBTFUL_SYNTHETIC:.4f}, synthetic; real {RIGHT_DOUBTFUL_REAL:.4f})"
+        ),
+    )
     args = parser.parse_args(argv)
     if args.rounds < 1:
         print("dominocam: error: --rounds must be at least 1", file=sys.stderr)
+        return 2
+    if not (0.0 <= args.misread_asks <= 1.0 and 0.0 <= args.right_doubtful <= 1.0):
+        print("dominocam: error: a probability must lie in 0..1", file=sys.stderr)
         return 2
     from tqdm import tqdm
 
     progress = tqdm(
         range(args.rounds), desc="rounds", unit="round", disable=args.quiet, file=sys.stderr
     )
-    summary = run(args.rounds, args.seed, FaultRates(), progress)
+    rates = FaultRates(misread_asks=args.misread_asks, right_doubtful=args.right_doubtful)
+    summary = run(args.rounds, args.seed, rates, progress)
     if args.json:
         print(json.dumps(summary, indent=1))
     else:

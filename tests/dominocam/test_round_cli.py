@@ -183,6 +183,26 @@ def test_a_doubtful_tile_in_a_hand_makes_the_round_uncertain(tmp_path: Path) -> 
     assert out["doubtful"]["hands"]["Ana"] == ["5-6 (#0)"]
 
 
+def test_a_doubtful_tile_in_another_hand_holds_a_domino(tmp_path: Path) -> None:
+    # The guard against a misread no count can see (studies.round_simulation models it):
+    # every count known, Ana went out, and Ben's 4-4 may be misread: the domino waits for a
+    # person, though the ledger closes and `rules.hold` has nothing to say.
+    table = scene(chain([0, 1, 2]))
+    ben = hand((4, 4), (5, 5))
+    args = ("--variant", "draw", "--hand-size", "2", "--boneyard", "24")
+    out = round_json(tmp_path, table, {"Ana": scene([]), "Ben": ben}, *args)
+    assert out["status"] == "not blocked" and out["verdict"]["went_out"] == ["Ana"]
+    ben["tiles"][0]["doubtful"] = True
+    out = round_json(tmp_path, table, {"Ana": scene([]), "Ben": ben}, *args)
+    assert out["status"] == "uncertain" and out["needs_review"] is True
+    assert out["ledger"]["closes"] and out["hold"] == []
+    text = round_text(tmp_path, table, {"Ana": scene([]), "Ben": ben}, *args)
+    assert text.startswith(
+        "Verdict: uncertain: the photos need a check before this ruling counts "
+        "(doubtful: Ben's hand: 4-4 (#0))"
+    )
+
+
 def test_a_scene_without_review_is_ruled_as_before(tmp_path: Path) -> None:
     table = scene(chain([0, 1, 2, 3]))
     table["needs_review"] = False
