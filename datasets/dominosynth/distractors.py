@@ -286,7 +286,8 @@ def _lettering(rng, tile_length: float, face: FaceSprite, max_pip: int) -> FlatO
     printed: list[PrintedDomino] = []
     if rng.random() < 0.4:
         halves = (int(rng.integers(0, max_pip + 1)), int(rng.integers(0, max_pip + 1)))
-        _printed(_paste_face(img, *face(halves), 300, 40, int(rng.uniform(30, 40))), halves, printed)
+        corners = _paste_face(img, *face(halves), 300, 40, int(rng.uniform(30, 40)))
+        _printed(corners, halves, printed)
     half = tile_length * rng.uniform(1.2, 3.5)
     thickness = float(rng.choice([0.2, 3.0, 20.0]))  # a leaflet, a card box, a box lid
     side = tuple(c * 0.7 for c in ink)

@@ -81,7 +81,7 @@ def _sheet_colour(rng: np.random.Generator) -> tuple[float, float, float]:
     if pick < 0.4:
         return tuple(float(c) for c in rng.uniform(215, 245, 3))
     if pick < 0.6:
-        return (float(rng.uniform(90, 130)), float(rng.uniform(140, 175)), float(rng.uniform(170, 210)))
+        return tuple(float(c) for c in rng.uniform((90, 140, 170), (130, 175, 210)))
     hsv = np.uint8([[[rng.uniform(0, 180), rng.uniform(40, 200), rng.uniform(110, 235)]]])
     return tuple(float(c) for c in cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0])
 
@@ -128,9 +128,7 @@ def paste(
     while face.shape[0] > 2.5 * length and face.shape[0] > 16:
         face, face_alpha = cv2.pyrDown(face), cv2.pyrDown(face_alpha)
         src = src / 2
-    M = cv2.getPerspectiveTransform(
-        src.astype(np.float32), (corners - [x0, y0]).astype(np.float32)
-    )
+    M = cv2.getPerspectiveTransform(src.astype(np.float32), (corners - [x0, y0]).astype(np.float32))
     size = (x1 - x0, y1 - y0)
     warped = cv2.warpPerspective(face, M, size, flags=cv2.INTER_LINEAR)
     a = cv2.warpPerspective(face_alpha, M, size, flags=cv2.INTER_LINEAR)[..., None]
@@ -266,7 +264,7 @@ def lid(
     half_length = tile_length * float(rng.uniform(1.4, 3.0))
     half_width = half_length * float(rng.uniform(0.45, 0.8))
     w = int(np.clip(2 * half_width * px_per_mm * 1.2, 256, 1024))
-    h = int(round(w * half_length / half_width))
+    h = round(w * half_length / half_width)
     ground = _sheet_colour(rng)
     img = _paper(rng, h, w, ground)
     ink = _ink(rng)

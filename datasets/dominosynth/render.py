@@ -636,9 +636,7 @@ def _place_print_board(builder: _Builder, view: View, max_pip: int) -> None:
     rest of the board is free for the tiles."""
     rng, size = builder.rng, builder.size
     side = float(rng.uniform(0.8, 2.2)) * builder.span
-    sheet = printed.board(
-        rng, side, size.length, builder.sprites.face, max_pip, view.px_per_mm
-    )
+    sheet = printed.board(rng, side, size.length, builder.sprites.face, max_pip, view.px_per_mm)
     angle = (
         math.radians(-view.yaw) + rng.integers(4) * math.pi / 2 + rng.normal(0, 0.04)
         if rng.random() < 0.8
