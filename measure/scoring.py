@@ -239,7 +239,7 @@ def score_print_image(
     printed: list[np.ndarray],
     predictions: list[Prediction],
     doubtful: Sequence[bool],
-    ignore: list[np.ndarray] = (),
+    ignore: Sequence[np.ndarray] = (),
     photo: tuple[bool, bool] | None = None,
     needs_review: bool | None = None,
 ) -> None:
@@ -252,7 +252,7 @@ def score_print_image(
     `printed_read_as_tile` counts the printed dominoes read as tiles of those shown, and
     `printed_tile_doubtful` the doubtful ones among those read.
     """
-    score_boxed_image(result, path, truth, predictions, ignore, photo, needs_review)
+    score_boxed_image(result, path, truth, predictions, list(ignore), photo, needs_review)
     if not len(printed):
         return
     pairs = printed_read_as_tiles(truth, printed, predictions, ignore)

@@ -51,7 +51,7 @@ class PrintSheet:
     thickness: float  # mm
     sprite: np.ndarray
     alpha: np.ndarray
-    side: tuple[float, float, float]
+    side: tuple[float, ...]
     dominoes: list[PrintedDomino] = field(default_factory=list)
 
 
@@ -75,14 +75,14 @@ def _paper(rng: np.random.Generator, h: int, w: int, colour) -> np.ndarray:
     return img
 
 
-def _sheet_colour(rng: np.random.Generator) -> tuple[float, float, float]:
+def _sheet_colour(rng: np.random.Generator) -> tuple[float, ...]:
     """Paper white, cardboard brown, or a printed ground colour (BGR)."""
     pick = rng.random()
     if pick < 0.4:
         return tuple(float(c) for c in rng.uniform(215, 245, 3))
     if pick < 0.6:
         return tuple(float(c) for c in rng.uniform((90, 140, 170), (130, 175, 210)))
-    hsv = np.uint8([[[rng.uniform(0, 180), rng.uniform(40, 200), rng.uniform(110, 235)]]])
+    hsv = np.array([[[rng.uniform(0, 180), rng.uniform(40, 200), rng.uniform(110, 235)]]], np.uint8)
     return tuple(float(c) for c in cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0])
 
 
@@ -111,7 +111,7 @@ def paste(
     face: np.ndarray,
     face_alpha: np.ndarray,
     corners: np.ndarray,
-    outline: tuple[float, float, float] | None,
+    outline: tuple[float, ...] | None,
     outline_px: int = 2,
 ) -> None:
     """Print `face` (upright sprite, half a on top) onto `sheet` with its four corners at
@@ -154,10 +154,10 @@ def domino_corners(centre, length: float, angle: float) -> np.ndarray:
     )  # fmt: skip
 
 
-def _ink(rng: np.random.Generator) -> tuple[float, float, float]:
+def _ink(rng: np.random.Generator) -> tuple[float, ...]:
     if rng.random() < 0.6:
         return tuple(float(c) for c in rng.uniform(15, 60, 3))
-    hsv = np.uint8([[[rng.uniform(0, 180), rng.uniform(120, 255), rng.uniform(60, 160)]]])
+    hsv = np.array([[[rng.uniform(0, 180), rng.uniform(120, 255), rng.uniform(60, 160)]]], np.uint8)
     return tuple(float(c) for c in cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0])
 
 
