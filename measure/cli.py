@@ -90,12 +90,17 @@ def _add_eval(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     evaluate.add_argument("--synthetic", help="a `dominocam synth` output folder (val split)")
+    evaluate.add_argument(
+        "--synthetic-print",
+        help="a `dominocam synth --config print` output folder (val split): printed dominoes "
+        "beside real tiles, for the set synthetic_print",
+    )
     evaluate.add_argument("--realval", help="the folder of labelled real photos (realval)")
     add_model_files(evaluate)
     evaluate.add_argument(
         "--sets",
         help="comma-separated subset of synthetic,synthetic_halves,synthetic_tiles,"
-        "realval_scenes,realval_tiles,realval_halves",
+        "synthetic_print,realval_scenes,realval_tiles,realval_halves",
     )
     evaluate.add_argument("--limit", type=positive_int, help="at most this many images per set")
     evaluate.add_argument("--out", help=f"folder for eval.json and the PNGs (default {EVAL_OUT})")
@@ -256,10 +261,10 @@ def run_eval_command(args: argparse.Namespace) -> int:
     from vision.detector import CLOSEUP_BORDER, MAX_UPSCALE
     from vision.overlaps import OVERLAP_THRESHOLD
 
-    for flag in ("synthetic", "realval"):
+    for flag in ("synthetic", "synthetic_print", "realval"):
         value = getattr(args, flag)
         if value and not Path(value).is_dir():
-            raise UserInputError(f"--{flag} {value}: not a folder")
+            raise UserInputError(f"--{flag.replace('_', '-')} {value}: not a folder")
     sets = [s.strip() for s in args.sets.split(",")] if args.sets else None
     results = run_eval(
         Path(args.synthetic) if args.synthetic else None,
@@ -280,6 +285,7 @@ def run_eval_command(args: argparse.Namespace) -> int:
         far_tiles=not args.no_far_tiles,
         calibrated=not args.no_calibration,
         calibration=args.calibration,
+        synthetic_print=Path(args.synthetic_print) if args.synthetic_print else None,
     )
     models = results.pop("_models")
     out = Path(args.out) if args.out else EVAL_OUT

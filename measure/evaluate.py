@@ -17,6 +17,14 @@ Sets and how each figure is defined (every figure is k of n with a Wilson 95% in
   tile reaching into it, 1.7..5 tile lengths wide, shrunk to 100x100 px (so the tile is
   20..60 px long). Scored like `realval_tiles`. It asks what the real crops ask (is a small
   low-resolution picture read?) on pictures nobody tunes on.
+* `synthetic_print` (`--synthetic-print DIR`, the val split of a `dominocam synth --config
+  print` set): printed dominoes on a game board's track and on a box lid, beside real tiles
+  lying on the same board. The real tiles are scored as in `synthetic`; on each picture that
+  shows a printed domino (the truth's `printed`), `no_printed_tile` counts whether no read
+  tile stands on one (a read tile that is no labelled tile, matched one to one with the
+  printed dominoes as tiles are matched), `no_printed_tile_undoubted` whether none is read
+  without a doubt; `printed_read_as_tile` counts the printed dominoes read as tiles of all
+  shown and `printed_tile_doubtful` the doubtful ones among those read.
 * `realval_scenes` (`realval/scenes`): labels list tile identities, not boxes. Detection is
   scored by counts per photo: hits = min(found, labelled); recall = sum hits / sum labelled,
   precision = sum hits / sum found. That is an upper bound: a missed tile plus a false box in
@@ -66,6 +74,7 @@ from measure.scoring import (
     SetResult,
     scene_predictions,
     score_boxed_image,
+    score_print_image,
     score_scene_photo,
     score_tile_crop,
 )
@@ -86,6 +95,7 @@ SETS = (
     "synthetic",
     "synthetic_halves",
     "synthetic_tiles",
+    "synthetic_print",
     "realval_scenes",
     "realval_tiles",
     "realval_halves",
@@ -96,6 +106,7 @@ SET_FOLDER: dict[str, str] = {
     "synthetic": "synthetic",
     "synthetic_halves": "synthetic",
     "synthetic_tiles": "synthetic",
+    "synthetic_print": "synthetic_print",
     "realval_scenes": "realval",
     "realval_tiles": "realval",
     "realval_halves": "realval",
@@ -104,6 +115,7 @@ SET_MODELS: dict[str, tuple[str, ...]] = {
     "synthetic": ("detector", "reader"),
     "synthetic_halves": ("reader",),
     "synthetic_tiles": ("detector", "reader"),
+    "synthetic_print": ("detector", "reader"),
     "realval_scenes": ("detector", "reader"),
     "realval_tiles": ("detector", "reader"),
     "realval_halves": ("reader",),
@@ -146,6 +158,52 @@ def eval_synthetic(models, root: Path, limit: int | None, quiet: bool) -> SetRes
         score_boxed_image(result, str(path), truth, scene_predictions(scene), ignore, photo, review)
         if models.calibration is not None:
             result.calibration_points += probability_points(scene, truth_file=truth_file)
+    result.seconds = time.perf_counter() - start
+    return result
+
+
+def eval_synthetic_print(models, root: Path, limit: int | None, quiet: bool) -> SetResult:
+    """Score the val split of a print set (`dominocam synth --config print`): the real
+    tiles as `eval_synthetic` scores them, and the printed dominoes read as tiles."""
+    from vision.image_io import load_image
+
+    images_dir = root / "detector" / "images" / "val"
+    truth_dir = root / "truth"
+    if not images_dir.is_dir() or not truth_dir.is_dir():
+        raise UserInputError(
+            f"--synthetic-print {root}: expected detector/images/val/ and truth/ (a "
+            "`dominocam synth --config print` output folder)"
+        )
+    files = sorted(p for p in images_dir.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+    files = files[:limit] if limit else files
+    min_visible, min_readable = synthetic_visibility(root)
+    result = SetResult(
+        "synthetic_print",
+        note=f"{root} val split; no printed domino in `tiles`, over the pictures showing one",
+    )
+    start = time.perf_counter()
+    for path in _progress(files, "synthetic print", quiet):
+        truth_file = truth_dir / f"{path.stem}.json"
+        if not truth_file.is_file():
+            raise UserInputError(f"no truth file {truth_file} for {path}")
+        truth, ignore, top, photo = synthetic_truth(truth_file, min_visible, min_readable)
+        printed = [
+            np.asarray(p["corners"], dtype=float)
+            for p in json.loads(truth_file.read_text()).get("printed", [])
+        ]
+        scene = models.photo_reader().read(load_image(path), "table", top)
+        review = scene.needs_review if models.calibration is not None else None
+        score_print_image(
+            result,
+            str(path),
+            truth,
+            printed,
+            scene_predictions(scene),
+            [t.doubtful for t in scene.tiles],
+            ignore,
+            photo,
+            review,
+        )
     result.seconds = time.perf_counter() - start
     return result
 
@@ -428,9 +486,18 @@ REALVAL_LABELS = {
 }
 
 
-def sets_to_run(wanted: Iterable[str], synthetic: Path | None, realval: Path | None) -> list[str]:
+def sets_to_run(
+    wanted: Iterable[str],
+    synthetic: Path | None,
+    realval: Path | None,
+    synthetic_print: Path | None = None,
+) -> list[str]:
     """The wanted sets whose folder was given, in `SETS` order."""
-    given = {"synthetic": synthetic is not None, "realval": realval is not None}
+    given = {
+        "synthetic": synthetic is not None,
+        "realval": realval is not None,
+        "synthetic_print": synthetic_print is not None,
+    }
     wanted = set(wanted)
     return [s for s in SETS if s in wanted and given[SET_FOLDER[s]]]
 
@@ -500,25 +567,29 @@ def run_eval(
     far_tiles: bool = True,
     calibrated: bool = True,
     calibration: str | None = None,
+    synthetic_print: Path | None = None,
 ) -> dict[str, SetResult]:
     """Evaluate the runtime on the chosen sets; returns the results by set name (a set's
     parts, such as the real scenes' first 42 and new 66, under their own names), and the
     `EvalModels` under "_models". `border` frames every tile crop (`add_border`);
     `calibrated` reads as the product does, with the committed calibration (or the file
-    `calibration`), False without any."""
+    `calibration`), False without any. `synthetic_print`: a print set's folder
+    (`dominocam synth --config print`) for the set of that name."""
     wanted = set(sets or SETS)
     unknown = wanted - set(SETS)
     if unknown:
         raise UserInputError(f"unknown set(s) {sorted(unknown)}; valid: {list(SETS)}")
-    if synthetic is None and realval is None:
-        raise UserInputError("nothing to evaluate: give --synthetic DIR and/or --realval DIR")
-    running = sets_to_run(wanted, synthetic, realval)
+    if synthetic is None and realval is None and synthetic_print is None:
+        raise UserInputError(
+            "nothing to evaluate: give --synthetic DIR, --synthetic-print DIR and/or --realval DIR"
+        )
+    running = sets_to_run(wanted, synthetic, realval, synthetic_print)
     for name in running:  # each real set reads its own labels
         labels = REALVAL_LABELS.get(name)
         if labels and not (Path(realval) / labels).is_file():  # type: ignore[arg-type]
             raise UserInputError(f"--realval {realval}: no {labels} there")
     if not running:
-        flags = " and ".join(sorted({f"--{SET_FOLDER[s]} DIR" for s in wanted}))
+        flags = " and ".join(sorted({f"--{SET_FOLDER[s].replace('_', '-')} DIR" for s in wanted}))
         raise UserInputError(
             f"nothing to evaluate: set(s) {', '.join(sorted(wanted))} need {flags}"
         )
@@ -538,6 +609,7 @@ def run_eval(
         "synthetic": (eval_synthetic, synthetic),
         "synthetic_halves": (eval_synthetic_halves, synthetic),
         "synthetic_tiles": (partial(eval_synthetic_tiles, border=border), synthetic),
+        "synthetic_print": (eval_synthetic_print, synthetic_print),
         "realval_scenes": (eval_realval_scenes, realval),
         "realval_tiles": (partial(eval_realval_tiles, border=border), realval),
         "realval_halves": (eval_realval_halves, realval),

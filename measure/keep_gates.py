@@ -27,8 +27,8 @@ class KeepGate:
     at_most: bool = False
 
 
-# The set of print scenes is issue 36's point 1 (a `dominocam eval` set that does not exist
-# yet): until it does, its gate is not measured and no candidate is kept.
+# The print scenes (issue 36's point 1): `dominocam eval --synthetic-print DIR` on a
+# `dominocam synth --config print` set; `dominotrain.device_run` measures its hold-out set.
 PRINT_SET = "synthetic_print"
 BENCH_SIZE = (1280, 720)
 BENCH_THREADS = 2

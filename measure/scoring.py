@@ -214,6 +214,63 @@ def score_boxed_image(
         result.failures.append(Failure(result.name, path, severity, problems, predictions, missed))
 
 
+def printed_read_as_tiles(
+    truth: list[dict],
+    printed: list[np.ndarray],
+    predictions: list[Prediction],
+    ignore: Sequence[np.ndarray] = (),
+) -> list[tuple[int, int]]:
+    """(printed domino, prediction) pairs: the printed dominoes that a read tile stands on.
+
+    A read tile that matches a labelled tile (or one not scored, `ignore`) is that tile;
+    the others are matched one to one with the printed dominoes (`match_boxes`: rotated IoU
+    >= 0.5, or each centre inside the other box)."""
+    labels = [np.asarray(t["corners"], dtype=float) for t in truth]
+    real = match_boxes(labels, [p.corners for p in predictions], ignore=ignore)
+    others = real.extra
+    on_print = match_boxes(printed, [predictions[j].corners for j in others])
+    return [(i, others[j]) for i, j, _ in on_print.pairs]
+
+
+def score_print_image(
+    result: SetResult,
+    path: str,
+    truth: list[dict],
+    printed: list[np.ndarray],
+    predictions: list[Prediction],
+    doubtful: Sequence[bool],
+    ignore: Sequence[np.ndarray] = (),
+    photo: tuple[bool, bool] | None = None,
+    needs_review: bool | None = None,
+) -> None:
+    """Score one picture of printed dominoes beside real tiles (`synthetic_print`).
+
+    The real tiles are scored as `score_boxed_image` scores them (recall, precision, ...);
+    on a picture that shows a printed domino, `no_printed_tile` counts whether none is among
+    the read tiles, `no_printed_tile_undoubted` whether none is read as a tile without a
+    doubt (`doubtful[j]`: the read tile j is doubtful, so a person is asked);
+    `printed_read_as_tile` counts the printed dominoes read as tiles of those shown, and
+    `printed_tile_doubtful` the doubtful ones among those read.
+    """
+    score_boxed_image(result, path, truth, predictions, list(ignore), photo, needs_review)
+    if not len(printed):
+        return
+    pairs = printed_read_as_tiles(truth, printed, predictions, ignore)
+    sure = [j for _, j in pairs if not doubtful[j]]
+    result.add("no_printed_tile", not pairs, 1)
+    result.add("no_printed_tile_undoubted", not sure, 1)
+    result.add("printed_read_as_tile", len(pairs), len(printed))
+    result.add("printed_tile_doubtful", len(pairs) - len(sure), len(pairs))
+    if pairs:
+        text = f"{len(pairs)} printed dominoes read as tiles ({len(pairs) - len(sure)} doubtful)"
+        failure = next((f for f in result.failures if f.path == path), None)
+        if failure is None:
+            failure = Failure(result.name, path, 0.0, [], predictions, [])
+            result.failures.append(failure)
+        failure.lines.append(text)
+        failure.severity += len(pairs)
+
+
 def _count_by_length(result: SetResult, labels, predictions, matching) -> None:
     """Detection recall by the labelled tile's length and precision by the found box's."""
     found = {i for i, _, _ in matching.pairs}

@@ -182,6 +182,10 @@ class SynthConfig:
     border_patch_p: float = 0.1  # a dark patch (cloth, shadow) at the picture's border
     arm_p: float = 0.12
     sleeve_p: float = 0.5  # of the arms: a sleeve to the wrist
+    # Printed dominoes (dominosynth.printed): a game board with a printed domino track lying
+    # under the tiles, and a box whose lid shows printed dominoes beside them.
+    print_board_p: float = 0.0
+    print_lid_p: float = 0.0
     # Labels.
     min_visible_fraction: float = MIN_VISIBLE_FRACTION  # tiles less visible are not boxed
     reader_crop_px: int = 64
@@ -324,6 +328,19 @@ CONFIGS: dict[str, SynthConfig] = {
         border_patch_p=0.4,
         sample_photo_p=0.3,
         arm_p=0.3,
+    ),
+    # Printed dominoes beside real ones (issue 36): most table pictures lie on a game board
+    # whose border is a printed domino track, many show a box lid with printed dominoes, a
+    # tenth show the print and no tile. `dominocam eval --sets synthetic_print` measures
+    # the share of pictures in which no printed domino is read as a tile.
+    "print": SynthConfig(
+        name="print",
+        kind_weights=weights(table=0.85, hand=0.15),
+        print_board_p=0.8,
+        print_lid_p=0.45,
+        distractors=(0, 2),
+        layout_tiles=(1, 20),
+        tile_px_log_table=(30.0, 160.0),
     ),
     # No clutter and no camera effects: for tests and for looking at label geometry.
     "clean": SynthConfig(

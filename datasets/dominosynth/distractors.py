@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 import cv2
@@ -38,6 +38,16 @@ class Distractor(StrEnum):
 
 
 @dataclass
+class PrintedDomino:
+    """One printed domino on an object's sprite: its corners in sprite pixels (the tile
+    order of `vision/geometry.py`: the first two close the end of the first half) and its
+    values (None: a line drawing whose dots are not a tile's values)."""
+
+    corners: np.ndarray  # (4, 2) x, y
+    halves: tuple[int, int] | None
+
+
+@dataclass
 class FlatObject:
     """An object's top face and size: the renderer turns it into a box."""
 
@@ -47,6 +57,7 @@ class FlatObject:
     sprite: np.ndarray
     alpha: np.ndarray
     side: tuple[float, float, float]  # colour of its sides
+    printed: list[PrintedDomino] = field(default_factory=list)  # dominoes printed on it
 
 
 # Draws one face sprite of a tile for a printed picture: (halves) -> (sprite, alpha).
@@ -85,19 +96,34 @@ def _ink(rng: np.random.Generator) -> tuple[float, float, float]:
     return tuple(float(c) for c in rng.choice([(20, 20, 20), (30, 30, 190), (150, 60, 20)]))
 
 
-def _paste_face(img: np.ndarray, face: np.ndarray, alpha: np.ndarray, x: int, y: int, w: int):
-    """Print a tile face sprite `w` px wide at (x, y) on `img` (flat: no sides, no shadow)."""
+def _box(x: float, y: float, w: float) -> np.ndarray:
+    """The corners (tile order) of an upright domino `w` px wide with its top left at (x, y)."""
+    return np.array([[x, y], [x + w, y], [x + w, y + 2 * w], [x, y + 2 * w]], np.float64)
+
+
+def _paste_face(
+    img: np.ndarray, face: np.ndarray, alpha: np.ndarray, x: int, y: int, w: int
+) -> np.ndarray | None:
+    """Print a tile face sprite `w` px wide at (x, y) on `img` (flat: no sides, no shadow);
+    returns its corners (None when it does not fit)."""
     h = 2 * w
     if w < 4 or x < 0 or y < 0 or x + w > img.shape[1] or y + h > img.shape[0]:
-        return
+        return None
     small = cv2.resize(face, (w, h), interpolation=cv2.INTER_AREA)
     a = cv2.resize(alpha, (w, h), interpolation=cv2.INTER_AREA)[..., None]
     roi = img[y : y + h, x : x + w]
     roi[:] = roi * (1 - a) + small * a * 0.92
+    return _box(x, y, w)
 
 
-def _drawn_domino(img: np.ndarray, rng, x: int, y: int, w: int, max_pip: int) -> None:
-    """A domino drawn as a line picture: outline, divider and dots (no sprite)."""
+def _printed(corners: np.ndarray | None, halves, out: list[PrintedDomino]) -> None:
+    if corners is not None:
+        out.append(PrintedDomino(corners, halves))
+
+
+def _drawn_domino(img: np.ndarray, rng, x: int, y: int, w: int, max_pip: int) -> np.ndarray:
+    """A domino drawn as a line picture: outline, divider and dots (no sprite); returns its
+    corners."""
     ink = _ink(rng)
     h = 2 * w
     cv2.rectangle(img, (x, y), (x + w, y + h), ink, max(1, w // 20), cv2.LINE_AA)
@@ -108,6 +134,7 @@ def _drawn_domino(img: np.ndarray, rng, x: int, y: int, w: int, max_pip: int) ->
             px = x + int(rng.uniform(0.2, 0.8) * w)
             py = y + half * w + int(rng.uniform(0.2, 0.8) * w)
             cv2.circle(img, (px, py), max(1, w // 10), ink, -1, cv2.LINE_AA)
+    return _box(x, y, w)
 
 
 def _die(rng, tile_length: float, face: FaceSprite, max_pip: int) -> FlatObject:
@@ -175,18 +202,19 @@ def _picture(rng, tile_length: float, face: FaceSprite, max_pip: int) -> FlatObj
     img, alp = _flat(256, 200, tuple(float(c) for c in rng.uniform(215, 250, 3)))
     count = int(rng.integers(1, 4))
     w = int(rng.uniform(0.22, 0.4) * 200 if count > 1 else rng.uniform(0.3, 0.55) * 200)
+    printed: list[PrintedDomino] = []
     for k in range(count):
         x = int(10 + k * (w + 6))
         y = int(rng.uniform(5, max(6, 250 - 2 * w)))
         if rng.random() < 0.7:
             halves = (int(rng.integers(0, max_pip + 1)), int(rng.integers(0, max_pip + 1)))
-            _paste_face(img, *face(halves), x, y, w)
+            _printed(_paste_face(img, *face(halves), x, y, w), halves, printed)
         else:
-            _drawn_domino(img, rng, x, y, w, max_pip)
+            _printed(_drawn_domino(img, rng, x, y, w, max_pip), None, printed)
     if rng.random() < 0.5:
         cv2.rectangle(img, (0, 0), (199, 255), (200, 200, 200), 3)
     scale = tile_length * rng.uniform(0.6, 1.6)
-    return FlatObject(scale, scale * 200 / 256, 0.2, img, alp, (220, 220, 220))
+    return FlatObject(scale, scale * 200 / 256, 0.2, img, alp, (220, 220, 220), printed)
 
 
 def _printed_board(rng, tile_length: float, face: FaceSprite, max_pip: int) -> FlatObject:
@@ -201,16 +229,19 @@ def _printed_board(rng, tile_length: float, face: FaceSprite, max_pip: int) -> F
         cv2.line(img, (p, 0), (p, side - 1), ink, 1, cv2.LINE_AA)
         cv2.line(img, (0, p), (side - 1, p), ink, 1, cv2.LINE_AA)
     w = int(rng.uniform(14, 30))
+    printed: list[PrintedDomino] = []
     for x in range(4, side - w, w + 3):  # the track: printed tiles end to end on two sides
         halves = (int(rng.integers(0, max_pip + 1)), int(rng.integers(0, max_pip + 1)))
-        _paste_face(img, *face(halves), x, 2, w)
+        _printed(_paste_face(img, *face(halves), x, 2, w), halves, printed)
         if rng.random() < 0.5:
-            _paste_face(img, *face(halves[::-1]), x, side - 2 * w - 2, w)
+            turned = halves[::-1]
+            _printed(_paste_face(img, *face(turned), x, side - 2 * w - 2, w), turned, printed)
     for _ in range(int(rng.integers(0, 4))):
         x, y = int(rng.uniform(40, side - 80)), int(rng.uniform(40, side - 120))
-        _drawn_domino(img, rng, x, y, int(rng.uniform(18, 36)), max_pip)
+        drawn = _drawn_domino(img, rng, x, y, int(rng.uniform(18, 36)), max_pip)
+        _printed(drawn, None, printed)
     half = tile_length * rng.uniform(2.0, 5.0)
-    return FlatObject(half, half, 1.5, img, alp, tuple(c * 0.6 for c in img[0, 0]))
+    return FlatObject(half, half, 1.5, img, alp, tuple(c * 0.6 for c in img[0, 0]), printed)
 
 
 def _grid(rng, tile_length: float, face: FaceSprite, max_pip: int) -> FlatObject:
@@ -252,12 +283,15 @@ def _lettering(rng, tile_length: float, face: FaceSprite, max_pip: int) -> FlatO
         font = _FONTS[int(rng.integers(len(_FONTS)))]
         y += int(size * 28)
         _put_text(img, random_text(rng), (int(rng.integers(2, 60)), y), font, size, ink, 2)
+    printed: list[PrintedDomino] = []
     if rng.random() < 0.4:
         halves = (int(rng.integers(0, max_pip + 1)), int(rng.integers(0, max_pip + 1)))
-        _paste_face(img, *face(halves), 300, 40, int(rng.uniform(30, 40)))
+        corners = _paste_face(img, *face(halves), 300, 40, int(rng.uniform(30, 40)))
+        _printed(corners, halves, printed)
     half = tile_length * rng.uniform(1.2, 3.5)
     thickness = float(rng.choice([0.2, 3.0, 20.0]))  # a leaflet, a card box, a box lid
-    return FlatObject(half * 256 / 384, half, thickness, img, alp, tuple(c * 0.7 for c in ink))
+    side = tuple(c * 0.7 for c in ink)
+    return FlatObject(half * 256 / 384, half, thickness, img, alp, side, printed)
 
 
 def _chip(rng, tile_length: float, face: FaceSprite, max_pip: int) -> FlatObject:

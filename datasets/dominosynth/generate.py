@@ -174,6 +174,7 @@ def truth_dict(scene, ids: np.ndarray, job: Job, kind: str) -> dict:
         "lines": lines,
         "open_ends": open_ends,
         "distractors": distractor_truth(scene, w, h),
+        "printed": printed_truth(scene, w, h),
     }
 
 
@@ -190,6 +191,32 @@ def distractor_truth(scene, width: int, height: int) -> list[dict]:
         if hi[0] < 0 or hi[1] < 0 or lo[0] > width - 1 or lo[1] > height - 1:
             continue
         out.append({"kind": str(box.kind), "corners": np.round(corners, 2).tolist()})
+    return out
+
+
+def printed_truth(scene, width: int, height: int) -> list[dict]:
+    """The printed dominoes of a print board or box lid (`dominosynth.printed`) that lie at
+    least partly in the picture: the image corners of each (tile order), its values, the
+    sheet it is printed on, and whether the border cuts it. Never boxed for the detector."""
+    from dominosynth.printed import sheet_points
+
+    out = []
+    for box in scene.boxes:
+        for domino in box.printed:
+            pts = sheet_points(box.face_corners(), box.sprite.shape, domino.corners)
+            corners = scene.camera.project(pts)
+            lo, hi = corners.min(axis=0), corners.max(axis=0)
+            if hi[0] < 0 or hi[1] < 0 or lo[0] > width - 1 or lo[1] > height - 1:
+                continue
+            cut = bool((lo < -0.5).any() or hi[0] > width - 0.5 or hi[1] > height - 0.5)
+            out.append(
+                {
+                    "on": str(box.kind),
+                    "halves": list(domino.halves) if domino.halves is not None else None,
+                    "corners": np.round(corners, 2).tolist(),
+                    "cut_by_border": cut,
+                }
+            )
     return out
 
 
@@ -526,6 +553,11 @@ def draw_truth(img: np.ndarray, truth: dict, thumb_w: int) -> np.ndarray:
                     1,
                     cv2.LINE_AA,
                 )
+    for p in truth.get("printed", []):  # printed dominoes: cyan, never a tile
+        c = np.asarray(p["corners"]) * s
+        cv2.polylines(
+            out, [np.round(c * 16).astype(np.int32)], True, (255, 255, 0), 1, cv2.LINE_AA, 4
+        )
     for ln in truth["lines"]:
         if ln.get("open_end"):
             p = np.asarray(ln["open_end"]["point"]) * s

@@ -16,7 +16,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from dominosynth import backgrounds, distractors, sprites
+from dominosynth import backgrounds, distractors, printed, sprites
 from dominosynth.config import WEIGHT_CHOICES, SynthConfig
 from dominosynth.distractors import Distractor
 from dominosynth.placement import Occupancy, Pose, TablePlacer, overlap, rect_corners
@@ -106,7 +106,10 @@ class RenderBox:
     opacity: float = 1.0
     on_table: bool = True
     chamfer: float = 0.0
-    kind: Distractor | None = None  # what an object that is not a tile is
+    kind: Distractor | printed.PrintKind | None = None  # what an object that is not a tile is
+    # Printed dominoes on its top face (`dominosynth.printed`), in sprite pixels.
+    printed: list[distractors.PrintedDomino] = field(default_factory=list)
+    under: bool = False  # lies under the tiles (a game board): drawn before every other box
 
     def face_corners(self) -> np.ndarray:
         """(4, 3) corners of the top face in the vision/geometry.py order."""
@@ -318,6 +321,9 @@ def build_scene(
     cut = rng.random() < 0.3  # tiles may lie beyond the border
     region = cam.table_region(margin_px=-0.08 * width if cut else 0.04 * min(width, height))
     builder = _Builder(rng, cfg, size, style, sprite_cache, cam, region)
+    # (p > 0 tested first: configs without print draw the same numbers as before it existed)
+    if cfg.print_board_p > 0 and rng.random() < cfg.print_board_p:
+        _place_print_board(builder, view, max_pip)
     layout, variant = None, None
     if empty:
         pass
@@ -331,6 +337,8 @@ def build_scene(
         builder.flat_tile(pose, tile)
     else:
         _place_hand(builder, deck, view)
+    if cfg.print_lid_p > 0 and rng.random() < cfg.print_lid_p:
+        _place_print_lid(builder, view, max_pip)
     count_range = cfg.empty_distractors if empty else cfg.distractors
     _place_distractors(
         builder, int(rng.integers(int(count_range[0]), int(count_range[1]) + 1)), max_pip
@@ -598,9 +606,65 @@ def _place_distractors(builder: _Builder, count: int, max_pip: int) -> None:
                     obj.alpha,
                     obj.side,
                     kind=kind,
+                    printed=obj.printed,
                 )
             )
             break
+
+
+def _sheet_box(sheet: printed.PrintSheet, centre: np.ndarray, angle: float) -> RenderBox:
+    u = np.array([math.cos(angle), math.sin(angle), 0.0])
+    return RenderBox(
+        np.array([centre[0], centre[1], sheet.thickness]),
+        u,
+        np.array([u[1], -u[0], 0.0]),
+        np.array([0, 0, 1.0]),
+        sheet.half_length,
+        sheet.half_width,
+        sheet.thickness,
+        sheet.sprite,
+        sheet.alpha,
+        sheet.side,
+        kind=sheet.kind,
+        printed=sheet.dominoes,
+    )
+
+
+def _place_print_board(builder: _Builder, view: View, max_pip: int) -> None:
+    """A game board under the tiles, its border a printed domino track (`printed.board`).
+    The printed dominoes are marked as taken, so no tile or object is put over one; the
+    rest of the board is free for the tiles."""
+    rng, size = builder.rng, builder.size
+    side = float(rng.uniform(0.8, 2.2)) * builder.span
+    sheet = printed.board(rng, side, size.length, builder.sprites.face, max_pip, view.px_per_mm)
+    angle = (
+        math.radians(-view.yaw) + rng.integers(4) * math.pi / 2 + rng.normal(0, 0.04)
+        if rng.random() < 0.8
+        else float(rng.uniform(-math.pi, math.pi))
+    )
+    centre = rng.normal(0, 0.1, 2) * builder.span
+    box = _sheet_box(sheet, centre, float(angle))
+    box.under = True
+    builder.boxes.append(box)
+    for domino in sheet.dominoes:
+        pts = printed.sheet_points(box.face_corners(), sheet.sprite.shape, domino.corners)
+        builder.occ.add(pts[:, :2])
+
+
+def _place_print_lid(builder: _Builder, view: View, max_pip: int) -> None:
+    """A box beside the tiles whose lid shows printed dominoes (`printed.lid`), where it
+    overlaps nothing placed yet (20 tries, else left out)."""
+    rng = builder.rng
+    sheet = printed.lid(rng, builder.size.length, builder.sprites.face, max_pip, view.px_per_mm)
+    angle = float(rng.uniform(-math.pi, math.pi))
+    for _ in range(20):
+        p = rng.uniform(-1.1, 1.1, 2) * builder.span
+        poly = rect_corners(float(p[0]), float(p[1]), angle, sheet.half_length, sheet.half_width)
+        if any(overlap(poly, q) for q in builder.occ.polys):
+            continue
+        builder.occ.add(poly)
+        builder.boxes.append(_sheet_box(sheet, p, angle))
+        return
 
 
 def _background(
@@ -684,8 +748,13 @@ def render(scene: RenderedScene, rng: np.random.Generator, cfg: SynthConfig) -> 
     shadow = cv2.resize(shadow, (w, h), interpolation=cv2.INTER_LINEAR)
     img *= (1 - float(rng.uniform(*cfg.shadow_strength)) * np.clip(shadow, 0, 1))[..., None]
     # Boxes, far to near.
+    # (a board under the tiles first: a tile on its far side is farther than its centre)
     order = sorted(
-        range(len(scene.boxes)), key=lambda k: -float(cam.depth(scene.boxes[k].centre[None])[0])
+        range(len(scene.boxes)),
+        key=lambda k: (
+            not scene.boxes[k].under,
+            -float(cam.depth(scene.boxes[k].centre[None])[0]),
+        ),
     )
     light3 = np.array([-scene.light[0], -scene.light[1], 1.0])
     light3 /= np.linalg.norm(light3)

@@ -55,7 +55,7 @@ STAGES = (
     "eval",
 )
 # The eval sets measured on the synthetic hold-out set, and on --realval when given.
-SYNTHETIC_SETS = ("synthetic", "synthetic_tiles", "synthetic_halves")
+SYNTHETIC_SETS = ("synthetic", "synthetic_tiles", "synthetic_halves", "synthetic_print")
 REALVAL_SETS = ("realval_scenes", "realval_tiles", "realval_halves")
 
 
@@ -90,14 +90,16 @@ class Plan:
     # the stages before have run and `after_minutes` is set aside for the stages after them
     # (the reader, trained second, takes whatever the detector left).
     shares: dict = field(default_factory=lambda: {"detector": 0.65, "reader": 0.35})
-    after_minutes: float = 2.5  # verifier, export, calibrate, eval
+    after_minutes: float = 3.0  # verifier, export, calibrate, eval
     timed: bool = True  # fit ultralytics' epochs to the time (its `time` setting)
 
 
 # The training sets: `train` (the detector's and the reader's), `small` and `closeup` (the
-# pictures of issue 36's close-ups), `negatives` (the verifier's not-a-tile boxes); the
-# hold-out sets are never trained on: `holdout` (calibration on its train half, eval on its val
-# half) and `holdout_negatives` (calibration).
+# pictures of issue 36's close-ups), `negatives` (the verifier's not-a-tile boxes), `print`
+# (printed dominoes beside real tiles: the detector's and the verifier's); the hold-out sets
+# are never trained on: `holdout` (calibration on its train half, eval on its val half),
+# `holdout_negatives` (calibration) and `holdout_print` (calibration on its train half, the
+# eval set `synthetic_print` on its val half).
 PLANS = {
     "gpu": Plan(
         "gpu",
@@ -106,8 +108,10 @@ PLANS = {
             SynthSet("small", 400, 203, "320x256", "small"),
             SynthSet("closeup", 400, 207, "640x352", "closeup"),
             SynthSet("negatives", 300, 209, config="negatives"),
+            SynthSet("print", 300, 215, config="print"),
             SynthSet("holdout", 300, 211, val_fraction=0.5),
             SynthSet("holdout_negatives", 80, 213, config="negatives", val_fraction=0.5),
+            SynthSet("holdout_print", 200, 217, config="print", val_fraction=0.5),
         ),
     ),
     "tiny": Plan(
@@ -117,8 +121,10 @@ PLANS = {
             SynthSet("small", 4, 203, "160x128", "small", val_fraction=0.25),
             SynthSet("closeup", 4, 207, "192x128", "closeup", val_fraction=0.25),
             SynthSet("negatives", 4, 209, "320x192", "negatives", val_fraction=0.25),
+            SynthSet("print", 4, 215, "320x192", "print", val_fraction=0.25),
             SynthSet("holdout", 6, 211, "320x192", val_fraction=0.5),
             SynthSet("holdout_negatives", 4, 213, "320x192", "negatives", val_fraction=0.5),
+            SynthSet("holdout_print", 4, 217, "320x192", "print", val_fraction=0.5),
         ),
         detector_imgsz=64,
         detector_batch=4,
@@ -366,7 +372,7 @@ def train_stage(run: Run, kind: str) -> dict:
     if not offline.HAS_POLARS or plan.name == "tiny":
         extra["plots"] = False
     if kind == "detector":
-        also = ["small", "closeup"]
+        also = ["small", "closeup", "print"]
         if any(run.data("crops", "detector", "images", "train").glob("*.jpg")):
             also.append("crops")  # a tiny plan's pictures may give no crop
         config = TrainConfig(
@@ -430,7 +436,7 @@ def stage_verifier(run: Run) -> dict:
     if not (crops / "counts.json").is_file():
         if crops.exists():
             shutil.rmtree(crops)
-        sets = [run.data(n) for n in ("train", "negatives", "small", "closeup")]
+        sets = [run.data(n) for n in ("train", "negatives", "small", "closeup", "print")]
         counts = verifier_data.build(sets, crops, threads=1, seed=2, workers=run.workers)
         run.say(f"verifier: crops {counts}")
     out = run.folder("runs", "verifier")
@@ -471,13 +477,14 @@ def stage_export(run: Run) -> dict:
 
 def stage_calibrate(run: Run) -> dict:
     """The calibration fitted to the candidates (`dominocam calibrate`): the hold-out sets'
-    train halves, and the first 42 real scenes when --realval is given."""
+    train halves (print scenes among them), and the first 42 real scenes when --realval is
+    given."""
     from measure import calibrate
 
     (run.candidates / "calibration.json").unlink(missing_ok=True)  # read without one
     os.environ["DOMINOCAM_MODELS"] = str(run.candidates)
     args = argparse.Namespace(
-        synthetic=[run.data("holdout"), run.data("holdout_negatives")],
+        synthetic=[run.data("holdout"), run.data("holdout_negatives"), run.data("holdout_print")],
         split="train",
         realval=run.realval,
         out=run.candidates / "calibration.json",
@@ -500,7 +507,8 @@ def stage_calibrate(run: Run) -> dict:
 
 
 def stage_eval(run: Run) -> dict:
-    """`dominocam eval` of the candidates on the hold-out set's val split (and --realval)."""
+    """`dominocam eval` of the candidates on the hold-out set's val split, the print
+    scenes' hold-out val split (`synthetic_print`) and --realval when given."""
     from measure import plots
     from measure.evaluate import describe_models, run_eval
     from measure.gates import gate_table
@@ -515,12 +523,14 @@ def stage_eval(run: Run) -> dict:
         threads=min(run.workers, 8),
         quiet=True,
         calibration=str(run.candidates / "calibration.json"),
+        synthetic_print=run.data("holdout_print"),
     )
     models = results.pop("_models")
     out = run.folder("eval")
     out.mkdir(parents=True, exist_ok=True)
     report = {
         "command": f"dominocam eval --synthetic {run.data('holdout')}"
+        + f" --synthetic-print {run.data('holdout_print')}"
         + (f" --realval {run.realval}" if run.realval else "")
         + f" --detector {run.candidates / 'detector.onnx'} --reader "
         f"{run.candidates / 'reader.onnx'} --sets {','.join(sets)}",
@@ -534,7 +544,14 @@ def stage_eval(run: Run) -> dict:
         figures = ", ".join(
             f"{m} {r.k}/{r.n}"
             for m, r in result.metrics().items()
-            if m in ("detection_recall", "detection_precision", "exact_tile_set", "half_accuracy")
+            if m
+            in (
+                "detection_recall",
+                "detection_precision",
+                "exact_tile_set",
+                "half_accuracy",
+                "no_printed_tile",
+            )
         )
         run.say(f"eval: {name}: {figures}")
     return {}

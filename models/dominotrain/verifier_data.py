@@ -11,7 +11,9 @@ cut with `vision.verifier.verifier_crop` the way the runtime cuts them:
   detector's boxes are a little off; a tile it missed still teaches what a tile is);
 * `not_tile`: a box that overlaps no tile of the truth by more than `NEGATIVE_IOU` (the
   detector's false positives: what the verifier is for), and tile-shaped boxes at random
-  on the distractors of the truth, on the background and on the picture's border.
+  on the distractors of the truth, on the background and on the picture's border, and the
+  truth box of printed dominoes (a print set's `printed`: a board's track, a box lid; at
+  most `PRINTED_NEGATIVES` a picture) with jittered corners: flat print is not a tile.
 
 Boxes in between are left out: neither clearly a tile nor clearly not one.
 """
@@ -32,6 +34,7 @@ from vision.verifier import NOT_TILE_CLASS, TILE_CLASS, verifier_crop
 POSITIVE_IOU = 0.5
 NEGATIVE_IOU = 0.1
 RANDOM_NEGATIVES = 4  # tile-shaped boxes per picture on distractors and background
+PRINTED_NEGATIVES = 6  # printed dominoes per picture, cut as `not_tile`
 SIDE = 64
 
 
@@ -135,7 +138,23 @@ def picture_crops(image, truth, detections, rng) -> list[tuple[str, np.ndarray]]
         out.append((TILE_CLASS, verifier_crop(image, jitter(rng, t), SIDE)))
     for box in random_negatives(rng, truth, every_tile, RANDOM_NEGATIVES):
         out.append((NOT_TILE_CLASS, verifier_crop(image, box, SIDE)))
+    for box in printed_negatives(rng, truth, PRINTED_NEGATIVES):
+        out.append((NOT_TILE_CLASS, verifier_crop(image, box, SIDE)))
     return out
+
+
+def printed_negatives(rng: np.random.Generator, truth: dict, count: int) -> list[np.ndarray]:
+    """Up to `count` printed dominoes of the truth (`printed`, wholly in the picture), their
+    corners jittered as a detector's box would be."""
+    printed = [
+        np.asarray(p["corners"], np.float64)
+        for p in truth.get("printed", [])
+        if not p.get("cut_by_border")
+    ]
+    if not printed:
+        return []
+    chosen = rng.permutation(len(printed))[:count]
+    return [jitter(rng, printed[int(k)]) for k in chosen]
 
 
 def build(sets: list[Path], out: Path, threads: int, seed: int, workers: int = 1) -> dict:

@@ -6,8 +6,10 @@ import numpy as np
 
 from dominotrain.verifier_data import (
     NEGATIVE_IOU,
+    PRINTED_NEGATIVES,
     picture_crops,
     polygon_iou,
+    printed_negatives,
     random_negatives,
     tile_box,
 )
@@ -60,3 +62,27 @@ def test_random_negatives_overlap_no_tile():
     assert boxes
     for box in boxes:
         assert all(polygon_iou(box, t) <= NEGATIVE_IOU for t in tiles)
+
+
+def test_printed_dominoes_are_cut_as_not_tiles_near_where_they_lie():
+    tile = tile_box(np.array([100.0, 150.0]), 80, 0.0)
+    printed = [tile_box(np.array([x, 60.0]), 60, np.pi / 2) for x in (160.0, 220.0, 280.0)]
+    truth = _truth([tile])
+    truth["printed"] = [
+        {"on": "print_board", "halves": [1, 2], "corners": p.tolist(), "cut_by_border": False}
+        for p in printed
+    ]
+    truth["printed"].append(
+        {"on": "print_board", "halves": [3, 4], "corners": (printed[0] - 200).tolist(),
+         "cut_by_border": True}
+    )  # fmt: skip
+    boxes = printed_negatives(np.random.default_rng(0), truth, PRINTED_NEGATIVES)
+    assert len(boxes) == 3  # the one cut by the border is left out
+    for box in boxes:
+        assert max(polygon_iou(box, p) for p in printed) > 0.6
+    assert len(printed_negatives(np.random.default_rng(0), truth, 2)) == 2
+    image = np.zeros((300, 400, 3), np.uint8)
+    without = picture_crops(image, _truth([tile]), [], np.random.default_rng(0))
+    with_print = picture_crops(image, truth, [], np.random.default_rng(0))
+    labels = [label for label, _ in with_print]
+    assert labels.count("not_tile") == [label for label, _ in without].count("not_tile") + 3
