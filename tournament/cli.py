@@ -16,6 +16,7 @@ EXTRA_HINT = "tournament mode needs the `tournament` extra: pip install -e '.[to
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    add_tournament_to_serve(subparsers)
     parser = subparsers.add_parser(
         "worker",
         help="read tournament tables' frames on a Celery worker (Redis broker, PostgreSQL)",
@@ -186,8 +187,28 @@ def web_server(app: object, host: str, port: int, body_limit: int) -> object:
     return server
 
 
+def add_tournament_to_serve(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """`dominocam serve --tournament CONFIG`: the single-table `serve` command (server.cli,
+    registered before this module) serves an event instead when given an event file."""
+    serve = subparsers.choices.get("serve")
+    if serve is None:  # a parser without the dashboard's commands (a test's)
+        return
+    serve.add_argument(
+        "--tournament",
+        metavar="CONFIG",
+        default=None,
+        help="serve a tournament's event (YAML/TOML/JSON) from PostgreSQL and Redis instead of "
+        "one table (docs/tournament.md)",
+    )
+    serve.set_defaults(serve_tournament=serve_tournament)
+
+
 def serve_tournament(args: argparse.Namespace) -> int:
     """`dominocam serve --tournament CONFIG`: make the event if new, then serve it."""
+    from server.serving import AUTO_HOST, LOOPBACK
+
+    if args.host == AUTO_HOST:  # an event's web process sits behind its own front
+        args.host = LOOPBACK
     from tournament.config import load_config
 
     config = load_config(args.tournament)
