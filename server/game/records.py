@@ -9,7 +9,9 @@ import sqlite3
 from typing import Any
 
 from dominocam.errors import UserInputError
+from rules import phrases
 from rules.i18n import _
+from server.storage import loads
 
 
 class NotFound(UserInputError):
@@ -63,6 +65,18 @@ def open_round(conn: sqlite3.Connection, game_id: int) -> sqlite3.Row:
             _("round {number} has ended; start a new round first").format(number=rnd["number"])
         )
     return rnd
+
+
+def lock_reason(rnd: Any) -> str | None:
+    """Why the round's hands are locked (None while they are not): the stored English
+    `locked_by` as a `rules.phrases.Phrase` with its code and parameters (`locked_words`),
+    or as plain text for a lock stored before them."""
+    if not rnd["locked_at"]:
+        return None
+    text = str(rnd["locked_by"] or "")
+    stored = loads(rnd["locked_words"], None)
+    found = phrases.from_json(stored, text) if isinstance(stored, dict) else None
+    return text if found is None else found
 
 
 def round_hands(conn: sqlite3.Connection, round_id: int) -> dict[int, sqlite3.Row]:

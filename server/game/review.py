@@ -22,6 +22,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
+from rules import phrases
 from rules.i18n import N_, _
 from rules.tiles import Tile
 from server import storage
@@ -344,4 +345,7 @@ def _latest_refusal(conn: sqlite3.Connection, rnd: sqlite3.Row) -> str | None:
         "ORDER BY id DESC LIMIT 1",
         (rnd["id"],),
     ).fetchone()
-    return None if row is None else str(loads(row["detail"], {}).get("text"))
+    if row is None:
+        return None
+    detail = loads(row["detail"], {})
+    return phrases.said(str(detail.get("text")), detail.get("words"))
