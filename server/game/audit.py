@@ -115,6 +115,7 @@ def entries(
                 "author": row["author"],
                 **shown_entry(detail["text"], detail["public_text"], row["reason"], revealed),
                 "shown": _shown(detail, revealed),
+                "words": detail.get("words" if revealed else "public_words"),
             }
         )
     return out
@@ -152,6 +153,7 @@ def round_entries(conn: sqlite3.Connection, round_id: int) -> list[dict[str, Any
                 "reason": row["reason"],
                 "text": detail["text"],
                 "shown": _shown(detail, True),
+                "words": detail.get("words"),
             }
         )
     return out
