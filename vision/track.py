@@ -49,6 +49,7 @@ import numpy as np
 
 from rules import phrases
 from rules.phrases import Phrase
+from rules.tiles import SUPPORTED_SETS
 from vision import geometry, messages
 from vision.confidence import Calibration, mark_doubtful
 from vision.decode import joint_decode
@@ -452,6 +453,15 @@ class TableTracker:
         self._frame = -1
         self._scene = Scene(self.width, self.height)
         self._scene_tracks: tuple[int, ...] = ()
+        self._set_reach: int | None = None
+
+    def grow_set(self, reach: int) -> None:
+        """Let the set grow with the values read (`dominocam watch` without a set): each
+        time the Scene is built, `config.set_max` becomes the smallest standard set
+        (`rules.tiles.SUPPORTED_SETS`) that holds the highest value read on a confirmed tile
+        (each half's most likely value before the set limits it), never smaller than it was
+        nor larger than `reach` (the largest set the reader reads)."""
+        self._set_reach = reach
 
     # --- one frame ------------------------------------------------------------------------
 
@@ -739,6 +749,19 @@ class TableTracker:
             return True
         return track.agree >= cfg.agree_reads and self._confidence(track.half_probs) >= cfg.doubt
 
+    def _grown_set(self, confirmed: list[_Track]) -> int:
+        """The set `grow_set` reads as: the smallest standard set holding every value read
+        on the `confirmed` face-up tracks, at least the present one, at most the reach."""
+        assert self._set_reach is not None
+        read = [
+            int(np.argmax(t.half_probs, axis=1).max())
+            for t in confirmed
+            if t.face == "up" and t.half_probs is not None
+        ]
+        highest = max([self.config.set_max, *read])
+        fits = next((s for s in SUPPORTED_SETS if s >= highest), SUPPORTED_SETS[-1])
+        return min(fits, max(self._set_reach, self.config.set_max))
+
     def _scene_dirty(self) -> bool:
         """A confirmed track moved since the Scene was built (drawn boxes follow the tile)."""
         confirmed = [t for t in self._tracks if t.confirmed]
@@ -759,6 +782,8 @@ class TableTracker:
             corners = t.read_corners if t.read_corners is not None else t.corners
             probs = t.half_probs if t.face == "up" else None
             tiles.append(SceneTile(sid, t.face, corners, min(1.0, t.score), half_probs=probs))
+        if self._set_reach is not None:
+            cfg = self.config = replace(cfg, set_max=self._grown_set(confirmed))
         decoded, warnings = joint_decode(tiles, cfg.set_max)
         if self.calibration is not None and self._calibration_applies(decoded):
             decoded = mark_doubtful(decoded, self.calibration)
