@@ -14,18 +14,30 @@ from rules.i18n import _
 from server.storage import loads
 
 
-class NotFound(UserInputError):
+class Refused(UserInputError):
+    """A request the server refuses: the message in the request's language, and beside it a
+    stable `code` with its `params` (plain JSON values), which the API's error JSON gives
+    beside `error` so that a program need not read the words. A refusal made without a code
+    has `code` None. HTTP 400."""
+
+    def __init__(self, message: str, code: str | None = None, **params: Any) -> None:
+        super().__init__(message)
+        self.code = code
+        self.params = params
+
+
+class NotFound(Refused):
     """An unknown game, round or player: HTTP 404."""
 
 
-class Conflict(UserInputError):
+class Conflict(Refused):
     """The request does not fit the game's current state (round ended, ...): HTTP 409."""
 
 
 def get_game(conn: sqlite3.Connection, game_id: int) -> sqlite3.Row:
     row = conn.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
     if row is None:
-        raise NotFound(_("no game {game_id}").format(game_id=game_id))
+        raise NotFound(_("no game {game_id}").format(game_id=game_id), "no_game", game_id=game_id)
     return row
 
 
@@ -53,7 +65,12 @@ def get_round(conn: sqlite3.Connection, game_id: int, number: int | None = None)
             "SELECT * FROM rounds WHERE game_id = ? AND number = ?", (game_id, number)
         ).fetchone()
     if row is None:
-        raise NotFound(f"game {game_id} has no round {number or ''}".rstrip())
+        raise NotFound(
+            f"game {game_id} has no round {number or ''}".rstrip(),
+            "no_round",
+            game_id=game_id,
+            round=number,
+        )
     return row
 
 
@@ -62,7 +79,9 @@ def open_round(conn: sqlite3.Connection, game_id: int) -> sqlite3.Row:
     rnd = get_round(conn, game_id)
     if rnd["status"] != "open":
         raise Conflict(
-            _("round {number} has ended; start a new round first").format(number=rnd["number"])
+            _("round {number} has ended; start a new round first").format(number=rnd["number"]),
+            "round_ended",
+            round=rnd["number"],
         )
     return rnd
 
@@ -107,7 +126,10 @@ def player_by_id(conn: sqlite3.Connection, game_id: int, player_id: int) -> sqli
         raise NotFound(
             _("game {game_id} has no player {player_id}").format(
                 game_id=game_id, player_id=player_id
-            )
+            ),
+            "no_player",
+            game_id=game_id,
+            player_id=player_id,
         )
     return row
 
@@ -118,7 +140,9 @@ def player_by_name(conn: sqlite3.Connection, game_id: int, name: object) -> sqli
     ).fetchone()
     if row is None:
         known = ", ".join(p["name"] for p in players(conn, game_id))
-        raise UserInputError(
-            _("unknown player {name!r}; players: {known}").format(name=name, known=known)
+        raise Refused(
+            _("unknown player {name!r}; players: {known}").format(name=name, known=known),
+            "unknown_player",
+            name=str(name),
         )
     return row
