@@ -289,8 +289,9 @@ def test_api_errors_come_in_the_request_language(client, language: str, message:
     )
     assert r.status_code == 400 and message in r.json["error"], r.json
     assert r.json["status"] == 400  # machine fields stay as they are
+    assert (r.json["code"], r.json["params"]) == ("bad_players", {"max_players": 10})
     r = client.get("/api/nope", headers={"Accept-Language": language})
-    assert r.status_code == 404 and set(r.json) == {"error", "status"}
+    assert r.status_code == 404 and set(r.json) == {"error", "status", "code", "params"}
 
 
 def test_numbers_are_written_per_locale_on_pages_not_in_exports(client, game, links) -> None:
