@@ -15,17 +15,18 @@ from typing import Any
 
 import numpy as np
 import pytest
-from server_factories import ADMIN, TableScript, old_database
+from server_factories import ADMIN, TableScript, ThreadedServer, old_database
 
 from server.camera import store_camera_events, tracking_reader
 from server.db import get_db
 from vision.track import TableEvent, _Track, event_text
 
 TRANSLATED = ("hu", "it", "vi", "es")
+LOCALES = {"hu": "hu-HU", "it": "it-IT", "vi": "vi-VN", "es": "es-ES"}
 FRAME = np.zeros((200, 600, 3), np.uint8)
 A, B = ((0, 3), 40.0), ((3, 5), 124.0)
 HANDS = {"Ana": [[1, 2]], "Ben": [[3, 3]], "Caro": [[4, 5]], "Dev": [[6, 6]]}
-NAMES = {"Ana", "Ben", "Caro", "Dev"}
+NAMES = {"Ana", "Ben", "Bob", "Caro", "Dev"}
 
 
 def english_words(text: str) -> set[str]:
@@ -54,16 +55,14 @@ def _camera_app(make_app: Any) -> tuple[Any, Any, Any, TableScript, int]:
     return app, client, reader, script, r.json["game"]["id"]
 
 
-@pytest.mark.parametrize("language", TRANSLATED)
-def test_a_camera_event_is_shown_in_the_language_without_english(make_app, language) -> None:
-    app, client, reader, script, gid = _camera_app(make_app)
+def _camera_events(app: Any, client: Any, reader: Any, script: TableScript, gid: int) -> None:
+    """0-3 and 3-5 played; a person corrects the 3-5 to 3-6; then the camera reads that tile
+    as 3-4 (the change the tracker announces when a moved tile reads differently): the
+    correction stands, and the stored event says so."""
     base = f"/api/games/{gid}/rounds/current"
     script.tiles = {"a": A, "b": B}
     for _ in range(2):
         reader(FRAME)
-    # A person corrects the 3-5; then the camera reads that tile as 3-4 (the change the
-    # tracker announces when a moved tile reads differently): the correction stands, and the
-    # stored event says so.
     tiles = client.get(f"/api/games/{gid}/state").json["round"]["table"]["scene"]["tiles"]
     tile_b = next(t for t in tiles if t["pips"] == [3, 5])
     r = client.patch(f"{base}/table/tiles/{tile_b['id']}", json={"pips": [3, 6]}, headers=ADMIN)
@@ -74,6 +73,13 @@ def test_a_camera_event_is_shown_in_the_language_without_english(make_app, langu
     changed = TableEvent("changed", 9, 9.0, seen.id, "up", (3, 4), None, None, (0, 4), text)
     with app.app_context():
         store_camera_events(app, get_db(), gid, FRAME, out, [changed.to_dict()])
+
+
+@pytest.mark.parametrize("language", TRANSLATED)
+def test_a_camera_event_is_shown_in_the_language_without_english(make_app, language) -> None:
+    app, client, reader, script, gid = _camera_app(make_app)
+    base = f"/api/games/{gid}/rounds/current"
+    _camera_events(app, client, reader, script, gid)
     headers = {"Accept-Language": language}
     events = client.get(f"{base}/table/events", headers=headers).json["events"]
     stands = [e for e in events if "correction stands" in e["text"]]
@@ -176,3 +182,46 @@ def test_rows_stored_before_codes_show_their_text(tmp_path) -> None:
         [entry] = state["audit"]
         assert entry["shown"] == audit_text and entry["words"] is None
         assert state["round"]["locked"]["by_shown"] == "Ana called domino"
+
+
+@pytest.mark.slow
+def test_the_table_page_shows_a_camera_event_and_an_audit_line_without_english(
+    browser, make_app
+) -> None:
+    """The table page in hu, it, vi and es: its camera list and its audit trail show the
+    stored sentences in the page's language, no English word left."""
+    from playwright.sync_api import expect
+
+    app, client, reader, script, gid = _camera_app(make_app)
+    ben = next(p for p in client.get(f"/api/games/{gid}/players", headers=ADMIN).json["players"]
+               if p["name"] == "Ben")  # fmt: skip
+    r = client.patch(f"/api/games/{gid}/players/{ben['id']}", json={"name": "Bob"}, headers=ADMIN)
+    assert r.status_code == 200, r.json
+    _camera_events(app, client, reader, script, gid)
+    state = client.get(f"/api/state?game={gid}").json
+    events = {e["id"]: e["text"] for e in state["round"]["table"]["events"]}
+    renamed = next(e["text"] for e in state["audit"] if e["action"] == "rename")
+    assert len(events) == 3 and renamed == "the host renamed Ben to Bob"
+    assert any("correction stands" in text for text in events.values())
+    server = ThreadedServer(app)
+    errors: list[str] = []
+    try:
+        for language in TRANSLATED:
+            page = browser.new_context(locale=LOCALES[language]).new_page()
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            page.goto(f"{server.url}/games/{gid}")
+            expect(page.locator("html")).to_have_attribute("lang", language)
+            items = page.locator("#table-events li")
+            expect(items).to_have_count(3, timeout=10000)
+            for i in range(3):
+                item = items.nth(i)
+                english = events[int(item.get_attribute("data-event") or 0)]
+                assert_no_english(item.inner_text(), english)
+            audit = page.locator("#audit li")
+            expect(audit.first).to_be_visible()
+            assert_no_english(audit.first.inner_text(), renamed)
+            assert "Ben" in audit.first.inner_text() and "Bob" in audit.first.inner_text()
+            page.context.close()
+    finally:
+        server.close()
+    assert not errors, errors
