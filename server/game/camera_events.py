@@ -85,7 +85,12 @@ def record_camera_update(
             conn,
             game_id,
             "camera",
-            {"events": [{"id": e["id"], "kind": e["kind"], "text": e["text"]} for e in stored]},
+            {
+                "events": [
+                    {"id": e["id"], "kind": e["kind"], "text": e["text"], "words": e.get("words")}
+                    for e in stored
+                ]
+            },
         )
     return stored
 
