@@ -8,22 +8,12 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from dominocam.errors import UserInputError
 from rules import phrases
 from rules.i18n import _
+from server.refusal import Refused
 from server.storage import loads
 
-
-class Refused(UserInputError):
-    """A request the server refuses: the message in the request's language, and beside it a
-    stable `code` with its `params` (plain JSON values), which the API's error JSON gives
-    beside `error` so that a program need not read the words. A refusal made without a code
-    has `code` None. HTTP 400."""
-
-    def __init__(self, message: str, code: str | None = None, **params: Any) -> None:
-        super().__init__(message)
-        self.code = code
-        self.params = params
+__all__ = ["Conflict", "NotFound", "Refused"]
 
 
 class NotFound(Refused):

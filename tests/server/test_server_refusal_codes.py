@@ -49,3 +49,20 @@ def test_a_refusal_without_a_code_says_so(client) -> None:
     assert r.status_code == 400 and r.json["code"] == "body_not_an_object"
     r = client.get("/api/no-such-thing")
     assert r.status_code == 404 and r.json["code"] is None and r.json["params"] == {}
+
+
+def test_a_field_of_another_type_is_refused_with_the_field_and_the_type(
+    client, game, links
+) -> None:
+    r = client.post(f"/api/hand/{links['Ana']}/declare", json={"cannot_play": "false"})
+    assert r.status_code == 400
+    assert (r.json["code"], r.json["params"]) == (
+        "wrong_type",
+        {"field": "cannot_play", "type": "boolean"},
+    )
+    r = client.post(f"/api/hand/{links['Ana']}/declare", json={})
+    assert r.status_code == 400
+    assert (r.json["code"], r.json["params"]["field"]) == ("missing_field", "cannot_play")
+    r = client.get("/api/events/poll?since=x")
+    assert r.status_code == 400
+    assert r.json["params"] == {"field": "since", "type": "integer"}
