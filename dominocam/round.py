@@ -295,12 +295,20 @@ def judge(
         status = "uncertain"
     else:
         status = "blocked" if blocked else "not blocked"
+    shown_confidence = format_number(confidence, decimals=2)
+    unsure_readings = bool(review["needs_review"] or problems or (hold and not blocked))
+    # Never a bare BLOCKED on readings a person must check first: the ruling's verdict line
+    # says so in its place (`rules.ruling`'s `blocked`).
+    instead = None
+    if unsure_readings:
+        instead = _("Verdict for the tiles as read: BLOCKED.")
+    elif status == "uncertain":
+        instead = _uncertain_block(shown_doubts, questions, boneyard_unknown, shown_confidence)
     if parsed is not None and verdict is not None:
-        text = rules.ruling(verdict, parsed, boneyard_known=boneyard_known(ledger))
+        text = rules.ruling(verdict, parsed, boneyard_known=boneyard_known(ledger), blocked=instead)
     else:
         text = _("The readings cannot be judged: {error}").format(error=unjudged)
-    shown_confidence = format_number(confidence, decimals=2)
-    if review["needs_review"] or problems or (hold and not blocked):
+    if unsure_readings:
         # The readings themselves are unsure or contradict each other, or a hand shows no
         # tile with a count open: no ruling counts until a person has checked them.
         head = []
@@ -333,8 +341,6 @@ def judge(
                 )
             )
         head += [f"  - {q}" for q in questions]
-        # Never a bare BLOCKED on readings a person must check first.
-        text = text.replace(_("Verdict: BLOCKED."), _("Verdict for the tiles as read: BLOCKED."))
         text = "\n".join(head) + "\n" + _("For the tiles as read:") + "\n" + text
         if doubts:
             text += "\n\n" + _("Doubts about the layout (confidence {confidence}):").format(
@@ -342,7 +348,8 @@ def judge(
             )
             text += "\n" + "\n".join(f"  - {d}" for d in shown_doubts)
     elif status == "uncertain":
-        text = _uncertain_block(text, shown_doubts, questions, boneyard_unknown, shown_confidence)
+        if not blocked and instead is not None:  # no verdict line to say it in
+            text += "\n\n" + instead
     elif doubts:
         text += "\n\n" + _("Doubts about the photos (confidence {confidence}):").format(
             confidence=shown_confidence
@@ -447,11 +454,11 @@ def _boneyard_question(ledger: Any) -> str:
 
 
 def _uncertain_block(
-    text: str, doubts: list[str], questions: list[str], boneyard_unknown: bool, confidence: str
+    doubts: list[str], questions: list[str], boneyard_unknown: bool, confidence: str
 ) -> str:
-    """The ruling with its BLOCKED verdict made uncertain: the photos' doubts, the counts it
-    waits for (the boneyard nobody counted, or others), or both, and the condition under
-    which the block would stand."""
+    """The BLOCKED verdict made uncertain, said in its place in the ruling: the photos'
+    doubts, the counts it waits for (the boneyard nobody counted, or others), or both, and
+    the condition under which the block would stand."""
     lines = []
     if doubts:
         lines.append(
@@ -484,12 +491,7 @@ def _uncertain_block(
         )
         lines += [f"  - {q}" for q in questions]
         lines.append(_("If the photos show everything:"))
-    uncertain = "\n".join(lines)
-    said = _("Verdict: BLOCKED.")
-    if said in text:
-        head, _said, tail = text.partition(said)
-        return head + uncertain + tail
-    return text + "\n\n" + uncertain
+    return "\n".join(lines)
 
 
 def _tile_text(tile: Any) -> str:

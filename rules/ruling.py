@@ -16,7 +16,9 @@ from rules.state import GameState
 from rules.verdict import Verdict
 
 
-def ruling(verdict: Verdict, state: GameState, boneyard_known: bool = True) -> str:
+def ruling(
+    verdict: Verdict, state: GameState, boneyard_known: bool = True, blocked: str | None = None
+) -> str:
     """A multi-line ruling for people (the human output of `dominocam rules check`), in the
     language of `rules.i18n.use_language` (English by default).
 
@@ -27,6 +29,9 @@ def ruling(verdict: Verdict, state: GameState, boneyard_known: bool = True) -> s
             that `state.boneyard` is a stand-in (`dominocam round` judges with it empty):
             condition 2 is then said to be unknown instead of holding or failing, and the
             caller says what the verdict line means (`rules.hold`).
+        blocked: the words said in place of "Verdict: BLOCKED." when the verdict is a block
+            (`dominocam round`: the photos' doubts, the counts the verdict waits for); the
+            reason after it stays.
     """
     unknown = not boneyard_known and verdict.draw != "none"
     variant = state.variant
@@ -80,10 +85,9 @@ def ruling(verdict: Verdict, state: GameState, boneyard_known: bool = True) -> s
             ).format(players=", ".join(verdict.went_out))
         )
     elif verdict.blocked:
-        # Two messages: `dominocam round` puts its photo doubts between them.
-        lines.append(
-            _("Verdict: BLOCKED.") + " " + _("Both conditions hold; the round ends at once.")
-        )
+        # Two messages: `dominocam round` says its photo doubts in place of the first.
+        said = _("Verdict: BLOCKED.") if blocked is None else blocked
+        lines.append(said + " " + _("Both conditions hold; the round ends at once."))
     elif not verdict.no_playable_end and not verdict.boneyard_exhausted:
         lines.append(_("Verdict: NOT BLOCKED (condition 1 and condition 2 fail). Play goes on."))
     elif not verdict.no_playable_end:

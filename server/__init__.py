@@ -337,9 +337,15 @@ def _wants_json() -> bool:
     return best == "application/json"
 
 
-def _error(message: str, status: int) -> Any:
+def _error(
+    message: str, status: int, code: str | None = None, params: dict[str, Any] | None = None
+) -> Any:
+    """The error page, or for the API `{"error", "status", "code", "params"}`: the message
+    in the request's language, and a refusal's stable code and parameters
+    (`server.game.records.Refused`; `code` null, `params` {} for other errors)."""
     if _wants_json():
-        return jsonify({"error": message, "status": status}), status
+        body = {"error": message, "status": status, "code": code, "params": params or {}}
+        return jsonify(body), status
     from flask import render_template
 
     return render_template("error.html", message=message, status=status), status
@@ -361,7 +367,9 @@ def _register_errors(app: Flask) -> None:
             status = 409
         elif isinstance(error, UploadError):
             status = error.status
-        return _error(str(error), status)
+        return _error(
+            str(error), status, getattr(error, "code", None), getattr(error, "params", None)
+        )
 
     @app.errorhandler(StreamRefused)
     def _refused(error: StreamRefused) -> Any:

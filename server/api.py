@@ -63,7 +63,9 @@ def _json_body(fields: dict[str, Field] | None = None) -> dict[str, Any]:
     """The request's JSON object, each of `fields` of its type (400 otherwise)."""
     body = request.get_json(silent=True)
     if not isinstance(body, dict):
-        raise UserInputError(_("send a JSON object (Content-Type: application/json)"))
+        raise game.Refused(
+            _("send a JSON object (Content-Type: application/json)"), "body_not_an_object"
+        )
     checked(body, fields or {})
     return body
 
@@ -518,7 +520,7 @@ def put_boneyard(game_id: int) -> Any:
     """The host's count of the boneyard; `{"boneyard": null}` makes it unknown again."""
     body = _json_body({"boneyard": optional(INTEGER, nullable=True)})
     if "boneyard" not in body:
-        raise UserInputError(_("send 'boneyard': the number of tiles in it, or null"))
+        raise game.Refused(_("send 'boneyard': the number of tiles in it, or null"), "bad_boneyard")
     game.set_boneyard(get_db(), game_id, body["boneyard"])
     return jsonify(game.public_state(get_db(), game_id))
 

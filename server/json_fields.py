@@ -18,8 +18,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, overload
 
-from dominocam.errors import UserInputError
 from rules.i18n import N_, _
+from server.refusal import Refused
 
 # SQLite (and PostgreSQL's bigint) keep whole numbers of 64 bits.
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
@@ -45,16 +45,19 @@ class JsonType:
 
     words: str
     accepts: Callable[[object], bool]
+    name: str = ""  # the JSON type's name in a refusal's parameters ("boolean")
 
 
 BOOLEAN = JsonType(
-    N_("true or false (a JSON boolean, without quotes)"), lambda v: isinstance(v, bool)
+    N_("true or false (a JSON boolean, without quotes)"),
+    lambda v: isinstance(v, bool),
+    "boolean",
 )
-INTEGER = JsonType(N_("a whole number (a JSON number, without quotes)"), _is_whole)
-NUMBER = JsonType(N_("a number (a JSON number, without quotes)"), _is_number)
-STRING = JsonType(N_("text (a JSON string)"), lambda v: isinstance(v, str))
-ARRAY = JsonType(N_("a list (a JSON array)"), lambda v: isinstance(v, list))
-OBJECT = JsonType(N_("an object (a JSON object)"), lambda v: isinstance(v, dict))
+INTEGER = JsonType(N_("a whole number (a JSON number, without quotes)"), _is_whole, "integer")
+NUMBER = JsonType(N_("a number (a JSON number, without quotes)"), _is_number, "number")
+STRING = JsonType(N_("text (a JSON string)"), lambda v: isinstance(v, str), "string")
+ARRAY = JsonType(N_("a list (a JSON array)"), lambda v: isinstance(v, list), "array")
+OBJECT = JsonType(N_("an object (a JSON object)"), lambda v: isinstance(v, dict), "object")
 
 
 @dataclass(frozen=True)
@@ -85,16 +88,22 @@ def check_field(body: Mapping[str, Any], name: str, field: Field) -> None:
     """Raises UserInputError when `body[name]` is missing but required, or of another type."""
     if name not in body or (body[name] is None and field.nullable):
         if field.required:
-            raise UserInputError(
-                _("send '{field}': {kind}").format(field=name, kind=_(field.type.words))
+            raise Refused(
+                _("send '{field}': {kind}").format(field=name, kind=_(field.type.words)),
+                "missing_field",
+                field=name,
+                type=field.type.name,
             )
         return
     value = body[name]
     if not field.type.accepts(value):
-        raise UserInputError(
+        raise Refused(
             _("'{field}' must be {kind}, got {value}").format(
                 field=name, kind=_(field.type.words), value=shown(value)
-            )
+            ),
+            "wrong_type",
+            field=name,
+            type=field.type.name,
         )
 
 
@@ -115,10 +124,13 @@ def query_flag(value: str | None, name: str) -> bool:
         return False
     if value.lower() in ("1", "true"):
         return True
-    raise UserInputError(
+    raise Refused(
         _("'{field}' must be true or false (1 or 0), got {value}").format(
             field=name, value=shown(value)
-        )
+        ),
+        "wrong_type",
+        field=name,
+        type="boolean",
     )
 
 
@@ -142,9 +154,12 @@ def query_int(value: str | None, name: str, default: int | None = None) -> int |
     digits = text[1:] if text[:1] in "+-" else text
     number = int(text) if digits.isascii() and digits.isdigit() else None
     if number is None or not INT64_MIN <= number <= INT64_MAX:
-        raise UserInputError(
+        raise Refused(
             _("'{field}' must be a whole number from {low} to {high}, got {value}").format(
                 field=name, low=INT64_MIN, high=INT64_MAX, value=shown(value)
-            )
+            ),
+            "wrong_type",
+            field=name,
+            type="integer",
         )
     return number

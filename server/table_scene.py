@@ -36,6 +36,9 @@ from typing import Any
 from vision import messages
 from vision.notes import note, notes_json, notes_of
 
+# `MergedTable.kept` of a tile a person deleted as no tile.
+DELETED = "deleted"
+
 
 @dataclass(frozen=True)
 class MergedTable:
@@ -194,5 +197,5 @@ def merge_camera_scene(stored: Mapping[str, Any] | None, camera: Mapping[str, An
     refresh_open_ends(scene)
     refresh_totals(scene)
     kept = {track: _pips_text(pips) for track, pips in fixed.items() if track in seen}
-    kept.update({track: "deleted" for track in deleted & seen})
+    kept.update({track: DELETED for track in deleted & seen})
     return MergedTable(scene, kept)

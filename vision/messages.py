@@ -7,18 +7,15 @@ writes the English text the Scene's `warnings` hold, and, translated, the host's
 templates are marked with `N_`, so `make messages` puts them in the catalogues. Nothing reads
 a warning's text back: see docs/decisions/2026-12-01-warning-languages.md.
 
-The live camera's event sentences (`vision.track.event_text`, below) and the audit trail's
-(`server.game.wording`) are still recognised in their stored English and translated where
-shown (`shown_from`).
+The live camera's event sentences (`vision.track.event_text`, below) are data the same way:
+each template has a code (`rules.phrases.Template`), an event keeps its code and parameters
+beside its English text, and pages write it in their reader's language (`rules.phrases.said`).
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Sequence
-from functools import cache
-
-from rules.i18n import DEFAULT_LANGUAGE, N_, _, current_language, format_number
+from rules.i18n import N_
+from rules.phrases import Template
 
 # vision.decode
 HALF_ABOVE_SET = N_(
@@ -157,114 +154,53 @@ ALL: tuple[str, ...] = (
     TILE_BEYOND_END, END_CUT_BY_BORDER, NO_MATCH_AT_END, CORRECTION_UNMATCHED,
     DELETION_UNMATCHED,
 )  # fmt: skip
-_FIELD = re.compile(r"\{(\w+)(?::([^{}]*))?\}")
 
-
-@cache
-def _pattern(template: str, nested: frozenset[str]) -> re.Pattern[str]:
-    """`template` as a regular expression whose groups are its fields (a field used twice
-    must hold the same text twice)."""
-    parts: list[str] = []
-    seen: set[str] = set()
-    last = 0
-    for field in _FIELD.finditer(template):
-        parts.append(re.escape(template[last : field.start()]))
-        name = field.group(1)
-        # A value is a number, a tile or a list of them; only a nested reason holds a
-        # sentence (": " in a value would let a template swallow another's beginning).
-        value = ".+?" if name in nested else "(?:(?!: ).)+?"
-        parts.append(f"(?P={name})" if name in seen else f"(?P<{name}>{value})")
-        seen.add(name)
-        last = field.end()
-    parts.append(re.escape(template[last:]))
-    return re.compile("".join(parts), re.DOTALL)
-
-
-def _values(
-    template: str,
-    found: dict[str, str],
-    nested: frozenset[str],
-    show: Callable[[str], str],
-) -> dict[str, str]:
-    """The values of a matched warning as the current language writes them: decimals with
-    its decimal sign, a nested warning translated too."""
-    specs = {m.group(1): m.group(2) for m in _FIELD.finditer(template)}
-    values: dict[str, str] = {}
-    for name, text in found.items():
-        spec = specs.get(name) or ""
-        decimals = re.fullmatch(r"\.(\d)f", spec)
-        if name in nested:
-            values[name] = show(text)
-        elif decimals and decimals.group(1) != "0":
-            try:
-                values[name] = format_number(float(text), decimals=int(decimals.group(1)))
-            except ValueError:
-                values[name] = text
-        else:
-            values[name] = text
-    return values
-
-
-def match(
-    text: str, templates: Sequence[str], nested: frozenset[str]
-) -> tuple[str, dict[str, str]] | None:
-    """The template of `templates` (tried in order) `text` was written from and its values,
-    or None."""
-    for template in templates:
-        found = _pattern(template, nested).fullmatch(text)
-        if found is not None:
-            return template, found.groupdict()
-    return None
-
-
-def shown_from(text: str, templates: Sequence[str], nested: frozenset[str]) -> str:
-    """`text`, written from one of `templates` (longest first), in the current language;
-    as it is when none matches. `nested` fields hold a text of the same templates."""
-    if current_language() == DEFAULT_LANGUAGE:
-        return text
-    recognised = match(text, templates, nested)
-    if recognised is None:
-        return text
-    template, found = recognised
-    translated = _FIELD.sub(lambda m: "{" + m.group(1) + "}", _(template))
-
-    def show(inner: str) -> str:
-        return shown_from(inner, templates, nested)
-
-    return translated.format(**_values(template, found, nested, show))
-
-
-# vision.track: the live camera's moves, one sentence per event. The tile (`name`), the open
-# ends (`ends`) and a move to check (`event`) are themselves written from templates here.
-EVENT_PLAYED = N_("{name} played (open ends: {ends})")
-EVENT_PLAYED_ON_LINE = N_("{name} played on line {line} (open ends: {ends})")
-EVENT_PLAYED_ON_LINE_END = N_(
-    "{name} played on line {line}, open end now {end} (open ends: {ends})"
+# vision.track: the live camera's moves, one sentence per event (`vision.track.event_text`),
+# each a `rules.phrases.Template`: the event stores its English text and, beside it, the code
+# and parameters (`TableEvent.words`) that pages write in their reader's language. The tile
+# (`name`: its value `[a, b]`, or a phrase below), the open ends (`ends`: the values, or
+# NO_OPEN_ENDS) and a move to check (`event`) are parameters.
+EVENT_PLAYED = Template("event_played", N_("{name} played (open ends: {ends})"), ("name",))
+EVENT_PLAYED_ON_LINE = Template(
+    "event_played_on_line", N_("{name} played on line {line} (open ends: {ends})"), ("name",)
 )
-EVENT_APPEARED = N_("{name} appeared (open ends: {ends})")
-EVENT_APPEARED_ON_LINE = N_("{name} appeared on line {line} (open ends: {ends})")
-EVENT_APPEARED_ON_LINE_END = N_(
-    "{name} appeared on line {line}, open end now {end} (open ends: {ends})"
+EVENT_PLAYED_ON_LINE_END = Template(
+    "event_played_on_line_end",
+    N_("{name} played on line {line}, open end now {end} (open ends: {ends})"),
+    ("name",),
 )
-EVENT_REMOVED = N_("{name} removed (open ends: {ends})")
-EVENT_NOW_READS = N_("tile #{track} now reads {name} (open ends: {ends})")
-EVENT_TO_CHECK = N_("{event}: please check it")
-TILE_FACE_DOWN = N_("a face-down tile")
-TILE_UNREAD = N_("an unread tile")
-TILE_NOT_SURE = N_("a tile not read surely")
-TILE_NOT_SURE_MAYBE = N_("a tile not read surely (maybe {maybe})")
-NO_OPEN_ENDS = N_("none")
+EVENT_APPEARED = Template("event_appeared", N_("{name} appeared (open ends: {ends})"), ("name",))
+EVENT_APPEARED_ON_LINE = Template(
+    "event_appeared_on_line", N_("{name} appeared on line {line} (open ends: {ends})"), ("name",)
+)
+EVENT_APPEARED_ON_LINE_END = Template(
+    "event_appeared_on_line_end",
+    N_("{name} appeared on line {line}, open end now {end} (open ends: {ends})"),
+    ("name",),
+)
+EVENT_REMOVED = Template("event_removed", N_("{name} removed (open ends: {ends})"), ("name",))
+EVENT_NOW_READS = Template(
+    "event_now_reads", N_("tile #{track} now reads {name} (open ends: {ends})"), ("name",)
+)
+EVENT_TO_CHECK = Template("event_to_check", N_("{event}: please check it"))
+# server.game.camera_events: a person's correction of the tile stands over the camera's read.
+EVENT_CORRECTION_STANDS = Template(
+    "event_correction_stands", N_("{event}; a person's correction stands: {kept}"), ("kept",)
+)
+EVENT_DELETION_STANDS = Template(
+    "event_deletion_stands", N_("{event}; a person's correction stands: deleted")
+)
+TILE_FACE_DOWN = Template("tile_face_down", N_("a face-down tile"))
+TILE_UNREAD = Template("tile_unread", N_("an unread tile"))
+TILE_NOT_SURE = Template("tile_not_sure", N_("a tile not read surely"))
+TILE_NOT_SURE_MAYBE = Template(
+    "tile_not_sure_maybe", N_("a tile not read surely (maybe {maybe})"), ("maybe",)
+)
+NO_OPEN_ENDS = Template("no_open_ends", N_("none"))
 
-EVENT_ALL: tuple[str, ...] = (
+EVENT_ALL: tuple[Template, ...] = (
     EVENT_PLAYED, EVENT_PLAYED_ON_LINE, EVENT_PLAYED_ON_LINE_END, EVENT_APPEARED,
     EVENT_APPEARED_ON_LINE, EVENT_APPEARED_ON_LINE_END, EVENT_REMOVED, EVENT_NOW_READS,
-    EVENT_TO_CHECK, TILE_FACE_DOWN, TILE_UNREAD, TILE_NOT_SURE, TILE_NOT_SURE_MAYBE,
-    NO_OPEN_ENDS,
+    EVENT_TO_CHECK, EVENT_CORRECTION_STANDS, EVENT_DELETION_STANDS, TILE_FACE_DOWN,
+    TILE_UNREAD, TILE_NOT_SURE, TILE_NOT_SURE_MAYBE, NO_OPEN_ENDS,
 )  # fmt: skip
-EVENT_TEMPLATES: tuple[str, ...] = tuple(sorted(EVENT_ALL, key=len, reverse=True))
-EVENT_NESTED = frozenset({"event", "name", "ends"})
-
-
-def shown_event(text: str) -> str:
-    """A live camera event's sentence in the current language (English: the text itself)."""
-    return shown_from(text, EVENT_TEMPLATES, EVENT_NESTED)

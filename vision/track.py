@@ -47,6 +47,9 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from rules import phrases
+from rules.phrases import Phrase
+from rules.tiles import SUPPORTED_SETS
 from vision import geometry, messages
 from vision.confidence import Calibration, mark_doubtful
 from vision.decode import joint_decode
@@ -226,7 +229,9 @@ class TableEvent:
             tile is in no line: the first tile, a loose tile, a removed tile).
         open_end: the value the tile leaves free at the end of its line (None if it ends none).
         open_ends: every open end of the table after the change.
-        text: one sentence for people ("6-4 played on line 2, open end now 4").
+        text: one sentence for people ("6-4 played on line 2, open end now 4"), in English;
+            a `rules.phrases.Phrase` when made here, whose code and parameters `to_dict`
+            writes as `words` (pages write it in their reader's language).
         doubtful: the tile is not read surely (`SceneTile.doubtful`): `pips` is None and the
             text asks for a check; a doubtful tile is never announced as a confirmed move.
     """
@@ -258,7 +263,8 @@ class TableEvent:
             "line": self.line,
             "open_end": self.open_end,
             "open_ends": list(self.open_ends),
-            "text": self.text,
+            "text": str(self.text),
+            "words": phrases.to_json(self.text),
             "doubtful": self.doubtful,
         }
 
@@ -447,6 +453,15 @@ class TableTracker:
         self._frame = -1
         self._scene = Scene(self.width, self.height)
         self._scene_tracks: tuple[int, ...] = ()
+        self._set_reach: int | None = None
+
+    def grow_set(self, reach: int) -> None:
+        """Let the set grow with the values read (`dominocam watch` without a set): each
+        time the Scene is built, `config.set_max` becomes the smallest standard set
+        (`rules.tiles.SUPPORTED_SETS`) that holds the highest value read on a confirmed tile
+        (each half's most likely value before the set limits it), never smaller than it was
+        nor larger than `reach` (the largest set the reader reads)."""
+        self._set_reach = reach
 
     # --- one frame ------------------------------------------------------------------------
 
@@ -734,6 +749,19 @@ class TableTracker:
             return True
         return track.agree >= cfg.agree_reads and self._confidence(track.half_probs) >= cfg.doubt
 
+    def _grown_set(self, confirmed: list[_Track]) -> int:
+        """The set `grow_set` reads as: the smallest standard set holding every value read
+        on the `confirmed` face-up tracks, at least the present one, at most the reach."""
+        assert self._set_reach is not None
+        read = [
+            int(np.argmax(t.half_probs, axis=1).max())
+            for t in confirmed
+            if t.face == "up" and t.half_probs is not None
+        ]
+        highest = max([self.config.set_max, *read])
+        fits = next((s for s in SUPPORTED_SETS if s >= highest), SUPPORTED_SETS[-1])
+        return min(fits, max(self._set_reach, self.config.set_max))
+
     def _scene_dirty(self) -> bool:
         """A confirmed track moved since the Scene was built (drawn boxes follow the tile)."""
         confirmed = [t for t in self._tracks if t.confirmed]
@@ -754,6 +782,8 @@ class TableTracker:
             corners = t.read_corners if t.read_corners is not None else t.corners
             probs = t.half_probs if t.face == "up" else None
             tiles.append(SceneTile(sid, t.face, corners, min(1.0, t.score), half_probs=probs))
+        if self._set_reach is not None:
+            cfg = self.config = replace(cfg, set_max=self._grown_set(confirmed))
         decoded, warnings = joint_decode(tiles, cfg.set_max)
         if self.calibration is not None and self._calibration_applies(decoded):
             decoded = mark_doubtful(decoded, self.calibration)
@@ -876,21 +906,23 @@ def event_text(
     line: int | None,
     open_end: int | None,
     open_ends: Sequence[int],
-) -> str:
+) -> Phrase:
     """The event's sentence for people ("6-4 played on line 2, open end now 4 (open ends: 4,
-    6)"), written from `vision.messages`' templates so that pages show it in their language."""
+    6)"): a `rules.phrases.Phrase` of `vision.messages`' templates, its English text with the
+    code and parameters pages write in their language."""
+    name: Any
     if pips is not None:
-        name = f"{pips[0]}-{pips[1]}"
+        name = [int(pips[0]), int(pips[1])]
     else:
         name = messages.TILE_FACE_DOWN if track.face == "down" else messages.TILE_UNREAD
     if doubtful and track.face == "up":
         maybe = track.guess or track.shown_pips
         name = (
-            messages.TILE_NOT_SURE_MAYBE.format(maybe=f"{maybe[0]}-{maybe[1]}")
+            messages.TILE_NOT_SURE_MAYBE.format(maybe=[int(maybe[0]), int(maybe[1])])
             if maybe
             else messages.TILE_NOT_SURE
         )
-    ends = ", ".join(str(v) for v in open_ends) or messages.NO_OPEN_ENDS
+    ends: Any = [int(v) for v in open_ends] or messages.NO_OPEN_ENDS
     if kind == "added":
         up = track.face == "up"
         # people count lines from 1, as the dashboard names them
@@ -902,9 +934,12 @@ def event_text(
             template = (
                 messages.EVENT_PLAYED_ON_LINE_END if up else messages.EVENT_APPEARED_ON_LINE_END
             )
-        text = template.format(
-            name=name, line=None if line is None else line + 1, end=open_end, ends=ends
-        )
+        params: dict[str, Any] = {"name": name, "ends": ends}
+        if line is not None:
+            params["line"] = line + 1
+        if open_end is not None and line is not None:
+            params["end"] = int(open_end)
+        text = template.format(**params)
     elif kind == "removed":
         text = messages.EVENT_REMOVED.format(name=name, ends=ends)
     else:

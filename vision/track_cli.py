@@ -1,6 +1,11 @@
 """`dominocam watch`: a live table from a camera, video file or URL.
 
 Cheap to import: OpenCV, onnxruntime and scipy are imported inside the command functions.
+
+The set is `--set`, else the usual set of the game's `--variant`; with neither, it is not
+assumed to be double-12: as `dominocam read` does, the tiles are read as the smallest standard
+set that holds the highest value the reader has seen so far, which grows as higher values
+show (said on standard error; `--json` events carry the `set` they were read as).
 """
 
 from __future__ import annotations
@@ -30,7 +35,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "Read a video frame by frame, keep a stable picture of the table (a tile is shown "
             "once seen for a few frames, kept while a hand hides it, removed only when gone) "
             "and print each confirmed change: '6-4 played on line 1, open end now 4'. "
-            "Each tile is read a few times, not once per frame."
+            "Each tile is read a few times, not once per frame. The set is --set, else the "
+            "usual set of the game's --variant; with neither, the smallest of 6, 9, 12, 15 "
+            "that holds the highest value read so far (it grows as higher values show, "
+            "said on standard error)."
         ),
     )
     watch.add_argument("source", metavar="SOURCE", help="camera index (0), video file or URL")
@@ -45,12 +53,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="N",
         help="process every N-th frame (default 1)",
     )
-    add_set(watch)
+    add_set(
+        watch,
+        default=None,
+        unset=(
+            "default: the --variant's usual set, else the smallest of 6, 9, 12, 15 that "
+            "holds the highest value read so far"
+        ),
+    )
+    watch.add_argument(
+        "--variant",
+        metavar="NAME",
+        help="the game's rules variant (`dominocam rules`): its layout and its usual set",
+    )
     watch.add_argument(
         "--kind",
-        default="line",
+        default=None,
         choices=LAYOUT_KINDS,
-        help="layout kind of the game (default line)",
+        help="layout kind of the game (default: the --variant's, else line)",
     )
     watch.add_argument(
         "--max-frames",
@@ -157,11 +177,21 @@ def run_watch(args: argparse.Namespace) -> int:
 def _watch(args: argparse.Namespace, capture: Any, live: bool) -> int:
     import cv2
 
+    from rules.tiles import SUPPORTED_SETS
+    from rules.variants import get_variant
     from vision.annotate import annotate
+    from vision.cli import highest_value_read, smallest_set
     from vision.reading import Game, PhotoReader, tracker_config
     from vision.track import TableTracker
 
+    variant = get_variant(args.variant) if args.variant else None
     reader = PhotoReader.load(args.detector, args.reader, threads=args.threads, conf=args.conf)
+    # Without --set or --variant, the set grows with the values read (module docstring),
+    # from the smallest; never beyond what the reader can read.
+    grows = args.set is None and variant is None
+    reach = smallest_set(reader.models.reader.num_values - 1)
+    set_max = args.set or (variant.set if variant is not None else SUPPORTED_SETS[0])
+    layout = args.kind or (variant.name if variant is not None else "line")
     fps = float(capture.get(cv2.CAP_PROP_FPS) or 0.0) or 30.0
     events_file = None
     if args.events:
@@ -169,7 +199,7 @@ def _watch(args: argparse.Namespace, capture: Any, live: bool) -> int:
         events_file = open(args.events, "a")  # noqa: SIM115 (closed in finally)
     writer = None
     tracker: TableTracker | None = None
-    config = tracker_config(fps / args.every, args.set, Game(args.kind))
+    config = tracker_config(fps / args.every, set_max, Game(layout))
     start = time.monotonic()
     frames = processed = 0
     last_status = 0.0
@@ -184,11 +214,22 @@ def _watch(args: argparse.Namespace, capture: Any, live: bool) -> int:
             h, w = frame.shape[:2]
             if tracker is None:
                 tracker = reader.tracker(w, h, config)
+                if grows:
+                    tracker.grow_set(reach)
             stamp = time.monotonic() - start if live else (frames - 1) / fps
             result = reader.track(tracker, frame, stamp)
             processed += 1
+            if tracker.config.set_max != set_max:
+                set_max = tracker.config.set_max  # grown with a higher value read
+                if not args.quiet:
+                    print(
+                        f"\rset: double-{set_max} (assumed: the highest value read is "
+                        f"{highest_value_read(result.scene)}; give --set N or --variant NAME)",
+                        file=sys.stderr,
+                        flush=True,
+                    )
             for event in result.events:
-                record = event.to_dict()
+                record = {**event.to_dict(), "set": set_max}
                 if events_file is not None:
                     events_file.write(json.dumps(record) + "\n")
                     events_file.flush()

@@ -54,6 +54,7 @@ from server.game.lifecycle import parse_hand
 from server.game.records import (
     Conflict,
     NotFound,
+    Refused,
     current_game_id,
     get_game,
     get_round,
@@ -101,6 +102,7 @@ __all__ = [
     "MAX_PLAYERS",
     "Conflict",
     "NotFound",
+    "Refused",
     "add_table_tile",
     "attach_hand_photo",
     "block_check",

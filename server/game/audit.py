@@ -14,7 +14,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from server.game import wording
+from rules import phrases
 from server.game.lifecycle import (
     HOST,
     HOST_ONLY,
@@ -56,8 +56,17 @@ def record(
     reason: str | None = None,
     detail: dict[str, Any] | None = None,
 ) -> None:
-    """Add an entry (inside the caller's transaction)."""
-    payload = dict(detail or {}, text=text, public_text=public_text or text)
+    """Add an entry (inside the caller's transaction). `text` and `public_text` made from
+    `server.game.wording`'s templates (`rules.phrases.Phrase`) are stored with their code
+    and parameters beside them (`words`, `public_words`), which pages write in their
+    reader's language."""
+    public = public_text or text
+    payload = dict(detail or {}, text=str(text), public_text=str(public))
+    words, public_words = phrases.to_json(text), phrases.to_json(public)
+    if words is not None:
+        payload["words"] = words
+    if public_words is not None:
+        payload["public_words"] = public_words
     conn.execute(
         "INSERT INTO audit (game_id, round_id, action, author, reason, detail, created_at) "
         "VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -105,14 +114,20 @@ def entries(
                 "action": row["action"],
                 "author": row["author"],
                 **shown_entry(detail["text"], detail["public_text"], row["reason"], revealed),
+                "shown": _shown(detail, revealed),
+                "words": detail.get("words" if revealed else "public_words"),
             }
         )
-    return [_with_shown(entry) for entry in out]
+    return out
 
 
-def _with_shown(entry: dict[str, Any]) -> dict[str, Any]:
-    """The entry with `shown`: its text in the reader's language (`text` stays as stored)."""
-    return {**entry, "shown": wording.shown(str(entry["text"]))}
+def _shown(detail: dict[str, Any], revealed: bool) -> str:
+    """An entry's text (its public text while its round is open) in the reader's language,
+    written from its stored code and parameters; an entry stored without them shows its
+    stored text."""
+    if revealed:
+        return phrases.said(str(detail["text"]), detail.get("words"))
+    return phrases.said(str(detail["public_text"]), detail.get("public_words"))
 
 
 def round_entries(conn: sqlite3.Connection, round_id: int) -> list[dict[str, Any]]:
@@ -125,8 +140,10 @@ def round_entries(conn: sqlite3.Connection, round_id: int) -> list[dict[str, Any
         f"WHERE a.round_id = ? AND r.status = 'ended' AND {_PUBLIC} ORDER BY a.id",
         (round_id, *HOST_ONLY),
     ).fetchall()
-    return [
-        _with_shown(
+    out = []
+    for row in rows:
+        detail = loads(row["detail"], {})
+        out.append(
             {
                 "id": row["id"],
                 "time": row["created_at"],
@@ -134,8 +151,9 @@ def round_entries(conn: sqlite3.Connection, round_id: int) -> list[dict[str, Any
                 "action": row["action"],
                 "author": row["author"],
                 "reason": row["reason"],
-                "text": loads(row["detail"], {})["text"],
+                "text": detail["text"],
+                "shown": _shown(detail, True),
+                "words": detail.get("words"),
             }
         )
-        for row in rows
-    ]
+    return out

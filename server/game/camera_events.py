@@ -6,6 +6,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
+from rules import phrases
 from server import storage, table_scene
 from server.game.records import get_game, get_round
 from server.game.table import layout_from_scene
@@ -50,7 +51,15 @@ def record_camera_update(
             kept = merged.kept.get(int(event["track"]))
             if kept is not None and event["kind"] != "removed":
                 event["kept"] = kept
-                event["text"] += f"; a person's correction stands: {kept}"
+                before = phrases.from_json(event.get("words") or {}, str(event["text"]))
+                stands = (
+                    messages.EVENT_DELETION_STANDS.format(event=before or event["text"])
+                    if kept == table_scene.DELETED
+                    else messages.EVENT_CORRECTION_STANDS.format(
+                        event=before or event["text"], kept=kept
+                    )
+                )
+                event["text"], event["words"] = str(stands), phrases.to_json(stands)
             created = now()
             cur = conn.execute(
                 "INSERT INTO table_events (round_id, kind, track, text, event, created_at) "
@@ -76,21 +85,27 @@ def record_camera_update(
             conn,
             game_id,
             "camera",
-            {"events": [{"id": e["id"], "kind": e["kind"], "text": e["text"]} for e in stored]},
+            {
+                "events": [
+                    {"id": e["id"], "kind": e["kind"], "text": e["text"], "words": e.get("words")}
+                    for e in stored
+                ]
+            },
         )
     return stored
 
 
 def _table_event(row: sqlite3.Row, number: int) -> dict[str, Any]:
     """A stored event as pages show it: `text` as stored (English), `shown` in the reader's
-    language."""
+    language, written from its `words` (code and parameters; an event stored without them
+    shows its text)."""
     event = loads(row["event"], {})
     return dict(
         event,
         id=row["id"],
         round=number,
         time=row["created_at"],
-        shown=messages.shown_event(str(event.get("text", ""))),
+        shown=phrases.said(str(event.get("text", "")), event.get("words")),
     )
 
 

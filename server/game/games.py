@@ -16,7 +16,7 @@ from rules.ledger import make_deal
 from rules.tiles import SUPPORTED_SETS
 from rules.variants import VARIANTS, get_variant
 from server import engine, json_fields, storage
-from server.game.records import Conflict, get_game, get_round
+from server.game.records import Conflict, Refused, get_game, get_round
 from server.game.rulings import rules_state
 from server.game.scoreboard import finish_if_over, scoreboard
 from server.storage import dumps, loads, now, transaction
@@ -30,26 +30,32 @@ def create_game(conn: sqlite3.Connection, spec: dict[str, Any]) -> int:
     `spec`: {"name", "variant", "set", "rules": {...}, "players": [{"name", "team"} | "name"]}.
     """
     if not isinstance(spec, dict):
-        raise UserInputError(_("send the game as a JSON object"))
+        raise Refused(_("send the game as a JSON object"), "game_not_an_object")
     variant = str(spec.get("variant") or "").strip()
     names = engine.variant_names()
     if variant not in names:
-        raise UserInputError(
+        raise Refused(
             _("unknown variant {variant!r}; valid variants: {names}").format(
                 variant=variant, names=", ".join(names)
-            )
+            ),
+            "unknown_variant",
+            variant=variant,
+            valid=list(names),
         )
     set_max = spec.get("set", 6)
     if set_max not in SUPPORTED_SETS:
         valid = ", ".join(str(n) for n in SUPPORTED_SETS)
-        raise UserInputError(
+        raise Refused(
             _("unknown set double-{set_max}; valid sets: {valid}").format(
                 set_max=set_max, valid=valid
-            )
+            ),
+            "unknown_set",
+            set=set_max if isinstance(set_max, (int, str)) else str(set_max),
+            valid=list(SUPPORTED_SETS),
         )
     rules_overrides = spec.get("rules") or {}
     if not isinstance(rules_overrides, dict):
-        raise UserInputError(_("'rules' must be an object of variant settings"))
+        raise Refused(_("'rules' must be an object of variant settings"), "rules_not_an_object")
     roster = _parse_players(spec.get("players"))
     deal = parse_deal(spec.get("deal"), variant, rules_overrides, set_max, len(roster))
     name = str(spec.get("name") or "").strip()[:80] or f"{variant} night"
@@ -91,8 +97,9 @@ def parse_deal(
     if raw in (None, ""):
         return None
     if not isinstance(raw, int) or isinstance(raw, bool) or raw < 1:
-        raise UserInputError(
-            _("'deal' must be a whole number of tiles >= 1, got {value!r}").format(value=raw)
+        raise Refused(
+            _("'deal' must be a whole number of tiles >= 1, got {value!r}").format(value=raw),
+            "bad_deal",
         )
     make_deal(get_variant(variant, overrides), players, set_max, raw)  # fits the set
     return raw
@@ -118,26 +125,32 @@ def set_deal(conn: sqlite3.Connection, game_id: int, raw: object) -> None:
 
 def _parse_players(raw: object) -> list[tuple[str, str | None]]:
     if not isinstance(raw, list) or not 2 <= len(raw) <= MAX_PLAYERS:
-        raise UserInputError(
+        raise Refused(
             _("list 2 to {max_players} players in clockwise seat order").format(
                 max_players=MAX_PLAYERS
-            )
+            ),
+            "bad_players",
+            max_players=MAX_PLAYERS,
         )
     roster: list[tuple[str, str | None]] = []
     for entry in raw:
         if isinstance(entry, str):
             entry = {"name": entry}
         if not isinstance(entry, dict):
-            raise UserInputError(_("each player is a name or an object {{name, team}}").format())
+            raise Refused(
+                _("each player is a name or an object {{name, team}}").format(), "bad_player"
+            )
         for key in ("name", "team"):
             json_fields.check_field(entry, key, json_fields.optional(json_fields.STRING, True))
         name = (entry.get("name") or "").strip()[:40]
         team = (entry.get("team") or "").strip()[:40] or None
         if not name:
-            raise UserInputError(_("every player needs a name"))
+            raise Refused(_("every player needs a name"), "player_without_name")
         if name in (n for n, _ in roster):
-            raise UserInputError(
-                _("two players are called {name!r}; names must differ").format(name=name)
+            raise Refused(
+                _("two players are called {name!r}; names must differ").format(name=name),
+                "duplicate_player",
+                name=name,
             )
         roster.append((name, team))
     return roster
@@ -176,13 +189,16 @@ def start_round(conn: sqlite3.Connection, game_id: int) -> int:
     if game["status"] != "active":
         final = scoreboard(conn, game_id)["final"]
         raise Conflict(
-            _("the game is over: {text} Start a new game at /setup.").format(text=final["text"])
+            _("the game is over: {text} Start a new game at /setup.").format(text=final["text"]),
+            "game_over",
         )
     with transaction(conn):
         last = get_round(conn, game_id)
         if last["status"] == "open":
             raise Conflict(
-                _("round {number} is still open; end it first").format(number=last["number"])
+                _("round {number} is still open; end it first").format(number=last["number"]),
+                "round_still_open",
+                round=last["number"],
             )
         number = last["number"] + 1
         _insert_round(conn, game_id, number, game["variant"], game["set_max"])
@@ -200,7 +216,7 @@ def finish_game(conn: sqlite3.Connection, game_id: int) -> None:
 
 def update_settings(conn: sqlite3.Connection, game_id: int, rules_overrides: object) -> None:
     if not isinstance(rules_overrides, dict):
-        raise UserInputError(_("'rules' must be an object of variant settings"))
+        raise Refused(_("'rules' must be an object of variant settings"), "rules_not_an_object")
     # Each setting of its type and range, as when the game was made (a stored "100" for a
     # target would fail every ruling later).
     get_variant(get_game(conn, game_id)["variant"], rules_overrides)

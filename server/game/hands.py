@@ -19,7 +19,7 @@ from dominocam.errors import UserInputError
 from rules.i18n import _
 from server import storage
 from server.game import audit, lifecycle
-from server.game.records import Conflict, get_game, open_round
+from server.game.records import Conflict, get_game, lock_reason, open_round
 from server.storage import dumps, loads, now, transaction
 
 
@@ -30,7 +30,7 @@ def hand_row(conn: sqlite3.Connection, round_id: int, player_id: int) -> sqlite3
 
 
 def locked_message(rnd: sqlite3.Row) -> str:
-    return lifecycle.locked_message(rnd["locked_by"])
+    return lifecycle.locked_message(lock_reason(rnd) or "")
 
 
 def read_hand_photo(
@@ -51,7 +51,7 @@ def read_hand_photo(
     """
     with transaction(conn):
         rnd = open_round(conn, player["game_id"])
-        lifecycle.refuse_if_locked(rnd["locked_by"] if rnd["locked_at"] else None)
+        lifecycle.refuse_if_locked(lock_reason(rnd))
         row = hand_row(conn, rnd["id"], player["id"])
         replaced = row["pending_image"] if row is not None else None
         conn.execute(
@@ -123,7 +123,7 @@ def confirm_hand(
         change = lifecycle.confirm_change(
             player=player["name"],
             author=author,
-            locked_by=rnd["locked_by"] if rnd["locked_at"] else None,
+            locked_by=lock_reason(rnd),
             reason=reason,
             tiles=tiles,
             pending=None if row is None or row["pending"] is None else loads(row["pending"], []),
@@ -203,7 +203,7 @@ def declare_cannot_play(conn: sqlite3.Connection, player: sqlite3.Row, value: bo
     """Record the player's declaration; a false "cannot play" is a foul at the block check."""
     with transaction(conn):
         rnd = open_round(conn, player["game_id"])
-        lifecycle.refuse_if_locked(rnd["locked_by"] if rnd["locked_at"] else None)
+        lifecycle.refuse_if_locked(lock_reason(rnd))
         conn.execute(
             "INSERT INTO hands (round_id, player_id, declared_cannot_play, updated_at) "
             "VALUES (?, ?, ?, ?) ON CONFLICT(round_id, player_id) DO UPDATE SET "

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dominocam.errors import UserInputError
+from rules import phrases
 from rules.i18n import _
 from rules.tiles import Tile, parse_tile
 from server.game import wording
@@ -96,10 +97,11 @@ def parse_hand(raw: object, set_max: int) -> list[list[int]]:
 
 
 def locked_message(locked_by: str) -> str:
-    """Why a change is refused, in the reader's language (`locked_by` is stored English)."""
+    """Why a change is refused, in the reader's language (`locked_by`: the lock's reason, a
+    `rules.phrases.Phrase`, or its stored English when it has no code)."""
     return _(
         "the hands are locked ({why}): only the host can change a hand now, with a reason"
-    ).format(why=wording.shown(str(locked_by)))
+    ).format(why=phrases.said(locked_by))
 
 
 def refuse_if_locked(locked_by: str | None) -> None:
@@ -269,7 +271,7 @@ def refuse_other_ruling(pending: dict[str, Any] | None, by: str, who: str, confi
         return
     raise Conflict(
         _("{text} The host scores the round or cancels first.").format(
-            text=wording.shown(pending["text"])
+            text=phrases.said(held_ruling(pending)["text"])
         )
     )
 

@@ -8,22 +8,26 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from dominocam.errors import UserInputError
+from rules import phrases
 from rules.i18n import _
+from server.refusal import Refused
+from server.storage import loads
+
+__all__ = ["Conflict", "NotFound", "Refused"]
 
 
-class NotFound(UserInputError):
+class NotFound(Refused):
     """An unknown game, round or player: HTTP 404."""
 
 
-class Conflict(UserInputError):
+class Conflict(Refused):
     """The request does not fit the game's current state (round ended, ...): HTTP 409."""
 
 
 def get_game(conn: sqlite3.Connection, game_id: int) -> sqlite3.Row:
     row = conn.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
     if row is None:
-        raise NotFound(_("no game {game_id}").format(game_id=game_id))
+        raise NotFound(_("no game {game_id}").format(game_id=game_id), "no_game", game_id=game_id)
     return row
 
 
@@ -51,7 +55,12 @@ def get_round(conn: sqlite3.Connection, game_id: int, number: int | None = None)
             "SELECT * FROM rounds WHERE game_id = ? AND number = ?", (game_id, number)
         ).fetchone()
     if row is None:
-        raise NotFound(f"game {game_id} has no round {number or ''}".rstrip())
+        raise NotFound(
+            f"game {game_id} has no round {number or ''}".rstrip(),
+            "no_round",
+            game_id=game_id,
+            round=number,
+        )
     return row
 
 
@@ -60,9 +69,23 @@ def open_round(conn: sqlite3.Connection, game_id: int) -> sqlite3.Row:
     rnd = get_round(conn, game_id)
     if rnd["status"] != "open":
         raise Conflict(
-            _("round {number} has ended; start a new round first").format(number=rnd["number"])
+            _("round {number} has ended; start a new round first").format(number=rnd["number"]),
+            "round_ended",
+            round=rnd["number"],
         )
     return rnd
+
+
+def lock_reason(rnd: Any) -> str | None:
+    """Why the round's hands are locked (None while they are not): the stored English
+    `locked_by` as a `rules.phrases.Phrase` with its code and parameters (`locked_words`),
+    or as plain text for a lock stored before them."""
+    if not rnd["locked_at"]:
+        return None
+    text = str(rnd["locked_by"] or "")
+    stored = loads(rnd["locked_words"], None)
+    found = phrases.from_json(stored, text) if isinstance(stored, dict) else None
+    return text if found is None else found
 
 
 def round_hands(conn: sqlite3.Connection, round_id: int) -> dict[int, sqlite3.Row]:
@@ -93,7 +116,10 @@ def player_by_id(conn: sqlite3.Connection, game_id: int, player_id: int) -> sqli
         raise NotFound(
             _("game {game_id} has no player {player_id}").format(
                 game_id=game_id, player_id=player_id
-            )
+            ),
+            "no_player",
+            game_id=game_id,
+            player_id=player_id,
         )
     return row
 
@@ -104,7 +130,9 @@ def player_by_name(conn: sqlite3.Connection, game_id: int, name: object) -> sqli
     ).fetchone()
     if row is None:
         known = ", ".join(p["name"] for p in players(conn, game_id))
-        raise UserInputError(
-            _("unknown player {name!r}; players: {known}").format(name=name, known=known)
+        raise Refused(
+            _("unknown player {name!r}; players: {known}").format(name=name, known=known),
+            "unknown_player",
+            name=str(name),
         )
     return row

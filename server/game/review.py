@@ -22,6 +22,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
+from rules import phrases
 from rules.i18n import N_, _
 from rules.tiles import Tile
 from server import storage
@@ -42,7 +43,7 @@ from server.game.round_ledger import (
     table_report,
 )
 from server.storage import dumps, loads, transaction
-from vision.notes import detail_text, notes_of, player_text
+from vision.notes import detail_text, notes_json, notes_of, player_text
 
 # Marked here, translated where raised or shown (the request's language).
 TABLE_NEEDS_CHECK = N_(
@@ -142,8 +143,12 @@ def hand_conflicts(conn: sqlite3.Connection, game_id: int, round_id: int) -> lis
 def refuse_unchecked(conn: sqlite3.Connection, game_id: int, rnd: sqlite3.Row) -> None:
     """Raise a player-facing 409 while the table reading needs the host's check."""
     if table_needs_check(rnd):
-        shown = shown_warnings(loads(rnd["table_scene"], {}))
-        raise Conflict(" ".join([_(TABLE_NEEDS_CHECK), *shown]))
+        scene = loads(rnd["table_scene"], {})
+        raise Conflict(
+            " ".join([_(TABLE_NEEDS_CHECK), *shown_warnings(scene)]),
+            "table_needs_check",
+            notes=notes_json(notes_of(scene or {})),
+        )
 
 
 # --- the round's ledger -------------------------------------------------------------------------
@@ -216,7 +221,7 @@ def refuse_while_host_checks(rnd: sqlite3.Row, by_host: bool) -> None:
     player's ruling would tell them whether the host's correction made the round add up."""
     reasons = host_check(rnd)
     if reasons and not by_host:
-        raise Conflict(ledger_words.public_message(reasons))
+        raise Conflict(ledger_words.public_message(reasons), "held_for_host", reasons=list(reasons))
 
 
 def hold_for_host(
@@ -253,7 +258,9 @@ def override_ledger(conn: sqlite3.Connection, game_id: int, reason: object) -> N
         ledger = round_ledger(facts(conn, game_id, rnd), _went_out(rnd))
         signature = problems_signature(ledger)
         if signature is None:
-            raise Conflict(_("the round adds up: there is nothing to override"))
+            raise Conflict(
+                _("the round adds up: there is nothing to override"), "nothing_to_override"
+            )
         conn.execute(
             "UPDATE rounds SET ledger_override = ? WHERE id = ?",
             (dumps({"problems": signature, "reason": why}), rnd["id"]),
@@ -344,4 +351,7 @@ def _latest_refusal(conn: sqlite3.Connection, rnd: sqlite3.Row) -> str | None:
         "ORDER BY id DESC LIMIT 1",
         (rnd["id"],),
     ).fetchone()
-    return None if row is None else str(loads(row["detail"], {}).get("text"))
+    if row is None:
+        return None
+    detail = loads(row["detail"], {})
+    return phrases.said(str(detail.get("text")), detail.get("words"))

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from dominocam.errors import UserInputError
+from rules import phrases
 from rules.i18n import N_, _
 from server import engine, storage
 from server.game import audit, hands, ledger_words, lifecycle, review, wording
@@ -105,7 +106,8 @@ def _lock(conn: sqlite3.Connection, game_id: int, rnd: sqlite3.Row, why: str, au
     if rnd["locked_at"]:
         return
     conn.execute(
-        "UPDATE rounds SET locked_at = ?, locked_by = ? WHERE id = ?", (now(), why, rnd["id"])
+        "UPDATE rounds SET locked_at = ?, locked_by = ?, locked_words = ? WHERE id = ?",
+        (now(), why, dumps(phrases.to_json(why)), rnd["id"]),
     )
     audit.record(conn, game_id, rnd["id"], "lock", author, wording.HANDS_LOCKED.format(text=why))
     storage.add_event(conn, game_id, "round", {"action": "locked"})
@@ -115,8 +117,8 @@ def _release(conn: sqlite3.Connection, rnd: sqlite3.Row) -> None:
     """The host's decision releases the hands (inside the caller's transaction): play goes
     on, so every confirmed hand is to be confirmed again before the next ruling."""
     conn.execute(
-        "UPDATE rounds SET locked_at = NULL, locked_by = NULL, pending_end = NULL, "
-        "host_check = NULL WHERE id = ?",
+        "UPDATE rounds SET locked_at = NULL, locked_by = NULL, locked_words = NULL, "
+        "pending_end = NULL, host_check = NULL WHERE id = ?",
         (rnd["id"],),
     )
     hands.play_goes_on(conn, rnd["id"])
@@ -484,7 +486,7 @@ def cancel_pending(conn: sqlite3.Connection, game_id: int, reason: object) -> No
             rnd["id"],
             "cancel",
             audit.HOST,
-            wording.HOST_CANCELLED.format(text=pending["text"]),
+            wording.HOST_CANCELLED.format(text=lifecycle.held_ruling(pending)["text"]),
             None,
             why,
         )

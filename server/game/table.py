@@ -7,53 +7,73 @@ import sqlite3
 from typing import Any
 
 from dominocam import scene_state
-from dominocam.errors import UserInputError
 from rules.i18n import _
 from rules.places import PLACE_CODES, place_of
 from rules.tiles import parse_tile
 from server import engine, json_fields, storage, table_scene
-from server.game.records import Conflict, NotFound, get_game, get_round, open_round, players
+from server.game.records import (
+    Conflict,
+    NotFound,
+    Refused,
+    get_game,
+    get_round,
+    open_round,
+    players,
+)
 from server.storage import dumps, loads, transaction
 
 
 def _parse_line(raw: object, index: int, set_max: int, names: set[str]) -> dict[str, Any]:
     if not isinstance(raw, dict):
-        raise UserInputError(
-            _("line {count} must be an object with name and open_end").format(count=index + 1)
+        raise Refused(
+            _("line {count} must be an object with name and open_end").format(count=index + 1),
+            "line_not_an_object",
+            line=index + 1,
         )
     name = raw.get("name")
     if name is not None and not isinstance(name, str):
-        raise UserInputError(
+        raise Refused(
             _("line {count}: 'name' must be text, got {value}").format(
                 count=index + 1, value=json_fields.shown(name)
-            )
+            ),
+            "line_name_not_text",
+            line=index + 1,
         )
     line: dict[str, Any] = {"name": (name or f"line {index + 1}")[:40]}
     end = raw.get("open_end")
     if not isinstance(end, int) or isinstance(end, bool) or not 0 <= end <= set_max:
-        raise UserInputError(
+        raise Refused(
             _("line {name!r}: open_end must be a whole number 0..{set_max}, got {end!r}").format(
                 name=line["name"], set_max=set_max, end=end
-            )
+            ),
+            "bad_open_end",
+            line=line["name"],
+            set=set_max,
         )
     line["open_end"] = end
     owner = raw.get("owner")
     if owner not in (None, ""):
         if owner not in names:
-            raise UserInputError(
-                _("line {name!r}: unknown owner {owner!r}").format(name=line["name"], owner=owner)
+            raise Refused(
+                _("line {name!r}: unknown owner {owner!r}").format(name=line["name"], owner=owner),
+                "unknown_line_owner",
+                line=line["name"],
+                owner=str(owner),
             )
         line["owner"] = owner
     # Where a photo's line lies (`rules.places`), kept when the host edits the photo's lines.
     place = raw.get("place")
     if place is not None:
         if place not in PLACE_CODES:
-            raise UserInputError(
+            raise Refused(
                 _("line {name!r}: place must be one of {places}, got {value}").format(
                     name=line["name"],
                     places=", ".join(sorted(PLACE_CODES)),
                     value=json_fields.shown(place),
-                )
+                ),
+                "bad_line_place",
+                line=line["name"],
+                valid=sorted(PLACE_CODES),
             )
         line["place"] = place
     for flag in ("marked", "open_double"):
@@ -70,8 +90,9 @@ def set_layout(
     game = get_game(conn, game_id)
     names = {p["name"] for p in players(conn, game_id)}
     if not isinstance(lines, list):
-        raise UserInputError(
-            _("'lines' must be a list of {{name, open_end, owner?, marked?}}").format()
+        raise Refused(
+            _("'lines' must be a list of {{name, open_end, owner?, marked?}}").format(),
+            "lines_not_a_list",
         )
     parsed = [_parse_line(raw, i, game["set_max"], names) for i, raw in enumerate(lines)]
     with transaction(conn):
@@ -94,10 +115,11 @@ def _set_boneyard(conn: sqlite3.Connection, round_id: int, boneyard: object) -> 
         )
         return
     if not isinstance(boneyard, int) or isinstance(boneyard, bool) or boneyard < 0:
-        raise UserInputError(
+        raise Refused(
             _("boneyard must be a whole number of tiles >= 0, got {boneyard!r}").format(
                 boneyard=boneyard
-            )
+            ),
+            "bad_boneyard",
         )
     conn.execute(
         "UPDATE rounds SET boneyard = ?, boneyard_source = 'entered' WHERE id = ?",
@@ -173,11 +195,18 @@ def correct_table_tile(
         rnd = open_round(conn, game_id)
         scene = loads(rnd["table_scene"])
         if scene is None:
-            raise Conflict(_("there is no table photo to correct; upload one or enter the lines"))
+            raise Conflict(
+                _("there is no table photo to correct; upload one or enter the lines"),
+                "no_table_photo",
+            )
         tiles = scene.get("tiles") or []
         index = next((i for i, t in enumerate(tiles) if t.get("id") == tile_id), None)
         if index is None:
-            raise NotFound(_("the table has no tile {tile_id}").format(tile_id=tile_id))
+            raise NotFound(
+                _("the table has no tile {tile_id}").format(tile_id=tile_id),
+                "no_table_tile",
+                tile=tile_id,
+            )
         correction: dict[str, Any] = {
             "tile": tile_id,
             "action": "delete" if delete else "set",
@@ -211,10 +240,11 @@ def _parse_corners(raw: object) -> list[list[float]]:
         and len(raw) == 4
         and all(isinstance(p, list) and len(p) == 2 and all(map(number, p)) for p in raw)
     ):
-        raise UserInputError(
+        raise Refused(
             _("'corners' must be four [x, y] points (numbers), got {value}").format(
                 value=json_fields.shown(raw)
-            )
+            ),
+            "bad_corners",
         )
     return [[float(x), float(y)] for x, y in raw]
 
@@ -250,13 +280,19 @@ def restore_rejected(
     scene = loads(rnd["table_scene"]) or {}
     rejected = scene.get("rejected") or []
     if not 0 <= index < len(rejected):
-        raise NotFound(_("the table reading has no rejected box {index}").format(index=index))
+        raise NotFound(
+            _("the table reading has no rejected box {index}").format(index=index),
+            "no_rejected_box",
+            box=index,
+        )
     box = rejected[index]
     face_down = pips is None and box.get("face") == "down"
     if pips is None and not face_down:
         pips = box.get("pips")
         if pips is None:
-            raise UserInputError(_("this box was not read: send 'pips' [a, b] for the tile"))
+            raise Refused(
+                _("this box was not read: send 'pips' [a, b] for the tile"), "box_not_read"
+            )
     with transaction(conn):
         rnd = open_round(conn, game_id)
         scene = loads(rnd["table_scene"]) or {}

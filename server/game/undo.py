@@ -12,6 +12,7 @@ import sqlite3
 from typing import Any
 
 from dominocam.errors import UserInputError
+from rules import phrases
 from rules.i18n import _
 from server import storage
 from server.game import audit, hands, wording
@@ -65,8 +66,14 @@ def reopen_last_round(conn: sqlite3.Connection, game_id: int, reason: object) ->
         conn.execute(
             "UPDATE rounds SET status = 'open', ended_by = NULL, result = NULL, ended_at = NULL, "
             "pending_end = NULL, host_check = NULL, locked_at = COALESCE(locked_at, ?), "
+            "locked_words = CASE WHEN locked_by IS NULL THEN ? ELSE locked_words END, "
             "locked_by = COALESCE(locked_by, ?) WHERE id = ?",
-            (storage.now(), wording.ROUND_REOPENED, rnd["id"]),
+            (
+                storage.now(),
+                storage.dumps(phrases.to_json(wording.ROUND_REOPENED)),
+                wording.ROUND_REOPENED,
+                rnd["id"],
+            ),
         )
         # Play may go on from here: each hand is confirmed again before the next ruling.
         hands.play_goes_on(conn, rnd["id"])

@@ -7,13 +7,14 @@ import sqlite3
 from typing import Any
 
 from dominocam.scene_state import hand_tiles
+from rules import phrases
 from rules.places import line_words, place_text
 from rules.variants import get_variant
 from server import storage
-from server.game import audit, history, review, wording
+from server.game import audit, history, review
 from server.game.camera_events import latest_table_events
 from server.game.games import usual_deal
-from server.game.records import get_game, get_round, players, round_hands
+from server.game.records import get_game, get_round, lock_reason, players, round_hands
 from server.game.rulings import public_outcome
 from server.game.scoreboard import scoreboard
 from server.setup_words import variant_title
@@ -123,7 +124,7 @@ def public_state(conn: sqlite3.Connection, game_id: int) -> dict[str, Any]:
                     "at": rnd["locked_at"],
                     "by": rnd["locked_by"],
                     # The stored reason in the reader's language.
-                    "by_shown": wording.shown(str(rnd["locked_by"] or "")),
+                    "by_shown": phrases.said(lock_reason(rnd) or ""),
                 }
                 if rnd["locked_at"]
                 else None

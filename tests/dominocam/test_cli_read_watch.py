@@ -273,3 +273,64 @@ def test_watch_a_file_that_is_no_video_in_one_line(tmp_path, content):
     broken.write_bytes(content)
     line = one_error_line(watch(broken))
     assert "cannot be played as a video" in line and "camera index" in line
+
+
+# --- watch: the set from --set, the game's --variant, or the values read --------------------
+
+
+@pytest.fixture(scope="module")
+def eight_video(photos: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A few seconds of video of the `eight` photo (8-1 then 1-2), lossless enough for the
+    reader double (Motion JPEG at its best quality)."""
+    path = tmp_path_factory.mktemp("video") / "eight.avi"
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"MJPG"), 5.0, (WIDTH, HEIGHT))
+    assert writer.isOpened()
+    writer.set(cv2.VIDEOWRITER_PROP_QUALITY, 100)
+    frame = cv2.imread(str(photos["eight"]))
+    for _ in range(12):
+        writer.write(frame)
+    writer.release()
+    return path
+
+
+def watch_events(video: Path, models: Path, *args: str) -> tuple[list[dict], str]:
+    env = {**os.environ, "PYTHONPATH": str(REPO), "DOMINOCAM_MODELS": str(models)}
+    result = subprocess.run(
+        [sys.executable, "-m", "dominocam", "watch", str(video), "--json", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=REPO,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    return records(result.stdout), result.stderr
+
+
+def test_watch_without_a_set_reads_the_set_the_values_need(eight_video, models):
+    """No double-12 assumed: the set grows from double-6 to the smallest that holds the 8."""
+    events, err = watch_events(eight_video, models)
+    assert sorted(e["pips"] for e in events if e["kind"] == "added") == [[1, 2], [1, 8]]
+    assert {e["set"] for e in events} == {9}
+    assert "set: double-9 (assumed: the highest value read is 8" in err
+
+
+def test_watch_takes_the_set_of_the_games_variant_or_of_set(eight_video, models):
+    # The block game is played with a double-6 set: an 8 cannot be, it is read within 6.
+    events, err = watch_events(eight_video, models, "--variant", "block", "--quiet")
+    assert {e["set"] for e in events} == {6} and err == ""
+    assert all(max(e["pips"]) <= 6 for e in events if e["pips"])
+    events, _ = watch_events(eight_video, models, "--variant", "block", "--set", "12")
+    assert {e["set"] for e in events} == {12}
+    assert sorted(e["pips"] for e in events if e["kind"] == "added") == [[1, 2], [1, 8]]
+
+
+def test_watch_help_says_where_the_set_comes_from(capsys):
+    from dominocam.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["watch", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--variant NAME" in text and "usual set" in text
+    assert "smallest of 6, 9, 12, 15 that holds the highest value read" in text
+    assert "default 12" not in text

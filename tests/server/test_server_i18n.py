@@ -15,6 +15,7 @@ from babel.messages.frontend import parse_mapping_cfg
 from server_factories import ADMIN, ADMIN_TOKEN
 
 import server
+from rules import phrases
 from rules.i18n import use_language
 from server import i18n
 from server.game import wording
@@ -288,8 +289,9 @@ def test_api_errors_come_in_the_request_language(client, language: str, message:
     )
     assert r.status_code == 400 and message in r.json["error"], r.json
     assert r.json["status"] == 400  # machine fields stay as they are
+    assert (r.json["code"], r.json["params"]) == ("bad_players", {"max_players": 10})
     r = client.get("/api/nope", headers={"Accept-Language": language})
-    assert r.status_code == 404 and set(r.json) == {"error", "status"}
+    assert r.status_code == 404 and set(r.json) == {"error", "status", "code", "params"}
 
 
 def test_numbers_are_written_per_locale_on_pages_not_in_exports(client, game, links) -> None:
@@ -448,14 +450,16 @@ def test_the_audit_trail_and_the_lock_are_shown_in_the_language(client, game, li
 
 
 @pytest.mark.parametrize("template", wording.ALL)
-def test_each_audit_template_is_recognised_and_translated(template: str) -> None:
+def test_each_audit_template_is_stored_with_its_code_and_translated(template) -> None:
     fields = re.findall(r"\{(\w+)\}", template)
     values = {name: f"V{i}" for i, name in enumerate(dict.fromkeys(fields))}
     if "text" in values:
         values["text"] = wording.PROPOSED_A_BLOCK.format(name="Ana")
     text = template.format(**values)
+    stored = json.loads(json.dumps(phrases.to_json(text)))
+    assert stored["code"] == template.code
     for language in TRANSLATED:
         with use_language(language):
-            shown = wording.shown(text)
+            shown = phrases.said(str(text), stored)
         assert shown != text, f"{language}: {text}"
         assert all(v in shown for k, v in values.items() if k != "text"), (language, shown)

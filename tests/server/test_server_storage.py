@@ -59,7 +59,7 @@ def test_a_first_schema_database_opens_and_upgrades(tmp_path) -> None:
         {"TESTING": True, "DATABASE": str(path), "ADMIN_TOKEN": "t", "SECRET_KEY": "k"}
     )
     client = app.test_client()
-    assert client.get("/api/health").json["schema_version"] == storage.SCHEMA_VERSION == 6
+    assert client.get("/api/health").json["schema_version"] == storage.SCHEMA_VERSION == 7
     rnd = client.get("/api/games/1/state").json["round"]
     # As stored, with the words the state adds for players (a line typed by hand: its name).
     assert [(line["name"], line["open_end"]) for line in rnd["lines"]] == [("main", 3)]

@@ -1,17 +1,24 @@
-"""vision.messages: the live camera's event sentences read as before in English and are shown
-in each language with their values. (The warnings are codes: tests/vision/test_vision_notes.py.)"""
+"""vision.messages: the live camera's event sentences read as before in English, carry their
+code and parameters (`rules.phrases`), and are shown in each language with their values, from
+the event itself or from its stored JSON; nothing reads the English back. (The warnings are
+codes: tests/vision/test_vision_notes.py.)"""
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
+from rules import phrases
 from rules.i18n import LANGUAGES, use_language
+from rules.phrases import Phrase
 from vision import messages
 
+REPO = Path(__file__).resolve().parents[2]
 
-def _event_texts() -> list[str]:
+
+def _event_texts() -> list[Phrase]:
     """Every kind of live-camera sentence, written by the tracker's own `event_text`."""
     import numpy as np
 
@@ -43,17 +50,85 @@ def test_the_camera_events_read_as_before_in_english() -> None:
         "(open ends: 6, 1): please check it"
     )
     assert texts[8] == "tile #7 now reads 3-5 (open ends: 5)"
-    assert [messages.shown_event(t) for t in texts] == texts
+    assert [phrases.said(t) for t in texts] == texts
+    # Stored as JSON beside the text, and back: the same sentence.
+    assert [phrases.said(str(t), phrases.to_json(t)) for t in texts] == texts
+    assert phrases.to_json(texts[5]) == {
+        "code": "event_to_check",
+        "params": {
+            "event": {
+                "code": "event_played_on_line_end",
+                "params": {
+                    "name": {"code": "tile_not_sure_maybe", "params": {"maybe": [5, 6]}},
+                    "ends": [6, 1],
+                    "line": 3,
+                    "end": 6,
+                },
+            }
+        },
+    }
 
 
 @pytest.mark.parametrize("language", [code for code in LANGUAGES if code != "en"])
 def test_the_camera_events_are_shown_in_the_language(language: str) -> None:
     texts = _event_texts()
     with use_language(language):
-        shown = [messages.shown_event(t) for t in texts]
+        shown = [phrases.said(t) for t in texts]
+        stored = [phrases.said(str(t), phrases.to_json(t)) for t in texts]
+    assert stored == shown
     for english, translated in zip(texts, shown, strict=True):
         assert translated != english, english
         # the values stay: tiles, line numbers and open ends
         for value in re.findall(r"\d+-\d+|#\d+", english):
             assert value in translated, (value, translated)
     assert all("open ends" not in t and "played" not in t for t in shown)
+
+
+def test_the_tracker_event_carries_its_words() -> None:
+    import numpy as np
+
+    from vision.track import TableEvent, _Track, event_text
+
+    text = event_text(
+        "added", _Track(3, np.zeros((4, 2)), {"up": 1}, 0.9), (2, 5), False, 0, 5, [5]
+    )
+    event = TableEvent("added", 4, 1.0, 3, "up", (2, 5), 0, 5, (5,), text).to_dict()
+    assert event["text"] == "2-5 played on line 1, open end now 5 (open ends: 5)"
+    assert event["words"]["code"] == "event_played_on_line_end"
+    with use_language("it"):
+        assert phrases.said(event["text"], event["words"]) == phrases.said(text)
+
+
+def test_a_text_without_words_is_shown_as_stored() -> None:
+    """An event stored before codes (or words naming no known code) shows its English."""
+    text = "6-4 played on line 2, open end now 4 (open ends: 4, 6)"
+    with use_language("hu"):
+        assert phrases.said(text) == text
+        assert phrases.said(text, None) == text
+        assert phrases.said(text, {"code": "no_such_code", "params": {}}) == text
+
+
+def test_nothing_reads_an_event_or_audit_sentence_back() -> None:
+    """The regular expressions that reversed the templates are gone, and nothing uses them."""
+    source = (REPO / "vision" / "messages.py").read_text()
+    assert "import re" not in source and "re.compile" not in source
+    for name in ("shown_from", "shown_event", "EVENT_TEMPLATES", "match"):
+        assert not hasattr(messages, name), name
+    offenders = []
+    for folder in ("dominocam", "rules", "server", "vision", "tournament", "scripts"):
+        for path in (REPO / folder).rglob("*.py"):
+            text = path.read_text()
+            # ... nor finds a sentence of its own output again to rewrite it (the ruling's
+            # verdict line: `rules.ruling`'s `blocked`).
+            for banned in (
+                "shown_from",
+                "shown_event",
+                "wording.shown(",
+                "messages.match(",
+                ".replace(_(",
+                ".partition(_(",
+                "said in text",
+            ):
+                if banned in text and path != Path(__file__).resolve():
+                    offenders.append(f"{path.relative_to(REPO)}: {banned}")
+    assert not offenders, offenders
