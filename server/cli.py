@@ -78,13 +78,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="make a new admin token (printed once); old tokens and sessions stop working",
     )
     parser.add_argument(
-        "--tournament",
-        metavar="CONFIG",
-        default=None,
-        help="serve a tournament's event (YAML/TOML/JSON) from PostgreSQL and Redis instead of "
-        "one table (docs/tournament.md)",
-    )
-    parser.add_argument(
         "--reset-passphrase",
         action="store_true",
         help="forget the host's passphrase and end every session; /first-run opens again on "
@@ -94,14 +87,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def serve(args: argparse.Namespace) -> int:
-    if getattr(args, "tournament", None):
-        from server.serving import AUTO_HOST, LOOPBACK
-        from tournament.cli import serve_tournament
-
-        if args.host == AUTO_HOST:  # an event's web process sits behind its own front
-            args.host = LOOPBACK
-
-        return serve_tournament(args)
     import os
 
     from dominocam.errors import UserInputError

@@ -34,6 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     parser.add_argument("--name", default=None, help="worker name (default worker-PID@host)")
     parser.add_argument("--loglevel", default="WARNING", help="Celery log level")
     parser.set_defaults(func=run_worker)
+    _serve_tournament_option(subparsers)
 
     feed = subparsers.add_parser(
         "feed",
@@ -184,6 +185,34 @@ def web_server(app: object, host: str, port: int, body_limit: int) -> object:
     )
     use_channel(server, channel)
     return server
+
+
+def _serve_tournament_option(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """`--tournament CONFIG` on `dominocam serve` (registered by `server.cli`, a layer below:
+    `server` never imports `tournament`): with it, this layer serves the event instead of
+    one table."""
+    serve = subparsers.choices.get("serve")
+    if serve is None:
+        return
+    serve.add_argument(
+        "--tournament",
+        metavar="CONFIG",
+        default=None,
+        help="serve a tournament's event (YAML/TOML/JSON) from PostgreSQL and Redis instead of "
+        "one table (docs/tournament.md)",
+    )
+    one_table = serve.get_default("func")
+
+    def serve_either(args: argparse.Namespace) -> int:
+        if not args.tournament:
+            return int(one_table(args))
+        from server.serving import AUTO_HOST, LOOPBACK
+
+        if args.host == AUTO_HOST:  # an event's web process sits behind its own front
+            args.host = LOOPBACK
+        return serve_tournament(args)
+
+    serve.set_defaults(func=serve_either)
 
 
 def serve_tournament(args: argparse.Namespace) -> int:

@@ -1,4 +1,4 @@
-"""A tournament table's round in PostgreSQL, by the single-table rules (`server.game.lifecycle`).
+"""A tournament table's round in PostgreSQL, by the single-table rules (`rounds.lifecycle`).
 
 The same lifecycle as `dominocam serve`, with the event's database behind it:
 
@@ -16,7 +16,7 @@ The same lifecycle as `dominocam serve`, with the event's database behind it:
   (`score_pending`): the standings count only confirmed rounds; `cancel_pending` drops it,
   `unlock_hands` lets play go on, `reopen_last_round` undoes the last round;
 * before a block check or a domino is held or scored, the round's ledger
-  (`server.game.round_ledger`, issue 32) counts the table camera's newest Scene, the hands
+  (`rounds.ledger`, issue 32) counts the table camera's newest Scene, the hands
   and the boneyard against the set: a ruling that waits (a tile in two places, the
   boneyard's count unknown in a game that draws) is held for the table host, who reads the
   problems tile by tile (`host_review`: the set as cells, each problem in words) and
@@ -35,23 +35,14 @@ so two web processes acting on one table at once are serialised by PostgreSQL.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import psycopg
 from psycopg.types.json import Jsonb
 
 from dominocam.errors import UserInputError
-from rules.blocked import check
-from rules.game import RoundResult
-from rules.i18n import _
-from rules.ledger_words import problem_text
-from rules.scoring import score_domino
-from rules.state import parse_state
-from rules.tiles import Tile
-from server.game import ledger_words, lifecycle, wording
-from server.game.lifecycle import HOST, AuditEntry
-from server.game.round_ledger import (
+from rounds import ledger_words, lifecycle, wording
+from rounds.ledger import (
     HandState,
     Override,
     RoundFacts,
@@ -68,28 +59,21 @@ from server.game.round_ledger import (
     round_ledger,
     table_report,
 )
+from rounds.lifecycle import HOST, AuditEntry
+from rules.blocked import check
+from rules.game import RoundResult
+from rules.i18n import _
+from rules.ledger_words import problem_text
+from rules.scoring import score_domino
+from rules.state import parse_state
+from rules.tiles import Tile
 from tournament.config import EventConfig
-
-
-class RoundConflict(UserInputError):
-    """The request is well formed but does not fit the round (HTTP 409): no open round,
-    a hand missing, hands locked, a ruling waiting, a round that is not blocked."""
+from tournament.store import Player, RoundConflict, latest_scene
 
 
 class HeldForHost(RoundConflict):
     """The round's ledger holds the ruling for the table host (`_hold_for_host`): the round
     changed (a ruling now waits), though the request is refused."""
-
-
-@dataclass(frozen=True)
-class Player:
-    """A seated player of the event."""
-
-    id: int
-    name: str
-    team: str | None
-    table_id: str
-    seat: int
 
 
 def _conflict(error: UserInputError) -> RoundConflict:
@@ -298,8 +282,6 @@ def own_hand(conn: psycopg.Connection[Any], event_id: int, player: Player) -> di
     of its tiles the table camera's newest Scene shows face up (`on_table`: the owner takes
     them out and confirms; told to the owner alone), and whether the table host is checking
     the round (`checking`: no tile, no hand)."""
-    from tournament.store import latest_scene
-
     row = conn.execute(
         "SELECT r.number, r.status, r.locked_at, r.locked_by, r.pending_end, h.tiles, "
         "h.pending, h.confirmed_at, h.to_confirm FROM rounds r LEFT JOIN hands h "
@@ -327,34 +309,8 @@ def own_hand(conn: psycopg.Connection[Any], event_id: int, player: Player) -> di
         ),
         "on_table": [tile.as_list() for tile in shown],
         "on_table_text": ledger_words.owner_on_table(shown) if shown else None,
-        "checking": checking(row["pending_end"]) if row["status"] == "open" else None,
+        "checking": ledger_words.checking(row["pending_end"]) if row["status"] == "open" else None,
     }
-
-
-def ledger_entry(ledger: Mapping[str, Any] | None, max_pip: int) -> dict[str, Any] | None:
-    """An ended round's ledger as its result kept it (`RulingGo.to_dict`), in words: "all 28
-    tiles accounted for", or the host's word and the problems it overrode (None for a round
-    scored before the ledger was kept). Shown with the result, once the round has ended."""
-    if not ledger:
-        return None
-    override = ledger.get("override") or {}
-    return {
-        "text": ledger_words.result_text(dict(ledger)),
-        "closes": bool(ledger.get("closes")),
-        "overridden": bool(override),
-        "reason": override.get("reason"),
-        "problems": [
-            ledger_words.stored_problem_text(p, max_pip) for p in override.get("problems") or []
-        ],
-    }
-
-
-def checking(pending_end: Mapping[str, Any] | None) -> str | None:
-    """What everybody reads while a ruling waits for the table host's check
-    (`ledger_words.public_message`: no tile, no hand), or None when none waits."""
-    if not pending_end or not pending_end.get("waiting"):
-        return None
-    return ledger_words.public_message(pending_end.get("reasons") or [])
 
 
 # --- rulings ----------------------------------------------------------------------------------
@@ -420,7 +376,6 @@ def _camera_layout(conn: psycopg.Connection[Any], event_id: int, table_id: str) 
     host has not typed (`set_table`). A Scene the reading doubts is not used: the host
     checks the table and types its open ends, as single-table mode's review asks."""
     from dominocam.scene_state import state_layout
-    from tournament.store import latest_scene
 
     newest = latest_scene(conn, event_id, table_id)
     if newest is None:
@@ -458,8 +413,6 @@ def _facts(
     """The round as the ledger takes it (`round_ledger.round_facts`): the table camera's
     newest Scene, each seat's hand, the boneyard with its source. A Scene that read no tile
     at all is not a reading of the table (no ruling comes before a tile is played)."""
-    from tournament.store import latest_scene
-
     rows = {
         row["name"]: row
         for row in conn.execute(

@@ -36,8 +36,8 @@ from flask import Flask, Response, jsonify, render_template_string, request
 from werkzeug.exceptions import HTTPException
 
 from dominocam.errors import UserInputError
+from rounds.lifecycle import HOST
 from server import Int64Converter
-from server.game.lifecycle import HOST
 from server.json_fields import (
     ARRAY,
     BOOLEAN,

@@ -8,7 +8,7 @@ templates are marked with `N_`, so `make messages` puts them in the catalogues. 
 a warning's text back: see docs/decisions/2026-12-01-warning-languages.md.
 
 The live camera's event sentences (`vision.track.event_text`, below) and the audit trail's
-(`server.game.wording`) are still recognised in their stored English and translated where
+(`rounds.wording`) are still recognised in their stored English and translated where
 shown (`shown_from`).
 """
 

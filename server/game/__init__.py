@@ -25,6 +25,7 @@ round has ended; a player's own view adds their hand (`player_view`).
 This package re-exports each module's public functions, so callers write `game.public_state`.
 """
 
+from rounds.lifecycle import Conflict, parse_hand
 from server.game.camera_events import (
     LATEST_TABLE_EVENTS,
     latest_table_events,
@@ -50,9 +51,7 @@ from server.game.hands import (
     set_hand,
 )
 from server.game.history import export_csv, export_json, round_history
-from server.game.lifecycle import parse_hand
 from server.game.records import (
-    Conflict,
     NotFound,
     current_game_id,
     get_game,

@@ -14,8 +14,8 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from server.game import wording
-from server.game.lifecycle import (
+from rounds import wording
+from rounds.lifecycle import (
     HOST,
     HOST_ONLY,
     TYPED_OVER_READING,

@@ -7,7 +7,7 @@ is proposed or a domino called the round's hands are locked (`rulings.lock_hands
 only the host may change a hand, with a reason. Every change of a confirmed hand goes to the
 audit trail (`audit`), whoever makes it. When play goes on again (`play_goes_on`) every
 confirmed hand is to be confirmed again by its owner, as it is or corrected, before the next
-ruling (`server.game.round_ledger`).
+ruling (`rounds.ledger`).
 """
 
 from __future__ import annotations
@@ -16,10 +16,12 @@ import sqlite3
 from typing import Any
 
 from dominocam.errors import UserInputError
+from rounds import lifecycle
+from rounds.lifecycle import Conflict
 from rules.i18n import _
 from server import storage
-from server.game import audit, lifecycle
-from server.game.records import Conflict, get_game, open_round
+from server.game import audit
+from server.game.records import get_game, open_round
 from server.storage import dumps, loads, now, transaction
 
 

@@ -7,7 +7,7 @@ and the round's ledger (every tile of the set in exactly one place).
   (`mark_table_checked`) or corrected it.
   The check holds for the doubts it saw (`doubt_signature`): a new doubt needs a new check.
   Scenes without these keys have no doubt.
-* **The round's ledger** (`server.game.round_ledger`, issue 32). Before a ruling the table,
+* **The round's ledger** (`rounds.ledger`, issue 32). Before a ruling the table,
   the hands and the boneyard are counted against the set (`decide`): a tile in two places
   (two hands, the table and a hand), a tile missed, a hand not confirmed since play went on,
   or a draw game's boneyard nobody counted holds the ruling (`hold_for_host`). Which tile and
@@ -22,12 +22,8 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from rules.i18n import N_, _
-from rules.tiles import Tile
-from server import storage
-from server.game import audit, ledger_words, lifecycle, wording
-from server.game.records import Conflict, get_game, open_round, players, round_hands
-from server.game.round_ledger import (
+from rounds import ledger_words, lifecycle, wording
+from rounds.ledger import (
     HandState,
     Override,
     RoundFacts,
@@ -41,6 +37,12 @@ from server.game.round_ledger import (
     round_ledger,
     table_report,
 )
+from rounds.lifecycle import Conflict
+from rules.i18n import N_, _
+from rules.tiles import Tile
+from server import storage
+from server.game import audit
+from server.game.records import get_game, open_round, players, round_hands
 from server.storage import dumps, loads, transaction
 from vision.notes import detail_text, notes_of, player_text
 

@@ -2,7 +2,7 @@
 and the game state they judge (it holds every hand: never shown before the round ends).
 
 Every ruling consults the round's ledger first (`review.decide_ruling`,
-`server.game.round_ledger`): hands to confirm again refuse it before anything locks; a round
+`rounds.ledger`): hands to confirm again refuse it before anything locks; a round
 that does not add up, or a draw game's boneyard nobody counted, holds it for the host
 (`review.hold_for_host`), who resolves it and scores (`score_pending`). Condition 2 of a
 block is judged from the ledger's boneyard, never from a default 0.
@@ -15,9 +15,18 @@ from collections.abc import Callable
 from typing import Any
 
 from dominocam.errors import UserInputError
+from rounds import ledger_words, lifecycle, wording
+from rounds.ledger import (
+    Ruling,
+    RulingDecision,
+    RulingGo,
+    RulingWait,
+    WaitReason,
+    boneyard_floor,
+)
 from rules.i18n import N_, _
 from server import engine, storage
-from server.game import audit, hands, ledger_words, lifecycle, review, wording
+from server.game import audit, hands, review
 from server.game.records import (
     Conflict,
     get_game,
@@ -26,14 +35,6 @@ from server.game.records import (
     player_by_name,
     players,
     round_hands,
-)
-from server.game.round_ledger import (
-    Ruling,
-    RulingDecision,
-    RulingGo,
-    RulingWait,
-    WaitReason,
-    boneyard_floor,
 )
 from server.game.scoreboard import finish_if_over
 from server.storage import dumps, loads, now, transaction

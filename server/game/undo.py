@@ -12,10 +12,12 @@ import sqlite3
 from typing import Any
 
 from dominocam.errors import UserInputError
+from rounds import wording
+from rounds.lifecycle import Conflict
 from rules.i18n import _
 from server import storage
-from server.game import audit, hands, wording
-from server.game.records import Conflict, get_game, get_round, player_by_id, players
+from server.game import audit, hands
+from server.game.records import get_game, get_round, player_by_id, players
 from server.game.scoreboard import finish_if_over
 from server.storage import dumps, loads, transaction
 

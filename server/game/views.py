@@ -7,10 +7,11 @@ import sqlite3
 from typing import Any
 
 from dominocam.scene_state import hand_tiles
+from rounds import wording
 from rules.places import line_words, place_text
 from rules.variants import get_variant
 from server import storage
-from server.game import audit, history, review, wording
+from server.game import audit, history, review
 from server.game.camera_events import latest_table_events
 from server.game.games import usual_deal
 from server.game.records import get_game, get_round, players, round_hands

@@ -30,10 +30,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dominocam.errors import UserInputError
+from rounds import wording
 from rules.i18n import _
 from rules.tiles import Tile, parse_tile
-from server.game import wording
-from server.game.records import Conflict
+
+
+class Conflict(UserInputError):
+    """The request is well formed but does not fit the round's state (an ended round, locked
+    hands, a ruling waiting): HTTP 409 in both web apps."""
+
 
 # The author of what the table's host (or, in a tournament, the event director) does.
 HOST = "host"
@@ -247,7 +252,7 @@ def held_ruling(pending: dict[str, Any]) -> dict[str, Any]:
     """A ruling that would end the round, with the text everybody sees while it waits for
     the host: `{"by": "block", "proposer"}` or `{"by": "domino", "player"}`; with
     `"waiting": true` it is not judged yet, the host checks the round first (its ledger,
-    `server.game.round_ledger`)."""
+    `rounds.ledger`)."""
     block = pending["by"] == "block"
     if pending.get("waiting"):
         template = wording.HELD_BLOCK_CHECKING if block else wording.HELD_DOMINO_CHECKING
