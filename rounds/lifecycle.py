@@ -333,7 +333,7 @@ def check_outcome(proposer: str, verdict: dict[str, Any], declared: set[str]) ->
     if not verdict.get("blocked"):
         first = next((s for s in steps if s["can_play"]), None)
         if first is not None:
-            move = next(
+            move: dict[str, Any] = next(
                 (m for m in verdict.get("playable") or [] if m.get("player") == first["player"]),
                 {},
             )

@@ -63,13 +63,14 @@ from server.game.records import (
     players,
     round_hands,
 )
-from server.game.review import host_review, mark_table_checked, override_ledger
+from server.game.review import host_review, mark_table_checked
 from server.game.rulings import (
     block_check,
     cancel_pending,
     end_by_domino,
     game_state_for_rules,
     lock_hands,
+    override_ledger,
     public_outcome,
     rules_state,
     score_pending,

@@ -32,9 +32,7 @@ from rounds.ledger import (
     SeatHand,
     decide,
     on_table,
-    problems_signature,
     round_facts,
-    round_ledger,
     table_report,
 )
 from rounds.lifecycle import Conflict
@@ -244,33 +242,6 @@ def hold_for_host(
 def clear_host_check(conn: sqlite3.Connection, round_id: int) -> None:
     """The host has acted on a ruling that waited (inside a transaction)."""
     conn.execute("UPDATE rounds SET host_check = NULL WHERE id = ?", (round_id,))
-
-
-def override_ledger(conn: sqlite3.Connection, game_id: int, reason: object) -> None:
-    """The host rules the round although it does not add up, for the problems it has now
-    (a new problem needs a new look), with a reason kept in the audit trail."""
-    why = audit.require_reason(reason, _("scoring a round that does not add up"))
-    with transaction(conn):
-        rnd = open_round(conn, game_id)
-        ledger = round_ledger(facts(conn, game_id, rnd), _went_out(rnd))
-        signature = problems_signature(ledger)
-        if signature is None:
-            raise Conflict(_("the round adds up: there is nothing to override"))
-        conn.execute(
-            "UPDATE rounds SET ledger_override = ? WHERE id = ?",
-            (dumps({"problems": signature, "reason": why}), rnd["id"]),
-        )
-        audit.record(
-            conn,
-            game_id,
-            rnd["id"],
-            "override",
-            audit.HOST,
-            wording.HOST_OVERRIDE,
-            reason=why,
-            detail={"problems": [p.to_dict() for p in ledger.problems]},
-        )
-        storage.add_event(conn, game_id, "review", {"action": "override"})
 
 
 def _went_out(rnd: sqlite3.Row) -> str | None:

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from dominocam.errors import UserInputError
-from rounds import ledger_words, lifecycle, wording
+from rounds import ledger_words, lifecycle, operations, wording
 from rounds.ledger import (
     Ruling,
     RulingDecision,
@@ -36,6 +36,7 @@ from server.game.records import (
     players,
     round_hands,
 )
+from server.game.round_store import SqliteRoundStore
 from server.game.scoreboard import finish_if_over
 from server.storage import dumps, loads, now, transaction
 
@@ -124,19 +125,8 @@ def _release(conn: sqlite3.Connection, rnd: sqlite3.Row) -> None:
 
 
 def unlock_hands(conn: sqlite3.Connection, game_id: int, reason: object) -> None:
-    """The host lets play go on (a ruling held by mistake, a reopened round): the hands can
-    change again, any ruling awaiting confirmation is dropped, and every hand is to be
-    confirmed again by its owner before the next ruling (tiles are played from now on)."""
-    why = audit.require_reason(reason, _("unlocking the hands"))
-    with transaction(conn):
-        rnd = open_round(conn, game_id)
-        if not rnd["locked_at"]:
-            raise Conflict(_("the hands are not locked"))
-        _release(conn, rnd)
-        audit.record(
-            conn, game_id, rnd["id"], "unlock", audit.HOST, wording.HOST_UNLOCKED, None, why
-        )
-        storage.add_event(conn, game_id, "round", {"action": "unlocked"})
+    """The host lets play go on (`rounds.operations.unlock_hands`)."""
+    operations.unlock_hands(SqliteRoundStore(conn, game_id), reason)
 
 
 def _hold_for_host(
@@ -469,27 +459,17 @@ def score_pending(conn: sqlite3.Connection, game_id: int) -> dict[str, Any]:
     return {"ended": outcome["blocked"], "outcome": outcome}
 
 
+def override_ledger(conn: sqlite3.Connection, game_id: int, reason: object) -> None:
+    """The host rules the round although it does not add up, with a reason
+    (`rounds.operations.override_ledger`)."""
+    operations.override_ledger(SqliteRoundStore(conn, game_id), reason)
+
+
 def cancel_pending(conn: sqlite3.Connection, game_id: int, reason: object) -> None:
-    """The host dismisses a ruling awaiting confirmation: the hands are released, play goes
-    on, and every hand is confirmed again before a new ruling (`_refuse_after_cancel`)."""
-    why = audit.require_reason(reason, _("cancelling a ruling"))
-    with transaction(conn):
-        rnd = open_round(conn, game_id)
-        pending = loads(rnd["pending_end"], None)
-        if pending is None:
-            raise Conflict(_("no ruling is waiting to be scored"))
-        _release(conn, rnd)
-        audit.record(
-            conn,
-            game_id,
-            rnd["id"],
-            "cancel",
-            audit.HOST,
-            wording.HOST_CANCELLED.format(text=pending["text"]),
-            None,
-            why,
-        )
-        storage.add_event(conn, game_id, "round", {"action": "cancelled"})
+    """The host dismisses a ruling awaiting confirmation (`rounds.operations.cancel_ruling`):
+    the hands are released, play goes on, and every hand is confirmed again before a new
+    ruling (`_refuse_after_cancel`)."""
+    operations.cancel_ruling(SqliteRoundStore(conn, game_id), reason)
 
 
 def _end_round(
