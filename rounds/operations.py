@@ -12,6 +12,8 @@ the store and raises `lifecycle.Conflict` (HTTP 409) when the round does not all
 * `unlock_hands`: the host lets play go on; the same release.
 * `override_ledger`: the host rules a round that does not add up, for the problems it has
   now, with a reason.
+* `score_held_ruling`: the host scores the held ruling, judged again by the mode's ruling;
+  a block that no longer holds releases the hands.
 * `reopen_last_round`: the last ended round is open again, its hands locked, its points out
   of the scoreboard.
 
@@ -21,8 +23,9 @@ holds either: a ruling after it is checked afresh.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from rounds import wording
 from rounds.ledger import problems_signature, round_ledger
@@ -35,6 +38,8 @@ from rounds.lifecycle import (
 )
 from rounds.store import RoundRow, RoundStore
 from rules.i18n import _
+
+A = TypeVar("A")
 
 
 def _note(
@@ -144,6 +149,35 @@ def unlock_hands(store: RoundStore, reason: object) -> None:
         _release(store, rnd)
         store.record(rnd, _note("unlock", HOST, wording.HOST_UNLOCKED, why))
         store.changed("round", {"action": "unlocked"})
+
+
+def score_held_ruling(
+    store: RoundStore, rule: Callable[[str, str], A], ended: Callable[[A], bool]
+) -> A:
+    """The host scores the ruling held for them: `rule(by, who)` judges it again, as the
+    host's confirmed ruling, on the round as it is now (the host may have corrected a hand)
+    and scores it if it still ends the round. A block that no longer holds is dropped and
+    the hands are released: play goes on, every hand confirmed again (as a cancel).
+
+    Args:
+        rule: the mode's ruling ("block" with the proposer, or "domino" with the player
+            who went out), confirmed by the host.
+        ended: whether `rule`'s answer ended the round.
+
+    Raises:
+        Conflict: no ruling waits, or the ruling's own refusals.
+    """
+    with store.transaction():
+        pending = store.open_round().pending_end
+    if pending is None:
+        raise Conflict(_("no ruling is waiting to be scored: propose a block or call domino"))
+    by = str(pending["by"])
+    answer = rule(by, str(pending["player"] if by == "domino" else pending["proposer"]))
+    if not ended(answer):
+        with store.transaction():
+            _release(store, store.open_round())
+            store.changed("round", {"action": "unlocked"})
+    return answer
 
 
 def went_out(rnd: RoundRow) -> str | None:

@@ -819,43 +819,19 @@ def _ruled(
 def score_pending(
     conn: psycopg.Connection[Any], event_id: int, config: EventConfig, table_id: str
 ) -> dict[str, Any]:
-    """The host confirms the held ruling: judged again on the hands as they are now (the
-    host may have corrected one) and, if it still ends the round, scored."""
-    rnd = conn.execute(
-        "SELECT pending_end FROM rounds WHERE event_id = %s AND table_id = %s AND status = 'open'",
-        (event_id, table_id),
-    ).fetchone()
-    if rnd is None or rnd["pending_end"] is None:
-        raise RoundConflict("no ruling is waiting to be scored: propose a block or call domino")
-    pending = rnd["pending_end"]
-    if pending["by"] == "domino":
-        return rule(
-            conn,
-            event_id,
-            config,
-            table_id,
-            by="domino",
-            who=pending["player"],
-            author=HOST,
-            confirm=True,
+    """The host confirms the held ruling (`rounds.operations.score_held_ruling`): judged
+    again on the hands as they are now (the host may have corrected one) and, if it still
+    ends the round, scored; a block that no longer holds is dropped and the hands released."""
+
+    def confirmed(by: str, who: str) -> dict[str, Any]:
+        return rule(conn, event_id, config, table_id, by=by, who=who, author=HOST, confirm=True)
+
+    with _as_round_conflict():
+        return operations.score_held_ruling(
+            PgRoundStore(conn, event_id, table_id, config),
+            confirmed,
+            lambda answer: bool(answer["ended"]),
         )
-    answer = rule(
-        conn,
-        event_id,
-        config,
-        table_id,
-        by="block",
-        who=pending["proposer"],
-        author=HOST,
-        confirm=True,
-    )
-    if not answer["ended"]:
-        conn.execute(
-            "UPDATE rounds SET pending_end = NULL WHERE event_id = %s AND table_id = %s "
-            "AND status = 'open'",
-            (event_id, table_id),
-        )
-    return answer
 
 
 def _end(

@@ -113,17 +113,6 @@ def _lock(conn: sqlite3.Connection, game_id: int, rnd: sqlite3.Row, why: str, au
     storage.add_event(conn, game_id, "round", {"action": "locked"})
 
 
-def _release(conn: sqlite3.Connection, rnd: sqlite3.Row) -> None:
-    """The host's decision releases the hands (inside the caller's transaction): play goes
-    on, so every confirmed hand is to be confirmed again before the next ruling."""
-    conn.execute(
-        "UPDATE rounds SET locked_at = NULL, locked_by = NULL, pending_end = NULL, "
-        "host_check = NULL WHERE id = ?",
-        (rnd["id"],),
-    )
-    hands.play_goes_on(conn, rnd["id"])
-
-
 def unlock_hands(conn: sqlite3.Connection, game_id: int, reason: object) -> None:
     """The host lets play go on (`rounds.operations.unlock_hands`)."""
     operations.unlock_hands(SqliteRoundStore(conn, game_id), reason)
@@ -437,26 +426,23 @@ def end_by_domino(
 
 
 def score_pending(conn: sqlite3.Connection, game_id: int) -> dict[str, Any]:
-    """The host confirms the ruling that ends the round: it is judged again on the hands as
-    they are now (the host may have corrected one) and, if it still ends the round, scored.
-    A block that no longer holds is dropped and the hands are released (play goes on).
+    """The host confirms the ruling that ends the round (`rounds.operations.score_held_ruling`):
+    judged again on the hands as they are now and, if it still ends the round, scored; a
+    block that no longer holds is dropped and the hands are released (play goes on).
 
     Returns:
         `{"ended": bool, "outcome" | "result": ...}`.
     """
-    rnd = open_round(conn, game_id)
-    pending = loads(rnd["pending_end"], None)
-    if pending is None:
-        raise Conflict(_("no ruling is waiting to be scored: propose a block or call domino"))
-    if pending["by"] == "domino":
-        result = end_by_domino(conn, game_id, pending["player"], confirm=True, by_host=True)
-        return {"ended": True, "result": result}
-    outcome = block_check(conn, game_id, pending["proposer"], confirm=True, by_host=True)
-    if not outcome["blocked"]:
-        with transaction(conn):
-            _release(conn, open_round(conn, game_id))
-            storage.add_event(conn, game_id, "round", {"action": "unlocked"})
-    return {"ended": outcome["blocked"], "outcome": outcome}
+
+    def rule(by: str, who: str) -> dict[str, Any]:
+        if by == "domino":
+            result = end_by_domino(conn, game_id, who, confirm=True, by_host=True)
+            return {"ended": True, "result": result}
+        outcome = block_check(conn, game_id, who, confirm=True, by_host=True)
+        return {"ended": outcome["blocked"], "outcome": outcome}
+
+    store = SqliteRoundStore(conn, game_id)
+    return operations.score_held_ruling(store, rule, lambda answer: bool(answer["ended"]))
 
 
 def override_ledger(conn: sqlite3.Connection, game_id: int, reason: object) -> None:

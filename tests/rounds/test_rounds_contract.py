@@ -226,3 +226,34 @@ def test_reopening_the_last_round(table: Table) -> None:
     operations.confirm_hand(table.store, "P1", [[0, 0]], author="P1")
     with pytest.raises(Conflict):
         operations.reopen_last_round(table.store, "too late")
+
+
+def test_scoring_a_held_ruling_rules_it_again_and_releases_a_block_that_no_longer_holds(
+    table: Table,
+) -> None:
+    """The judging is each mode's own (`rule`); what the host's "score" does around it is
+    the core's: which ruling it judges again, and a block that no longer holds lets play go
+    on (here `rule` answers as a block that stopped: a hand was corrected meanwhile)."""
+    asked: list[tuple[str, str]] = []
+
+    def stopped(by: str, who: str) -> dict[str, Any]:
+        asked.append((by, who))
+        return {"ended": False}
+
+    operations.confirm_hand(table.store, "P1", [[1, 2]], author="P1")
+    with pytest.raises(Conflict):  # nothing held
+        operations.score_held_ruling(table.store, stopped, lambda answer: answer["ended"])
+    assert asked == []
+    hold(table, "block", "P2")
+    answer = operations.score_held_ruling(table.store, stopped, lambda answer: answer["ended"])
+    assert answer == {"ended": False} and asked == [("block", "P2")]
+    rnd = open_round(table)
+    assert (rnd.pending_end, rnd.locked_by) == (None, None)
+    assert hand_states(table)["P1"] == (str(HandState.TO_CONFIRM), [[1, 2]])
+    # A domino is judged for the player who went out; a ruling that ends keeps what it did.
+    hold(table, "domino", "P1")
+    ended = operations.score_held_ruling(
+        table.store, lambda by, who: {"ended": True, "by": by, "who": who}, lambda a: a["ended"]
+    )
+    assert ended == {"ended": True, "by": "domino", "who": "P1"}
+    assert open_round(table).locked_by == "P1 called domino"
