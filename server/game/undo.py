@@ -25,22 +25,13 @@ from server.storage import dumps, loads, transaction
 MAX_NAME = 40
 
 
-def _untouched(conn: sqlite3.Connection, rnd: sqlite3.Row) -> bool:
-    """An open round nothing has happened in yet (no hand, photo, check or lock)."""
-    if rnd["table_image"] or rnd["table_scene"] or rnd["locked_at"]:
-        return False
-    for table in ("hands", "block_checks", "table_events"):
-        if conn.execute(f"SELECT 1 FROM {table} WHERE round_id = ?", (rnd["id"],)).fetchone():
-            return False
-    return True
-
-
 def _between_rounds(conn: sqlite3.Connection, game_id: int, what: str) -> None:
-    rnd = get_round(conn, game_id)
-    if rnd["status"] == "open" and not _untouched(conn, rnd):
+    store = SqliteRoundStore(conn, game_id)
+    rnd = store.latest_round()
+    if rnd.status == "open" and store.touched(rnd):
         raise Conflict(
             _("{what} only between rounds: round {number} is under way").format(
-                what=what, number=rnd["number"]
+                what=what, number=rnd.number
             )
         )
 
