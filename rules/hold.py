@@ -3,7 +3,7 @@
 A verdict is only as good as the readings it is made on. `rules.check` judges the tiles it
 is given; the ledger (`rules.ledger.reconcile`) says whether those tiles add up to the set.
 `hold_reasons` puts the two together. The single-table dashboard and tournament mode (through
-`server.game.round_ledger.decide`), `dominocam round` and the simulation of
+`rounds.ledger.decide`), `dominocam round` and the simulation of
 `studies.round_simulation` all ask it whether to rule or to wait:
 
 * `HANDS_TO_CONFIRM`: a hand confirmed before play went on again (a stopped block check, an

@@ -4,7 +4,7 @@ the dashboard, tournament mode and `dominocam round`.
 `rules.ledger` says what does not add up in codes and numbers (`Problem`); this module says
 it as a host would ("2-6 is in two places: in Ana's hand and in Caro's hand."). A problem
 names tiles and hands, so its words are for the host (or for a round that has ended); who may
-read them is the caller's care (`server.game.ledger_words.public_message` is what players
+read them is the caller's care (`rounds.ledger_words.public_message` is what players
 read). What to do about a problem depends on the screen (a button, a command-line option):
 each caller adds that itself.
 """

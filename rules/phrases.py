@@ -2,7 +2,7 @@
 where it is shown, in the reader's language.
 
 The live camera's events (`vision.messages`) and the audit trail's lines and a round's lock
-reason (`server.game.wording`) are stored in English, for whoever reads the database, with
+reason (`rounds.wording`) are stored in English, for whoever reads the database, with
 their code and parameters beside them (`to_json`, JSON), so that a page, the API's `shown`
 fields or the overlay write them in the reader's language (`said`) without reading the
 English back.

@@ -342,7 +342,7 @@ def _error(
 ) -> Any:
     """The error page, or for the API `{"error", "status", "code", "params"}`: the message
     in the request's language, and a refusal's stable code and parameters
-    (`server.game.records.Refused`; `code` null, `params` {} for other errors)."""
+    (`dominocam.errors.Refused`; `code` null, `params` {} for other errors)."""
     if _wants_json():
         body = {"error": message, "status": status, "code": code, "params": params or {}}
         return jsonify(body), status

@@ -1,9 +1,10 @@
 """The import rules between the packages, read from the source with `ast` (nothing is run).
 
-The runtime (`rules`, `vision`, `server`, `dominocam`) never imports what makes data or
-measures (`dominosynth`, `dominotrain`, `measure`), so no package cycle can form and a
-wheel installed without the extras runs; the studies (`studies`, not installed) sit on top
-and nothing imports them. Every import counts, also one inside a function.
+The runtime (`rules`, `vision`, `rounds`, `server`, `tournament`, `dominocam`) never imports
+what makes data or measures (`dominosynth`, `dominotrain`, `measure`), so a wheel installed
+without the extras runs; the studies (`studies`, not installed) sit on top and nothing
+imports them. The allowed imports form no cycle between packages, and no package's modules
+import each other in a circle. Every import counts, also one inside a function.
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ REPO = Path(__file__).resolve().parents[1]
 PACKAGES: dict[str, Path] = {
     "rules": REPO / "rules",
     "vision": REPO / "vision",
+    "rounds": REPO / "rounds",
     "server": REPO / "server",
+    "tournament": REPO / "tournament",
     "dominocam": REPO / "dominocam",
     "dominosynth": REPO / "datasets" / "dominosynth",
     "measure": REPO / "measure",
@@ -33,7 +36,11 @@ SHARED = {"dominocam.errors", "dominocam.arguments"}
 ALLOWED: dict[str, set[str]] = {
     "rules": set(),
     "vision": {"rules"},
-    "server": {"rules", "vision", "dominocam"},
+    # The round's lifecycle, one implementation over a storage interface (no database).
+    "rounds": {"rules", "vision"},
+    "server": {"rules", "vision", "rounds", "dominocam"},
+    # Tournament mode reuses the dashboard's web pieces; its `feed` renders synthetic frames.
+    "tournament": {"rules", "vision", "rounds", "server", "dominocam", "dominosynth"},
     "dominocam": {"rules", "vision"},
     "dominosynth": {"rules", "vision"},
     "measure": {"rules", "vision", "dominosynth"},
@@ -47,7 +54,10 @@ TRAINING = {"torch", "torchvision", "ultralytics", "onnxslim"}
 FORBIDDEN: dict[str, set[str]] = {
     "rules": TRAINING | {"flask", "yaml", "numpy", "cv2", "onnxruntime", "matplotlib"},
     "vision": TRAINING | {"flask", "yaml", "matplotlib"},
-    "server": TRAINING | {"yaml", "matplotlib"},
+    "rounds": TRAINING
+    | {"flask", "yaml", "matplotlib", "cv2", "onnxruntime", "sqlite3", "psycopg", "redis"},
+    "server": TRAINING | {"yaml", "matplotlib", "psycopg", "redis", "celery"},
+    "tournament": TRAINING | {"matplotlib"},
     "dominocam": TRAINING | {"flask", "yaml", "matplotlib"},
     "dominosynth": TRAINING | {"flask", "matplotlib"},
     "measure": TRAINING | {"flask", "yaml"},
@@ -75,6 +85,21 @@ def test_every_package_is_checked() -> None:
     assert set(ALLOWED) == set(FORBIDDEN) == set(PACKAGES)
     for folder in PACKAGES.values():
         assert (folder / "__init__.py").is_file(), folder
+    # Every top-level folder holding Python code is one of them, or not a package.
+    not_packages = {"tests", "benchmarks", "scripts", "examples", "docs", "datasets", "models"}
+    for folder in sorted(REPO.iterdir()):
+        if folder.is_dir() and folder.name not in not_packages and any(folder.glob("*.py")):
+            assert folder in PACKAGES.values(), folder
+
+
+def test_the_layers_form_no_cycle() -> None:
+    """What each package may import is a one-way graph: no two packages import each other,
+    directly or round about (`server` once imported `tournament.cli` for `serve
+    --tournament`, which `tournament.cli` now adds to the command itself)."""
+    try:
+        list(graphlib.TopologicalSorter(ALLOWED).static_order())
+    except graphlib.CycleError as error:
+        pytest.fail(f"layer cycle: {' -> '.join(error.args[1])}")
 
 
 @pytest.mark.parametrize("package", sorted(PACKAGES))
@@ -100,8 +125,8 @@ def test_a_package_imports_no_library_it_must_not_need(package: str) -> None:
     assert wrong == []
 
 
-# Packages whose modules import each other in a circle, until that is undone:
-# `server.game` and `server.game.hands` (issue 35's round core).
+# Packages whose modules import each other in a circle, until that is undone: `server`'s
+# modules import names from `server/__init__.py`, which imports them (issue 35).
 MODULE_CYCLES_LEFT = {"server"}
 
 

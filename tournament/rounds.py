@@ -1,4 +1,4 @@
-"""A tournament table's round in PostgreSQL, by the single-table rules (`server.game.lifecycle`).
+"""A tournament table's round in PostgreSQL, by the single-table rules (`rounds.lifecycle`).
 
 The same lifecycle as `dominocam serve`, with the event's database behind it:
 
@@ -16,7 +16,7 @@ The same lifecycle as `dominocam serve`, with the event's database behind it:
   (`score_pending`): the standings count only confirmed rounds; `cancel_pending` drops it,
   `unlock_hands` lets play go on, `reopen_last_round` undoes the last round;
 * before a block check or a domino is held or scored, the round's ledger
-  (`server.game.round_ledger`, issue 32) counts the table camera's newest Scene, the hands
+  (`rounds.ledger`, issue 32) counts the table camera's newest Scene, the hands
   and the boneyard against the set: a ruling that waits (a tile in two places, the
   boneyard's count unknown in a game that draws) is held for the table host, who reads the
   problems tile by tile (`host_review`: the set as cells, each problem in words) and
@@ -34,24 +34,16 @@ so two web processes acting on one table at once are serialised by PostgreSQL.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 import psycopg
 from psycopg.types.json import Jsonb
 
 from dominocam.errors import UserInputError
-from rules.blocked import check
-from rules.game import RoundResult
-from rules.i18n import _
-from rules.ledger_words import problem_text
-from rules.scoring import score_domino
-from rules.state import parse_state
-from rules.tiles import Tile
-from server.game import ledger_words, lifecycle, wording
-from server.game.lifecycle import HOST, AuditEntry
-from server.game.round_ledger import (
+from rounds import ledger_words, lifecycle, operations, wording
+from rounds.ledger import (
     HandState,
     Override,
     RoundFacts,
@@ -63,33 +55,24 @@ from server.game.round_ledger import (
     boneyard_floor,
     decide,
     on_table,
-    problems_signature,
     round_facts,
-    round_ledger,
     table_report,
 )
+from rounds.lifecycle import HOST, AuditEntry
+from rounds.store import HandRow, RoundRow
+from rules.blocked import check
+from rules.game import RoundResult
+from rules.ledger_words import problem_text
+from rules.scoring import score_domino
+from rules.state import parse_state
+from rules.tiles import Tile
 from tournament.config import EventConfig
-
-
-class RoundConflict(UserInputError):
-    """The request is well formed but does not fit the round (HTTP 409): no open round,
-    a hand missing, hands locked, a ruling waiting, a round that is not blocked."""
+from tournament.store import Player, RoundConflict, event_config, latest_scene
 
 
 class HeldForHost(RoundConflict):
     """The round's ledger holds the ruling for the table host (`_hold_for_host`): the round
     changed (a ruling now waits), though the request is refused."""
-
-
-@dataclass(frozen=True)
-class Player:
-    """A seated player of the event."""
-
-    id: int
-    name: str
-    team: str | None
-    table_id: str
-    seat: int
 
 
 def _conflict(error: UserInputError) -> RoundConflict:
@@ -147,6 +130,158 @@ def _locked_by(rnd: Mapping[str, Any]) -> str | None:
     return rnd["locked_by"] if rnd["locked_at"] is not None else None
 
 
+@contextmanager
+def _as_round_conflict() -> Iterator[None]:
+    """The round's operations' `Conflict` as this app's `RoundConflict` (HTTP 409)."""
+    try:
+        yield
+    except RoundConflict:
+        raise
+    except lifecycle.Conflict as error:
+        raise RoundConflict(str(error)) from None
+
+
+def _row(rnd: Mapping[str, Any]) -> RoundRow:
+    return RoundRow(
+        id=rnd["id"],
+        number=rnd["number"],
+        status=rnd["status"],
+        locked_by=_locked_by(rnd),
+        pending_end=rnd["pending_end"],
+    )
+
+
+class PgRoundStore:
+    """One tournament table's rounds in PostgreSQL (`rounds.store.RoundStore`). Each
+    operation's transaction holds the table's round row (`FOR UPDATE`), so two web processes
+    acting on one table at once are serialised by PostgreSQL."""
+
+    def __init__(
+        self,
+        conn: psycopg.Connection[Any],
+        event_id: int,
+        table_id: str,
+        config: EventConfig | None = None,
+    ) -> None:
+        self.conn = conn
+        self.event_id = event_id
+        self.table_id = table_id
+        self._config = config
+
+    @property
+    def config(self) -> EventConfig:
+        if self._config is None:
+            self._config = event_config(self.conn, self.event_id)
+        return self._config
+
+    @property
+    def set_max(self) -> int:
+        return self.config.max_pip
+
+    def transaction(self) -> AbstractContextManager[object]:
+        return self.conn.transaction()
+
+    def open_round(self) -> RoundRow:
+        return _row(open_round(self.conn, self.event_id, self.table_id))
+
+    def latest_round(self) -> RoundRow:
+        row = self.conn.execute(
+            "SELECT * FROM rounds WHERE event_id = %s AND table_id = %s "
+            "ORDER BY number DESC LIMIT 1 FOR UPDATE",
+            (self.event_id, self.table_id),
+        ).fetchone()
+        if row is None:
+            raise RoundConflict(f"table {self.table_id} has no round")
+        return _row(row)
+
+    def _player_id(self, player: str) -> int:
+        row = self.conn.execute(
+            "SELECT id FROM players WHERE event_id = %s AND name = %s", (self.event_id, player)
+        ).fetchone()
+        return int(row["id"])
+
+    def hand(self, rnd: RoundRow, player: str) -> HandRow | None:
+        row = _hand(self.conn, rnd.id, self._player_id(player))
+        if row is None:
+            return None
+        confirmed = row["confirmed_at"] is not None
+        return HandRow(
+            tiles=row["tiles"] if confirmed else None,
+            pending=row["pending"],
+            to_confirm=bool(row["to_confirm"]),
+        )
+
+    def save_confirmed_hand(self, rnd: RoundRow, player: str, tiles: list[list[int]]) -> None:
+        self.conn.execute(
+            "INSERT INTO hands (round_id, player_id, tiles, confirmed_at) "
+            "VALUES (%s, %s, %s, now()) ON CONFLICT (round_id, player_id) DO UPDATE SET "
+            "tiles = EXCLUDED.tiles, confirmed_at = now(), submitted_at = now(), "
+            "pending = NULL, pending_scene = NULL, to_confirm = false",
+            (rnd.id, self._player_id(player), Jsonb(tiles)),
+        )
+
+    def hands_to_confirm(self, rnd: RoundRow) -> None:
+        self.conn.execute(
+            "UPDATE hands SET to_confirm = true WHERE round_id = %s AND confirmed_at IS NOT NULL",
+            (rnd.id,),
+        )
+
+    def set_lock(self, rnd: RoundRow, locked_by: str | None) -> None:
+        if locked_by is None:
+            self.conn.execute(
+                "UPDATE rounds SET locked_at = NULL, locked_by = NULL WHERE id = %s", (rnd.id,)
+            )
+        else:
+            self.conn.execute(
+                "UPDATE rounds SET locked_at = COALESCE(locked_at, now()), locked_by = %s "
+                "WHERE id = %s",
+                (locked_by, rnd.id),
+            )
+
+    def set_pending_end(self, rnd: RoundRow, pending: Mapping[str, Any] | None) -> None:
+        self.conn.execute(
+            "UPDATE rounds SET pending_end = %s WHERE id = %s",
+            (None if pending is None else Jsonb(dict(pending)), rnd.id),
+        )
+
+    def set_override(self, rnd: RoundRow, override: Mapping[str, Any] | None) -> None:
+        self.conn.execute(
+            "UPDATE rounds SET ledger_override = %s WHERE id = %s",
+            (None if override is None else Jsonb(dict(override)), rnd.id),
+        )
+
+    def facts(self, rnd: RoundRow) -> RoundFacts:
+        row = self.conn.execute("SELECT * FROM rounds WHERE id = %s", (rnd.id,)).fetchone()
+        return _facts(self.conn, self.config, self.table_id, row)
+
+    def touched(self, rnd: RoundRow) -> bool:
+        if rnd.locked_by:
+            return True
+        found = self.conn.execute(
+            "SELECT 1 FROM hands WHERE round_id = %s LIMIT 1", (rnd.id,)
+        ).fetchone()
+        return found is not None
+
+    def delete_round(self, rnd: RoundRow) -> None:
+        self.conn.execute("DELETE FROM rounds WHERE id = %s", (rnd.id,))
+
+    def reopen(self, rnd: RoundRow) -> dict[str, int]:
+        row = self.conn.execute("SELECT result FROM rounds WHERE id = %s", (rnd.id,)).fetchone()
+        points = dict(((row["result"] or {}).get("round") or {}).get("points") or {})
+        self.conn.execute(
+            "UPDATE rounds SET status = 'open', ended_by = NULL, result = NULL, "
+            "ended_at = NULL, pending_end = NULL WHERE id = %s",
+            (rnd.id,),
+        )
+        return points
+
+    def record(self, rnd: RoundRow | None, entry: AuditEntry) -> None:
+        record(self.conn, self.event_id, self.table_id, None if rnd is None else rnd.id, entry)
+
+    def changed(self, what: str, data: Mapping[str, Any]) -> None:
+        """Nothing here: the web process publishes what changed once it answers."""
+
+
 # --- a player's hand --------------------------------------------------------------------------
 
 
@@ -197,7 +332,8 @@ def confirm_hand(
     author: str,
     reason: object = None,
 ) -> dict[str, Any]:
-    """Confirm `player`'s hand: `tiles` given (typed or corrected), or the pending reading.
+    """Confirm `player`'s hand (`rounds.operations.confirm_hand`): `tiles` given (typed or
+    corrected), or the pending reading.
 
     Args:
         author: the player's name (their own link) or `HOST` (the table's host or the
@@ -210,54 +346,15 @@ def confirm_hand(
         RoundConflict: locked and not the host, nothing to confirm, no open round.
         UserInputError: bad tiles, a locked hand changed without a reason.
     """
-    with conn.transaction():
-        rnd = open_round(conn, event_id, player.table_id)
-        row = _hand(conn, rnd["id"], player.id)
-        confirmed = row is not None and row["confirmed_at"] is not None
-        again = row is not None and confirmed and bool(row["to_confirm"])
-        try:
-            change = lifecycle.confirm_change(
-                player=player.name,
-                author=author,
-                locked_by=_locked_by(rnd),
-                reason=reason,
-                tiles=tiles,
-                pending=None if row is None else row["pending"],
-                before=row["tiles"] if confirmed else None,
-                set_max=config.max_pip,
-                to_confirm=again,
-            )
-        except lifecycle.Conflict as error:
-            raise _conflict(error) from None
-        conn.execute(
-            "INSERT INTO hands (round_id, player_id, tiles, confirmed_at) "
-            "VALUES (%s, %s, %s, now()) ON CONFLICT (round_id, player_id) DO UPDATE SET "
-            "tiles = EXCLUDED.tiles, confirmed_at = now(), submitted_at = now(), "
-            "pending = NULL, pending_scene = NULL, to_confirm = false",
-            (rnd["id"], player.id, Jsonb(change.tiles)),
+    with _as_round_conflict():
+        confirmed = operations.confirm_hand(
+            PgRoundStore(conn, event_id, player.table_id, config),
+            player.name,
+            tiles,
+            author=author,
+            reason=reason,
         )
-        if change.typed is not None:
-            # For the table's host alone (`lifecycle.HOST_ONLY`): tiles typed over the
-            # photo's reading, both lists (`replaced` in the host's review).
-            record(conn, event_id, player.table_id, rnd["id"], change.typed)
-        if change.audit is not None:
-            record(conn, event_id, player.table_id, rnd["id"], change.audit)
-        elif not confirmed:
-            record(
-                conn,
-                event_id,
-                player.table_id,
-                rnd["id"],
-                _note(
-                    "hand",
-                    author,
-                    f"{player.name}'s hand is confirmed ({len(change.tiles)} tiles)",
-                    change.reason,
-                    player=player.name,
-                    tiles=len(change.tiles),
-                ),
-            )
-    return {"table": player.table_id, "round": rnd["number"], "tiles": len(change.tiles)}
+    return {"table": player.table_id, "round": confirmed.round, "tiles": len(confirmed.tiles)}
 
 
 def discard_pending(conn: psycopg.Connection[Any], event_id: int, player: Player) -> None:
@@ -298,8 +395,6 @@ def own_hand(conn: psycopg.Connection[Any], event_id: int, player: Player) -> di
     of its tiles the table camera's newest Scene shows face up (`on_table`: the owner takes
     them out and confirms; told to the owner alone), and whether the table host is checking
     the round (`checking`: no tile, no hand)."""
-    from tournament.store import latest_scene
-
     row = conn.execute(
         "SELECT r.number, r.status, r.locked_at, r.locked_by, r.pending_end, h.tiles, "
         "h.pending, h.confirmed_at, h.to_confirm FROM rounds r LEFT JOIN hands h "
@@ -327,34 +422,8 @@ def own_hand(conn: psycopg.Connection[Any], event_id: int, player: Player) -> di
         ),
         "on_table": [tile.as_list() for tile in shown],
         "on_table_text": ledger_words.owner_on_table(shown) if shown else None,
-        "checking": checking(row["pending_end"]) if row["status"] == "open" else None,
+        "checking": ledger_words.checking(row["pending_end"]) if row["status"] == "open" else None,
     }
-
-
-def ledger_entry(ledger: Mapping[str, Any] | None, max_pip: int) -> dict[str, Any] | None:
-    """An ended round's ledger as its result kept it (`RulingGo.to_dict`), in words: "all 28
-    tiles accounted for", or the host's word and the problems it overrode (None for a round
-    scored before the ledger was kept). Shown with the result, once the round has ended."""
-    if not ledger:
-        return None
-    override = ledger.get("override") or {}
-    return {
-        "text": ledger_words.result_text(dict(ledger)),
-        "closes": bool(ledger.get("closes")),
-        "overridden": bool(override),
-        "reason": override.get("reason"),
-        "problems": [
-            ledger_words.stored_problem_text(p, max_pip) for p in override.get("problems") or []
-        ],
-    }
-
-
-def checking(pending_end: Mapping[str, Any] | None) -> str | None:
-    """What everybody reads while a ruling waits for the table host's check
-    (`ledger_words.public_message`: no tile, no hand), or None when none waits."""
-    if not pending_end or not pending_end.get("waiting"):
-        return None
-    return ledger_words.public_message(pending_end.get("reasons") or [])
 
 
 # --- rulings ----------------------------------------------------------------------------------
@@ -420,7 +489,6 @@ def _camera_layout(conn: psycopg.Connection[Any], event_id: int, table_id: str) 
     host has not typed (`set_table`). A Scene the reading doubts is not used: the host
     checks the table and types its open ends, as single-table mode's review asks."""
     from dominocam.scene_state import state_layout
-    from tournament.store import latest_scene
 
     newest = latest_scene(conn, event_id, table_id)
     if newest is None:
@@ -458,8 +526,6 @@ def _facts(
     """The round as the ledger takes it (`round_ledger.round_facts`): the table camera's
     newest Scene, each seat's hand, the boneyard with its source. A Scene that read no tile
     at all is not a reading of the table (no ruling comes before a tile is played)."""
-    from tournament.store import latest_scene
-
     rows = {
         row["name"]: row
         for row in conn.execute(
@@ -730,7 +796,7 @@ def _ruled(
             conn.execute(
                 "UPDATE rounds SET last_check = %s WHERE id = %s", (Jsonb(outcome), rnd["id"])
             )
-            _play_goes_on(conn, rnd["id"])
+            operations.play_goes_on(PgRoundStore(conn, event_id, table_id, config), _row(rnd))
             return answer
     else:
         answer = {"by": by, "ended": False, "held": False}
@@ -753,43 +819,19 @@ def _ruled(
 def score_pending(
     conn: psycopg.Connection[Any], event_id: int, config: EventConfig, table_id: str
 ) -> dict[str, Any]:
-    """The host confirms the held ruling: judged again on the hands as they are now (the
-    host may have corrected one) and, if it still ends the round, scored."""
-    rnd = conn.execute(
-        "SELECT pending_end FROM rounds WHERE event_id = %s AND table_id = %s AND status = 'open'",
-        (event_id, table_id),
-    ).fetchone()
-    if rnd is None or rnd["pending_end"] is None:
-        raise RoundConflict("no ruling is waiting to be scored: propose a block or call domino")
-    pending = rnd["pending_end"]
-    if pending["by"] == "domino":
-        return rule(
-            conn,
-            event_id,
-            config,
-            table_id,
-            by="domino",
-            who=pending["player"],
-            author=HOST,
-            confirm=True,
+    """The host confirms the held ruling (`rounds.operations.score_held_ruling`): judged
+    again on the hands as they are now (the host may have corrected one) and, if it still
+    ends the round, scored; a block that no longer holds is dropped and the hands released."""
+
+    def confirmed(by: str, who: str) -> dict[str, Any]:
+        return rule(conn, event_id, config, table_id, by=by, who=who, author=HOST, confirm=True)
+
+    with _as_round_conflict():
+        return operations.score_held_ruling(
+            PgRoundStore(conn, event_id, table_id, config),
+            confirmed,
+            lambda answer: bool(answer["ended"]),
         )
-    answer = rule(
-        conn,
-        event_id,
-        config,
-        table_id,
-        by="block",
-        who=pending["proposer"],
-        author=HOST,
-        confirm=True,
-    )
-    if not answer["ended"]:
-        conn.execute(
-            "UPDATE rounds SET pending_end = NULL WHERE event_id = %s AND table_id = %s "
-            "AND status = 'open'",
-            (event_id, table_id),
-        )
-    return answer
 
 
 def _end(
@@ -858,60 +900,18 @@ def _end(
 def cancel_pending(
     conn: psycopg.Connection[Any], event_id: int, table_id: str, reason: object
 ) -> None:
-    """The host drops a held ruling (the hands stay locked)."""
-    why = lifecycle.require_reason(reason, "cancelling a ruling")
-    with conn.transaction():
-        rnd = open_round(conn, event_id, table_id)
-        if rnd["pending_end"] is None:
-            raise RoundConflict("no ruling is waiting to be scored")
-        conn.execute("UPDATE rounds SET pending_end = NULL WHERE id = %s", (rnd["id"],))
-        record(
-            conn,
-            event_id,
-            table_id,
-            rnd["id"],
-            _note(
-                "cancel", HOST, wording.HOST_CANCELLED.format(text=rnd["pending_end"]["text"]), why
-            ),
-        )
+    """The host drops a held ruling (`rounds.operations.cancel_ruling`): the hands are
+    released and every hand is confirmed again before a new ruling."""
+    with _as_round_conflict():
+        operations.cancel_ruling(PgRoundStore(conn, event_id, table_id), reason)
 
 
 def unlock_hands(
     conn: psycopg.Connection[Any], event_id: int, table_id: str, reason: object
 ) -> None:
-    """The host lets play go on: the hands can change again, a held ruling and the host's
-    override are dropped, and every hand is to be confirmed again by its owner before the
-    next ruling (tiles are played from now on: `_play_goes_on`)."""
-    why = lifecycle.require_reason(reason, "unlocking the hands")
-    with conn.transaction():
-        rnd = open_round(conn, event_id, table_id)
-        if not _locked_by(rnd):
-            raise RoundConflict("the hands are not locked")
-        conn.execute(
-            "UPDATE rounds SET locked_at = NULL, locked_by = NULL, pending_end = NULL "
-            "WHERE id = %s",
-            (rnd["id"],),
-        )
-        _play_goes_on(conn, rnd["id"])
-        record(
-            conn,
-            event_id,
-            table_id,
-            rnd["id"],
-            _note("unlock", HOST, wording.HOST_UNLOCKED, why),
-        )
-
-
-def _play_goes_on(conn: psycopg.Connection[Any], round_id: int) -> None:
-    """Play goes on after a ruling was sought (the host unlocks the hands after a block check
-    that stopped, or reopens a round): every confirmed hand may now list tiles played since,
-    so each is to be confirmed again by its owner (as it is, or corrected) before the next
-    ruling, and the host's word on the old problems no longer holds (inside a transaction)."""
-    conn.execute(
-        "UPDATE hands SET to_confirm = true WHERE round_id = %s AND confirmed_at IS NOT NULL",
-        (round_id,),
-    )
-    conn.execute("UPDATE rounds SET ledger_override = NULL WHERE id = %s", (round_id,))
+    """The host lets play go on (`rounds.operations.unlock_hands`)."""
+    with _as_round_conflict():
+        operations.unlock_hands(PgRoundStore(conn, event_id, table_id), reason)
 
 
 def override_ledger(
@@ -921,42 +921,12 @@ def override_ledger(
     table_id: str,
     reason: object,
 ) -> dict[str, Any]:
-    """The table host rules the round although it does not add up, for the problems it has
-    now (`round_ledger.problems_signature`: a new problem needs a new look), with a reason
-    kept in the audit trail and, once scored, in the round's result. Then "score" scores the
-    held ruling (`score_pending`), or the host rules again.
-
-    Raises:
-        UserInputError: no reason.
-        RoundConflict: the round adds up (nothing to override), or no open round.
-    """
-    why = lifecycle.require_reason(reason, _("scoring a round that does not add up"))
-    with conn.transaction():
-        rnd = open_round(conn, event_id, table_id)
-        ledger = round_ledger(_facts(conn, config, table_id, rnd), _went_out(rnd))
-        signature = problems_signature(ledger)
-        if signature is None:
-            raise RoundConflict(_("the round adds up: there is nothing to override"))
-        conn.execute(
-            "UPDATE rounds SET ledger_override = %s WHERE id = %s",
-            (Jsonb({"problems": signature, "reason": why}), rnd["id"]),
-        )
-        words = [problem_text(problem, ledger.max_pip) for problem in ledger.problems]
-        record(
-            conn,
-            event_id,
-            table_id,
-            rnd["id"],
-            AuditEntry(
-                "override",
-                HOST,
-                f"{wording.HOST_OVERRIDE}: {' '.join(words)}",
-                wording.HOST_OVERRIDE,
-                why,
-                {"problems": [problem.to_dict() for problem in ledger.problems]},
-            ),
-        )
-    return {"table": table_id, "round": rnd["number"], "override": {"reason": why}}
+    """The table host rules the round although it does not add up
+    (`rounds.operations.override_ledger`); then "score" scores the held ruling
+    (`score_pending`), or the host rules again."""
+    with _as_round_conflict():
+        done = operations.override_ledger(PgRoundStore(conn, event_id, table_id, config), reason)
+    return {"table": table_id, **done}
 
 
 def host_review(
@@ -1024,62 +994,14 @@ def reopen_last_round(
     reason: object,
     author: str = HOST,
 ) -> dict[str, Any]:
-    """Undo the table's last ended round: it is open again with its hands kept and locked
-    (the host corrects them with a reason), its result removed so the standings lose its
-    points; the round opened after it goes if nothing happened in it yet.
-
-    Raises:
-        UserInputError: no reason given.
-        RoundConflict: no round has ended, or the next round is under way.
-    """
-    why = lifecycle.require_reason(reason, "reopening a round")
-    with conn.transaction():
-        rows = conn.execute(
-            "SELECT id, number, status, result, locked_at FROM rounds "
-            "WHERE event_id = %s AND table_id = %s ORDER BY number DESC LIMIT 2 FOR UPDATE",
-            (event_id, table_id),
-        ).fetchall()
-        ended = next((r for r in rows if r["status"] == "ended"), None)
-        if ended is None:
-            raise RoundConflict(f"table {table_id} has no ended round to reopen")
-        for row in rows:
-            if row["number"] <= ended["number"]:
-                continue
-            touched = (
-                row["locked_at"] is not None
-                or conn.execute(
-                    "SELECT 1 FROM hands WHERE round_id = %s LIMIT 1", (row["id"],)
-                ).fetchone()
-            )
-            if touched:
-                raise RoundConflict(f"round {row['number']} is under way; it cannot be undone")
-            conn.execute("DELETE FROM rounds WHERE id = %s", (row["id"],))
-        conn.execute(
-            "UPDATE rounds SET status = 'open', ended_by = NULL, result = NULL, ended_at = NULL, "
-            "pending_end = NULL, locked_at = COALESCE(locked_at, now()), "
-            "locked_by = COALESCE(locked_by, %s) WHERE id = %s",
-            (wording.ROUND_REOPENED, ended["id"]),
+    """Undo the table's last ended round (`rounds.operations.reopen_last_round`): open again
+    with its hands kept and locked, its points out of the standings; a round opened after it
+    goes if nothing happened in it yet. Returns `{"round", "status": "open"}`."""
+    with _as_round_conflict():
+        number = operations.reopen_last_round(
+            PgRoundStore(conn, event_id, table_id), reason, author=author
         )
-        # Play may go on from here: each hand is confirmed again before the next ruling.
-        _play_goes_on(conn, ended["id"])
-        points = ended["result"]["round"]["points"]
-        record(
-            conn,
-            event_id,
-            table_id,
-            None,  # about the round's score, not its hands: shown at once
-            _note(
-                "round-reopened",
-                author,
-                f"the host reopened round {ended['number']} (its points "
-                + (", ".join(f"{k} {v}" for k, v in points.items()) or "none")
-                + " left the standings)",
-                why,
-                round=ended["number"],
-                points_removed=points,
-            ),
-        )
-    return {"round": ended["number"], "status": "open"}
+    return {"round": number, "status": "open"}
 
 
 # An audit entry's details for the host until its round has ended: a hand's tiles, the

@@ -27,9 +27,9 @@ from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
 from dominocam.errors import UserInputError
+from rounds.ledger_words import checking, ledger_entry
+from rounds.lifecycle import Conflict, public_outcome
 from tournament.config import EventConfig, parse_config
-from tournament.rounds import Player as Player  # re-exported: `store.Player`
-from tournament.rounds import RoundConflict as RoundConflict  # re-exported
 
 # A player's link token: their ASCII id, a dot, the url-safe secret (as single-table mode);
 # a table host's: `h` and the table's position, a dot, the secret.
@@ -37,6 +37,22 @@ PLAYER_TOKEN = re.compile(r"[0-9]{1,9}\.[A-Za-z0-9_-]{16,64}")
 HOST_TOKEN = re.compile(r"h[0-9]{1,4}\.[A-Za-z0-9_-]{16,64}")
 # Longest admin token looked at (ours are 32 characters): longer ones are simply wrong.
 MAX_ADMIN_TOKEN = 256
+
+
+class RoundConflict(Conflict):
+    """The request is well formed but does not fit the round (HTTP 409): no open round,
+    a hand missing, hands locked, a ruling waiting, a round that is not blocked."""
+
+
+@dataclass(frozen=True)
+class Player:
+    """A seated player of the event."""
+
+    id: int
+    name: str
+    team: str | None
+    table_id: str
+    seat: int
 
 
 SCHEMA = """
@@ -112,7 +128,7 @@ CREATE TABLE IF NOT EXISTS audit (
     action      text NOT NULL,
     detail      jsonb NOT NULL
 );
--- The single-table hand lifecycle (server.game.lifecycle), per table: a pending reading
+-- The single-table hand lifecycle (rounds.lifecycle), per table: a pending reading
 -- until the owner confirms, the lock, a ruling held until the host confirms it.
 ALTER TABLE hands ALTER COLUMN tiles DROP NOT NULL;
 ALTER TABLE hands ADD COLUMN IF NOT EXISTS pending jsonb;
@@ -125,10 +141,10 @@ ALTER TABLE rounds ADD COLUMN IF NOT EXISTS pending_end jsonb;
 ALTER TABLE rounds ADD COLUMN IF NOT EXISTS last_check jsonb;
 ALTER TABLE rounds ADD COLUMN IF NOT EXISTS layout jsonb;
 ALTER TABLE rounds ADD COLUMN IF NOT EXISTS boneyard integer;
--- Where the boneyard count comes from (`server.game.round_ledger.boneyard_report`): NULL
+-- Where the boneyard count comes from (`rounds.ledger.boneyard_report`): NULL
 -- until the table host enters it ('entered'); a count without a source is not trusted.
 ALTER TABLE rounds ADD COLUMN IF NOT EXISTS boneyard_source text;
--- The table host's word on a round that does not add up (`server.game.round_ledger.Override`,
+-- The table host's word on a round that does not add up (`rounds.ledger.Override`,
 -- JSON {"problems", "reason"}): it holds while the ledger's problems stay those it saw.
 ALTER TABLE rounds ADD COLUMN IF NOT EXISTS ledger_override jsonb;
 -- Play went on since the hand was confirmed (the host unlocked the hands, or reopened the
@@ -420,9 +436,6 @@ def public_table(conn: psycopg.Connection[Any], event_id: int, table_id: str) ->
     ruling held for the host, whether the table host is checking the round (`checking`: no
     tile, no hand) and the last block check (who stopped it, not with which tile); every
     ended round with its hands, result and ledger; the newest Scene's sequence."""
-    from server.game.lifecycle import public_outcome
-    from tournament.rounds import checking, ledger_entry
-
     config = event_config(conn, event_id)
     try:
         table = config.table(table_id)

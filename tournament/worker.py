@@ -264,7 +264,7 @@ def read_hand_photo(ctx: WorkerContext, event_id: int, player_id: int) -> str:
     ).fetchone()
     if row is None:
         return "unknown"
-    player = rounds.Player(row["id"], row["name"], row["team"], row["table_id"], row["seat"])
+    player = store.Player(row["id"], row["name"], row["team"], row["table_id"], row["seat"])
     try:
         tiles, scene_json = hand_reading(ctx.reader, jpeg, config.max_pip, player.name)
     except UserInputError as error:
@@ -291,7 +291,7 @@ def hand_reading(
     """
     from dominocam import scene_state
     from dominocam.errors import UserInputError
-    from server.game.lifecycle import parse_hand
+    from rounds.lifecycle import parse_hand
     from vision.image_io import decode_image
 
     image = decode_image(jpeg, f"hand photo of {owner}")

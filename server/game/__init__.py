@@ -25,6 +25,7 @@ round has ended; a player's own view adds their hand (`player_view`).
 This package re-exports each module's public functions, so callers write `game.public_state`.
 """
 
+from rounds.lifecycle import Conflict, parse_hand
 from server.game.camera_events import (
     LATEST_TABLE_EVENTS,
     latest_table_events,
@@ -50,9 +51,7 @@ from server.game.hands import (
     set_hand,
 )
 from server.game.history import export_csv, export_json, round_history
-from server.game.lifecycle import parse_hand
 from server.game.records import (
-    Conflict,
     NotFound,
     Refused,
     current_game_id,
@@ -65,13 +64,14 @@ from server.game.records import (
     players,
     round_hands,
 )
-from server.game.review import host_review, mark_table_checked, override_ledger
+from server.game.review import host_review, mark_table_checked
 from server.game.rulings import (
     block_check,
     cancel_pending,
     end_by_domino,
     game_state_for_rules,
     lock_hands,
+    override_ledger,
     public_outcome,
     rules_state,
     score_pending,

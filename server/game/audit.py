@@ -14,8 +14,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from rules import phrases
-from server.game.lifecycle import (
+from rounds.lifecycle import (
     HOST,
     HOST_ONLY,
     TYPED_OVER_READING,
@@ -23,6 +22,7 @@ from server.game.lifecycle import (
     require_reason,
     shown_entry,
 )
+from rules import phrases
 from server.storage import dumps, loads, now
 
 __all__ = [
@@ -57,7 +57,7 @@ def record(
     detail: dict[str, Any] | None = None,
 ) -> None:
     """Add an entry (inside the caller's transaction). `text` and `public_text` made from
-    `server.game.wording`'s templates (`rules.phrases.Phrase`) are stored with their code
+    `rounds.wording`'s templates (`rules.phrases.Phrase`) are stored with their code
     and parameters beside them (`words`, `public_words`), which pages write in their
     reader's language."""
     public = public_text or text

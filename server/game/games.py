@@ -11,12 +11,13 @@ import sqlite3
 from typing import Any
 
 from dominocam.errors import UserInputError
+from rounds.lifecycle import Conflict
 from rules.i18n import _
 from rules.ledger import make_deal
 from rules.tiles import SUPPORTED_SETS
 from rules.variants import VARIANTS, get_variant
 from server import engine, json_fields, storage
-from server.game.records import Conflict, Refused, get_game, get_round
+from server.game.records import Refused, get_game, get_round
 from server.game.rulings import rules_state
 from server.game.scoreboard import finish_if_over, scoreboard
 from server.storage import dumps, loads, now, transaction

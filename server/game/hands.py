@@ -7,7 +7,7 @@ is proposed or a domino called the round's hands are locked (`rulings.lock_hands
 only the host may change a hand, with a reason. Every change of a confirmed hand goes to the
 audit trail (`audit`), whoever makes it. When play goes on again (`play_goes_on`) every
 confirmed hand is to be confirmed again by its owner, as it is or corrected, before the next
-ruling (`server.game.round_ledger`).
+ruling (`rounds.ledger`).
 """
 
 from __future__ import annotations
@@ -16,10 +16,13 @@ import sqlite3
 from typing import Any
 
 from dominocam.errors import UserInputError
+from rounds import lifecycle, operations
+from rounds.lifecycle import Conflict
 from rules.i18n import _
 from server import storage
-from server.game import audit, lifecycle
-from server.game.records import Conflict, get_game, lock_reason, open_round
+from server.game import audit
+from server.game.records import lock_reason, open_round
+from server.game.round_store import SqliteRoundStore
 from server.storage import dumps, loads, now, transaction
 
 
@@ -114,45 +117,11 @@ def confirm_hand(
             reading to confirm.
         UserInputError: bad tiles, or the host changes a locked hand without a reason.
     """
-    author = author or player["name"]
-    game = get_game(conn, player["game_id"])
-    with transaction(conn):
-        rnd = open_round(conn, player["game_id"])
-        row = hand_row(conn, rnd["id"], player["id"])
-        confirmed_before = row is not None and row["confirmed_at"] is not None
-        change = lifecycle.confirm_change(
-            player=player["name"],
-            author=author,
-            locked_by=lock_reason(rnd),
-            reason=reason,
-            tiles=tiles,
-            pending=None if row is None or row["pending"] is None else loads(row["pending"], []),
-            before=loads(row["tiles"], []) if confirmed_before else None,
-            set_max=game["set_max"],
-            to_confirm=bool(row is not None and row["to_confirm"]),
-        )
-        parsed = change.tiles
-        from_photo = row is not None and row["pending_image"] is not None
-        scene = row["pending_scene"] if from_photo else (row["scene"] if row else None)
-        image = row["pending_image"] if from_photo else (row["image"] if row else None)
-        conn.execute(
-            "INSERT INTO hands (round_id, player_id, tiles, scene, image, submitted, "
-            "confirmed_at, updated_at) VALUES (?, ?, ?, ?, ?, 1, ?, ?) "
-            "ON CONFLICT(round_id, player_id) DO UPDATE SET tiles = excluded.tiles, "
-            "scene = excluded.scene, image = excluded.image, submitted = 1, "
-            "confirmed_at = excluded.confirmed_at, updated_at = excluded.updated_at, "
-            "pending = NULL, pending_scene = NULL, pending_image = NULL, to_confirm = 0",
-            (rnd["id"], player["id"], dumps(parsed), scene, image, now(), now()),
-        )
-        if change.audit is not None:
-            audit.record_entry(conn, player["game_id"], rnd["id"], change.audit)
-        if change.typed is not None:
-            # For the host alone (`audit.HOST_ONLY`): tiles typed over the photo's reading.
-            audit.record_entry(conn, player["game_id"], rnd["id"], change.typed)
-        storage.add_event(
-            conn, player["game_id"], "hand", {"player": player["name"], "count": len(parsed)}
-        )
-    return parsed
+    store = SqliteRoundStore(conn, player["game_id"])
+    confirmed = operations.confirm_hand(
+        store, player["name"], tiles, author=author or player["name"], reason=reason
+    )
+    return confirmed.tiles
 
 
 def replaced_readings(
@@ -163,7 +132,8 @@ def replaced_readings(
     alone: it names tiles of the hand)."""
     rows = conn.execute(
         "SELECT action, author, detail, created_at FROM audit WHERE round_id = ? "
-        "AND action IN (?, 'hand') AND json_extract(detail, '$.player') = ? ORDER BY id",
+        "AND (action = ? OR (action = 'hand' AND json_extract(detail, '$.after') IS NOT NULL)) "
+        "AND json_extract(detail, '$.player') = ? ORDER BY id",
         (round_id, audit.TYPED_OVER_READING, player_name),
     ).fetchall()
     return [
@@ -179,11 +149,13 @@ def play_goes_on(conn: sqlite3.Connection, round_id: int) -> None:
     check that stopped, or reopens a round: a domino's winner was emptied, a hand may be
     wrong), or after a block check that stopped: every confirmed hand may now list tiles
     played since, so each is to be confirmed again by its owner before the next ruling
-    (inside a transaction)."""
+    (inside a transaction); the host's word on the ledger's old problems no longer holds
+    (`rounds.operations.play_goes_on`, which the round's operations call)."""
     conn.execute(
         "UPDATE hands SET to_confirm = 1 WHERE round_id = ? AND confirmed_at IS NOT NULL",
         (round_id,),
     )
+    conn.execute("UPDATE rounds SET ledger_override = NULL WHERE id = ?", (round_id,))
 
 
 def set_hand(

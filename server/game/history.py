@@ -12,7 +12,8 @@ import io
 import sqlite3
 from typing import Any
 
-from server.game import audit, ledger_words
+from rounds import ledger_words
+from server.game import audit
 from server.game.records import get_game, players, round_hands
 from server.storage import loads
 
@@ -34,22 +35,6 @@ CSV_COLUMNS = (
 
 def _tile_text(tiles: list[list[int]]) -> str:
     return " ".join(f"{a}-{b}" for a, b in tiles)
-
-
-def _ledger_entry(ledger: dict[str, Any] | None, max_pip: int) -> dict[str, Any] | None:
-    """The round's ledger as its result kept it, in words (None before the ledger was kept)."""
-    if not ledger:
-        return None
-    override = ledger.get("override") or {}
-    return {
-        "text": ledger_words.result_text(ledger),
-        "closes": bool(ledger.get("closes")),
-        "overridden": bool(override),
-        "reason": override.get("reason"),
-        "problems": [
-            ledger_words.stored_problem_text(p, max_pip) for p in override.get("problems") or []
-        ],
-    }
 
 
 def _round_entry(conn: sqlite3.Connection, game_id: int, rnd: sqlite3.Row) -> dict[str, Any]:
@@ -93,7 +78,9 @@ def _round_entry(conn: sqlite3.Connection, game_id: int, rnd: sqlite3.Row) -> di
         "hands": hands,
         "ruling": result,
         # Every tile of the set accounted for, or what the host overrode and why (words).
-        "ledger": _ledger_entry(result.get("ledger"), get_game(conn, game_id)["set_max"]),
+        "ledger": ledger_words.ledger_entry(
+            result.get("ledger"), get_game(conn, game_id)["set_max"]
+        ),
         "block_checks": [
             dict(loads(c["outcome"], {}), id=c["id"], time=c["created_at"]) for c in checks
         ],

@@ -1,6 +1,7 @@
 """Looking up games, players, rounds and hands, and the errors every module raises.
 
-`NotFound` becomes HTTP 404 and `Conflict` HTTP 409 (`server.__init__`).
+`NotFound` becomes HTTP 404 and `Conflict` (`rounds.lifecycle`, both modes') HTTP 409
+(`server.__init__`).
 """
 
 from __future__ import annotations
@@ -8,9 +9,10 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
+from dominocam.errors import Refused
+from rounds.lifecycle import Conflict
 from rules import phrases
 from rules.i18n import _
-from server.refusal import Refused
 from server.storage import loads
 
 __all__ = ["Conflict", "NotFound", "Refused"]
@@ -18,10 +20,6 @@ __all__ = ["Conflict", "NotFound", "Refused"]
 
 class NotFound(Refused):
     """An unknown game, round or player: HTTP 404."""
-
-
-class Conflict(Refused):
-    """The request does not fit the game's current state (round ended, ...): HTTP 409."""
 
 
 def get_game(conn: sqlite3.Connection, game_id: int) -> sqlite3.Row:

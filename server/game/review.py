@@ -7,7 +7,7 @@ and the round's ledger (every tile of the set in exactly one place).
   (`mark_table_checked`) or corrected it.
   The check holds for the doubts it saw (`doubt_signature`): a new doubt needs a new check.
   Scenes without these keys have no doubt.
-* **The round's ledger** (`server.game.round_ledger`, issue 32). Before a ruling the table,
+* **The round's ledger** (`rounds.ledger`, issue 32). Before a ruling the table,
   the hands and the boneyard are counted against the set (`decide`): a tile in two places
   (two hands, the table and a hand), a tile missed, a hand not confirmed since play went on,
   or a draw game's boneyard nobody counted holds the ruling (`hold_for_host`). Which tile and
@@ -22,13 +22,8 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from rules import phrases
-from rules.i18n import N_, _
-from rules.tiles import Tile
-from server import storage
-from server.game import audit, ledger_words, lifecycle, wording
-from server.game.records import Conflict, get_game, open_round, players, round_hands
-from server.game.round_ledger import (
+from rounds import ledger_words, lifecycle, wording
+from rounds.ledger import (
     HandState,
     Override,
     RoundFacts,
@@ -37,11 +32,16 @@ from server.game.round_ledger import (
     SeatHand,
     decide,
     on_table,
-    problems_signature,
     round_facts,
-    round_ledger,
     table_report,
 )
+from rounds.lifecycle import Conflict
+from rules import phrases
+from rules.i18n import N_, _
+from rules.tiles import Tile
+from server import storage
+from server.game import audit
+from server.game.records import get_game, open_round, players, round_hands
 from server.storage import dumps, loads, transaction
 from vision.notes import detail_text, notes_json, notes_of, player_text
 
@@ -247,35 +247,6 @@ def hold_for_host(
 def clear_host_check(conn: sqlite3.Connection, round_id: int) -> None:
     """The host has acted on a ruling that waited (inside a transaction)."""
     conn.execute("UPDATE rounds SET host_check = NULL WHERE id = ?", (round_id,))
-
-
-def override_ledger(conn: sqlite3.Connection, game_id: int, reason: object) -> None:
-    """The host rules the round although it does not add up, for the problems it has now
-    (a new problem needs a new look), with a reason kept in the audit trail."""
-    why = audit.require_reason(reason, _("scoring a round that does not add up"))
-    with transaction(conn):
-        rnd = open_round(conn, game_id)
-        ledger = round_ledger(facts(conn, game_id, rnd), _went_out(rnd))
-        signature = problems_signature(ledger)
-        if signature is None:
-            raise Conflict(
-                _("the round adds up: there is nothing to override"), "nothing_to_override"
-            )
-        conn.execute(
-            "UPDATE rounds SET ledger_override = ? WHERE id = ?",
-            (dumps({"problems": signature, "reason": why}), rnd["id"]),
-        )
-        audit.record(
-            conn,
-            game_id,
-            rnd["id"],
-            "override",
-            audit.HOST,
-            wording.HOST_OVERRIDE,
-            reason=why,
-            detail={"problems": [p.to_dict() for p in ledger.problems]},
-        )
-        storage.add_event(conn, game_id, "review", {"action": "override"})
 
 
 def _went_out(rnd: sqlite3.Row) -> str | None:

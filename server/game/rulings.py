@@ -2,7 +2,7 @@
 and the game state they judge (it holds every hand: never shown before the round ends).
 
 Every ruling consults the round's ledger first (`review.decide_ruling`,
-`server.game.round_ledger`): hands to confirm again refuse it before anything locks; a round
+`rounds.ledger`): hands to confirm again refuse it before anything locks; a round
 that does not add up, or a draw game's boneyard nobody counted, holds it for the host
 (`review.hold_for_host`), who resolves it and scores (`score_pending`). Condition 2 of a
 block is judged from the ledger's boneyard, never from a default 0.
@@ -15,10 +15,19 @@ from collections.abc import Callable
 from typing import Any
 
 from dominocam.errors import UserInputError
+from rounds import ledger_words, lifecycle, operations, wording
+from rounds.ledger import (
+    Ruling,
+    RulingDecision,
+    RulingGo,
+    RulingWait,
+    WaitReason,
+    boneyard_floor,
+)
 from rules import phrases
 from rules.i18n import N_, _
 from server import engine, storage
-from server.game import audit, hands, ledger_words, lifecycle, review, wording
+from server.game import audit, hands, review
 from server.game.records import (
     Conflict,
     get_game,
@@ -28,14 +37,7 @@ from server.game.records import (
     players,
     round_hands,
 )
-from server.game.round_ledger import (
-    Ruling,
-    RulingDecision,
-    RulingGo,
-    RulingWait,
-    WaitReason,
-    boneyard_floor,
-)
+from server.game.round_store import SqliteRoundStore
 from server.game.scoreboard import finish_if_over
 from server.storage import dumps, loads, now, transaction
 
@@ -113,31 +115,9 @@ def _lock(conn: sqlite3.Connection, game_id: int, rnd: sqlite3.Row, why: str, au
     storage.add_event(conn, game_id, "round", {"action": "locked"})
 
 
-def _release(conn: sqlite3.Connection, rnd: sqlite3.Row) -> None:
-    """The host's decision releases the hands (inside the caller's transaction): play goes
-    on, so every confirmed hand is to be confirmed again before the next ruling."""
-    conn.execute(
-        "UPDATE rounds SET locked_at = NULL, locked_by = NULL, locked_words = NULL, "
-        "pending_end = NULL, host_check = NULL WHERE id = ?",
-        (rnd["id"],),
-    )
-    hands.play_goes_on(conn, rnd["id"])
-
-
 def unlock_hands(conn: sqlite3.Connection, game_id: int, reason: object) -> None:
-    """The host lets play go on (a ruling held by mistake, a reopened round): the hands can
-    change again, any ruling awaiting confirmation is dropped, and every hand is to be
-    confirmed again by its owner before the next ruling (tiles are played from now on)."""
-    why = audit.require_reason(reason, _("unlocking the hands"))
-    with transaction(conn):
-        rnd = open_round(conn, game_id)
-        if not rnd["locked_at"]:
-            raise Conflict(_("the hands are not locked"))
-        _release(conn, rnd)
-        audit.record(
-            conn, game_id, rnd["id"], "unlock", audit.HOST, wording.HOST_UNLOCKED, None, why
-        )
-        storage.add_event(conn, game_id, "round", {"action": "unlocked"})
+    """The host lets play go on (`rounds.operations.unlock_hands`)."""
+    operations.unlock_hands(SqliteRoundStore(conn, game_id), reason)
 
 
 def _hold_for_host(
@@ -448,49 +428,36 @@ def end_by_domino(
 
 
 def score_pending(conn: sqlite3.Connection, game_id: int) -> dict[str, Any]:
-    """The host confirms the ruling that ends the round: it is judged again on the hands as
-    they are now (the host may have corrected one) and, if it still ends the round, scored.
-    A block that no longer holds is dropped and the hands are released (play goes on).
+    """The host confirms the ruling that ends the round (`rounds.operations.score_held_ruling`):
+    judged again on the hands as they are now and, if it still ends the round, scored; a
+    block that no longer holds is dropped and the hands are released (play goes on).
 
     Returns:
         `{"ended": bool, "outcome" | "result": ...}`.
     """
-    rnd = open_round(conn, game_id)
-    pending = loads(rnd["pending_end"], None)
-    if pending is None:
-        raise Conflict(_("no ruling is waiting to be scored: propose a block or call domino"))
-    if pending["by"] == "domino":
-        result = end_by_domino(conn, game_id, pending["player"], confirm=True, by_host=True)
-        return {"ended": True, "result": result}
-    outcome = block_check(conn, game_id, pending["proposer"], confirm=True, by_host=True)
-    if not outcome["blocked"]:
-        with transaction(conn):
-            _release(conn, open_round(conn, game_id))
-            storage.add_event(conn, game_id, "round", {"action": "unlocked"})
-    return {"ended": outcome["blocked"], "outcome": outcome}
+
+    def rule(by: str, who: str) -> dict[str, Any]:
+        if by == "domino":
+            result = end_by_domino(conn, game_id, who, confirm=True, by_host=True)
+            return {"ended": True, "result": result}
+        outcome = block_check(conn, game_id, who, confirm=True, by_host=True)
+        return {"ended": outcome["blocked"], "outcome": outcome}
+
+    store = SqliteRoundStore(conn, game_id)
+    return operations.score_held_ruling(store, rule, lambda answer: bool(answer["ended"]))
+
+
+def override_ledger(conn: sqlite3.Connection, game_id: int, reason: object) -> None:
+    """The host rules the round although it does not add up, with a reason
+    (`rounds.operations.override_ledger`)."""
+    operations.override_ledger(SqliteRoundStore(conn, game_id), reason)
 
 
 def cancel_pending(conn: sqlite3.Connection, game_id: int, reason: object) -> None:
-    """The host dismisses a ruling awaiting confirmation: the hands are released, play goes
-    on, and every hand is confirmed again before a new ruling (`_refuse_after_cancel`)."""
-    why = audit.require_reason(reason, _("cancelling a ruling"))
-    with transaction(conn):
-        rnd = open_round(conn, game_id)
-        pending = loads(rnd["pending_end"], None)
-        if pending is None:
-            raise Conflict(_("no ruling is waiting to be scored"))
-        _release(conn, rnd)
-        audit.record(
-            conn,
-            game_id,
-            rnd["id"],
-            "cancel",
-            audit.HOST,
-            wording.HOST_CANCELLED.format(text=lifecycle.held_ruling(pending)["text"]),
-            None,
-            why,
-        )
-        storage.add_event(conn, game_id, "round", {"action": "cancelled"})
+    """The host dismisses a ruling awaiting confirmation (`rounds.operations.cancel_ruling`):
+    the hands are released, play goes on, and every hand is confirmed again before a new
+    ruling (`_refuse_after_cancel`)."""
+    operations.cancel_ruling(SqliteRoundStore(conn, game_id), reason)
 
 
 def _end_round(

@@ -7,12 +7,12 @@ import sqlite3
 from typing import Any
 
 from dominocam import scene_state
+from rounds.lifecycle import Conflict
 from rules.i18n import _
 from rules.places import PLACE_CODES, place_of
 from rules.tiles import parse_tile
 from server import engine, json_fields, storage, table_scene
 from server.game.records import (
-    Conflict,
     NotFound,
     Refused,
     get_game,
@@ -129,7 +129,7 @@ def _set_boneyard(conn: sqlite3.Connection, round_id: int, boneyard: object) -> 
 
 def set_boneyard(conn: sqlite3.Connection, game_id: int, boneyard: object) -> None:
     """The host enters the boneyard's count (null: not known). Until then a draw game's
-    boneyard is unknown, never 0 by default (`server.game.round_ledger`)."""
+    boneyard is unknown, never 0 by default (`rounds.ledger`)."""
     with transaction(conn):
         rnd = open_round(conn, game_id)
         _set_boneyard(conn, rnd["id"], boneyard)

@@ -12,85 +12,36 @@ import sqlite3
 from typing import Any
 
 from dominocam.errors import UserInputError
-from rules import phrases
+from rounds import operations, wording
+from rounds.lifecycle import Conflict
 from rules.i18n import _
 from server import storage
-from server.game import audit, hands, wording
-from server.game.records import Conflict, get_game, get_round, player_by_id, players
+from server.game import audit
+from server.game.records import get_game, get_round, player_by_id, players
+from server.game.round_store import SqliteRoundStore
 from server.game.scoreboard import finish_if_over
 from server.storage import dumps, loads, transaction
 
 MAX_NAME = 40
 
 
-def _untouched(conn: sqlite3.Connection, rnd: sqlite3.Row) -> bool:
-    """An open round nothing has happened in yet (no hand, photo, check or lock)."""
-    if rnd["table_image"] or rnd["table_scene"] or rnd["locked_at"]:
-        return False
-    for table in ("hands", "block_checks", "table_events"):
-        if conn.execute(f"SELECT 1 FROM {table} WHERE round_id = ?", (rnd["id"],)).fetchone():
-            return False
-    return True
-
-
 def _between_rounds(conn: sqlite3.Connection, game_id: int, what: str) -> None:
-    rnd = get_round(conn, game_id)
-    if rnd["status"] == "open" and not _untouched(conn, rnd):
+    store = SqliteRoundStore(conn, game_id)
+    rnd = store.latest_round()
+    if rnd.status == "open" and store.touched(rnd):
         raise Conflict(
             _("{what} only between rounds: round {number} is under way").format(
-                what=what, number=rnd["number"]
+                what=what, number=rnd.number
             )
         )
 
 
 def reopen_last_round(conn: sqlite3.Connection, game_id: int, reason: object) -> int:
-    """Reopen the latest ended round: its score leaves the scoreboard, its hands stay locked
-    (the host corrects them with a reason) and it is ruled and scored again. A next round
-    that was started but is still untouched is dropped. Returns the reopened round's number.
-    """
-    why = audit.require_reason(reason, _("reopening a round"))
-    with transaction(conn):
-        game = get_game(conn, game_id)
-        rnd = get_round(conn, game_id)
-        if rnd["status"] == "open":
-            if rnd["number"] == 1 or not _untouched(conn, rnd):
-                raise Conflict(
-                    _("round {number} is still open: there is nothing to reopen").format(
-                        number=rnd["number"]
-                    )
-                )
-            conn.execute("DELETE FROM rounds WHERE id = ?", (rnd["id"],))
-            rnd = get_round(conn, game_id)
-        before = _points(conn, rnd["id"])
-        conn.execute("DELETE FROM scores WHERE round_id = ?", (rnd["id"],))
-        conn.execute(
-            "UPDATE rounds SET status = 'open', ended_by = NULL, result = NULL, ended_at = NULL, "
-            "pending_end = NULL, host_check = NULL, locked_at = COALESCE(locked_at, ?), "
-            "locked_words = CASE WHEN locked_by IS NULL THEN ? ELSE locked_words END, "
-            "locked_by = COALESCE(locked_by, ?) WHERE id = ?",
-            (
-                storage.now(),
-                storage.dumps(phrases.to_json(wording.ROUND_REOPENED)),
-                wording.ROUND_REOPENED,
-                rnd["id"],
-            ),
-        )
-        # Play may go on from here: each hand is confirmed again before the next ruling.
-        hands.play_goes_on(conn, rnd["id"])
-        if game["status"] != "active":
-            conn.execute("UPDATE games SET status = 'active' WHERE id = ?", (game_id,))
-        audit.record(
-            conn,
-            game_id,
-            None,
-            "reopen",
-            audit.HOST,
-            wording.HOST_REOPENED.format(number=rnd["number"], points=_points_text(before)),
-            reason=why,
-            detail={"round": rnd["number"], "points_before": before},
-        )
-        storage.add_event(conn, game_id, "round", {"action": "reopened", "round": rnd["number"]})
-    return int(rnd["number"])
+    """Reopen the latest ended round (`rounds.operations.reopen_last_round`): its score leaves
+    the scoreboard, its hands stay locked (the host corrects them with a reason) and it is
+    ruled and scored again. Returns the reopened round's number."""
+    get_game(conn, game_id)
+    return operations.reopen_last_round(SqliteRoundStore(conn, game_id), reason)
 
 
 def _points(conn: sqlite3.Connection, round_id: int) -> dict[str, int]:

@@ -62,7 +62,7 @@ def fake_scene(pixels: np.ndarray, kind: str, set_max: int) -> dict[str, Any]:
 def hands_beside_fake_table(names: tuple[str, ...] = ("Ana", "Ben", "Caro", "Dev")) -> dict:
     """Block hands (double-6, 4 players dealt 5) that add up with `fake_scene`'s table photo
     (0-3 and 3-5 face up, one tile face down): 5 + 5 + 5 + 2 tiles in hand, 3 played, 8
-    asleep. The round's ledger (server.game.round_ledger) lets rulings on them go on."""
+    asleep. The round's ledger (rounds.ledger) lets rulings on them go on."""
     tiles = [[a, b] for a in range(7) for b in range(a, 7) if [a, b] not in ([0, 3], [3, 5])]
     sizes = (5, 5, 5, 2)
     out, start = {}, 0

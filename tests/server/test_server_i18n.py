@@ -15,10 +15,10 @@ from babel.messages.frontend import parse_mapping_cfg
 from server_factories import ADMIN, ADMIN_TOKEN
 
 import server
+from rounds import wording
 from rules import phrases
 from rules.i18n import use_language
 from server import i18n
-from server.game import wording
 
 REPO = Path(__file__).resolve().parents[2]
 STATIC = Path(server.__file__).parent / "static"

@@ -341,22 +341,22 @@ def test_undo_the_last_round_with_a_reason_in_the_audit_trail(make_event, web) -
     assert again["result"]["points"] == {"P1": 23}
     trail = client.get("/api/tables/t1/audit").get_json()["audit"]
     actions = [(e["author"], e["action"]) for e in trail]
+    # As in single-table mode: the audit trail keeps changes (a hand confirmed for the first
+    # time, or again as it is, is none), and the reopening's words are the same.
     assert actions == [
-        ("P1", "hand"),
-        ("P2", "hand"),
         ("host", "lock"),
         ("host", "round-ended"),
-        ("host", "round-reopened"),
+        ("host", "reopen"),
         ("host", "hand"),
         ("host", "round-ended"),
     ]
-    assert trail[4]["reason"] == "P2 had a tile under the table"
-    assert trail[4]["detail"]["points_removed"] == {"P1": 17}
-    assert trail[5]["text"] == (
+    assert trail[2]["reason"] == "P2 had a tile under the table"
+    assert trail[2]["text"] == "the host reopened round 1 (its points P1 17 left the scoreboard)"
+    assert trail[2]["detail"]["points_before"] == {"P1": 17}
+    assert trail[3]["text"] == (
         "the host changed P2's confirmed hand: 6-6 2-3 (17 pips) became 6-6 2-3 3-3 (23 pips)"
     )
-    assert trail[5]["reason"] == "the tile under the table"
-    assert trail[0]["detail"] == {"player": "P1", "tiles": 1}  # a count, never the tiles
+    assert trail[3]["reason"] == "the tile under the table"
 
 
 def test_an_unreachable_broker_gets_503_not_a_traceback(make_event, urls) -> None:

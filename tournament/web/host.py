@@ -7,7 +7,7 @@ from __future__ import annotations
 from flask import Blueprint, Response, jsonify, request
 
 from dominocam.errors import UserInputError
-from server.game.lifecycle import HOST
+from rounds.lifecycle import HOST
 from server.json_fields import ARRAY, STRING, required
 from server.qr import qr_svg
 from tournament import rounds, store

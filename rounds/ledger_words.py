@@ -9,21 +9,21 @@ names tiles and hands: the host's screen, or the round's result once it has ende
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from rules.hold import HoldReason
-from rules.i18n import N_, _, ngettext
-from rules.ledger import Holder, HolderKind, Problem, ProblemCode
-from rules.ledger_words import and_text, problem_text, tiles_text
-from rules.tiles import Tile
-from server.game.round_ledger import (
+from rounds.ledger import (
     RoundFacts,
     Ruling,
     cells,
     decide,
     problems_signature,
 )
+from rules.hold import HoldReason
+from rules.i18n import N_, _, ngettext
+from rules.ledger import Holder, HolderKind, Problem, ProblemCode
+from rules.ledger_words import and_text, problem_text, tiles_text
+from rules.tiles import Tile
 
 # Marked here, translated where shown (the request's language).
 HOST_CHECKING = N_("A tile needs checking before a ruling: the table host is checking the round.")
@@ -173,3 +173,27 @@ __all__ = [
     "to_confirm_message",
     "wait_text",
 ]
+
+
+def ledger_entry(ledger: Mapping[str, Any] | None, max_pip: int) -> dict[str, Any] | None:
+    """An ended round's ledger as its result kept it (`RulingGo.to_dict`), in words: "all 28
+    tiles accounted for", or the host's word and the problems it overrode (None for a round
+    scored before the ledger was kept). Shown with the result, once the round has ended."""
+    if not ledger:
+        return None
+    override = ledger.get("override") or {}
+    return {
+        "text": result_text(dict(ledger)),
+        "closes": bool(ledger.get("closes")),
+        "overridden": bool(override),
+        "reason": override.get("reason"),
+        "problems": [stored_problem_text(p, max_pip) for p in override.get("problems") or []],
+    }
+
+
+def checking(pending_end: Mapping[str, Any] | None) -> str | None:
+    """What everybody reads while a ruling waits for the table host's check
+    (`public_message`: no tile, no hand), or None when none waits."""
+    if not pending_end or not pending_end.get("waiting"):
+        return None
+    return public_message(pending_end.get("reasons") or [])

@@ -29,12 +29,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from dominocam.errors import UserInputError
+from dominocam.errors import Refused, UserInputError
+from rounds import wording
 from rules import phrases
 from rules.i18n import _
 from rules.tiles import Tile, parse_tile
-from server.game import wording
-from server.game.records import Conflict
+
+
+class Conflict(Refused):
+    """The request is well formed but does not fit the round's state (an ended round, locked
+    hands, a ruling waiting): HTTP 409 in both web apps."""
+
 
 # The author of what the table's host (or, in a tournament, the event director) does.
 HOST = "host"
@@ -249,7 +254,7 @@ def held_ruling(pending: dict[str, Any]) -> dict[str, Any]:
     """A ruling that would end the round, with the text everybody sees while it waits for
     the host: `{"by": "block", "proposer"}` or `{"by": "domino", "player"}`; with
     `"waiting": true` it is not judged yet, the host checks the round first (its ledger,
-    `server.game.round_ledger`)."""
+    `rounds.ledger`)."""
     block = pending["by"] == "block"
     if pending.get("waiting"):
         template = wording.HELD_BLOCK_CHECKING if block else wording.HELD_DOMINO_CHECKING
@@ -330,7 +335,7 @@ def check_outcome(proposer: str, verdict: dict[str, Any], declared: set[str]) ->
     if not verdict.get("blocked"):
         first = next((s for s in steps if s["can_play"]), None)
         if first is not None:
-            move = next(
+            move: dict[str, Any] = next(
                 (m for m in verdict.get("playable") or [] if m.get("player") == first["player"]),
                 {},
             )

@@ -1,4 +1,4 @@
-"""The round's ledger before a ruling (server.game.round_ledger): pure, no database, shared
+"""The round's ledger before a ruling (rounds.ledger): pure, no database, shared
 by the SQLite store and the tournament's PostgreSQL one."""
 
 from __future__ import annotations
@@ -11,11 +11,8 @@ from pathlib import Path
 import pytest
 
 from dominocam.errors import UserInputError
-from rules import Tile, full_set
-from rules.ledger import BoneyardReport, CountSource, ProblemCode, TableReport
-from rules.ledger_words import problem_text
-from server.game import ledger_words
-from server.game.round_ledger import (
+from rounds import ledger_words
+from rounds.ledger import (
     CellKind,
     HandState,
     Override,
@@ -35,6 +32,9 @@ from server.game.round_ledger import (
     round_ledger,
     table_report,
 )
+from rules import Tile, full_set
+from rules.ledger import BoneyardReport, CountSource, ProblemCode, TableReport
+from rules.ledger_words import problem_text
 
 SET6 = full_set(6)
 T = Tile.of
@@ -304,7 +304,7 @@ def test_the_owner_reads_which_of_their_tiles_the_table_shows() -> None:
 
 def test_the_adapter_is_pure() -> None:
     """No database, no web framework: the tournament's store calls it as it is."""
-    source = Path(__file__).resolve().parents[2] / "server" / "game" / "round_ledger.py"
+    source = Path(__file__).resolve().parents[2] / "rounds" / "ledger.py"
     imported = set()
     for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):

@@ -15,7 +15,7 @@ problems it saw, `problems_signature`), a block's boneyard nobody counted, count
 close (a player's proposal waits for the host; the host's own ruling answers it).
 
 What a problem names (tiles, whose hand) is for the host only: the store words it
-(`server.game.ledger_words`) on the host's screen and tells players only that the host is
+(`rounds.ledger_words`) on the host's screen and tells players only that the host is
 checking.
 """
 

@@ -1,0 +1,8 @@
+"""The round's lifecycle: one implementation over a storage interface.
+
+Both modes run a round by the same rules: the single-table dashboard (`server.game`, SQLite)
+and tournament mode (`tournament.rounds`, PostgreSQL). What a round may do and what it
+writes lives here, once, with no database: `lifecycle` (the hand lifecycle, the lock, held
+rulings, the audit entries), `ledger` (the round's ledger before a ruling), `ledger_words`
+and `wording` (their words). Below `server` and `tournament`, above `rules`.
+"""

@@ -1,0 +1,129 @@
+"""What the round's operations (`rounds.operations`) need from a database: `RoundStore`.
+
+One store object is one table's rounds: a single-table game in SQLite
+(`server.game.round_store.SqliteRoundStore`) or a tournament table in PostgreSQL
+(`tournament.rounds.PgRoundStore`). Its methods are primitive reads and writes of plain
+values; every rule (what is refused, what is locked, what the audit trail says) is the
+operations'. They call the store inside `transaction()` only, and the store keeps the round
+row it returned from `open_round` locked until that transaction ends (PostgreSQL `FOR
+UPDATE`, SQLite `BEGIN IMMEDIATE`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from rounds.ledger import RoundFacts
+from rounds.lifecycle import AuditEntry
+
+
+@dataclass(frozen=True)
+class RoundRow:
+    """A round as the operations read it.
+
+    Attributes:
+        locked_by: why the hands are locked (stored English, `rounds.wording`), or None.
+        pending_end: the ruling held for the host (`lifecycle.held_ruling`), or None.
+    """
+
+    id: int
+    number: int
+    status: str  # "open" or "ended"
+    locked_by: str | None
+    pending_end: Mapping[str, Any] | None
+
+
+@dataclass(frozen=True)
+class HandRow:
+    """One player's hand in a round.
+
+    Attributes:
+        tiles: the confirmed hand, or None while it was never confirmed.
+        pending: a photo's reading awaiting its owner's confirmation, or None.
+        to_confirm: play went on since it was confirmed: its owner confirms it again.
+    """
+
+    tiles: list[list[int]] | None
+    pending: list[list[int]] | None
+    to_confirm: bool
+
+
+class RoundStore(Protocol):
+    """One table's rounds in a database (see the module's text)."""
+
+    @property
+    def set_max(self) -> int:
+        """The highest pip of the game's set (6, 9, 12, 15, 18)."""
+        ...
+
+    def transaction(self) -> AbstractContextManager[object]:
+        """One transaction: committed at the end of the block, rolled back on an error."""
+        ...
+
+    def open_round(self) -> RoundRow:
+        """The table's open round, locked for the transaction.
+
+        Raises:
+            rounds.lifecycle.Conflict: the table has no open round.
+        """
+        ...
+
+    def latest_round(self) -> RoundRow:
+        """The table's latest round, open or ended, locked for the transaction."""
+        ...
+
+    def hand(self, rnd: RoundRow, player: str) -> HandRow | None:
+        """`player`'s hand in `rnd`, or None when nothing was read or entered."""
+        ...
+
+    def save_confirmed_hand(self, rnd: RoundRow, player: str, tiles: list[list[int]]) -> None:
+        """`tiles` are now `player`'s confirmed hand: the pending reading goes (a store
+        keeps its photo with the hand), and the hand is no longer to be confirmed."""
+        ...
+
+    def hands_to_confirm(self, rnd: RoundRow) -> None:
+        """Every confirmed hand of `rnd` is to be confirmed again by its owner."""
+        ...
+
+    def set_lock(self, rnd: RoundRow, locked_by: str | None) -> None:
+        """Lock the round's hands for `locked_by` (stored English), or unlock them (None)."""
+        ...
+
+    def set_pending_end(self, rnd: RoundRow, pending: Mapping[str, Any] | None) -> None:
+        """Hold a ruling for the host, or drop the one held (None) with whatever the store
+        keeps beside it (the host's check of it)."""
+        ...
+
+    def set_override(self, rnd: RoundRow, override: Mapping[str, Any] | None) -> None:
+        """The host's word on a round that does not add up (`{"problems", "reason"}`, as
+        `rounds.ledger.Override`), or None."""
+        ...
+
+    def facts(self, rnd: RoundRow) -> RoundFacts:
+        """The round as the ledger takes it (`rounds.ledger.round_facts`)."""
+        ...
+
+    def touched(self, rnd: RoundRow) -> bool:
+        """Something happened in an open round (a hand, a photo, a check, a lock)."""
+        ...
+
+    def delete_round(self, rnd: RoundRow) -> None:
+        """Drop an untouched open round (a reopened round's successor)."""
+        ...
+
+    def reopen(self, rnd: RoundRow) -> dict[str, int]:
+        """Open the ended round `rnd` again: its result and score go (the game is under way
+        again); returns the points it had scored."""
+        ...
+
+    def record(self, rnd: RoundRow | None, entry: AuditEntry) -> None:
+        """Add `entry` to the audit trail, of `rnd` (shown in full once it ends) or of the
+        table (None: shown at once)."""
+        ...
+
+    def changed(self, what: str, data: Mapping[str, Any]) -> None:
+        """Tell the pages that follow the table that something changed (an event)."""
+        ...
