@@ -222,7 +222,10 @@ function table_json() {
   // The boneyard is sent only when counted: never 0 by default (a game that draws waits).
   const body = count === "" ? {} : {boneyard: Number(count)};
   if (ends) {
-    body.layout = {lines: ends.split(/[\s,;]+/).map((v, i) => ({name: "line " + (i + 1), open_end: Number(v)}))};
+    // Each line named as single-table mode's correction screen names a new one, in the
+    // host's language (a name is data: the rulings show it with its open end).
+    body.layout = {lines: ends.split(/[\s,;]+/).map((v, i) =>
+      ({name: _("line {number}", {number: i + 1}), open_end: Number(v)}))};
   }
   return body;
 }
