@@ -6,10 +6,13 @@ of .po files for the rulings, the command line, the pages, the scripts and the A
 * **Python.** Every request writes in its language: `rules.i18n`'s language is set for the
   request, so an error message or ruling written with `rules.i18n._` comes in it.
 * **Templates.** Flask-Babel's `_`/`ngettext`; `<html lang>` is `page_language`.
-* **Scripts.** The strings the scripts under static/ mark with `_("…")` or
+* **Scripts.** The strings the scripts under the app's static/ mark with `_("…")` or
   `ngettext("…", "…", n)` are found with Babel's JavaScript extractor (the same one
   `make messages` uses), translated here and rendered into the page as JSON
   (`<script type="application/json" id="dc-messages">`); common.js looks them up.
+
+Tournament mode's web app (`tournament.web`) calls `init_app` too: the same choice, cookie
+and catalogue; its scripts are those of its own package's static/ (the app's import name).
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from urllib.parse import urlencode
 
 from babel import Locale
 from babel.messages.extract import extract_javascript
-from flask import Flask, Response, g, redirect, request
+from flask import Flask, Response, current_app, g, redirect, request
 from flask_babel import Babel, format_decimal, get_locale, get_translations
 
 from rules import i18n as rules_i18n
@@ -115,10 +118,11 @@ def _this_page_without_lang() -> str:
 
 
 @cache
-def script_messages() -> tuple[str | tuple[str, str], ...]:
-    """Every message the scripts under static/ mark, as `make messages` extracts them."""
+def script_messages(package: str = "server") -> tuple[str | tuple[str, str], ...]:
+    """Every message the scripts under `package`'s static/ mark (single-table mode's
+    `server`, or `tournament`), as `make messages` extracts them."""
     found: dict[str | tuple[str, str], None] = {}
-    for script in sorted(resources.files("server").joinpath("static").iterdir(), key=str):
+    for script in sorted(resources.files(package).joinpath("static").iterdir(), key=str):
         if not script.name.endswith(".js"):
             continue
         with script.open("rb") as file:
@@ -152,19 +156,19 @@ def js_messages() -> dict[str, Any]:
     language = page_language()
     if language == rules_i18n.DEFAULT_LANGUAGE:
         return {"language": language, "messages": {}, "plurals": {"one": 0, "other": 1}}
-    return _script_catalogue(language, get_translations())
+    return _script_catalogue(current_app.import_name, language, get_translations())
 
 
 @cache
-def _script_catalogue(language: str, translations: Any) -> dict[str, Any]:
-    """The catalogue of `language` (computed once: the compiled catalogues do not change
-    while the server runs)."""
+def _script_catalogue(package: str, language: str, translations: Any) -> dict[str, Any]:
+    """The catalogue of `language` for the scripts of `package` (computed once: the compiled
+    catalogues do not change while the server runs)."""
     plural = getattr(translations, "plural", lambda n: int(n != 1))
     indexes = _plural_indexes(language, plural)
     # The count that selects each form, asked of the catalogue's own plural expression.
     samples = {int(plural(n)): n for n in [*range(0, 201), 1_000_000]}
     messages: dict[str, Any] = {}
-    for message in script_messages():
+    for message in script_messages(package):
         if isinstance(message, tuple):
             singular, plural_id = message
             messages[singular] = [

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from rules.i18n import _
 from tournament import frames
 
 # As single-table mode (server/__init__.py DEFAULTS): a person mistyping never reaches it;
@@ -24,7 +25,11 @@ class TooManyGuesses(PermissionError):
     """HTTP 429: this address sent too many wrong tokens; `retry_after` seconds to wait."""
 
     def __init__(self, retry_after: int) -> None:
-        super().__init__(f"too many wrong tokens from this address; try again in {retry_after} s")
+        super().__init__(
+            _("too many wrong tokens from this address; try again in {seconds} s").format(
+                seconds=retry_after
+            )
+        )
         self.retry_after = retry_after
 
 

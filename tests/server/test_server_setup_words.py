@@ -7,9 +7,9 @@ message; and the audit trail says "no points" in the reader's language, never "n
 from __future__ import annotations
 
 import re
-from html.parser import HTMLParser
 
 import pytest
+from page_words import SAME_ALLOWED, SITE, english_in, visible
 from server_factories import ADMIN, ADMIN_TOKEN, propose_and_score
 
 from rules.i18n import LOCALE_DIR, use_language
@@ -28,51 +28,8 @@ SPELLED_CODES = [c for c in CODES if c not in WORD_CODES]
 # Where a rule came from, as the engine's data says it: never on a page.
 # The outside documents' names are built, so that no file of the repository cites them.
 SOURCE_CODES = ("founding text", "docs/", "RULES" + ".md", "DESIGN" + ".md", ".md,", "what varies")
-# Common English words of the pages (none of them a word of hu, it, vi or es).
-_ENGLISH_WORDS = """the and of to for with your you game games player players round rounds
-    hand hands
-    tile tiles points pips yes create new name settings default source who what when where
-    how many wins win blocked block draw boneyard train trains double score scores rules
-    house usually back table save cancel delete open finished active others lowest team
-    teams none nobody each every only variant photo upload confirm check send print log
-    start next end ended founding text mexican chicken foot spinner fives"""
-ENGLISH = frozenset(_ENGLISH_WORDS.split())
 # Codes that are also a word of a language ("punti bonus").
 WORDS_OF = {"hu": set(), "it": {"bonus"}, "vi": set(), "es": set(), "en": set()}
-# Words players of these languages keep as they are.
-KEPT = frozenset({"DominoCam", "Bergen", "Muggins", "Hoyle", "Wikipedia", "domino", "spinner"})
-# A web site named as a rule's source (`pagat.com`): a name, not words.
-SITE = re.compile(r"\S+\.(?:com|net|org|nl|za)\b")
-
-
-class _Visible(HTMLParser):
-    """The text a reader sees: text outside scripts and styles, placeholders and titles."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.parts: list[str] = []
-        self._hidden = 0
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in ("script", "style"):
-            self._hidden += 1
-        for name, value in attrs:
-            if name in ("placeholder", "title", "aria-label", "alt") and value:
-                self.parts.append(value)
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in ("script", "style"):
-            self._hidden -= 1
-
-    def handle_data(self, data: str) -> None:
-        if not self._hidden and data.strip():
-            self.parts.append(data.strip())
-
-
-def visible(html: str) -> str:
-    parser = _Visible()
-    parser.feed(html)
-    return "\n".join(parser.parts)
 
 
 def codes_in(text: str, language: str) -> list[str]:
@@ -83,11 +40,6 @@ def codes_in(text: str, language: str) -> list[str]:
         words = set(re.findall(r"[A-Za-z][\w'-]*", SITE.sub("", text)))
         found += [c for c in WORD_CODES if c in words and c not in WORDS_OF[language]]
     return found
-
-
-def english_in(text: str) -> list[str]:
-    words = re.findall(r"[^\W\d_]+", SITE.sub("", text))
-    return sorted({w for w in words if w.lower() in ENGLISH and w not in KEPT})
 
 
 @pytest.fixture
@@ -182,15 +134,6 @@ def test_no_page_shows_a_code_or_an_english_word(host, language: str) -> None:
         if language != "en" and (english := english_in(text)):
             problems.append(f"{page}: English {english}")
     assert not problems, "\n".join(problems)
-
-
-# A message whose translation may be its English text: names, words the languages share.
-SAME_ALLOWED = {
-    "hu": {"Bergen", "Overlay", "DominoCam overlay", "null"},
-    "it": {"Bergen", "Overlay", "null", "domino", "no", "No", "Set"},
-    "vi": {"Bergen", "null", "domino"},
-    "es": {"Bergen", "Overlay", "null", "no", "No", "Total"},
-}
 
 
 @pytest.mark.parametrize("language", TRANSLATED)

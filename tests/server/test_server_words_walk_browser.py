@@ -21,10 +21,11 @@ from typing import Any
 
 import numpy as np
 import pytest
+from page_words import ENGLISH, english_in
 from server_factories import ADMIN_TOKEN, ThreadedServer, jpeg_bytes
 from test_server_browser import PHONE, TIMEOUT_MS
 from test_server_layout_browser import LAPTOP
-from test_server_setup_words import ENGLISH, LANGUAGES, codes_in, english_in
+from test_server_setup_words import LANGUAGES, codes_in
 
 from rules.i18n import use_language
 from rules.places import line_words

@@ -59,7 +59,7 @@ def test_phone_page_and_overlays_follow_the_table(
         overlay.set_default_timeout(TIMEOUT_MS)
         overlay.goto(f"{web.url}/tables/t1/overlay")
         overlay.wait_for_function(
-            "() => document.getElementById('seats').textContent.includes('Ana: 1 tiles')"
+            "() => document.getElementById('seats').textContent.includes('Ana: 1 tile')"
         )
         assert f"{NAME}: no hand yet" in overlay.text_content("#seats")
         assert overlay.locator("#seats b").count() == 0  # the name stayed text

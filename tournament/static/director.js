@@ -1,14 +1,16 @@
 "use strict";
 // The event director's page: every table, its state, its host page and a new host link.
-const {api, el, text, data} = dominocam;
+const {api, events, el, text} = dominocam;
 function say(message) { text("message", message); }
 function load() {
   for (const row of document.querySelectorAll("tr[data-table]")) {
     const table = row.dataset.table;
     api("api/tables/" + encodeURIComponent(table)).then((state) => {
       const round = state.rounds[state.rounds.length - 1];
-      row.querySelector(".round").textContent = round.number + (round.status === "open" ? "" : " (over)");
-      row.querySelector(".state").textContent = round.pending || (round.locked ? "locked: " + round.locked : "playing");
+      row.querySelector(".round").textContent = round.status === "open"
+        ? I18N.number(round.number) : _("{number} (over)", {number: I18N.number(round.number)});
+      row.querySelector(".state").textContent = round.pending_shown
+        || (round.locked_shown ? _("locked: {reason}", {reason: round.locked_shown}) : _("playing"));
     }).catch((e) => say(e.message));
   }
 }
@@ -17,12 +19,12 @@ for (const button of document.querySelectorAll("button.host-link")) {
     const table = button.dataset.table;
     api("api/tables/" + encodeURIComponent(table) + "/host-link", {method: "POST"}).then((made) => {
       const qr = document.getElementById("qr-" + table);
-      qr.replaceChildren(el("img", undefined, {alt: "QR code of the host link of " + table,
+      qr.replaceChildren(el("img", undefined, {alt: _("QR code of the host link of {table}", {table}),
         src: "data:image/svg+xml;charset=utf-8," + encodeURIComponent(made.qr)}),
         el("a", made.link, {href: made.link}));
-      say("A new host link for " + table + ": the old one no longer works.");
+      say(_("A new host link for {table}: the old one no longer works.", {table}));
     }).catch((e) => say(e.message));
   });
 }
-new EventSource(data.root + "api/events").addEventListener("round", load);
+events("api/events").addEventListener("round", load);
 load();

@@ -4,18 +4,18 @@
 // held for the table host) only the table's host changes a hand, and the page's controls
 // stay in place, greyed out, with the reason beside them. After play went on (an unlock, a reopened round) the hand is
 // confirmed again, as it is or corrected; while the host checks the round the page says
-// so, and nothing of which tile or whose hand.
-const {api, text, tiles, parseTiles} = dominocam;
+// so, and nothing of which tile or whose hand. Words in the page's language (common.js).
+const {api, events, text, tiles, parseTiles, number} = dominocam;
 let me = null;
 let stream = null;
 function say(message) { text("message", message); }
 function show(view) {
   me = view;
-  text("title", view.name + ", " + view.table + ", round " + view.round);
-  text("hand", view.hand === null ? "No confirmed hand yet." : "Saved: " + tiles(view.hand));
+  text("title", _("{name}, {table}, round {round}", {name: view.name, table: view.table, round: number(view.round)}));
+  text("hand", view.hand === null ? _("No confirmed hand yet.") : _("Saved: {tiles}", {tiles: tiles(view.hand)}));
   const pending = document.getElementById("pending");
   pending.hidden = view.pending === null;
-  if (view.pending !== null) text("reading", "The photo reads: " + tiles(view.pending));
+  if (view.pending !== null) text("reading", _("The photo reads: {tiles}", {tiles: tiles(view.pending)}));
   // Locked or ended, the controls stay in place, look disabled and say why beside them
   // (only a ruling held for the table host locks the hands).
   const open = view.status === "open" && !view.locked;
@@ -23,15 +23,15 @@ function show(view) {
     document.getElementById(id).disabled = !open;
   }
   document.getElementById("photo-label").classList.toggle("disabled", !open);
-  const why = open ? "" : view.status !== "open" ? "This round has ended."
-    : view.checking ? "Your hand is locked while the table host checks the round."
-    : "Your hand is locked (" + view.locked + "): only the table host changes a hand now.";
+  const why = open ? "" : view.status !== "open" ? _("This round has ended.")
+    : view.checking ? _("Your hand is locked while the table host checks the round.")
+    : _("Your hand is locked ({reason}): only the table host changes a hand now.", {reason: view.locked_shown});
   for (const id of ["photo-why", "save-why", "actions-why"]) {
     document.getElementById(id).hidden = !why;
     text(id, why);
   }
-  text("lock", view.locked ? "Hands locked (" + view.locked + "): only the host changes a hand now."
-    : view.status === "open" ? "" : "This round has ended.");
+  text("lock", view.locked ? _("Hands locked ({reason}): only the host changes a hand now.", {reason: view.locked_shown})
+    : view.status === "open" ? "" : _("This round has ended."));
   document.getElementById("checking").hidden = !view.checking;
   text("checking", view.checking || "");
   document.getElementById("on-table").hidden = !view.on_table_text;
@@ -39,7 +39,7 @@ function show(view) {
   // A photo's reading waiting is confirmed (or corrected) in its own box.
   document.getElementById("again").hidden = !view.to_confirm || view.pending !== null;
   if (stream === null) {
-    stream = new EventSource("../api/tables/" + encodeURIComponent(view.table) + "/events");
+    stream = events("api/tables/" + encodeURIComponent(view.table) + "/events");
     for (const kind of ["hand", "round"]) stream.addEventListener(kind, load);
   }
 }
@@ -47,28 +47,37 @@ function load() { api("api/hand").then(show).catch((e) => say(e.message)); }
 function act(promise, done) {
   promise.then((body) => { say(done(body)); load(); }).catch((e) => say(e.message));
 }
+// What a ruling answered: held for the host, stopped by a player who can play, or neither.
+function ruled(b, otherwise) {
+  if (b.pending) return b.pending.shown;
+  if (b.outcome && b.outcome.stopped && b.outcome.stopped.player) {
+    return _("{name} can still play.", {name: b.outcome.stopped.player});
+  }
+  return otherwise;
+}
 document.getElementById("save").addEventListener("click", () => act(
   api("api/hand", {method: "PUT", json: {tiles: parseTiles(document.getElementById("tiles").value)}}),
-  (b) => "Saved: " + b.tiles + " tiles for round " + b.round + "."));
+  (b) => ngettext("Saved: {count} tile for round {round}.", "Saved: {count} tiles for round {round}.",
+    b.tiles, {round: number(b.round)})));
 document.getElementById("confirm").addEventListener("click", () => act(
-  api("api/hand/confirm", {method: "POST", json: {}}), (b) => "Confirmed: " + b.tiles + " tiles."));
+  api("api/hand/confirm", {method: "POST", json: {}}),
+  (b) => ngettext("Confirmed: {count} tile.", "Confirmed: {count} tiles.", b.tiles)));
 document.getElementById("confirm-again").addEventListener("click", () => act(
-  api("api/hand/confirm", {method: "POST", json: {}}), (b) => "Confirmed again: " + b.tiles + " tiles."));
+  api("api/hand/confirm", {method: "POST", json: {}}),
+  (b) => ngettext("Confirmed again: {count} tile.", "Confirmed again: {count} tiles.", b.tiles)));
 document.getElementById("discard").addEventListener("click", () => act(
-  api("api/hand/discard", {method: "POST"}), () => "The photo's reading is dropped."));
+  api("api/hand/discard", {method: "POST"}), () => _("The photo's reading is dropped.")));
 document.getElementById("photo").addEventListener("change", (e) => {
   const file = e.target.files[0];
   if (!file) return;
   act(api("api/hand/photo", {method: "POST", body: file, headers: {"Content-Type": "image/jpeg"}}),
-    () => "Reading the photo: check the tiles when they show, then confirm.");
+    () => _("Reading the photo: check the tiles when they show, then confirm."));
 });
 document.getElementById("propose").addEventListener("click", () => act(
-  api("api/hand/propose", {method: "POST"}),
-  (b) => b.held ? b.pending.text : b.outcome && b.outcome.stopped && b.outcome.stopped.player
-    ? b.outcome.stopped.player + " can still play." : "Proposed."));
+  api("api/hand/propose", {method: "POST"}), (b) => ruled(b, _("Proposed."))));
 document.getElementById("domino").addEventListener("click", () => act(
-  api("api/hand/domino", {method: "POST"}), (b) => b.pending ? b.pending.text : "Called."));
+  api("api/hand/domino", {method: "POST"}), (b) => ruled(b, _("Called."))));
 document.getElementById("declare").addEventListener("click", () => act(
   api("api/hand/declare", {method: "POST", json: {cannot_play: true}}),
-  () => "You said you cannot play."));
+  () => _("You said you cannot play.")));
 load();

@@ -4,7 +4,7 @@
 // from a hand, the boneyard's count, the host's word with a reason), hands entered or
 // corrected with a reason (and, for the host alone, tiles typed over a photo's reading),
 // rulings confirmed or cancelled, undo.
-const {api, text, el, tiles, parseTiles, data} = dominocam;
+const {api, events, text, el, tiles, parseTiles, data, number} = dominocam;
 const table = data.table;
 const base = "api/tables/" + encodeURIComponent(table);
 let state = null;
@@ -17,8 +17,12 @@ function act(promise, done) {
 function seatCount(seat) {
   const round = state.rounds[state.rounds.length - 1];
   const count = round.tiles[seat.name];
-  const again = (round.to_confirm || []).includes(seat.name) ? " · to confirm again" : "";
-  return " · " + (count === null || count === undefined ? "no confirmed hand" : count + " tiles") + again;
+  const again = (round.to_confirm || []).includes(seat.name);
+  if (count === null || count === undefined) {
+    return again ? _(" · no confirmed hand · to confirm again") : _(" · no confirmed hand");
+  }
+  return again ? ngettext(" · {count} tile · to confirm again", " · {count} tiles · to confirm again", count)
+    : ngettext(" · {count} tile", " · {count} tiles", count);
 }
 function makeSeats() {
   // Made once: a QR code shown or tiles being typed stay while the round's state changes.
@@ -26,20 +30,20 @@ function makeSeats() {
   box.replaceChildren(...state.seats.map((seat) => {
     const row = el("div", undefined, {class: "box", id: "seat-" + seat.seat});
     row.append(el("strong", seat.seat + ". " + seat.name), el("span", "", {class: "dim count"}));
-    const link = el("button", "New link (QR)", {"data-seat": seat.seat, class: "link"});
+    const link = el("button", _("New link (QR)"), {"data-seat": seat.seat, class: "link"});
     const qr = el("div", undefined, {class: "qr"});
     link.addEventListener("click", () => api(base + "/seats/" + seat.seat + "/link", {method: "POST"})
       .then((made) => {
-        const img = el("img", undefined, {alt: "QR code of " + made.name + "'s link",
+        const img = el("img", undefined, {alt: _("QR code of {name}'s link", {name: made.name}),
           src: "data:image/svg+xml;charset=utf-8," + encodeURIComponent(made.qr)});
         qr.replaceChildren(img, el("a", made.link, {href: made.link}));
-        say("A new link for " + made.name + ": the old one no longer works.");
+        say(_("A new link for {name}: the old one no longer works.", {name: made.name}));
       }).catch((e) => say(e.message)));
-    const input = el("input", undefined, {placeholder: "tiles, e.g. 5-6 3-3", class: "tiles"});
-    const save = el("button", "Enter / correct hand");
+    const input = el("input", undefined, {placeholder: _("tiles, e.g. 5-6 3-3"), class: "tiles"});
+    const save = el("button", _("Enter / correct hand"));
     save.addEventListener("click", () => act(api(base + "/seats/" + seat.seat + "/hand",
       {method: "PUT", json: {tiles: parseTiles(input.value), reason: reason("reason")}}),
-      (b) => seat.name + ": " + b.tiles + " tiles."));
+      (b) => ngettext("{name}: {count} tile.", "{name}: {count} tiles.", b.tiles, {name: seat.name})));
     // The host's alone: what was typed over this hand's photo reading or earlier list.
     const replaced = el("ul", undefined, {class: "replaced dim"});
     row.append(el("br"), link, qr, input, save, replaced);
@@ -59,15 +63,18 @@ function showSeats() {
 function show(body) {
   state = body;
   const round = state.rounds[state.rounds.length - 1];
-  text("title", state.name + ": round " + round.number + (round.status === "open" ? "" : " (ended)"));
-  text("lock", round.locked ? "Hands locked: " + round.locked : "Hands open.");
-  text("pending", round.pending || "No ruling waits for you.");
+  text("title", round.status === "open"
+    ? _("{table}: round {number}", {table: state.name, number: number(round.number)})
+    : _("{table}: round {number} (ended)", {table: state.name, number: number(round.number)}));
+  text("lock", round.locked ? _("Hands locked: {reason}", {reason: round.locked_shown}) : _("Hands open."));
+  text("pending", round.pending_shown || _("No ruling waits for you."));
   document.getElementById("score").hidden = !round.pending;
   document.getElementById("cancel").hidden = !round.pending;
   document.getElementById("unlock").hidden = !round.locked;
   const check = round.last_check;
-  text("check", check && check.stopped && check.stopped.player
-    ? "Last check: " + check.stopped.player + " can play" + (check.stopped.foul ? " (a foul)" : "") : "");
+  text("check", !(check && check.stopped && check.stopped.player) ? ""
+    : check.stopped.foul ? _("Last check: {name} can play (a foul)", {name: check.stopped.player})
+    : _("Last check: {name} can play", {name: check.stopped.player}));
   const ended = state.rounds.filter((r) => r.status === "ended");
   document.getElementById("reopen").hidden = ended.length === 0;
   showSeats();
@@ -75,22 +82,23 @@ function show(body) {
 }
 function showAudit(body) {
   document.getElementById("audit").replaceChildren(...body.audit.slice(-30).reverse().map((e) =>
-    el("li", e.at.slice(11, 19) + " " + e.author + ": " + e.text + (e.reason ? " (" + e.reason + ")" : ""))));
+    el("li", e.reason ? _("{time} {author}: {text} ({reason})", {time: e.at.slice(11, 19), author: e.author, text: e.shown, reason: e.reason})
+      : _("{time} {author}: {text}", {time: e.at.slice(11, 19), author: e.author, text: e.shown}))));
 }
 // --- the round's ledger (the host's only: it names hands' tiles) -----------------------------
 function ledgerSay(message) { text("ledger-message", message); }
 const tileText = (t) => t[0] + "-" + t[1];
-const KINDS = {table: "on the table", hand: "in a hand", nowhere: "nowhere", twice: "in two places",
-  hidden: "hidden: boneyard, set aside, or a hand not read"};
+const KINDS = {table: _("on the table"), hand: _("in a hand"), nowhere: _("nowhere"),
+  twice: _("in two places"), hidden: _("hidden: boneyard, set aside, or a hand not read")};
 function cellText(c) {
   const tile = tileText(c.tile);
-  if (c.kind === "hand") return tile + ": in " + c.players[0] + "'s hand";
+  if (c.kind === "hand") return _("{tile}: in {name}'s hand", {tile, name: c.players[0]});
   if (c.kind === "twice") {
-    const places = c.players.map((n) => n + "'s hand");
-    if (c.on_table) places.unshift("the table");
-    return tile + ": in two places (" + places.join(", ") + ")";
+    const places = c.players.map((n) => _("{name}'s hand", {name: n}));
+    if (c.on_table) places.unshift(_("the table"));
+    return _("{tile}: in two places ({places})", {tile, places: places.join(", ")});
   }
-  return tile + ": " + KINDS[c.kind];
+  return _("{tile}: {place}", {tile, place: KINDS[c.kind]});
 }
 // The set as a picture: tile a-b at row a, column b (upper triangle), coloured by place.
 function renderGrid(ledger) {
@@ -100,7 +108,7 @@ function renderGrid(ledger) {
   const grid = document.getElementById("ledger-grid");
   grid.style.gridTemplateColumns = "repeat(" + (n + 2) + ", minmax(0, 1fr))";
   grid.setAttribute("role", "img");
-  grid.setAttribute("aria-label", "The set of " + ledger.set_size + " tiles by place");
+  grid.setAttribute("aria-label", _("The set of {count} tiles by place", {count: number(ledger.set_size)}));
   const nodes = [el("span", "", {class: "head"})];
   for (let b = 0; b <= n; b++) nodes.push(el("span", String(b), {class: "head"}));
   for (let a = 0; a <= n; a++) {
@@ -120,26 +128,27 @@ function renderGrid(ledger) {
   const legend = ["table", "hand", "hidden", "nowhere", "twice"].map((k) => {
     const li = el("li");
     const count = ledger.cells.filter((c) => c.kind === k).length;
-    li.append(el("span", undefined, {class: "swatch k-" + k}), KINDS[k] + " (" + count + ")");
+    li.append(el("span", undefined, {class: "swatch k-" + k}), _("{place} ({count})", {place: KINDS[k], count: number(count)}));
     return li;
   });
   const named = el("li");
-  named.append(el("span", undefined, {class: "swatch problem"}), "named in a problem");
+  named.append(el("span", undefined, {class: "swatch problem"}), _("named in a problem"));
   document.getElementById("ledger-legend").replaceChildren(...legend, named);
 }
 function removeFromHand(tile, name) {
   const why = reason("ledger-reason");
-  if (!why) { ledgerSay("Write the reason first (kept in the audit trail)."); return; }
+  if (!why) { ledgerSay(_("Write the reason first (kept in the audit trail).")); return; }
   const hand = review.hands.find((h) => h.name === name);
   const kept = hand.tiles.filter((t) => tileText([...t].sort((x, y) => x - y)) !== tileText(tile));
   api(base + "/seats/" + hand.seat + "/hand", {method: "PUT", json: {tiles: kept, reason: why}})
-    .then(() => { ledgerSay(tileText(tile) + " removed from " + name + "'s hand."); load(); })
+    .then(() => { ledgerSay(_("{tile} removed from {name}'s hand.", {tile: tileText(tile), name})); load(); })
     .catch((e) => ledgerSay(e.message));
 }
 function replacedText(r) {
+  const words = {author: r.author, typed: tiles(r.typed), reading: tiles(r.reading)};
   return r.source === "photo"
-    ? r.author + " typed " + tiles(r.typed) + " instead of the photo's reading " + tiles(r.reading) + "."
-    : r.author + " changed the confirmed hand " + tiles(r.reading) + " to " + tiles(r.typed) + ".";
+    ? _("{author} typed {typed} instead of the photo's reading {reading}.", words)
+    : _("{author} changed the confirmed hand {reading} to {typed}.", words);
 }
 function showReplaced(hands) {
   for (const hand of hands) {
@@ -152,9 +161,10 @@ function renderLedger(body) {
   showReplaced(body.hands);
   const ledger = body.ledger;
   document.getElementById("ledger").hidden = false;
-  text("ledger-summary", !ledger.adds_up ? "The round does not add up." : ledger.closes
-    ? "All " + ledger.set_size + " tiles accounted for."
-    : "Nothing read contradicts the set of " + ledger.set_size + " tiles (not every count is known).");
+  const size = number(ledger.set_size);
+  text("ledger-summary", !ledger.adds_up ? _("The round does not add up.") : ledger.closes
+    ? _("All {count} tiles accounted for.", {count: size})
+    : _("Nothing read contradicts the set of {count} tiles (not every count is known).", {count: size}));
   const waits = body.held_for_shown.filter((w) => !ledger.waits_shown.includes(w));
   document.getElementById("ledger-waits").replaceChildren(
     ...[...ledger.waits_shown, ...waits].map((w) => el("li", w)));
@@ -163,7 +173,7 @@ function renderLedger(body) {
     if (p.code === "tile-twice" || p.code === "tile-outside-set") {
       for (const h of p.holders) {
         if (h.kind !== "hand") continue;
-        const b = el("button", "Remove from " + h.player + "'s hand",
+        const b = el("button", _("Remove from {name}'s hand", {name: h.player}),
           {type: "button", class: "remove-from-hand", "data-player": h.player});
         b.addEventListener("click", () => removeFromHand(p.tiles[0], h.player));
         li.append(b);
@@ -181,8 +191,8 @@ function renderLedger(body) {
   document.getElementById("override-box").hidden = ledger.adds_up || !!word;
   const note = document.getElementById("override-note");
   note.hidden = !word;
-  note.textContent = word ? "Ruled on your word: " + ledger.override.reason
-    + ". \"Confirm and score the round\" scores it." : "";
+  note.textContent = word ? _("Ruled on your word: {reason}. \"Confirm and score the round\" scores it.",
+    {reason: ledger.override.reason}) : "";
 }
 function loadReview() {
   api(base + "/rounds/current/review").then(renderLedger)
@@ -191,9 +201,9 @@ function loadReview() {
 document.getElementById("boneyard-form").addEventListener("submit", (e) => {
   e.preventDefault();
   const value = document.getElementById("boneyard-count").value;
-  if (value === "") { ledgerSay("Count the boneyard's tiles first."); return; }
+  if (value === "") { ledgerSay(_("Count the boneyard's tiles first.")); return; }
   api(base + "/table", {method: "PUT", json: {boneyard: Number(value)}})
-    .then(() => { ledgerSay("Boneyard: " + value + " tiles."); load(); })
+    .then(() => { ledgerSay(ngettext("Boneyard: {count} tile.", "Boneyard: {count} tiles.", Number(value))); load(); })
     .catch((e) => ledgerSay(e.message));
 });
 document.getElementById("override").addEventListener("click", () => {
@@ -212,32 +222,35 @@ function table_json() {
   // The boneyard is sent only when counted: never 0 by default (a game that draws waits).
   const body = count === "" ? {} : {boneyard: Number(count)};
   if (ends) {
-    body.layout = {lines: ends.split(/[\s,;]+/).map((v, i) => ({name: "line " + (i + 1), open_end: Number(v)}))};
+    // Each line named as single-table mode's correction screen names a new one, in the
+    // host's language (a name is data: the rulings show it with its open end).
+    body.layout = {lines: ends.split(/[\s,;]+/).map((v, i) =>
+      ({name: _("line {number}", {number: i + 1}), open_end: Number(v)}))};
   }
   return body;
 }
 document.getElementById("block").addEventListener("click", () => act(
   api(base + "/rounds/current/block", {method: "POST",
     json: {...table_json(), proposer: document.getElementById("proposer").value}}),
-  (b) => b.held ? b.pending.text : b.outcome.stopped && b.outcome.stopped.player
-    ? b.outcome.stopped.player + " can still play." : "Checked."));
+  (b) => b.held ? b.pending.shown : b.outcome.stopped && b.outcome.stopped.player
+    ? _("{name} can still play.", {name: b.outcome.stopped.player}) : _("Checked.")));
 document.getElementById("domino").addEventListener("click", () => act(
   api(base + "/rounds/current/domino", {method: "POST",
     json: {...table_json(), winner: document.getElementById("winner").value}}),
-  (b) => b.pending ? b.pending.text : "Called."));
+  (b) => b.pending ? b.pending.shown : _("Called.")));
 document.getElementById("score").addEventListener("click", () => act(
   api(base + "/rounds/current/score", {method: "POST"}),
-  (b) => b.ended ? "Round scored: " + Object.entries(b.result.points).map(([k, v]) => k + " " + v).join(", ")
-    : "Not blocked after all: play goes on."));
+  (b) => b.ended ? _("Round scored: {points}", {points: Object.entries(b.result.points)
+    .map(([k, v]) => k + " " + number(v)).join(", ")}) : _("Not blocked after all: play goes on.")));
 document.getElementById("cancel").addEventListener("click", () => act(
   api(base + "/rounds/current/cancel", {method: "POST", json: {reason: reason("reason")}}),
-  () => "The ruling is cancelled."));
+  () => _("The ruling is cancelled.")));
 document.getElementById("unlock").addEventListener("click", () => act(
   api(base + "/rounds/current/unlock", {method: "POST", json: {reason: reason("reason")}}),
-  () => "The hands are unlocked."));
+  () => _("The hands are unlocked.")));
 document.getElementById("reopen").addEventListener("click", () => act(
   api(base + "/rounds/last/reopen", {method: "POST", json: {reason: reason("reason")}}),
-  (b) => "Round " + b.round + " is open again; its points left the standings."));
-const stream = new EventSource(data.root + base + "/events");
+  (b) => _("Round {number} is open again; its points left the standings.", {number: number(b.round)})));
+const stream = events(base + "/events");
 for (const kind of ["hand", "round"]) stream.addEventListener(kind, load);
 load();

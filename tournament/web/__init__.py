@@ -42,7 +42,8 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from werkzeug.exceptions import HTTPException
 
 from dominocam.errors import UserInputError
-from server import CONTENT_SECURITY_POLICY, Int64Converter
+from rules.i18n import _
+from server import CONTENT_SECURITY_POLICY, Int64Converter, i18n
 from tournament import frames, store
 from tournament.guard import GuessGuard, TooManyGuesses
 from tournament.web import director, host, player, public, streams
@@ -100,6 +101,9 @@ def create_app(
         "guard": GuessGuard(client, int(app.config["EVENT_ID"])),
     }
 
+    # The pages' and the API's language, as single-table mode (server/i18n.py): `?lang=`,
+    # the picker's cookie, Accept-Language; the picker's `/language`.
+    i18n.init_app(app)
     for module in (public, streams, player, host, director):
         app.register_blueprint(module.bp)
     register_errors(app)
@@ -141,12 +145,12 @@ def not_found(exception: UnknownTable) -> tuple[Response, int]:
 
 def database_away(exception: Exception) -> tuple[Response, int]:
     current_app.logger.warning("PostgreSQL unreachable: %s", exception)
-    return error("the event's database cannot be reached; try again", 503)
+    return error(_("the event's database cannot be reached; try again"), 503)
 
 
 def broker_away(exception: Exception) -> tuple[Response, int]:
     current_app.logger.warning("Redis unreachable: %s", exception)
-    return error("the event's broker cannot be reached; try again", 503)
+    return error(_("the event's broker cannot be reached; try again"), 503)
 
 
 def http_error(exception: HTTPException) -> tuple[Response, int]:
@@ -157,6 +161,8 @@ def http_error(exception: HTTPException) -> tuple[Response, int]:
 def private_answers(response: Response) -> Response:
     """The security headers on every answer; no cache keeps an answer to a token."""
     security_headers(response.headers, overlay=request.path.endswith("overlay"))
+    # Pages and answers are in the request's language (`?lang=` is in the address).
+    response.vary.update(("Accept-Language", "Cookie"))
     if "Authorization" in request.headers or request.path.startswith(PRIVATE_PATHS):
         response.headers["Cache-Control"] = "no-store"
     return response

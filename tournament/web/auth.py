@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from flask import request
 
+from rules.i18n import _
 from tournament import store
 from tournament.web.services import event_id, guard, pool
 
@@ -33,7 +34,7 @@ def bearer() -> str:
     """The request's token (401 without one)."""
     header = request.headers.get("Authorization", "")
     if not header.startswith("Bearer ") or not header[7:].strip():
-        raise NoCredentials("send 'Authorization: Bearer TOKEN'")
+        raise NoCredentials(_("send 'Authorization: Bearer TOKEN'"))
     return header[7:].strip()
 
 
@@ -52,23 +53,25 @@ def who(token: str) -> Actor:
     if player is not None:
         return Actor("player", player.table_id, player)
     guard().failed(address)
-    raise PermissionError("this token is not valid for the event")
+    raise PermissionError(_("this token is not valid for the event"))
 
 
 def require_admin() -> None:
     if who(bearer()).kind != "director":
-        raise PermissionError("this needs the event director's token")
+        raise PermissionError(_("this needs the event director's token"))
 
 
 def require_host(table_id: str) -> Actor:
     actor = who(bearer())
     if not actor.hosts(table_id):
-        raise PermissionError(f"this needs the host of table {table_id} or the director")
+        raise PermissionError(
+            _("this needs the host of table {table} or the director").format(table=table_id)
+        )
     return actor
 
 
 def require_player() -> store.Player:
     actor = who(bearer())
     if actor.player is None:
-        raise PermissionError("this needs a player's link")
+        raise PermissionError(_("this needs a player's link"))
     return actor.player

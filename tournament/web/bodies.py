@@ -8,6 +8,7 @@ from typing import Any
 from flask import request
 
 from dominocam.errors import UserInputError
+from rules.i18n import _
 from server.json_fields import INTEGER, OBJECT, STRING, Field, checked, optional, query_flag
 
 MAX_FRAME_BYTES = 8 * 1024 * 1024
@@ -35,7 +36,7 @@ def body_object(example: str, fields: dict[str, Field] | None = None) -> dict[st
     if body is None and not request.get_data(cache=True):
         body = {}
     if not isinstance(body, dict):
-        raise UserInputError(f"send a JSON object: {example}")
+        raise UserInputError(_("send a JSON object: {example}").format(example=example))
     checked(body, fields or {})
     return body
 
@@ -43,10 +44,14 @@ def body_object(example: str, fields: dict[str, Field] | None = None) -> dict[st
 def jpeg_body() -> bytes:
     """The request's body, a JPEG of at most `MAX_FRAME_BYTES` (else a 400)."""
     if (request.content_length or 0) > MAX_FRAME_BYTES:
-        raise UserInputError(f"a photo may be {MAX_FRAME_BYTES // 2**20} MiB at most")
+        raise UserInputError(
+            _("a photo may be {size} MiB at most").format(size=MAX_FRAME_BYTES // 2**20)
+        )
     body = request.get_data(cache=False)
     if len(body) > MAX_FRAME_BYTES:
-        raise UserInputError(f"a photo may be {MAX_FRAME_BYTES // 2**20} MiB at most")
+        raise UserInputError(
+            _("a photo may be {size} MiB at most").format(size=MAX_FRAME_BYTES // 2**20)
+        )
     if not body.startswith(b"\xff\xd8\xff"):
-        raise UserInputError("send the photo as a JPEG (Content-Type: image/jpeg)")
+        raise UserInputError(_("send the photo as a JPEG (Content-Type: image/jpeg)"))
     return body

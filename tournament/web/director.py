@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, jsonify
 
+from rules.i18n import _
 from server.qr import qr_svg
 from tournament import store
 from tournament.web.auth import require_admin, who
@@ -27,7 +28,7 @@ bp = Blueprint("director", __name__)
 @bp.get("/director/<token>")
 def director_page(token: str) -> Response:
     if who(token).kind != "director":
-        raise PermissionError("this page needs the event director's token")
+        raise PermissionError(_("this page needs the event director's token"))
     return private_page("director.html", token=token, tables=config().tables)
 
 

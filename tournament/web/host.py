@@ -8,6 +8,7 @@ from flask import Blueprint, Response, jsonify, request
 
 from dominocam.errors import UserInputError
 from rounds.lifecycle import HOST
+from rules.i18n import _
 from server.json_fields import ARRAY, STRING, required
 from server.qr import qr_svg
 from tournament import rounds, store
@@ -23,6 +24,7 @@ from tournament.web.services import (
     public_base,
     publish,
     ruled,
+    shown_outcome,
 )
 
 bp = Blueprint("host", __name__)
@@ -34,7 +36,7 @@ def host_page(token: str) -> Response:
     actor = who(token)
     table_id = actor.table if actor.kind == "host" else request.args.get("table", "")
     if actor.kind == "player" or not table_id:
-        raise PermissionError("this page needs a table host's link or the director's")
+        raise PermissionError(_("this page needs a table host's link or the director's"))
     known_table(table_id)
     return private_page("host.html", token=token, table_id=table_id)
 
@@ -58,7 +60,7 @@ def ruling(table_id: str, by: str, who_key: str, confirm: bool) -> Response:
             ),
         )
     publish(table_id, "round", action="ended" if outcome["ended"] else "ruling")
-    return jsonify(outcome)
+    return jsonify(shown_outcome(outcome))
 
 
 @bp.put("/api/tables/<table_id>/table")
@@ -94,7 +96,7 @@ def end(table_id: str) -> Response:
     )
     ended_by = body.get("ended_by")
     if ended_by not in ("block", "domino"):
-        raise UserInputError("ended_by must be block or domino")
+        raise UserInputError(_("ended_by must be block or domino"))
     return ruling(table_id, ended_by, "proposer" if ended_by == "block" else "winner", True)
 
 
@@ -106,7 +108,7 @@ def score(table_id: str) -> Response:
             table_id, lambda: rounds.score_pending(conn, event_id(), config(), table_id)
         )
     publish(table_id, "round", action="ended" if outcome["ended"] else "ruling")
-    return jsonify(outcome)
+    return jsonify(shown_outcome(outcome))
 
 
 @bp.get("/api/tables/<table_id>/rounds/current/review")
@@ -115,7 +117,8 @@ def review(table_id: str) -> Response:
     require_host(table_id)
     known_table(table_id)
     with pool().connection() as conn:
-        return jsonify(rounds.host_review(conn, event_id(), config(), table_id))
+        review = rounds.host_review(conn, event_id(), config(), table_id)
+    return jsonify(shown_outcome(review))
 
 
 @bp.post("/api/tables/<table_id>/rounds/current/ledger/override")
@@ -165,7 +168,7 @@ def seat_player(table_id: str, seat: int) -> store.Player:
     with pool().connection() as conn:
         player = store.seat_player(conn, event_id(), table_id, seat)
     if player is None:
-        raise UnknownTable(f"table {table_id} has no seat {seat}")
+        raise UnknownTable(_("table {table} has no seat {seat}").format(table=table_id, seat=seat))
     return player
 
 

@@ -18,6 +18,8 @@ from tournament.web.services import (
     publish,
     redis_client,
     ruled,
+    shown_outcome,
+    shown_text,
 )
 from tournament.worker import send_hand_photo
 
@@ -35,7 +37,10 @@ def hand_page(token: str) -> Response:
 def get_hand() -> Response:
     player = require_player()
     with pool().connection() as conn:
-        return jsonify(rounds.own_hand(conn, event_id(), player))
+        hand = rounds.own_hand(conn, event_id(), player)
+    # The lock's reason, stored in English, in the request's language.
+    hand["locked_shown"] = shown_text(hand["locked"])
+    return jsonify(hand)
 
 
 @bp.put("/api/hand")
@@ -115,7 +120,7 @@ def player_ruling(by: str) -> Response:
             ),
         )
     publish(player.table_id, "round", action="ruling")
-    return jsonify(outcome)
+    return jsonify(shown_outcome(outcome))
 
 
 @bp.post("/api/hand/propose")

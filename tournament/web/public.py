@@ -9,7 +9,15 @@ from flask import Blueprint, Response, jsonify, render_template, request
 from tournament import frames, rounds, store
 from tournament.standings import event_standings
 from tournament.web.auth import bearer, who
-from tournament.web.services import config, event_id, known_table, pool, redis_client
+from tournament.web.services import (
+    config,
+    event_id,
+    known_table,
+    pool,
+    redis_client,
+    shown_audit,
+    shown_table,
+)
 
 bp = Blueprint("public", __name__)
 
@@ -65,7 +73,7 @@ def table(table_id: str) -> Response:
         data = store.public_table(conn, event_id(), table_id)
         data["scene"] = store.latest_scene(conn, event_id(), table_id)
     data["frames"] = frames.stats(redis_client(), event_id(), table_id)
-    return jsonify(data)
+    return jsonify(shown_table(data))
 
 
 @bp.get("/api/tables/<table_id>/audit")
@@ -75,4 +83,4 @@ def audit(table_id: str) -> Response:
     for_host = "Authorization" in request.headers and who(bearer()).hosts(table_id)
     with pool().connection() as conn:
         trail = rounds.audit_trail(conn, event_id(), table_id, for_host=for_host)
-    return jsonify(audit=trail)
+    return jsonify(audit=shown_audit(trail))

@@ -6,6 +6,11 @@
 `tournament.web.streams`) and `guard` (wrong tokens per address, `tournament.guard`). The
 event is `current_app.config["EVENT_ID"]`; its configuration is read once per request and
 kept in `g`.
+
+Words: every request is answered in its language (`server.i18n`, as single-table mode). The
+sentences the store keeps in English (a held ruling, a lock's reason, the audit trail's
+entries: `server.game.wording`) stay as stored in the JSON, and each gains its `shown`
+twin in the request's language (`shown_table`, `shown_outcome`, `shown_audit`).
 """
 
 from __future__ import annotations
@@ -18,6 +23,8 @@ import redis
 from flask import Response, current_app, g, render_template, request
 from psycopg_pool import ConnectionPool
 
+from rules.i18n import _
+from server.game import wording
 from tournament import frames, rounds, store
 from tournament.config import EventConfig
 from tournament.guard import GuessGuard
@@ -68,7 +75,7 @@ def known_table(table_id: str) -> None:
     try:
         config().table(table_id)
     except KeyError:
-        raise UnknownTable(f"no table {table_id!r} in this event") from None
+        raise UnknownTable(_("no table {table!r} in this event").format(table=table_id)) from None
 
 
 def event_channel() -> str:
@@ -104,3 +111,32 @@ def public_base() -> str:
 def private_page(template: str, **values: Any) -> Response:
     """A page opened with a token in its address: kept by no cache."""
     return Response(render_template(template, **values), headers={"Cache-Control": "no-store"})
+
+
+def shown_text(text: str | None) -> str | None:
+    return None if text is None else wording.shown(text)
+
+
+def shown_table(table: dict[str, Any]) -> dict[str, Any]:
+    """A table's public state (`store.public_table`) with each open round's held ruling and
+    lock's reason in the request's language beside the stored English: `pending_shown`,
+    `locked_shown`."""
+    for rnd in table.get("rounds", []):
+        if rnd.get("status") == "open":
+            rnd["pending_shown"] = shown_text(rnd.get("pending"))
+            rnd["locked_shown"] = shown_text(rnd.get("locked"))
+    return table
+
+
+def shown_outcome(outcome: dict[str, Any]) -> dict[str, Any]:
+    """A ruling's answer (or the host's review) with its held ruling's text in the request's
+    language beside the stored English (`pending.shown`)."""
+    pending = outcome.get("pending")
+    if isinstance(pending, dict) and "text" in pending:
+        outcome["pending"] = {**pending, "shown": wording.shown(pending["text"])}
+    return outcome
+
+
+def shown_audit(trail: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The audit trail with each entry's text in the request's language (`shown`)."""
+    return [{**entry, "shown": wording.shown(entry["text"])} for entry in trail]

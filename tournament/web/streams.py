@@ -20,9 +20,17 @@ from typing import Any
 import redis
 from flask import Blueprint, Response, request
 
+from rules.i18n import current_language, use_language
 from server.json_fields import query_int
 from tournament import frames, store
-from tournament.web.services import event_channel, event_id, known_table, pool, resources
+from tournament.web.services import (
+    event_channel,
+    event_id,
+    known_table,
+    pool,
+    resources,
+    shown_table,
+)
 
 bp = Blueprint("streams", __name__)
 
@@ -136,10 +144,12 @@ def table_events(table_id: str) -> Response:
     last = request.headers.get("Last-Event-ID", request.args.get("since", "0"))
     after = query_int(last, "Last-Event-ID", 0)  # 400 past 64-bit integers
     connections, event = pool(), event_id()
+    # The snapshot is written after the request has ended: in the request's language.
+    language = current_language()
 
     def snapshot() -> Iterator[str]:
-        with connections.connection() as conn:
-            state = store.public_table(conn, event, table_id)
+        with use_language(language), connections.connection() as conn:
+            state = shown_table(store.public_table(conn, event, table_id))
             latest = store.latest_scene(conn, event, table_id, after)
         yield f"event: table\ndata: {store.dumps(state)}\n\n"
         if latest is not None:
