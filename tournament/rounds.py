@@ -62,6 +62,7 @@ from rounds.lifecycle import HOST, AuditEntry
 from rounds.store import HandRow, RoundRow
 from rules.blocked import check
 from rules.game import RoundResult
+from rules.i18n import N_, _
 from rules.ledger_words import problem_text
 from rules.scoring import score_domino
 from rules.state import parse_state
@@ -116,7 +117,9 @@ def open_round(conn: psycopg.Connection[Any], event_id: int, table_id: str) -> d
         (event_id, table_id),
     ).fetchone()
     if row is None:
-        raise RoundConflict(f"table {table_id} has no open round (its game is over)")
+        raise RoundConflict(
+            _("table {table} has no open round (its game is over)").format(table=table_id)
+        )
     return row
 
 
@@ -191,7 +194,7 @@ class PgRoundStore:
             (self.event_id, self.table_id),
         ).fetchone()
         if row is None:
-            raise RoundConflict(f"table {self.table_id} has no round")
+            raise RoundConflict(_("table {table} has no round").format(table=self.table_id))
         return _row(row)
 
     def _player_id(self, player: str) -> int:
@@ -315,7 +318,9 @@ def refuse_photo_when_locked(conn: psycopg.Connection[Any], event_id: int, playe
         (event_id, player.table_id),
     ).fetchone()
     if rnd is None:
-        raise RoundConflict(f"table {player.table_id} has no open round (its game is over)")
+        raise RoundConflict(
+            _("table {table} has no open round (its game is over)").format(table=player.table_id)
+        )
     try:
         lifecycle.refuse_if_locked(_locked_by(rnd))
     except UserInputError as error:
@@ -363,7 +368,7 @@ def discard_pending(conn: psycopg.Connection[Any], event_id: int, player: Player
         rnd = open_round(conn, event_id, player.table_id)
         row = _hand(conn, rnd["id"], player.id)
         if row is None or row["pending"] is None:
-            raise RoundConflict("there is no new photo to discard")
+            raise RoundConflict(_("there is no new photo to discard"))
         conn.execute(
             "UPDATE hands SET pending = NULL, pending_scene = NULL "
             "WHERE round_id = %s AND player_id = %s",
@@ -403,7 +408,7 @@ def own_hand(conn: psycopg.Connection[Any], event_id: int, player: Player) -> di
         (player.id, event_id, player.table_id),
     ).fetchone()
     if row is None:
-        raise RoundConflict(f"table {player.table_id} has no round")
+        raise RoundConflict(_("table {table} has no round").format(table=player.table_id))
     hand = row["tiles"] if row["confirmed_at"] is not None else None
     shown: tuple[Tile, ...] = ()
     newest = latest_scene(conn, event_id, player.table_id) if row["status"] == "open" else None
@@ -456,8 +461,10 @@ def _state(
     ]
     if missing:
         raise RoundConflict(
-            f"no confirmed hand yet for {', '.join(missing)}: each player sends a photo from "
-            "their link and confirms the tiles, or the host enters them"
+            _(
+                "no confirmed hand yet for {names}: each player sends a photo from their link "
+                "and confirms the tiles, or the host enters them"
+            ).format(names=", ".join(missing))
         )
     players = []
     for name in table.seats:
@@ -495,8 +502,10 @@ def _camera_layout(conn: psycopg.Connection[Any], event_id: int, table_id: str) 
         return {"lines": []}
     if newest["scene"].get("needs_review"):
         raise RoundConflict(
-            "the camera's reading of the table is doubtful: the host types the open ends "
-            "(PUT /api/tables/ID/table) before a ruling"
+            _(
+                "the camera's reading of the table is doubtful: the host types the open ends "
+                "(PUT /api/tables/ID/table) before a ruling"
+            )
         )
     return state_layout(newest["scene"])
 
@@ -517,7 +526,7 @@ class TileNeedsCheck(RoundConflict):
     message names tiles: the host reads it in the audit trail after the round; the players
     and the public hear only `PUBLIC`."""
 
-    PUBLIC = "A tile needs checking: the host looks at the hands before a ruling"
+    PUBLIC = N_("A tile needs checking: the host looks at the hands before a ruling")
 
 
 def _facts(
@@ -642,7 +651,7 @@ def set_table(
     if boneyard is not None and (
         not isinstance(boneyard, int) or isinstance(boneyard, bool) or boneyard < 0
     ):
-        raise UserInputError("boneyard must be a whole number >= 0")
+        raise UserInputError(_("boneyard must be a whole number >= 0"))
     with conn.transaction():
         rnd = open_round(conn, event_id, table_id)
         conn.execute(
@@ -687,7 +696,9 @@ def rule(
             then locked).
     """
     if who not in config.table(table_id).seats:
-        raise UserInputError(f"{who!r} does not sit at table {table_id}")
+        raise UserInputError(
+            _("{name} does not sit at table {table}").format(name=repr(who), table=table_id)
+        )
     refusal: RoundConflict | None = None
     with conn.transaction():
         rnd = open_round(conn, event_id, table_id)
@@ -746,7 +757,7 @@ def rule(
                         "a tile needs checking before a ruling",
                     ),
                 )
-                refusal = TileNeedsCheck(TileNeedsCheck.PUBLIC)
+                refusal = TileNeedsCheck(_(TileNeedsCheck.PUBLIC))
             else:
                 if isinstance(decision, RulingWait) and judged.blocked:
                     # Nobody can play on the floor: the boneyard's count decides (the host's).
@@ -941,7 +952,9 @@ def host_review(
         (event_id, table_id),
     ).fetchone()
     if rnd is None:
-        raise RoundConflict(f"table {table_id} has no open round (its game is over)")
+        raise RoundConflict(
+            _("table {table} has no open round (its game is over)").format(table=table_id)
+        )
     facts = _facts(conn, config, table_id, rnd)
     pending = rnd["pending_end"]
     held_for = list(pending.get("reasons") or []) if pending and pending.get("waiting") else []

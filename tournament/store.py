@@ -29,6 +29,7 @@ from psycopg.types.json import Jsonb
 from dominocam.errors import UserInputError
 from rounds.ledger_words import checking, ledger_entry
 from rounds.lifecycle import Conflict, public_outcome
+from rules.i18n import _
 from tournament.config import EventConfig, parse_config
 
 # A player's link token: their ASCII id, a dot, the url-safe secret (as single-table mode);
@@ -282,7 +283,9 @@ def new_player_link(
     with conn.transaction():
         player = seat_player(conn, event_id, table_id, seat)
         if player is None:
-            raise UserInputError(f"table {table_id} has no seat {seat}")
+            raise UserInputError(
+                _("table {table} has no seat {seat}").format(table=table_id, seat=seat)
+            )
         return {"seat": seat, "name": player.name, "token": _new_player_link(conn, player.id)}
 
 
@@ -306,7 +309,7 @@ def new_host_link(conn: psycopg.Connection[Any], event_id: int, table_id: str) -
             (event_id, table_id),
         ).fetchone()
         if row is None:
-            raise UserInputError(f"no table {table_id!r} in the event")
+            raise UserInputError(_("no table {table} in the event").format(table=repr(table_id)))
         token = f"h{row['position']}.{secrets.token_urlsafe(18)}"
         conn.execute(
             "UPDATE event_tables SET host_hash = %s WHERE event_id = %s AND id = %s",
@@ -440,7 +443,9 @@ def public_table(conn: psycopg.Connection[Any], event_id: int, table_id: str) ->
     try:
         table = config.table(table_id)
     except KeyError:
-        raise UserInputError(f"no table {table_id!r} in the event") from None
+        raise UserInputError(
+            _("no table {table} in the event").format(table=repr(table_id))
+        ) from None
     rounds = []
     for row in conn.execute(
         "SELECT id, number, status, ended_by, result, locked_at, locked_by, pending_end, "
