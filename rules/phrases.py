@@ -185,6 +185,14 @@ def from_json(data: Mapping[str, Any], text: str | None = None) -> Phrase | None
         return None
 
 
+def stored(text: str, words: object) -> str:
+    """A stored sentence as its phrase (its English `text` with the code and parameters of
+    `words`, `to_json`'s JSON), or `text` as it is when `words` is missing or names no
+    known template (a row stored before codes)."""
+    found = from_json(words, text) if isinstance(words, Mapping) else None
+    return text if found is None else found
+
+
 def _from_json(value: Any) -> Any:
     if isinstance(value, Mapping):
         phrase = from_json(value)

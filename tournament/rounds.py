@@ -60,6 +60,7 @@ from rounds.ledger import (
 )
 from rounds.lifecycle import HOST, AuditEntry
 from rounds.store import HandRow, RoundRow
+from rules import phrases
 from rules.blocked import check
 from rules.game import RoundResult
 from rules.i18n import N_, _
@@ -67,6 +68,7 @@ from rules.ledger_words import problem_text
 from rules.scoring import score_domino
 from rules.state import parse_state
 from rules.tiles import Tile
+from tournament import store
 from tournament.config import EventConfig
 from tournament.store import Player, RoundConflict, event_config, latest_scene
 
@@ -98,7 +100,17 @@ def record(
             entry.author,
             entry.action,
             entry.reason,
-            Jsonb({**entry.detail, "text": entry.text, "public_text": entry.public_text}),
+            Jsonb(
+                {
+                    **entry.detail,
+                    "text": entry.text,
+                    "public_text": entry.public_text,
+                    # Beside the English, each sentence's code (pages write it in their
+                    # reader's language: `audit_trail`, `tournament.web.services`).
+                    "words": phrases.to_json(entry.text),
+                    "public_words": phrases.to_json(entry.public_text),
+                }
+            ),
         ),
     )
 
@@ -130,7 +142,7 @@ def _hand(conn: psycopg.Connection[Any], round_id: int, player_id: int) -> dict[
 
 
 def _locked_by(rnd: Mapping[str, Any]) -> str | None:
-    return rnd["locked_by"] if rnd["locked_at"] is not None else None
+    return store.locked_reason(rnd)
 
 
 @contextmanager
@@ -232,13 +244,15 @@ class PgRoundStore:
     def set_lock(self, rnd: RoundRow, locked_by: str | None) -> None:
         if locked_by is None:
             self.conn.execute(
-                "UPDATE rounds SET locked_at = NULL, locked_by = NULL WHERE id = %s", (rnd.id,)
+                "UPDATE rounds SET locked_at = NULL, locked_by = NULL, locked_words = NULL "
+                "WHERE id = %s",
+                (rnd.id,),
             )
         else:
             self.conn.execute(
-                "UPDATE rounds SET locked_at = COALESCE(locked_at, now()), locked_by = %s "
-                "WHERE id = %s",
-                (locked_by, rnd.id),
+                "UPDATE rounds SET locked_at = COALESCE(locked_at, now()), locked_by = %s, "
+                "locked_words = %s WHERE id = %s",
+                (locked_by, store.locked_words(locked_by), rnd.id),
             )
 
     def set_pending_end(self, rnd: RoundRow, pending: Mapping[str, Any] | None) -> None:
@@ -313,8 +327,8 @@ def store_pending_reading(
 def refuse_photo_when_locked(conn: psycopg.Connection[Any], event_id: int, player: Player) -> None:
     """A photo is refused at once once the hands are locked (before it is sent to read)."""
     rnd = conn.execute(
-        "SELECT locked_at, locked_by FROM rounds WHERE event_id = %s AND table_id = %s "
-        "AND status = 'open'",
+        "SELECT locked_at, locked_by, locked_words FROM rounds "
+        "WHERE event_id = %s AND table_id = %s AND status = 'open'",
         (event_id, player.table_id),
     ).fetchone()
     if rnd is None:
@@ -401,7 +415,8 @@ def own_hand(conn: psycopg.Connection[Any], event_id: int, player: Player) -> di
     them out and confirms; told to the owner alone), and whether the table host is checking
     the round (`checking`: no tile, no hand)."""
     row = conn.execute(
-        "SELECT r.number, r.status, r.locked_at, r.locked_by, r.pending_end, h.tiles, "
+        "SELECT r.number, r.status, r.locked_at, r.locked_by, r.locked_words, r.pending_end, "
+        "h.tiles, "
         "h.pending, h.confirmed_at, h.to_confirm FROM rounds r LEFT JOIN hands h "
         "ON h.round_id = r.id AND h.player_id = %s "
         "WHERE r.event_id = %s AND r.table_id = %s ORDER BY r.number DESC LIMIT 1",
@@ -625,7 +640,8 @@ def _lock(
     who = pending["proposer"] if pending["by"] == "block" else pending["player"]
     reason = lifecycle.lock_reason(pending["by"], who)
     conn.execute(
-        "UPDATE rounds SET locked_at = now(), locked_by = %s WHERE id = %s", (reason, rnd["id"])
+        "UPDATE rounds SET locked_at = now(), locked_by = %s, locked_words = %s WHERE id = %s",
+        (reason, store.locked_words(reason), rnd["id"]),
     )
     record(
         conn,
@@ -1040,8 +1056,10 @@ def audit_trail(
         (event_id, table_id, list(hidden)),
     ):
         detail = dict(row["detail"])
-        text = detail.pop("text", "")
-        public_text = detail.pop("public_text", text)
+        text = phrases.stored(detail.pop("text", ""), detail.pop("words", None))
+        public_text = phrases.stored(
+            detail.pop("public_text", text), detail.pop("public_words", None)
+        )
         revealed = for_host or row["number"] is None or row["status"] == "ended"
         shown = lifecycle.shown_entry(text, public_text, row["reason"], revealed)
         out.append(

@@ -28,7 +28,8 @@ from psycopg.types.json import Jsonb
 
 from dominocam.errors import UserInputError
 from rounds.ledger_words import checking, ledger_entry
-from rounds.lifecycle import Conflict, public_outcome
+from rounds.lifecycle import Conflict, held_ruling, public_outcome
+from rules import phrases
 from rules.i18n import _
 from tournament.config import EventConfig, parse_config
 
@@ -138,6 +139,8 @@ ALTER TABLE hands ADD COLUMN IF NOT EXISTS confirmed_at timestamptz;
 ALTER TABLE hands ADD COLUMN IF NOT EXISTS declared_cannot_play boolean NOT NULL DEFAULT false;
 ALTER TABLE rounds ADD COLUMN IF NOT EXISTS locked_at timestamptz;
 ALTER TABLE rounds ADD COLUMN IF NOT EXISTS locked_by text;
+-- Beside the lock's English, its sentence's code and parameters (`rules.phrases`).
+ALTER TABLE rounds ADD COLUMN IF NOT EXISTS locked_words jsonb;
 ALTER TABLE rounds ADD COLUMN IF NOT EXISTS pending_end jsonb;
 ALTER TABLE rounds ADD COLUMN IF NOT EXISTS last_check jsonb;
 ALTER TABLE rounds ADD COLUMN IF NOT EXISTS layout jsonb;
@@ -448,7 +451,8 @@ def public_table(conn: psycopg.Connection[Any], event_id: int, table_id: str) ->
         ) from None
     rounds = []
     for row in conn.execute(
-        "SELECT id, number, status, ended_by, result, locked_at, locked_by, pending_end, "
+        "SELECT id, number, status, ended_by, result, locked_at, locked_by, locked_words, "
+        "pending_end, "
         "last_check FROM rounds WHERE event_id = %s AND table_id = %s ORDER BY number",
         (event_id, table_id),
     ).fetchall():
@@ -472,8 +476,14 @@ def public_table(conn: psycopg.Connection[Any], event_id: int, table_id: str) ->
             entry["ledger"] = ledger_entry(row["result"].get("ledger"), config.max_pip)
         else:
             entry["to_confirm"] = [name for name in table.seats if name in again]
-            entry["locked"] = row["locked_by"] if row["locked_at"] is not None else None
-            entry["pending"] = None if row["pending_end"] is None else row["pending_end"]["text"]
+            # Stored English, with the sentence's code beside it (pages write it in their
+            # reader's language: `tournament.web.services.shown_table`).
+            locked = locked_reason(row)
+            entry["locked"] = locked
+            entry["locked_words"] = phrases.to_json(locked)
+            pending = None if row["pending_end"] is None else held_ruling(row["pending_end"])
+            entry["pending"] = None if pending is None else pending["text"]
+            entry["pending_words"] = None if pending is None else phrases.to_json(pending["text"])
             entry["checking"] = checking(row["pending_end"])
             entry["last_check"] = (
                 None if row["last_check"] is None else public_outcome(row["last_check"])
@@ -493,6 +503,20 @@ def public_table(conn: psycopg.Connection[Any], event_id: int, table_id: str) ->
         "rounds": rounds,
         "latest_seq": latest["latest_seq"],
     }
+
+
+def locked_reason(rnd: Mapping[str, Any]) -> str | None:
+    """Why the round's hands are locked (None while they are not): the stored English as a
+    `rules.phrases.Phrase` with its code (`locked_words`), or as plain text without one."""
+    if rnd["locked_at"] is None:
+        return None
+    return phrases.stored(str(rnd["locked_by"] or ""), rnd.get("locked_words"))
+
+
+def locked_words(reason: str | None) -> Jsonb | None:
+    """`rounds.locked_words` for a lock's reason (None to unlock, or for plain text)."""
+    words = phrases.to_json(reason)
+    return None if words is None else Jsonb(words)
 
 
 def dumps(data: object) -> str:

@@ -80,10 +80,7 @@ def lock_reason(rnd: Any) -> str | None:
     or as plain text for a lock stored before them."""
     if not rnd["locked_at"]:
         return None
-    text = str(rnd["locked_by"] or "")
-    stored = loads(rnd["locked_words"], None)
-    found = phrases.from_json(stored, text) if isinstance(stored, dict) else None
-    return text if found is None else found
+    return phrases.stored(str(rnd["locked_by"] or ""), loads(rnd["locked_words"], None))
 
 
 def round_hands(conn: sqlite3.Connection, round_id: int) -> dict[int, sqlite3.Row]:

@@ -17,9 +17,10 @@ import pytest
 from page_words import SAME_ALLOWED, english_in, visible
 from tournament_factories import event_data
 
+from rounds.lifecycle import held_ruling
+from rules import phrases
 from rules.i18n import use_language
 from server import i18n
-from server.game import wording
 
 pytestmark = pytest.mark.tournament
 
@@ -150,7 +151,7 @@ def test_the_api_words_come_in_the_requested_language(make_event, web) -> None:
     assert held.status_code == 200 and held.get_json()["held"], held.get_json()
     pending = held.get_json()["pending"]
     with use_language("es"):
-        assert pending["shown"] == wording.shown(pending["text"]) != pending["text"]
+        assert pending["shown"] == phrases.said(held_ruling(pending)["text"]) != pending["text"]
     assert pending["text"].startswith("Blocked: every player confirmed P2's block")
 
     hand = client.get("/api/hand?lang=hu", headers=bearer(p["P1"])).get_json()
@@ -161,7 +162,8 @@ def test_the_api_words_come_in_the_requested_language(make_event, web) -> None:
     current = table["rounds"][-1]
     assert current["locked_shown"] == "P2 ha proposto il blocco"
     with use_language("it"):
-        assert current["pending_shown"] == wording.shown(current["pending"]) != current["pending"]
+        shown = phrases.said(current["pending"], current["pending_words"])
+        assert current["pending_shown"] == shown != current["pending"]
 
     audit = client.get("/api/tables/t1/audit?lang=vi").get_json()["audit"]
     assert any(e["shown"] != e["text"] and "P2" in e["shown"] for e in audit), audit

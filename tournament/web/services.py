@@ -9,8 +9,9 @@ kept in `g`.
 
 Words: every request is answered in its language (`server.i18n`, as single-table mode). The
 sentences the store keeps in English (a held ruling, a lock's reason, the audit trail's
-entries: `server.game.wording`) stay as stored in the JSON, and each gains its `shown`
-twin in the request's language (`shown_table`, `shown_outcome`, `shown_audit`).
+entries: `rounds.wording`) stay as stored in the JSON, their codes beside them, and each gains
+its `shown` twin, written from the code in the request's language (`shown_table`,
+`shown_outcome`, `shown_audit`); nothing reads the English back.
 """
 
 from __future__ import annotations
@@ -23,8 +24,9 @@ import redis
 from flask import Response, current_app, g, render_template, request
 from psycopg_pool import ConnectionPool
 
+from rounds.lifecycle import held_ruling
+from rules import phrases
 from rules.i18n import _
-from server.game import wording
 from tournament import frames, rounds, store
 from tournament.config import EventConfig
 from tournament.guard import GuessGuard
@@ -113,8 +115,10 @@ def private_page(template: str, **values: Any) -> Response:
     return Response(render_template(template, **values), headers={"Cache-Control": "no-store"})
 
 
-def shown_text(text: str | None) -> str | None:
-    return None if text is None else wording.shown(text)
+def shown_text(text: str | None, words: object = None) -> str | None:
+    """A stored sentence in the request's language, from its code (`rules.phrases`); a
+    sentence stored without one as it is."""
+    return None if text is None else phrases.said(text, words)
 
 
 def shown_table(table: dict[str, Any]) -> dict[str, Any]:
@@ -123,8 +127,8 @@ def shown_table(table: dict[str, Any]) -> dict[str, Any]:
     `locked_shown`."""
     for rnd in table.get("rounds", []):
         if rnd.get("status") == "open":
-            rnd["pending_shown"] = shown_text(rnd.get("pending"))
-            rnd["locked_shown"] = shown_text(rnd.get("locked"))
+            rnd["pending_shown"] = shown_text(rnd.get("pending"), rnd.get("pending_words"))
+            rnd["locked_shown"] = shown_text(rnd.get("locked"), rnd.get("locked_words"))
     return table
 
 
@@ -132,11 +136,12 @@ def shown_outcome(outcome: dict[str, Any]) -> dict[str, Any]:
     """A ruling's answer (or the host's review) with its held ruling's text in the request's
     language beside the stored English (`pending.shown`)."""
     pending = outcome.get("pending")
-    if isinstance(pending, dict) and "text" in pending:
-        outcome["pending"] = {**pending, "shown": wording.shown(pending["text"])}
+    if isinstance(pending, dict) and "by" in pending:
+        # The held ruling's sentence, made again from its fields (`rounds.lifecycle`).
+        outcome["pending"] = {**pending, "shown": phrases.said(held_ruling(pending)["text"])}
     return outcome
 
 
 def shown_audit(trail: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The audit trail with each entry's text in the request's language (`shown`)."""
-    return [{**entry, "shown": wording.shown(entry["text"])} for entry in trail]
+    return [{**entry, "shown": phrases.said(entry["text"])} for entry in trail]
