@@ -39,7 +39,7 @@ from typing import Any
 
 from dominocam.arguments import add_model_files, add_set, positive_int
 from dominocam.errors import UserInputError
-from rules.i18n import (
+from dominocam.i18n import (
     DEFAULT_LANGUAGE,
     N_,
     _,

@@ -25,7 +25,7 @@ from flask import (
 
 from dominocam import scene_state
 from dominocam.errors import UserInputError
-from rules.i18n import _, current_language
+from dominocam.i18n import _, current_language
 from server import auth, engine, game, photo_space, storage, uploads
 from server.auth import admin_required
 from server.db import get_db

@@ -46,7 +46,7 @@ from typing import Any, TypeVar
 
 from flask import current_app, g, request, session
 
-from rules.i18n import _
+from dominocam.i18n import _
 from server import storage
 
 ADMIN_HASH_KEY = "admin_token_scrypt"

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from rules.i18n import _, ngettext
+from dominocam.i18n import _, ngettext
 
 
 def parse_source(source: str | int) -> str | int:
@@ -227,7 +227,7 @@ class CameraLoop:
 
 
 def status_text(status: dict[str, Any]) -> str:
-    """The camera's status in words for the pages (in the request's language, rules.i18n):
+    """The camera's status in words for the pages (in the request's language, dominocam.i18n):
     live, dropped and reconnecting, back."""
     state, message = status.get("state"), status.get("message") or ""
     drops = int(status.get("reconnects") or 0)

@@ -21,7 +21,7 @@ from flask import current_app
 
 import rules
 from dominocam.errors import UserInputError
-from rules.i18n import DEFAULT_LANGUAGE, N_, _, use_language
+from dominocam.i18n import DEFAULT_LANGUAGE, N_, _, use_language
 
 
 class EngineUnavailable(RuntimeError):
@@ -113,7 +113,7 @@ def check(state: dict[str, Any]) -> dict[str, Any]:
         UserInputError: the state is invalid (HTTP 400 with the engine's message).
     """
     parsed = rules.parse_state(state)  # a refusal is worded in the request's language
-    # The verdict is stored and is machine output: its reason texts stay English (rules.i18n).
+    # The verdict is stored and is machine output: its reason texts stay English (dominocam.i18n).
     with use_language(DEFAULT_LANGUAGE):
         return rules.check(parsed).to_json()
 

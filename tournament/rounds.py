@@ -42,6 +42,7 @@ import psycopg
 from psycopg.types.json import Jsonb
 
 from dominocam.errors import UserInputError
+from dominocam.i18n import N_, _
 from rounds import ledger_words, lifecycle, operations, wording
 from rounds.ledger import (
     HandState,
@@ -62,7 +63,6 @@ from rounds.lifecycle import HOST, AuditEntry
 from rounds.store import HandRow, RoundRow
 from rules.blocked import check
 from rules.game import RoundResult
-from rules.i18n import N_, _
 from rules.ledger_words import problem_text
 from rules.scoring import score_domino
 from rules.state import parse_state

@@ -7,8 +7,8 @@ import sqlite3
 from typing import Any
 
 from dominocam import scene_state
+from dominocam.i18n import _
 from rounds.lifecycle import Conflict
-from rules.i18n import _
 from rules.places import PLACE_CODES, place_of
 from rules.tiles import parse_tile
 from server import engine, json_fields, storage, table_scene

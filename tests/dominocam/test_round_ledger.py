@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from factories import t
 
+from dominocam.i18n import use_language
 from dominocam.round_ledger import (
     boneyard_report,
     hand_report,
@@ -19,7 +20,6 @@ from dominocam.round_ledger import (
     table_report,
 )
 from rules import get_variant
-from rules.i18n import use_language
 from rules.ledger import (
     TABLE,
     BoneyardReport,

@@ -16,7 +16,7 @@ from test_confidence import SQUARE, committed
 from test_confidence import up as up_read
 from test_joint_decode import up
 
-from rules.i18n import LANGUAGES, use_language
+from dominocam.i18n import LANGUAGES, use_language
 from rules.places import PLACE_CODES
 from vision import messages, notes
 from vision.confidence import review_scene

@@ -23,7 +23,7 @@ import redis
 from flask import Response, current_app, g, render_template, request
 from psycopg_pool import ConnectionPool
 
-from rules.i18n import _
+from dominocam.i18n import _
 from server.game import wording
 from tournament import frames, rounds, store
 from tournament.config import EventConfig
