@@ -24,6 +24,7 @@ from dominocam.arguments import (
     positive_int,
 )
 from dominocam.errors import UserInputError
+from rules.tiles import SUPPORTED_SETS
 
 EVAL_OUT = Path("runs") / "eval"
 
@@ -175,7 +176,7 @@ def _add_bench(subparsers: argparse._SubParsersAction) -> None:
     bench.add_argument(
         "--image", metavar="PATH", help="time this photo instead of a synthetic table"
     )
-    add_set(bench)
+    add_set(bench, SUPPORTED_SETS)
     bench.add_argument("--json", action="store_true", help="print the results as JSON")
     add_model_files(bench)
     add_threads(bench)

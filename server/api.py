@@ -23,7 +23,7 @@ from flask import (
     send_from_directory,
 )
 
-from dominocam import scene_state
+from rounds import scene_state
 from dominocam.errors import UserInputError
 from dominocam.i18n import _, current_language
 from server import auth, engine, game, photo_space, storage, uploads

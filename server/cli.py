@@ -236,14 +236,3 @@ def _reset_passphrase(storage_config: dict[str, object]) -> None:
         "dominocam: the passphrase is forgotten; set a new one at /first-run on this computer",
         file=sys.stderr,
     )
-
-
-def main(argv: list[str] | None = None) -> int:
-    """`python -m server.cli [serve options]`: the same as `dominocam serve`."""
-    from dominocam.cli import main as dominocam_main
-
-    return dominocam_main(["serve", *(sys.argv[1:] if argv is None else argv)])
-
-
-if __name__ == "__main__":
-    sys.exit(main())

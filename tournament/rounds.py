@@ -495,7 +495,7 @@ def _camera_layout(conn: psycopg.Connection[Any], event_id: int, table_id: str) 
     """The played lines from the table camera's newest Scene, for a round whose lines the
     host has not typed (`set_table`). A Scene the reading doubts is not used: the host
     checks the table and types its open ends, as single-table mode's review asks."""
-    from dominocam.scene_state import state_layout
+    from rounds.scene_state import state_layout
 
     newest = latest_scene(conn, event_id, table_id)
     if newest is None:

@@ -289,7 +289,7 @@ def hand_reading(
     Raises:
         UserInputError: the bytes are not a picture (`owner` names it in the message).
     """
-    from dominocam import scene_state
+    from rounds import scene_state
     from dominocam.errors import UserInputError
     from rounds.lifecycle import parse_hand
     from vision.image_io import decode_image

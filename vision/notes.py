@@ -106,7 +106,7 @@ class Kind:
         values: parameters holding tile values `[a, b]`, written "a-b".
         where: the tile-id parameter whose tile the player is pointed to; "box" for one
             at (`x`, `y`); None for none.
-        doubt: the picture may hide a tile (`dominocam.scene_state.layout_doubts`).
+        doubt: the picture may hide a tile (`rounds.scene_state.layout_doubts`).
     """
 
     code: str

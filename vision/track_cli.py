@@ -22,6 +22,7 @@ from typing import Any
 
 from dominocam.arguments import add_conf, add_model_files, add_set, add_threads, positive_int
 from dominocam.errors import UserInputError
+from rules.tiles import SUPPORTED_SETS
 from rules.variants import LAYOUT_KINDS
 from vision.settings import DETECTOR_CONF
 
@@ -55,6 +56,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     add_set(
         watch,
+        SUPPORTED_SETS,
         default=None,
         unset=(
             "default: the --variant's usual set, else the smallest of 6, 9, 12, 15 that "

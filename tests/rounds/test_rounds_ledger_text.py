@@ -1,4 +1,4 @@
-"""dominocam.round_ledger: Scenes into the ledger's reports, and its problems, stock and grid
+"""rounds.ledger_text: Scenes into the ledger's reports, and its problems, stock and grid
 in words (issue 32)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 from factories import t
 
 from dominocam.i18n import use_language
-from dominocam.round_ledger import (
+from rounds.ledger_text import (
     boneyard_report,
     hand_report,
     ledger_grid,
