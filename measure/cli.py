@@ -7,6 +7,7 @@ functions.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import sys
@@ -411,7 +412,6 @@ def _bar(seeds: list[int]):
 
 def run_track_eval(args: argparse.Namespace) -> int:
     """`dominocam track-eval`."""
-    import dataclasses
 
     from measure.track_eval import (
         NO_NOISE,

@@ -37,6 +37,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import rules
 from dominocam.arguments import add_model_files, add_set, positive_int
 from dominocam.errors import UserInputError
 from dominocam.i18n import (
@@ -49,7 +50,10 @@ from dominocam.i18n import (
     resolve_language,
     use_language,
 )
-from rules.tiles import SUPPORTED_SETS
+from rounds import ledger_text, scene_state
+from rules.hold import HoldReason, boneyard_known, judged_boneyard, verdict_hold
+from rules.ledger import reconcile
+from rules.tiles import SUPPORTED_SETS, set_size
 from vision.notes import ASK_CODES, Note, player_text
 
 
@@ -231,11 +235,6 @@ def judge(
     (`Ledger.to_dict()`), `ledger_problems` (in words), `confidence`, `doubts`, `notes`,
     `warnings` per photo, the ruling `text` and the `--ledger` text `ledger_text`.
     """
-    import rules
-    from rounds import ledger_text, scene_state
-    from rules.hold import HoldReason, boneyard_known, verdict_hold
-    from rules.ledger import reconcile
-    from rules.tiles import set_size
 
     table_dict = table.to_dict()
     hand_dicts = [(name, scene.to_dict()) for name, scene in hands]
@@ -392,7 +391,6 @@ def _judged_boneyard(ledger: Any, free: int) -> int:
     """The boneyard count the rules engine judges with (`rules.hold.judged_boneyard`), never
     more than the `free` tiles the state leaves (too many tiles is the ledger's problem to
     name, not a reason to refuse the ruling)."""
-    from rules.hold import judged_boneyard
 
     return min(judged_boneyard(ledger), max(0, free))
 
@@ -400,7 +398,6 @@ def _judged_boneyard(ledger: Any, free: int) -> int:
 def _count_questions(ledger: Any, hold: Sequence[str], unsorted: int) -> list[str]:
     """What the host is asked when a ruling that ends the round waits for a count
     (`rules.hold`): the boneyard's, or the counts that keep the ledger from closing."""
-    from rules.hold import HoldReason, boneyard_known
 
     if HoldReason.BONEYARD_UNKNOWN in hold:
         return [_boneyard_question(ledger)]
@@ -568,7 +565,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, result_language: str) -> int:
-    import rules
     from vision.reading import Game
 
     try:

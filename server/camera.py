@@ -33,6 +33,9 @@ from typing import Any
 import numpy as np
 
 from dominocam.i18n import _, ngettext
+from server import engine, game, uploads
+from server.db import get_db
+from vision.scene import Scene
 
 
 def parse_source(source: str | int) -> str | int:
@@ -291,15 +294,11 @@ def tracking_reader(
     `hidden` (ids of tiles held while not seen) and `events` (the changes confirmed at this
     frame), and the events are stored in the current game (`store_camera_events`).
     """
-    from server import engine
 
     state: dict[str, Any] = {"key": None, "tracker": None, "pending": []}
 
     def reader(pixels: np.ndarray) -> dict[str, Any]:
-        from server import game
-        from server.db import get_db
         from vision.reading import tracker_config
-        from vision.scene import Scene
         from vision.track import TableTracker
 
         with app.app_context():
@@ -367,8 +366,6 @@ def store_camera_events(
     earlier shows other coordinates. One file per round, replaced at each change.
     """
     import cv2
-
-    from server import game, uploads
 
     rnd = game.get_round(conn, game_id)
     if rnd["status"] != "open":

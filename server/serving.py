@@ -28,6 +28,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
+from werkzeug.datastructures import LanguageAccept
+from werkzeug.http import parse_accept_header
+
 from dominocam import i18n as dominocam_i18n
 from dominocam.errors import UserInputError
 from dominocam.i18n import _
@@ -231,8 +234,6 @@ class ClientConnections:
 def too_large_message(limit_bytes: int, accept_language: str | None) -> str:
     """The app's 413 message (server._register_errors) in the language the client asks for:
     waitress answers a body over twice the limit before the app sees the request."""
-    from werkzeug.datastructures import LanguageAccept
-    from werkzeug.http import parse_accept_header
 
     accepted = parse_accept_header(accept_language or "", LanguageAccept)
     language = (

@@ -6,8 +6,8 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from rounds import scene_state
 from dominocam.i18n import _
+from rounds import scene_state
 from rounds.lifecycle import Conflict
 from rules.places import PLACE_CODES, place_of
 from rules.tiles import parse_tile
