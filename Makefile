@@ -42,7 +42,7 @@ run: $(VENV)/.installed-run  ## install and start the dashboard (PORT=5000 HOST=
 test: $(VENV)/.installed-dev  ## install and run the default tests (no torch), the linter and mypy
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy  # rules/, vision/ and rounds/ (pyproject.toml [tool.mypy])
+	$(BIN)/mypy  # dominocam/, rules/, vision/ and rounds/ (pyproject.toml [tool.mypy])
 	$(BIN)/python -m pytest $(TEST_WORKERS)  # pyproject addopts: not slow, not train, not tournament
 
 test-slow: $(VENV)/.installed-train  ## the slow checks CI also runs (training smoke runs, browser tests)
