@@ -412,7 +412,6 @@ def _bar(seeds: list[int]):
 
 def run_track_eval(args: argparse.Namespace) -> int:
     """`dominocam track-eval`."""
-
     from measure.track_eval import (
         NO_NOISE,
         DetectorNoise,

@@ -135,7 +135,6 @@ def _progress(items, desc: str, quiet: bool):
 
 def eval_synthetic(models, root: Path, limit: int | None, quiet: bool) -> SetResult:
     """Score the val split of a `dominocam synth` folder."""
-
     images_dir = root / "detector" / "images" / "val"
     truth_dir = root / "truth"
     if not images_dir.is_dir() or not truth_dir.is_dir():
@@ -169,7 +168,6 @@ def eval_synthetic(models, root: Path, limit: int | None, quiet: bool) -> SetRes
 def eval_synthetic_print(models, root: Path, limit: int | None, quiet: bool) -> SetResult:
     """Score the val split of a print set (`dominocam synth --config print`): the real
     tiles as `eval_synthetic` scores them, and the printed dominoes read as tiles."""
-
     images_dir = root / "detector" / "images" / "val"
     truth_dir = root / "truth"
     if not images_dir.is_dir() or not truth_dir.is_dir():
@@ -276,7 +274,6 @@ def eval_synthetic_tiles(
 
 
 def eval_realval_scenes(models, root: Path, limit: int | None, quiet: bool) -> SetResult:
-
     labels = json.loads((root / "scenes" / "labels.json").read_text())
     labels = labels[:limit] if limit else labels
     result = SetResult("realval_scenes", note="identity labels, no boxes: count-based detection")
@@ -319,7 +316,6 @@ def probability_points(
 ) -> list[tuple[float, bool]]:
     """(probability, read right) of every box of an assessed Scene, its tiles and its
     rejected boxes, labelled as `dominocam calibrate` labels them (`measure.calibrate`)."""
-
     boxes = [(t.probability, t.face, t.corners, t.pips) for t in scene.tiles]
     boxes += [(b.probability, b.face, b.corners, b.pips) for b in scene.rejected]
     boxes = [b for b in boxes if b[0] is not None]
@@ -348,7 +344,6 @@ def probability_points(
 def eval_realval_tiles(
     models, root: Path, limit: int | None, quiet: bool, border: float = 0.0
 ) -> SetResult:
-
     labels = json.loads((root / "tiles" / "labels.json").read_text())
     labels = labels[:limit] if limit else labels
     result = SetResult("realval_tiles", note=f"pipeline on each whole crop{_border_note(border)}")
@@ -365,7 +360,6 @@ def eval_realval_tiles(
 
 def classify_half_crops(reader, images: list[np.ndarray]) -> np.ndarray:
     """(N, V) probabilities of each crop and its 180-degree turn, averaged."""
-
     side = reader.side
     crops = np.stack([cv2.resize(im, (side, side), interpolation=cv2.INTER_AREA) for im in images])
     turned = np.ascontiguousarray(crops[:, ::-1, ::-1])
@@ -388,7 +382,6 @@ def score_halves(
 
 
 def eval_realval_halves(models, root: Path, limit: int | None, quiet: bool) -> SetResult:
-
     labels = json.loads((root / "halves" / "labels.json").read_text())
     labels = labels[:limit] if limit else labels
     result = SetResult("realval_halves", note="reader only; crop and its 180-degree turn averaged")
@@ -513,7 +506,6 @@ def load_eval_models(
     Raises:
         UserInputError: a needed model file is missing or unreadable.
     """
-
     kinds = {kind for s in sets for kind in SET_MODELS[s]}
     models = EvalModels()
     if "detector" in kinds:
@@ -614,7 +606,6 @@ def run_eval(
 
 def describe_models(models: EvalModels) -> dict:
     """Paths, hashes and metadata of the evaluated models (those opened), for the JSON."""
-
     out: dict[str, Any] = {}
     if models.calibration is not None:
         out["calibration"] = {

@@ -92,7 +92,6 @@ def truth_tiles(truth: dict[str, Any]) -> list[LayoutTile]:
 
 def config_for(truth: dict[str, Any], base: LayoutConfig = DEFAULT_CONFIG) -> LayoutConfig:
     """The layout configuration a game would give for this table (kind, number of trains)."""
-
     variant = truth.get("variant") or "line"
     trains = len(truth["lines"]) if variant == "mexican" else None
     # A game's table holds a layout; a picture of loose tiles only (scatter) is no game.
@@ -157,7 +156,6 @@ def score_table(truth: dict[str, Any], found: Reconstruction) -> tuple[bool, int
 def generated_truths(count: int, seed: int, size: tuple[int, int] = (1280, 720)):
     """`count` synthetic table truths made in-process by dominosynth (placed and projected,
     not rendered: a few milliseconds each); yields (name, truth dict)."""
-
     from dominosynth import render
 
     cfg = SynthConfig()

@@ -116,7 +116,6 @@ class SimulatedFrames:
     def frame(
         self, f: int
     ) -> tuple[list[PlainDetection], Callable[[list[np.ndarray]], np.ndarray]]:
-
         noise, rng = self.noise, self.rng
         truth = self.frames[f]
         boxes: list[PlainDetection] = []
@@ -350,7 +349,6 @@ def _truth_row(truth: dict, found: dict | None) -> EventRow:
 
 def _game_config(config: TrackerConfig, variant: str | None) -> TrackerConfig:
     """The tracker told the game's layout kind (the dashboard knows it from the game setup)."""
-
     if variant in KINDS and config.layout.kind != variant:
         return dataclasses.replace(config, layout=dataclasses.replace(config.layout, kind=variant))
     return config
@@ -370,7 +368,6 @@ def evaluate_seed(
     rendered and goes through the real detector and reader (`vision.track.track_frame`), so
     the figures are those of the whole live path; `reads` then counts the tiles read.
     """
-
     spec = spec or VideoSpec()
     video = plan_video(seed, spec)
     config = _game_config(config or TrackerConfig(), video.variant)
@@ -545,7 +542,6 @@ def write_rows(results: Sequence[VideoResult], path: str | Path) -> Path:
 
 def read_rows(path: str | Path) -> list[EventRow]:
     """The rows of a file written by `write_rows`; UserInputError when it is not one."""
-
     path = Path(path)
     try:
         lines = path.read_text().splitlines()
@@ -601,7 +597,6 @@ def format_comparison(only_before: Sequence[EventRow], only_after: Sequence[Even
 
 def parse_seeds(text: str) -> list[int]:
     """'0-9' or '1,5,7' or '3' -> seeds."""
-
     seeds: list[int] = []
     try:
         for part in text.split(","):

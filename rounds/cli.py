@@ -235,7 +235,6 @@ def judge(
     (`Ledger.to_dict()`), `ledger_problems` (in words), `confidence`, `doubts`, `notes`,
     `warnings` per photo, the ruling `text` and the `--ledger` text `ledger_text`.
     """
-
     table_dict = table.to_dict()
     hand_dicts = [(name, scene.to_dict()) for name, scene in hands]
     layout = scene_state.state_layout(table_dict, owners, marked)
@@ -391,14 +390,12 @@ def _judged_boneyard(ledger: Any, free: int) -> int:
     """The boneyard count the rules engine judges with (`rules.hold.judged_boneyard`), never
     more than the `free` tiles the state leaves (too many tiles is the ledger's problem to
     name, not a reason to refuse the ruling)."""
-
     return min(judged_boneyard(ledger), max(0, free))
 
 
 def _count_questions(ledger: Any, hold: Sequence[str], unsorted: int) -> list[str]:
     """What the host is asked when a ruling that ends the round waits for a count
     (`rules.hold`): the boneyard's, or the counts that keep the ledger from closing."""
-
     if HoldReason.BONEYARD_UNKNOWN in hold:
         return [_boneyard_question(ledger)]
     if HoldReason.COUNTS_OPEN not in hold:

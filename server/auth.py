@@ -233,7 +233,6 @@ def request_is_local() -> bool:
     (127.0.0.1, [::1], localhost): not a phone on the network, nor a page whose name was
     rebound to 127.0.0.1 (server.host_check), nor a reverse proxy's visitor (a proxy on this
     computer connects from 127.0.0.1 but passes the name its visitors used)."""
-
     return request.remote_addr in LOCAL_ADDRESSES and names_loopback(
         request.environ.get("HTTP_HOST")
     )
@@ -252,7 +251,6 @@ def set_passphrase(conn: sqlite3.Connection, passphrase: str, repeated: str) -> 
         AuthError: 403 when the page is closed (not this computer, or already set).
         UserInputError: too short, too long, or the two entries differ.
     """
-
     if passphrase != repeated:
         raise UserInputError(_("the two passphrases differ: type the same one twice"))
     if len(passphrase) < MIN_PASSPHRASE:
@@ -382,7 +380,6 @@ def admin_required(view: F) -> F:
 
     @functools.wraps(view)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
-
         mark_private()
         if not request_is_admin(get_db()):
             raise AuthError(

@@ -294,7 +294,6 @@ def tracking_reader(
     `hidden` (ids of tiles held while not seen) and `events` (the changes confirmed at this
     frame), and the events are stored in the current game (`store_camera_events`).
     """
-
     state: dict[str, Any] = {"key": None, "tracker": None, "pending": []}
 
     def reader(pixels: np.ndarray) -> dict[str, Any]:

@@ -196,7 +196,6 @@ def _listening_message(app: Any, host: str, port: int, asked: str | None = None)
 
 def _storage_message(config: Any) -> str:
     """Where the games and photos are kept, as full paths (what to back up, or to find)."""
-
     database = str(config["DATABASE"])
     if database != ":memory:":
         database = os.path.abspath(database)

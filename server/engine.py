@@ -32,7 +32,6 @@ class EngineUnavailable(RuntimeError):
 
 def plain(value: Any) -> dict[str, Any]:
     """A result object as a plain dict: `to_dict()`, `to_json()` (dict or JSON text), a dict."""
-
     for method in ("to_dict", "to_json", "as_dict"):
         if hasattr(value, method):
             out = getattr(value, method)()

@@ -234,7 +234,6 @@ class ClientConnections:
 def too_large_message(limit_bytes: int, accept_language: str | None) -> str:
     """The app's 413 message (server._register_errors) in the language the client asks for:
     waitress answers a body over twice the limit before the app sees the request."""
-
     accepted = parse_accept_header(accept_language or "", LanguageAccept)
     language = (
         accepted.best_match(list(dominocam_i18n.LANGUAGES)) or dominocam_i18n.DEFAULT_LANGUAGE

@@ -59,7 +59,6 @@ def under_box(corners: np.ndarray, truth_tiles: list[dict] | None, scene) -> str
 
 def at_ends(scene, truth_tiles: list[dict] | None, picture: str) -> AtEnd | None:
     """The picture's boxes left out against an open end, or None without any."""
-
     if not scene.rejected:
         return None
     found = boxes_at_open_ends(scene, np.array([b.corners for b in scene.rejected]))

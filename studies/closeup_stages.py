@@ -104,7 +104,6 @@ def run(items, models) -> dict:
 
 
 def real_items(root: Path, limit: int | None):
-
     labels = json.loads((root / "tiles" / "labels.json").read_text())
     for label in labels[:limit] if limit else labels:
         set_max = 12 if "12" in str(label.get("note", "")) else 6
@@ -112,7 +111,6 @@ def real_items(root: Path, limit: int | None):
 
 
 def synthetic_items(folder: Path, limit: int | None, split: str = "val"):
-
     paths = sorted((folder / "detector" / "images" / split).glob("*.jpg"))
     for path in paths[:limit] if limit else paths:
         truth = json.loads((folder / "truth" / f"{path.stem}.json").read_text())

@@ -82,14 +82,12 @@ def read_hand(image: np.ndarray, models, set_max: int):
 def missed_tiles(scene, scored: list[dict]) -> list[dict]:
     """The labelled tiles no kept tile matches, matched one to one as `dominocam eval`
     matches boxes (rotated IoU 0.5, or each centre inside the other)."""
-
     found = match_boxes([t["corners"] for t in scored], [t.corners for t in scene.tiles])
     return [scored[i] for i in found.missed]
 
 
 def synthetic_pictures(folder: Path, split: str, models) -> Iterator[dict]:
     """One record per picture: missed tiles, and each left-out box's p_tile and kind."""
-
     for path in sorted((folder / "detector" / "images" / split).glob("*.jpg")):
         truth_file = folder / "truth" / f"{path.stem}.json"
         scored, _, set_max, _ = synthetic_truth(truth_file)

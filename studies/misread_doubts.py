@@ -150,7 +150,6 @@ def _up(scene) -> list:
 def synthetic_tiles(root: Path, split: str, reader) -> Iterator[tuple[list[ReadTile], bool]]:
     """(read tiles, photo asks) per picture of a `dominocam synth` split: each picture read
     as its truth's kind (a hand photo, or a table)."""
-
     for path in sorted((root / "detector" / "images" / split).glob("*.jpg")):
         truth_file = root / "truth" / f"{path.stem}.json"
         kind = "hand" if json.loads(truth_file.read_text()).get("kind") == "hand" else "table"
@@ -180,7 +179,6 @@ def synthetic_tiles(root: Path, split: str, reader) -> Iterator[tuple[list[ReadT
 def real_scene_tiles(root: Path, reader) -> Iterator[tuple[list[ReadTile], bool]]:
     """(read tiles, photo asks) per real scene (realval/scenes): a hand photo when its label
     says `hand`, else a table; reads paired by identity (`assign_reads`)."""
-
     for label in json.loads((root / "scenes" / "labels.json").read_text()):
         kind = "hand" if label.get("hand") else "table"
         scene = reader.read(
@@ -211,7 +209,6 @@ def real_scene_tiles(root: Path, reader) -> Iterator[tuple[list[ReadTile], bool]
 def real_crop_tiles(root: Path, reader) -> Iterator[tuple[list[ReadTile], bool]]:
     """(read tile, photo asks) per real single-tile crop (realval/tiles), read as
     `dominocam eval` reads it: the most confident face-up tile of the whole crop."""
-
     for label in json.loads((root / "tiles" / "labels.json").read_text()):
         top = 12 if "12" in str(label.get("note", "")) else 6
         scene = reader.read(load_image(root / "tiles" / label["image"]), "table", top)

@@ -77,7 +77,6 @@ def no_match_pairs(scene) -> list[tuple[int, int]]:
 
 def picture_of(scene, truth_tiles: list[dict] | None, exact: bool | None) -> Picture:
     """The `Picture` of a Scene read with the rule off."""
-
     links, mismatches = touch_counts(scene, LayoutConfig(kind=AUTO))
     by_id = {t.id: t for t in scene.tiles}
 
@@ -133,7 +132,6 @@ def tally(pictures: Iterable[Picture]) -> list[dict]:
 
 
 def _rule_off():
-
     return {"layout_config": LayoutConfig(kind=AUTO, set_down_ratio=None)}
 
 

@@ -26,7 +26,6 @@ JPEG_QUALITY = 85
 
 def synth_frames(seed: int, width: int = 640, height: int = 360) -> Iterator[np.ndarray]:
     """The frames of a dominosynth game video, rendered as they are sent, looping (BGR uint8)."""
-
     video = plan_video(seed, VideoSpec(width=width, height=height))
     while True:
         yield from render_frames(video)
@@ -75,7 +74,6 @@ def encode(image: np.ndarray) -> bytes:
 
 def post_frame(url: str, table: str, token: str, jpeg: bytes, timeout: float = 5.0) -> int:
     """Send one frame; returns its sequence number."""
-
     request = urllib.request.Request(
         f"{url.rstrip('/')}/api/tables/{table}/frames",
         data=jpeg,

@@ -247,7 +247,6 @@ def hand_photo_key(event_id: int, player_id: int) -> str:
 def read_hand_photo(ctx: WorkerContext, event_id: int, player_id: int) -> str:
     """Read a player's hand photo into a pending reading (their confirmation makes it the
     hand); tell the table's stream that a reading waits (no tiles in the message)."""
-
     key = hand_photo_key(event_id, player_id)
     pipe = ctx.redis.pipeline()
     pipe.get(key)

@@ -205,7 +205,6 @@ def best_readings(
     Returns:
         The n readings, and (n, 2) probabilities sorted ascending per row.
     """
-
     if not len(half_probs):
         return [], np.zeros((0, 2))
     candidates = set_tiles(set_max)

@@ -349,7 +349,6 @@ class Detector:
         """BGR uint8 HxWx3 image -> (1, 3, H, W) float32 RGB 0..1 letterboxed (the square
         `imgsz`, or for a dynamic-shape detector the rectangle `input_shape` gives), and its
         transform."""
-
         shape = self.input_shape(image.shape[:2])
         padded, transform = geometry.letterbox(image, shape, max_upscale=self.max_upscale)
         if hasattr(cv2, "dnn"):  # one C++ pass: BGR->RGB, HWC->CHW, uint8->float32 / 255
@@ -394,7 +393,6 @@ class Detector:
             timings: when given, seconds spent in "preprocess", "forward" and "postprocess"
                 are added to it.
         """
-
         t0 = perf_counter()
         tensor, transform = self.preprocess(image)
         t1 = perf_counter()

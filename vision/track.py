@@ -882,7 +882,6 @@ def track_frame(
         timestamp: seconds.
         timings: when given, seconds of "detect" and "track" (reading included) are added.
     """
-
     t0 = perf_counter()
     detections = detector.detect(image, timings)
     t1 = perf_counter()

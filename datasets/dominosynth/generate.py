@@ -570,7 +570,6 @@ def draw_truth(img: np.ndarray, truth: dict, thumb_w: int) -> np.ndarray:
 
 def parse_size(text: str) -> tuple[int, int]:
     """'1280x720' -> (1280, 720); raises UserInputError on anything else."""
-
     try:
         w, h = (int(v) for v in text.lower().split("x"))
     except ValueError:

@@ -264,7 +264,6 @@ def _border_start(side: int, t: float, width: int, height: int) -> np.ndarray:
 
 def _open_ends_after(layout, k: int) -> list[int]:
     """Every open end of the simulated layout once tiles 0..k lie on the table."""
-
     ends: list[int] = []
     for j, ln in enumerate(layout.lines):
         if ln.tiles[0] > k:

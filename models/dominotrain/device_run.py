@@ -577,7 +577,6 @@ STAGE_FUNCTIONS = {
 def write_report(run: Run, seconds: dict[str, float]) -> Path:
     """`candidates/report.json`: what was made, how, how long it took and what it measured,
     with the gates of issue 36 that the figures here can decide (`measure.keep_gates`)."""
-
     evaluation = json.loads(run.folder("eval", "eval.json").read_text())
     report = {
         "made_by": "scripts/train-on-device.sh (python -m dominotrain.device_run)",
@@ -658,7 +657,6 @@ def choose_device(asked: str) -> str:
 def run_all(run: Run, only: tuple[str, ...] = STAGES) -> Path | None:
     """Every stage not yet done, in order, up to the last of `only`; returns the report's
     path once every stage is done (None before)."""
-
     offline.setup(run.folder(".yolo"))
     seconds: dict[str, float] = {}
     run.say(

@@ -184,7 +184,6 @@ def export(
     Returns:
         A summary: path, size, metadata, latency, the verification's output shapes.
     """
-
     weights = Path(weights)
     if not weights.is_file():
         raise UserInputError(f"--weights {weights}: no such file")

@@ -69,7 +69,6 @@ def half_crops(image: np.ndarray, corners: np.ndarray) -> np.ndarray:
 
 
 def _pictures(root: Path, split: str):
-
     for path in sorted((root / "detector" / "images" / split).glob("*.jpg")):
         truth = json.loads((root / "truth" / f"{path.stem}.json").read_text())
         yield path, truth, load_image(path)
@@ -79,7 +78,6 @@ def build(sets: list[Path], out: Path, threads: int, seed: int, reject_share: fl
     """Write `out/{train,val}/{values, back, not_tile}/*.png`; returns the counts. Of the
     not-tile halves, at most `reject_share` times the largest other class are kept (drawn
     at random), so that the new class does not outnumber the pip values many times over."""
-
     models = load_models(threads=threads)
     rng = np.random.default_rng(seed)
     counts: dict[str, dict[str, int]] = {}
@@ -114,7 +112,6 @@ def build(sets: list[Path], out: Path, threads: int, seed: int, reject_share: fl
 
 def reject_scores(reader_path: Path, halves: np.ndarray, threads: int) -> np.ndarray:
     """(N,) a box's tile score by the reader's reject class, for (N, 2, s, s, 3) halves."""
-
     session = open_session(reader_path, threads)
     meta = metadata(session)
     names = parse_names(meta, reader_path)
@@ -149,7 +146,6 @@ def separation(scores: np.ndarray, is_tile: np.ndarray) -> dict:
 def _real_boxes(models, realval: Path):
     """(is_tile, verifier score, halves) of every box the product boxes in the real scenes,
     read with every box kept and labelled as `dominocam calibrate` labels them."""
-
     labels = json.loads((realval / "scenes" / "labels.json").read_text())
     for label in labels:
         image = load_image(realval / "scenes" / label["image"])
@@ -164,7 +160,6 @@ def _real_boxes(models, realval: Path):
 
 def compare(reader_path: Path, sets: list[Path], threads: int, realval: Path | None = None) -> dict:
     """The verifier and the reader's reject class on the same labelled boxes (docstring)."""
-
     models = load_models(threads=threads)
     assert models.detector.verifier is not None, "the committed verifier is needed"
     result: dict = {"sets": [str(s) for s in sets]}

@@ -258,7 +258,6 @@ def launch_background(argv: list[str], log: Path) -> int:
 
 def _log_to_file(log: Path) -> None:
     """Send ultralytics' log lines to `log` too (foreground runs)."""
-
     if os.environ.get(_LOG_REDIRECTED):
         return
     handler = logging.FileHandler(log, encoding="utf-8")
@@ -304,7 +303,6 @@ def train(config: TrainConfig, argv: list[str] | None = None) -> Path:
         UserInputError: bad data, a finished run under the same name, a missing checkpoint
             for --resume, or the train extra not installed.
     """
-
     run_dir = config.run_dir
     last = run_dir / "weights" / "last.pt"
     check_model_name(config.model)

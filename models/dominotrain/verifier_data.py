@@ -166,7 +166,6 @@ def build(sets: list[Path], out: Path, threads: int, seed: int, workers: int = 1
     models with `threads` threads), and each picture draws its random boxes from its own
     generator, seeded by `seed` and its place in the job list: the same crops whatever the
     number of workers, though not those of one worker, which draws them all from one."""
-
     jobs = [
         (str(root), split, str(path))
         for root in sets
@@ -199,7 +198,6 @@ _WORKER_MODELS: dict = {}
 
 def _picture_job(args) -> tuple[str, dict[str, int]]:
     """One picture in a worker process (`build` with workers): its split and crop counts."""
-
     out, seed, number, threads, (root, split, path) = args
     if threads not in _WORKER_MODELS:
         import cv2 as _cv2
@@ -213,7 +211,6 @@ def _picture_job(args) -> tuple[str, dict[str, int]]:
 
 def _write_picture(out: Path, root: Path, split: str, path: Path, models, rng) -> dict[str, int]:
     """Cut and write the crops of one picture; returns how many of each class."""
-
     truth = json.loads((root / "truth" / f"{path.stem}.json").read_text())
     image = load_image(path)
     detections = [d.corners for d in detect_tiles(image, models.detector)]
@@ -238,7 +235,6 @@ def measure(
     class it scores at `threshold` or more (a tile kept) and below (left out). With
     `keep_tiles`, the threshold is instead the highest one that keeps that share of the
     tile crops (chosen on these crops, reported as `threshold`)."""
-
     verifier = Verifier(model, threads=threads)
     scores = {}
     for label in (TILE_CLASS, NOT_TILE_CLASS):

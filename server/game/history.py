@@ -100,7 +100,6 @@ def round_history(conn: sqlite3.Connection, game_id: int) -> list[dict[str, Any]
 
 def export_json(conn: sqlite3.Connection, game_id: int) -> dict[str, Any]:
     """The whole game for the host: settings, players, the scoreboard and every ended round."""
-
     game = get_game(conn, game_id)
     return {
         "game": {
