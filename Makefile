@@ -42,7 +42,7 @@ run: $(VENV)/.installed-run  ## install and start the dashboard (PORT=5000 HOST=
 test: $(VENV)/.installed-dev  ## install and run the default tests (no torch), the linter and mypy
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy  # rules/, vision/ and rounds/ (pyproject.toml [tool.mypy])
+	$(BIN)/mypy  # dominocam/, rules/, vision/ and rounds/ (pyproject.toml [tool.mypy])
 	$(BIN)/python -m pytest $(TEST_WORKERS)  # pyproject addopts: not slow, not train, not tournament
 
 test-slow: $(VENV)/.installed-train  ## the slow checks CI also runs (training smoke runs, browser tests)
@@ -67,7 +67,7 @@ format: $(VENV)/.installed-dev  ## ruff format and autofix
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-# The gettext catalogues of rules/i18n.py (the rulings, the command line, the server's
+# The gettext catalogues of dominocam/i18n.py (the rulings, the command line, the server's
 # messages, the vision warnings, the pages' templates and scripts; babel.cfg lists the
 # sources; tests/server/test_server_i18n.py checks the scripts' strings): extract the template, merge it into each
 # language's .po (new messages arrive untranslated; tests/rules/test_rules_i18n.py fails

@@ -67,7 +67,7 @@ def start_server(folder: Path, port: int) -> subprocess.Popen:
     db = str(folder / "bench.sqlite3")
     log = open(folder / "server.log", "ab")  # noqa: SIM115 - lives with the process
     proc = subprocess.Popen(
-        [sys.executable, "-m", "server.cli", "--port", str(port), "--no-demo", "--db", db],
+        [sys.executable, "-m", "dominocam", "serve", "--port", str(port), "--no-demo", "--db", db],
         cwd=REPO,
         env=env,
         stdout=log,

@@ -2,19 +2,19 @@
 
 Each `add_*` function adds one group of options to a subcommand's parser with the same
 name, type, default and help wherever it appears; the `type=` functions turn bad values
-into argparse's one-line usage error. Only the standard library and `rules.tiles` are
-imported, so every `cli` module can use this one and stay cheap to import.
+into argparse's one-line usage error. Part of the ground floor: only the standard library
+and `dominocam.errors` are imported (what the rules know, such as the tile sets, the caller
+passes in), so every `cli` module can use this one and stay cheap to import.
 """
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
 from dominocam.errors import UserInputError
-from rules.tiles import SUPPORTED_SETS
 
 Number = TypeVar("Number", int, float)
 
@@ -59,17 +59,18 @@ def image_size(text: str) -> tuple[int, int]:
 
 def add_set(
     parser: argparse.ArgumentParser,
+    sets: Sequence[int],
     default: int | None = DEFAULT_SET,
     unset: str = "default: the variant's",
 ) -> None:
-    """`--set N`: the double-N set of the tiles; `unset` says what a command without it
-    does when the default is None."""
+    """`--set N`: the double-N set of the tiles, one of `sets` (`rules.tiles.SUPPORTED_SETS`);
+    `unset` says what a command without it does when the default is None."""
     said = f"default {default}" if default is not None else unset
     parser.add_argument(
         "--set",
         type=int,
         default=default,
-        choices=SUPPORTED_SETS,
+        choices=sets,
         help=f"the set's highest value ({said})",
     )
 

@@ -27,7 +27,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "server.cli",
     "vision.cli",
     "vision.track_cli",
-    "dominocam.round",
+    "rounds.cli",
     "measure.cli",
     "tournament.cli",
 )

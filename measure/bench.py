@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from time import perf_counter
 from typing import TYPE_CHECKING, Any
 
+import cv2
 import numpy as np
 
 from vision.image_io import decode_image
@@ -65,6 +66,8 @@ class BenchTable:
 def bench_config(width: int, n_tiles: int) -> SynthConfig:
     """dominosynth's `clean` configuration narrowed to one kind of table of about `n_tiles`
     tiles: a sixth face down in a boneyard, a ninth loose, the rest played (spinner)."""
+    # Lazy: timing a given photo (`--image`) never loads the generator
+    # (tests/measure/test_bench.py).
     from dominosynth.config import CONFIGS
 
     face_down, loose = n_tiles // 6, n_tiles // 9
@@ -94,7 +97,7 @@ def bench_table(
 
     Fewer than `n_tiles` are drawn when the set runs out of tiles or the table of room.
     """
-    from dominosynth.generate import Job, make_sample
+    from dominosynth.generate import Job, make_sample  # lazy, as in `bench_config`
 
     job = Job("-", 0, seed, width, height, "table", set_max, "val", bench_config(width, n_tiles))
     _, image, truth, *_ = make_sample(job)
@@ -124,8 +127,6 @@ def bench_size(
         "p90_ms"}}, "ratio_to_forward"} where the ratio is median total / median forward;
         "tiles_drawn" counts the tiles rendered (`n_tiles` when timing a given image).
     """
-    import cv2
-
     if image is None:
         table = bench_table(width, height, n_tiles, seed=seed, set_max=set_max)
         image, n_tiles = table.image, len(table.face_up)

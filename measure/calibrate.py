@@ -44,7 +44,7 @@ import argparse
 import json
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -403,8 +403,6 @@ def _photo_outcome(photo: PhotoRecord, calibration: Any) -> PhotoOutcome:
 def choose_thresholds(photos: Sequence[PhotoRecord], tile: Any, right: Any) -> tuple[Any, dict]:
     """The calibration with `doubtful_below` chosen on the fit photos (module docstring),
     and the selective figures for each value of the grid."""
-    from dataclasses import replace
-
     from vision.confidence import Calibration
 
     base = Calibration(tile, right, REJECT_BELOW, DOUBT_GRID[0], REVIEW_REJECTED)

@@ -7,6 +7,7 @@ functions.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import sys
@@ -24,6 +25,7 @@ from dominocam.arguments import (
     positive_int,
 )
 from dominocam.errors import UserInputError
+from rules.tiles import SUPPORTED_SETS
 
 EVAL_OUT = Path("runs") / "eval"
 
@@ -175,7 +177,7 @@ def _add_bench(subparsers: argparse._SubParsersAction) -> None:
     bench.add_argument(
         "--image", metavar="PATH", help="time this photo instead of a synthetic table"
     )
-    add_set(bench)
+    add_set(bench, SUPPORTED_SETS)
     bench.add_argument("--json", action="store_true", help="print the results as JSON")
     add_model_files(bench)
     add_threads(bench)
@@ -410,8 +412,6 @@ def _bar(seeds: list[int]):
 
 def run_track_eval(args: argparse.Namespace) -> int:
     """`dominocam track-eval`."""
-    import dataclasses
-
     from measure.track_eval import (
         NO_NOISE,
         DetectorNoise,

@@ -58,6 +58,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import cv2
 import numpy as np
 
 from dominocam.errors import UserInputError
@@ -79,12 +80,16 @@ from measure.scoring import (
     score_tile_crop,
 )
 from measure.truth import held_out, set_max, synthetic_truth, synthetic_visibility
-from vision.detector import CLOSEUP_BORDER, MAX_UPSCALE
+from vision.detector import CLOSEUP_BORDER, MAX_UPSCALE, Detector
 from vision.geometry import frame_in_grey
-from vision.image_io import IMAGE_SUFFIXES
+from vision.image_io import IMAGE_SUFFIXES, load_image
+from vision.onnx_model import MODEL_FILES, file_sha256, resolve_model_path
 from vision.overlaps import OVERLAP_THRESHOLD
 from vision.pipeline import Models
+from vision.reader import BACK_CLASS, BACK_MIN, Reader
 from vision.reading import PhotoReader
+from vision.scene import Scene, SceneTile
+from vision.verifier import Verifier
 
 if TYPE_CHECKING:
     from vision.confidence import Calibration
@@ -130,8 +135,6 @@ def _progress(items, desc: str, quiet: bool):
 
 def eval_synthetic(models, root: Path, limit: int | None, quiet: bool) -> SetResult:
     """Score the val split of a `dominocam synth` folder."""
-    from vision.image_io import load_image
-
     images_dir = root / "detector" / "images" / "val"
     truth_dir = root / "truth"
     if not images_dir.is_dir() or not truth_dir.is_dir():
@@ -165,8 +168,6 @@ def eval_synthetic(models, root: Path, limit: int | None, quiet: bool) -> SetRes
 def eval_synthetic_print(models, root: Path, limit: int | None, quiet: bool) -> SetResult:
     """Score the val split of a print set (`dominocam synth --config print`): the real
     tiles as `eval_synthetic` scores them, and the printed dominoes read as tiles."""
-    from vision.image_io import load_image
-
     images_dir = root / "detector" / "images" / "val"
     truth_dir = root / "truth"
     if not images_dir.is_dir() or not truth_dir.is_dir():
@@ -214,9 +215,6 @@ def synthetic_tile_crops(root: Path, limit: int | None):
     The crops are also written to `root/tile_crops/` (the same every time: the span of each
     is seeded by its picture) so that failure galleries can show them.
     """
-    import cv2
-
-    from vision.image_io import load_image
 
     images_dir, truth_dir = root / "detector" / "images" / "val", root / "truth"
     if not images_dir.is_dir() or not truth_dir.is_dir():
@@ -276,8 +274,6 @@ def eval_synthetic_tiles(
 
 
 def eval_realval_scenes(models, root: Path, limit: int | None, quiet: bool) -> SetResult:
-    from vision.image_io import load_image
-
     labels = json.loads((root / "scenes" / "labels.json").read_text())
     labels = labels[:limit] if limit else labels
     result = SetResult("realval_scenes", note="identity labels, no boxes: count-based detection")
@@ -320,8 +316,6 @@ def probability_points(
 ) -> list[tuple[float, bool]]:
     """(probability, read right) of every box of an assessed Scene, its tiles and its
     rejected boxes, labelled as `dominocam calibrate` labels them (`measure.calibrate`)."""
-    from vision.scene import Scene, SceneTile
-
     boxes = [(t.probability, t.face, t.corners, t.pips) for t in scene.tiles]
     boxes += [(b.probability, b.face, b.corners, b.pips) for b in scene.rejected]
     boxes = [b for b in boxes if b[0] is not None]
@@ -350,8 +344,6 @@ def probability_points(
 def eval_realval_tiles(
     models, root: Path, limit: int | None, quiet: bool, border: float = 0.0
 ) -> SetResult:
-    from vision.image_io import load_image
-
     labels = json.loads((root / "tiles" / "labels.json").read_text())
     labels = labels[:limit] if limit else labels
     result = SetResult("realval_tiles", note=f"pipeline on each whole crop{_border_note(border)}")
@@ -368,8 +360,6 @@ def eval_realval_tiles(
 
 def classify_half_crops(reader, images: list[np.ndarray]) -> np.ndarray:
     """(N, V) probabilities of each crop and its 180-degree turn, averaged."""
-    import cv2
-
     side = reader.side
     crops = np.stack([cv2.resize(im, (side, side), interpolation=cv2.INTER_AREA) for im in images])
     turned = np.ascontiguousarray(crops[:, ::-1, ::-1])
@@ -392,8 +382,6 @@ def score_halves(
 
 
 def eval_realval_halves(models, root: Path, limit: int | None, quiet: bool) -> SetResult:
-    from vision.image_io import load_image
-
     labels = json.loads((root / "halves" / "labels.json").read_text())
     labels = labels[:limit] if limit else labels
     result = SetResult("realval_halves", note="reader only; crop and its 180-degree turn averaged")
@@ -410,9 +398,6 @@ def eval_synthetic_halves(models, root: Path, limit: int | None, quiet: bool) ->
     """The reader alone on the val half crops `dominocam synth` wrote (reader/val/<value>/);
     with a reader that has a `back` class and a set with reader/val/back/ crops, also how
     often a back is read as a back and a face as a back (`vision.reader.BACK_MIN`)."""
-    import cv2
-
-    from vision.reader import BACK_CLASS, BACK_MIN
 
     folder = root / "reader" / "val"
     if not folder.is_dir():
@@ -521,11 +506,6 @@ def load_eval_models(
     Raises:
         UserInputError: a needed model file is missing or unreadable.
     """
-    from vision.detector import Detector
-    from vision.onnx_model import MODEL_FILES, resolve_model_path
-    from vision.reader import Reader
-    from vision.verifier import Verifier
-
     kinds = {kind for s in sets for kind in SET_MODELS[s]}
     models = EvalModels()
     if "detector" in kinds:
@@ -626,8 +606,6 @@ def run_eval(
 
 def describe_models(models: EvalModels) -> dict:
     """Paths, hashes and metadata of the evaluated models (those opened), for the JSON."""
-    from vision.onnx_model import file_sha256
-
     out: dict[str, Any] = {}
     if models.calibration is not None:
         out["calibration"] = {

@@ -33,12 +33,15 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
-from dominosynth.config import WEIGHT_CHOICES
+import numpy as np
+
+from dominosynth.config import WEIGHT_CHOICES, SynthConfig
+from dominosynth.generate import Job, truth_dict
 from measure.metrics import Rate
 from vision.layout import LayoutConfig, LayoutTile, Reconstruction, build_layout
 
@@ -89,8 +92,6 @@ def truth_tiles(truth: dict[str, Any]) -> list[LayoutTile]:
 
 def config_for(truth: dict[str, Any], base: LayoutConfig = DEFAULT_CONFIG) -> LayoutConfig:
     """The layout configuration a game would give for this table (kind, number of trains)."""
-    from dataclasses import replace
-
     variant = truth.get("variant") or "line"
     trains = len(truth["lines"]) if variant == "mexican" else None
     # A game's table holds a layout; a picture of loose tiles only (scatter) is no game.
@@ -155,11 +156,7 @@ def score_table(truth: dict[str, Any], found: Reconstruction) -> tuple[bool, int
 def generated_truths(count: int, seed: int, size: tuple[int, int] = (1280, 720)):
     """`count` synthetic table truths made in-process by dominosynth (placed and projected,
     not rendered: a few milliseconds each); yields (name, truth dict)."""
-    import numpy as np
-
     from dominosynth import render
-    from dominosynth.config import SynthConfig
-    from dominosynth.generate import Job, truth_dict
 
     cfg = SynthConfig()
     width, height = size
@@ -229,7 +226,6 @@ def draw_comparison(image: Any, truth: dict[str, Any], found: Reconstruction) ->
     red; true open ends green circles, found open ends red crosses with their values.
     """
     import cv2
-    import numpy as np
 
     out = image.copy()
     tiles = {t["id"]: t for t in truth["tiles"]}

@@ -10,6 +10,8 @@ import cv2
 import numpy as np
 
 from measure.metrics import LENGTH_METRICS, confusion_matrix
+from vision.geometry import rectify_tile
+from vision.image_io import load_image
 
 FONT = cv2.FONT_HERSHEY_SIMPLEX
 GREEN = (60, 200, 60)
@@ -196,8 +198,6 @@ def _fit(image: np.ndarray, width: int, height: int) -> tuple[np.ndarray, float]
 def draw_failure(failure, width: int = 560, height: int = 400) -> np.ndarray:
     """One gallery panel: the photo with read boxes (green up, orange down) and labelled boxes
     that were missed (red), values written on the boxes, the problems listed below."""
-    from vision.image_io import load_image
-
     try:
         image = load_image(failure.path)
     except Exception:  # a gallery must not fail on one unreadable file
@@ -256,9 +256,6 @@ def draw_gallery(failures, title: str, count: int = 24, columns: int = 3) -> np.
 def draw_misreads(misreads, title: str, count: int = 48, columns: int = 12) -> np.ndarray | None:
     """Rectified crops of wrongly read tiles (as the reader saw them: half 0 on top), each
     captioned 'label read as read'."""
-    from vision.geometry import rectify_tile
-    from vision.image_io import load_image
-
     if not misreads:
         return None
     cache: dict[str, np.ndarray] = {}

@@ -34,6 +34,11 @@ from typing import Any
 
 import numpy as np
 
+from dominocam.errors import UserInputError
+from dominosynth.video import VideoSpec, plan_video
+from measure.metrics import wilson
+from vision import geometry
+from vision.layout import KINDS
 from vision.track import PlainDetection, TableTracker, TrackerConfig
 
 
@@ -111,8 +116,6 @@ class SimulatedFrames:
     def frame(
         self, f: int
     ) -> tuple[list[PlainDetection], Callable[[list[np.ndarray]], np.ndarray]]:
-        from vision import geometry
-
         noise, rng = self.noise, self.rng
         truth = self.frames[f]
         boxes: list[PlainDetection] = []
@@ -346,8 +349,6 @@ def _truth_row(truth: dict, found: dict | None) -> EventRow:
 
 def _game_config(config: TrackerConfig, variant: str | None) -> TrackerConfig:
     """The tracker told the game's layout kind (the dashboard knows it from the game setup)."""
-    from vision.layout import KINDS
-
     if variant in KINDS and config.layout.kind != variant:
         return dataclasses.replace(config, layout=dataclasses.replace(config.layout, kind=variant))
     return config
@@ -367,8 +368,6 @@ def evaluate_seed(
     rendered and goes through the real detector and reader (`vision.track.track_frame`), so
     the figures are those of the whole live path; `reads` then counts the tiles read.
     """
-    from dominosynth.video import VideoSpec, plan_video
-
     spec = spec or VideoSpec()
     video = plan_video(seed, spec)
     config = _game_config(config or TrackerConfig(), video.variant)
@@ -426,7 +425,6 @@ class _CountingReader:
 
 def summarise(results: Sequence[VideoResult]) -> dict[str, Any]:
     """Totals over videos, with Wilson intervals and delay quantiles (frames)."""
-    from measure.metrics import wilson
 
     def interval(k: int, n: int) -> list[float] | None:
         return [round(v, 4) for v in wilson(k, n)] if n else None
@@ -544,8 +542,6 @@ def write_rows(results: Sequence[VideoResult], path: str | Path) -> Path:
 
 def read_rows(path: str | Path) -> list[EventRow]:
     """The rows of a file written by `write_rows`; UserInputError when it is not one."""
-    from dominocam.errors import UserInputError
-
     path = Path(path)
     try:
         lines = path.read_text().splitlines()
@@ -601,8 +597,6 @@ def format_comparison(only_before: Sequence[EventRow], only_after: Sequence[Even
 
 def parse_seeds(text: str) -> list[int]:
     """'0-9' or '1,5,7' or '3' -> seeds."""
-    from dominocam.errors import UserInputError
-
     seeds: list[int] = []
     try:
         for part in text.split(","):

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from dominocam.i18n import N_, _, ngettext
 from rounds.ledger import (
     RoundFacts,
     Ruling,
@@ -20,7 +21,6 @@ from rounds.ledger import (
     problems_signature,
 )
 from rules.hold import HoldReason
-from rules.i18n import N_, _, ngettext
 from rules.ledger import Holder, HolderKind, Problem, ProblemCode
 from rules.ledger_words import and_text, problem_text, tiles_text
 from rules.tiles import Tile

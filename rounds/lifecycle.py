@@ -30,9 +30,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dominocam.errors import Refused, UserInputError
+from dominocam.i18n import _
 from rounds import wording
 from rules import phrases
-from rules.i18n import _
 from rules.tiles import Tile, parse_tile
 
 

@@ -27,6 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from dominocam.i18n import _
 from rounds import wording
 from rounds.ledger import problems_signature, round_ledger
 from rounds.lifecycle import (
@@ -37,7 +38,6 @@ from rounds.lifecycle import (
     require_reason,
 )
 from rounds.store import RoundRow, RoundStore
-from rules.i18n import _
 
 A = TypeVar("A")
 

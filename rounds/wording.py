@@ -12,7 +12,7 @@ stored before codes shows its stored text.
 
 from __future__ import annotations
 
-from rules.i18n import N_
+from dominocam.i18n import N_
 from rules.phrases import Template
 
 # server.game.hands

@@ -14,8 +14,8 @@ import argparse
 import json
 import sys
 
+from dominocam.i18n import add_language_option, resolve_language, use_language
 from rules.blocked import check
-from rules.i18n import add_language_option, resolve_language, use_language
 from rules.ruling import ruling
 from rules.state import load_state
 from rules.variants import SETTINGS, VARIANTS

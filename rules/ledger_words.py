@@ -1,4 +1,4 @@
-"""The ledger's problems in words, in the reader's language (`rules.i18n`): one wording for
+"""The ledger's problems in words, in the reader's language (`dominocam.i18n`): one wording for
 the dashboard, tournament mode and `dominocam round`.
 
 `rules.ledger` says what does not add up in codes and numbers (`Problem`); this module says
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from rules.i18n import _, format_number, ngettext
+from dominocam.i18n import _, format_number, ngettext
 from rules.ledger import Holder, HolderKind, Problem, ProblemCode
 from rules.tiles import Tile
 

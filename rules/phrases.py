@@ -29,7 +29,7 @@ import string
 from collections.abc import Mapping
 from typing import Any
 
-from rules.i18n import _
+from dominocam.i18n import _
 
 _TEMPLATES: dict[str, Template] = {}
 
@@ -142,7 +142,7 @@ def phrase_of(text: object) -> Phrase | None:
 
 
 def said(text: str, words: object = None) -> str:
-    """A sentence in the current language (`rules.i18n.use_language`): `text` itself when it
+    """A sentence in the current language (`dominocam.i18n.use_language`): `text` itself when it
     is a phrase, or the phrase `words` (its stored `to_json`) stands for; the stored `text`
     as it is when there is neither (a row stored before codes) or `words` names no known
     template."""

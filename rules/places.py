@@ -4,14 +4,14 @@ A player does not know "line 5"; they see an open end and where it lies on the t
 at the top right"), or whose train it is ("Ana's train"). A table photo's line carries its
 *place*: which ninth of the photo (thirds across, thirds down) its open end lies in, one of
 `PLACES` ("top-right"). `place_of` finds it from a point in the photo's pixels;
-`place_words` and `line_words` say it in the reader's language (`rules.i18n`).
+`place_words` and `line_words` say it in the reader's language (`dominocam.i18n`).
 
 Pure Python: the reader (`vision`), the rules and the server all use it.
 """
 
 from __future__ import annotations
 
-from rules.i18n import N_, _
+from dominocam.i18n import N_, _
 
 # The nine places by thirds of the photo, rows from the top, columns from the left.
 PLACES: tuple[tuple[str, str, str], ...] = (

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from rules.i18n import _, format_number, ngettext
+from dominocam.i18n import _, format_number, ngettext
 from rules.layout import END_LEAD, END_SPINNER, END_TRAIN, OpenEnd
 from rules.moves import Move
 from rules.places import line_words
@@ -20,7 +20,7 @@ def ruling(
     verdict: Verdict, state: GameState, boneyard_known: bool = True, blocked: str | None = None
 ) -> str:
     """A multi-line ruling for people (the human output of `dominocam rules check`), in the
-    language of `rules.i18n.use_language` (English by default).
+    language of `dominocam.i18n.use_language` (English by default).
 
     Args:
         verdict: `check(state)`.

@@ -32,7 +32,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from dominocam.errors import UserInputError
-from rules.i18n import N_, _, format_number, ngettext
+from dominocam.i18n import N_, _, format_number, ngettext
 from rules.state import GameState
 
 

@@ -53,7 +53,7 @@ from pathlib import Path
 from typing import Any, TypeGuard
 
 from dominocam.errors import UserInputError
-from rules.i18n import N_, _
+from dominocam.i18n import N_, _
 from rules.layout import Layout, Line, chain_end, infer_root
 from rules.places import PLACE_CODES
 from rules.tiles import SUPPORTED_SETS, Tile, hand_points, parse_tile, set_size

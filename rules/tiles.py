@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from dominocam.errors import UserInputError
-from rules.i18n import _
+from dominocam.i18n import _
 
 # Double-n sets that the product supports: double-6, -9 and -12 are common, double-15 exists.
 SUPPORTED_SETS: tuple[int, ...] = (6, 9, 12, 15)

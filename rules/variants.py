@@ -39,7 +39,7 @@ from types import MappingProxyType
 from typing import Any
 
 from dominocam.errors import UserInputError
-from rules.i18n import N_, _
+from dominocam.i18n import N_, _
 from rules.tiles import SUPPORTED_SETS
 
 # The shapes a layout takes on the table (`Variant.layout`), and those grown from an engine.

@@ -27,7 +27,7 @@ from werkzeug.exceptions import HTTPException
 from werkzeug.routing import IntegerConverter
 
 from dominocam.errors import UserInputError
-from rules.i18n import _
+from dominocam.i18n import _
 from server import retention
 
 # The variable that chooses the instance folder (`dominocam serve --instance DIR` too).

@@ -23,9 +23,9 @@ from flask import (
     send_from_directory,
 )
 
-from dominocam import scene_state
 from dominocam.errors import UserInputError
-from rules.i18n import _, current_language
+from dominocam.i18n import _, current_language
+from rounds import scene_state
 from server import auth, engine, game, photo_space, storage, uploads
 from server.auth import admin_required
 from server.db import get_db

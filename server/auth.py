@@ -46,8 +46,11 @@ from typing import Any, TypeVar
 
 from flask import current_app, g, request, session
 
-from rules.i18n import _
+from dominocam.errors import UserInputError
+from dominocam.i18n import _
 from server import storage
+from server.db import get_db
+from server.host_check import names_loopback
 
 ADMIN_HASH_KEY = "admin_token_scrypt"
 PASSPHRASE_HASH_KEY = "admin_passphrase_scrypt"
@@ -230,8 +233,6 @@ def request_is_local() -> bool:
     (127.0.0.1, [::1], localhost): not a phone on the network, nor a page whose name was
     rebound to 127.0.0.1 (server.host_check), nor a reverse proxy's visitor (a proxy on this
     computer connects from 127.0.0.1 but passes the name its visitors used)."""
-    from server.host_check import names_loopback
-
     return request.remote_addr in LOCAL_ADDRESSES and names_loopback(
         request.environ.get("HTTP_HOST")
     )
@@ -250,8 +251,6 @@ def set_passphrase(conn: sqlite3.Connection, passphrase: str, repeated: str) -> 
         AuthError: 403 when the page is closed (not this computer, or already set).
         UserInputError: too short, too long, or the two entries differ.
     """
-    from dominocam.errors import UserInputError
-
     if passphrase != repeated:
         raise UserInputError(_("the two passphrases differ: type the same one twice"))
     if len(passphrase) < MIN_PASSPHRASE:
@@ -381,8 +380,6 @@ def admin_required(view: F) -> F:
 
     @functools.wraps(view)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
-        from server.db import get_db
-
         mark_private()
         if not request_is_admin(get_db()):
             raise AuthError(

@@ -32,7 +32,10 @@ from typing import Any
 
 import numpy as np
 
-from rules.i18n import _, ngettext
+from dominocam.i18n import _, ngettext
+from server import engine, game, uploads
+from server.db import get_db
+from vision.scene import Scene
 
 
 def parse_source(source: str | int) -> str | int:
@@ -227,7 +230,7 @@ class CameraLoop:
 
 
 def status_text(status: dict[str, Any]) -> str:
-    """The camera's status in words for the pages (in the request's language, rules.i18n):
+    """The camera's status in words for the pages (in the request's language, dominocam.i18n):
     live, dropped and reconnecting, back."""
     state, message = status.get("state"), status.get("message") or ""
     drops = int(status.get("reconnects") or 0)
@@ -291,15 +294,10 @@ def tracking_reader(
     `hidden` (ids of tiles held while not seen) and `events` (the changes confirmed at this
     frame), and the events are stored in the current game (`store_camera_events`).
     """
-    from server import engine
-
     state: dict[str, Any] = {"key": None, "tracker": None, "pending": []}
 
     def reader(pixels: np.ndarray) -> dict[str, Any]:
-        from server import game
-        from server.db import get_db
         from vision.reading import tracker_config
-        from vision.scene import Scene
         from vision.track import TableTracker
 
         with app.app_context():
@@ -367,8 +365,6 @@ def store_camera_events(
     earlier shows other coordinates. One file per round, replaced at each change.
     """
     import cv2
-
-    from server import game, uploads
 
     rnd = game.get_round(conn, game_id)
     if rnd["status"] != "open":

@@ -5,10 +5,12 @@ network when this computer is on a private one (`--host auto`), else to this com
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any
 
 from dominocam.arguments import number_type
+from dominocam.errors import UserInputError
 
 # A port a server can listen on; 0 (any free port) is refused too: the address printed and
 # given to phones must be the one asked for.
@@ -91,9 +93,7 @@ def serve(args: argparse.Namespace) -> int:
     # `serve_tournament` (tournament.cli.register): the server never imports it.
     if getattr(args, "tournament", None):
         return int(args.serve_tournament(args))
-    import os
 
-    from dominocam.errors import UserInputError
     from server import create_app
     from server.serving import (
         check_address_free,
@@ -196,8 +196,6 @@ def _listening_message(app: Any, host: str, port: int, asked: str | None = None)
 
 def _storage_message(config: Any) -> str:
     """Where the games and photos are kept, as full paths (what to back up, or to find)."""
-    import os
-
     database = str(config["DATABASE"])
     if database != ":memory:":
         database = os.path.abspath(database)
@@ -236,14 +234,3 @@ def _reset_passphrase(storage_config: dict[str, object]) -> None:
         "dominocam: the passphrase is forgotten; set a new one at /first-run on this computer",
         file=sys.stderr,
     )
-
-
-def main(argv: list[str] | None = None) -> int:
-    """`python -m server.cli [serve options]`: the same as `dominocam serve`."""
-    from dominocam.cli import main as dominocam_main
-
-    return dominocam_main(["serve", *(sys.argv[1:] if argv is None else argv)])
-
-
-if __name__ == "__main__":
-    sys.exit(main())

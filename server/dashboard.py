@@ -13,7 +13,7 @@ from typing import Any
 from flask import Blueprint, current_app, redirect, render_template, request, session, url_for
 
 from dominocam.errors import UserInputError
-from rules.i18n import _
+from dominocam.i18n import _
 from server import auth, engine, game, setup_words
 from server.db import get_db
 from server.redirects import same_site_path

@@ -11,6 +11,7 @@ A test (or an embedding application) may inject `SCENE_PROVIDER` in the app conf
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -21,7 +22,8 @@ from flask import current_app
 
 import rules
 from dominocam.errors import UserInputError
-from rules.i18n import DEFAULT_LANGUAGE, N_, _, use_language
+from dominocam.i18n import DEFAULT_LANGUAGE, N_, _, use_language
+from vision import onnx_model
 
 
 class EngineUnavailable(RuntimeError):
@@ -30,8 +32,6 @@ class EngineUnavailable(RuntimeError):
 
 def plain(value: Any) -> dict[str, Any]:
     """A result object as a plain dict: `to_dict()`, `to_json()` (dict or JSON text), a dict."""
-    import json
-
     for method in ("to_dict", "to_json", "as_dict"):
         if hasattr(value, method):
             out = getattr(value, method)()
@@ -113,7 +113,7 @@ def check(state: dict[str, Any]) -> dict[str, Any]:
         UserInputError: the state is invalid (HTTP 400 with the engine's message).
     """
     parsed = rules.parse_state(state)  # a refusal is worded in the request's language
-    # The verdict is stored and is machine output: its reason texts stay English (rules.i18n).
+    # The verdict is stored and is machine output: its reason texts stay English (dominocam.i18n).
     with use_language(DEFAULT_LANGUAGE):
         return rules.check(parsed).to_json()
 
@@ -272,7 +272,6 @@ def models_status() -> dict[str, Any]:
         return {"available": True, "message": _("photo reader injected by configuration")}
     if "reader" in _reader_cache:
         return {"available": True, "message": _("photo reader ready")}
-    from vision import onnx_model
 
     try:
         for role in ("detector", "reader"):

@@ -9,7 +9,7 @@ As a safety net for writes from other processes the publisher also looks at the 
 once per `poll_s` while anybody listens; it stops when the last listener leaves.
 
 A state holds words for people (a game's final result, the reader's warnings): it is
-computed once per language that someone listens in (`rules.i18n.use_language`), so a page
+computed once per language that someone listens in (`dominocam.i18n.use_language`), so a page
 in Hungarian and an overlay in Spanish each get theirs, at most one computation per
 language per change.
 
@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dominocam.errors import UserInputError
-from rules.i18n import DEFAULT_LANGUAGE, _, use_language
+from dominocam.i18n import DEFAULT_LANGUAGE, _, use_language
 from server import storage
 
 log = logging.getLogger(__name__)

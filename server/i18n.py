@@ -1,10 +1,10 @@
-"""The pages' language: Flask-Babel over the catalogues of `rules.i18n` (one domain, one set
+"""The pages' language: Flask-Babel over the catalogues of `dominocam.i18n` (one domain, one set
 of .po files for the rulings, the command line, the pages, the scripts and the API's errors).
 
 * **Choice.** `?lang=CODE` (the overlay: OBS has no picker), then the picker's cookie, then
-  the browser's Accept-Language (best match among `rules.i18n.LANGUAGES`), else English.
-* **Python.** Every request writes in its language: `rules.i18n`'s language is set for the
-  request, so an error message or ruling written with `rules.i18n._` comes in it.
+  the browser's Accept-Language (best match among `dominocam.i18n.LANGUAGES`), else English.
+* **Python.** Every request writes in its language: `dominocam.i18n`'s language is set for the
+  request, so an error message or ruling written with `dominocam.i18n._` comes in it.
 * **Templates.** Flask-Babel's `_`/`ngettext`; `<html lang>` is `page_language`.
 * **Scripts.** The strings the scripts under the app's static/ mark with `_("…")` or
   `ngettext("…", "…", n)` are found with Babel's JavaScript extractor (the same one
@@ -27,8 +27,8 @@ from babel.messages.extract import extract_javascript
 from flask import Flask, Response, current_app, g, redirect, request
 from flask_babel import Babel, format_decimal, get_locale, get_translations
 
-from rules import i18n as rules_i18n
-from rules.i18n import _
+from dominocam import i18n as dominocam_i18n
+from dominocam.i18n import _
 from server.redirects import same_site_path
 from server.setup_words import variant_title
 
@@ -41,28 +41,28 @@ JS_KEYWORDS = {"_": None, "ngettext": (1, 2)}
 def select_language() -> str:
     """The language of this request (see the module docstring)."""
     for requested in (request.args.get("lang"), request.cookies.get(COOKIE)):
-        if requested in rules_i18n.LANGUAGES:
+        if requested in dominocam_i18n.LANGUAGES:
             return requested
-    best = request.accept_languages.best_match(list(rules_i18n.LANGUAGES))
-    return best or rules_i18n.DEFAULT_LANGUAGE
+    best = request.accept_languages.best_match(list(dominocam_i18n.LANGUAGES))
+    return best or dominocam_i18n.DEFAULT_LANGUAGE
 
 
 def page_language() -> str:
     """The code of the language this request is answered in."""
-    return str(get_locale() or rules_i18n.DEFAULT_LANGUAGE)
+    return str(get_locale() or dominocam_i18n.DEFAULT_LANGUAGE)
 
 
 def init_app(app: Flask) -> None:
-    """Flask-Babel on `app`, the request's language for `rules.i18n`, the picker's route."""
-    app.config.setdefault("BABEL_DEFAULT_LOCALE", rules_i18n.DEFAULT_LANGUAGE)
-    app.config.setdefault("BABEL_DOMAIN", rules_i18n.DOMAIN)
-    app.config.setdefault("BABEL_TRANSLATION_DIRECTORIES", str(rules_i18n.LOCALE_DIR))
+    """Flask-Babel on `app`, the request's language for `dominocam.i18n`, the picker's route."""
+    app.config.setdefault("BABEL_DEFAULT_LOCALE", dominocam_i18n.DEFAULT_LANGUAGE)
+    app.config.setdefault("BABEL_DOMAIN", dominocam_i18n.DOMAIN)
+    app.config.setdefault("BABEL_TRANSLATION_DIRECTORIES", str(dominocam_i18n.LOCALE_DIR))
     Babel(app, locale_selector=select_language)
 
     @app.before_request
     def _language() -> None:
         # Held in g and left in teardown: a server thread serves many requests.
-        block = rules_i18n.use_language(page_language())
+        block = dominocam_i18n.use_language(page_language())
         block.__enter__()
         g.dominocam_language = block
 
@@ -76,7 +76,7 @@ def init_app(app: Flask) -> None:
     def _page() -> dict[str, Any]:
         return {
             "page_language": page_language(),
-            "languages": rules_i18n.LANGUAGES,
+            "languages": dominocam_i18n.LANGUAGES,
             "js_messages": js_messages,
             "language_next": _this_page_without_lang(),
             "format_decimal": format_decimal,
@@ -103,7 +103,7 @@ def choose_language() -> Response:
     chosen = request.form.get("lang", "")
     target = same_site_path(request.form.get("next"))
     response = redirect(target, code=303)
-    if chosen in rules_i18n.LANGUAGES:
+    if chosen in dominocam_i18n.LANGUAGES:
         response.set_cookie(COOKIE, chosen, max_age=COOKIE_MAX_AGE_S, samesite="Lax", httponly=True)
     else:
         response.delete_cookie(COOKIE, samesite="Lax", httponly=True)
@@ -154,7 +154,7 @@ def js_messages() -> dict[str, Any]:
     catalogue order) and `plurals` (CLDR category -> form index); empty in English, where
     the scripts' own text is shown."""
     language = page_language()
-    if language == rules_i18n.DEFAULT_LANGUAGE:
+    if language == dominocam_i18n.DEFAULT_LANGUAGE:
         return {"language": language, "messages": {}, "plurals": {"one": 0, "other": 1}}
     return _script_catalogue(current_app.import_name, language, get_translations())
 

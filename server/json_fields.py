@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, overload
 
 from dominocam.errors import Refused
-from rules.i18n import N_, _
+from dominocam.i18n import N_, _
 
 # SQLite (and PostgreSQL's bigint) keep whole numbers of 64 bits.
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1

@@ -21,7 +21,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from rules.i18n import _
+from dominocam.i18n import _
 from server.uploads import UploadError
 
 MIB = 1024 * 1024

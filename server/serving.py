@@ -28,9 +28,12 @@ from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
+from werkzeug.datastructures import LanguageAccept
+from werkzeug.http import parse_accept_header
+
+from dominocam import i18n as dominocam_i18n
 from dominocam.errors import UserInputError
-from rules import i18n as rules_i18n
-from rules.i18n import _
+from dominocam.i18n import _
 
 
 def is_loopback(host: str) -> bool:
@@ -231,12 +234,11 @@ class ClientConnections:
 def too_large_message(limit_bytes: int, accept_language: str | None) -> str:
     """The app's 413 message (server._register_errors) in the language the client asks for:
     waitress answers a body over twice the limit before the app sees the request."""
-    from werkzeug.datastructures import LanguageAccept
-    from werkzeug.http import parse_accept_header
-
     accepted = parse_accept_header(accept_language or "", LanguageAccept)
-    language = accepted.best_match(list(rules_i18n.LANGUAGES)) or rules_i18n.DEFAULT_LANGUAGE
-    with rules_i18n.use_language(language):
+    language = (
+        accepted.best_match(list(dominocam_i18n.LANGUAGES)) or dominocam_i18n.DEFAULT_LANGUAGE
+    )
+    with dominocam_i18n.use_language(language):
         return _("the upload is larger than {megabytes} MB; send a smaller photo").format(
             megabytes=limit_bytes // (1024 * 1024)
         )

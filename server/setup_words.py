@@ -15,8 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from dominocam.i18n import N_, _, format_number
 from rules import variants as rules_variants
-from rules.i18n import N_, _, format_number
 from rules.variants import SETTINGS, VARIANTS, Variant
 
 # Each setting as the question a host answers. (Whole-number settings are answered with a

@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from dominocam.errors import UserInputError
-from rules.i18n import _
+from dominocam.i18n import _
 
 FORMATS = {"jpeg": ".jpg", "png": ".png", "webp": ".webp"}
 

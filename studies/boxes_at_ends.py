@@ -23,6 +23,7 @@ import numpy as np
 from studies.product_reads import covering_label, real_scenes, synthetic_scenes, tally_sets
 from studies.review_reasons import REVIEW_REASONS
 from vision import geometry
+from vision.layout import boxes_at_open_ends
 from vision.notes import Note
 
 MISSED, TILE_KEPT, NO_TILE, UNKNOWN = "a missed tile", "a tile kept", "no tile", "unknown"
@@ -58,8 +59,6 @@ def under_box(corners: np.ndarray, truth_tiles: list[dict] | None, scene) -> str
 
 def at_ends(scene, truth_tiles: list[dict] | None, picture: str) -> AtEnd | None:
     """The picture's boxes left out against an open end, or None without any."""
-    from vision.layout import boxes_at_open_ends
-
     if not scene.rejected:
         return None
     found = boxes_at_open_ends(scene, np.array([b.corners for b in scene.rejected]))

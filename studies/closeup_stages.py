@@ -29,6 +29,9 @@ from pathlib import Path
 
 import numpy as np
 
+from measure.metrics import wilson
+from vision.image_io import load_image
+
 STAGES: tuple[str, ...] = ("first look", "close-up pass", "windows", "product")
 
 
@@ -101,8 +104,6 @@ def run(items, models) -> dict:
 
 
 def real_items(root: Path, limit: int | None):
-    from vision.image_io import load_image
-
     labels = json.loads((root / "tiles" / "labels.json").read_text())
     for label in labels[:limit] if limit else labels:
         set_max = 12 if "12" in str(label.get("note", "")) else 6
@@ -110,8 +111,6 @@ def real_items(root: Path, limit: int | None):
 
 
 def synthetic_items(folder: Path, limit: int | None, split: str = "val"):
-    from vision.image_io import load_image
-
     paths = sorted((folder / "detector" / "images" / split).glob("*.jpg"))
     for path in paths[:limit] if limit else paths:
         truth = json.loads((folder / "truth" / f"{path.stem}.json").read_text())
@@ -135,7 +134,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    from measure.metrics import wilson
     from vision.pipeline import load_models
 
     models = load_models(threads=args.threads)

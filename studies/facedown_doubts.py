@@ -32,6 +32,8 @@ from pathlib import Path
 
 import numpy as np
 
+from vision.confidence import feature_matrix, logit
+
 FACE_DOWN, FACE_UP, NO_TILE = "a face-down tile", "a face-up tile", "no tile"
 NO_TILE_DOWN = "no tile face down"
 
@@ -48,7 +50,6 @@ def _turned(scene) -> dict[int, float]:
 
 def facedown_rows(scene, calibration) -> list[dict]:
     """One row per face-down tile of an assessed Scene (module docstring)."""
-    from vision.confidence import feature_matrix, logit
     from vision.geometry import boxes_cut_by_border
     from vision.reader import BACK_SURE
 

@@ -32,6 +32,11 @@ from pathlib import Path
 
 import numpy as np
 
+from measure.metrics import boxes_match, match_boxes
+from measure.truth import set_max as _set_max
+from measure.truth import synthetic_truth
+from vision.image_io import load_image
+
 GRID: tuple[float, ...] = (0.0, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5)
 USEFUL, NEEDLESS = "useful", "needless"
 
@@ -77,18 +82,12 @@ def read_hand(image: np.ndarray, models, set_max: int):
 def missed_tiles(scene, scored: list[dict]) -> list[dict]:
     """The labelled tiles no kept tile matches, matched one to one as `dominocam eval`
     matches boxes (rotated IoU 0.5, or each centre inside the other)."""
-    from measure.metrics import match_boxes
-
     found = match_boxes([t["corners"] for t in scored], [t.corners for t in scene.tiles])
     return [scored[i] for i in found.missed]
 
 
 def synthetic_pictures(folder: Path, split: str, models) -> Iterator[dict]:
     """One record per picture: missed tiles, and each left-out box's p_tile and kind."""
-    from measure.metrics import boxes_match
-    from measure.truth import synthetic_truth
-    from vision.image_io import load_image
-
     for path in sorted((folder / "detector" / "images" / split).glob("*.jpg")):
         truth_file = folder / "truth" / f"{path.stem}.json"
         scored, _, set_max, _ = synthetic_truth(truth_file)
@@ -109,9 +108,7 @@ def synthetic_pictures(folder: Path, split: str, models) -> Iterator[dict]:
 def real_pictures(root: Path, models) -> Iterator[dict]:
     """One record per real photo read as a hand: whether its tile set is exact, whether
     other reasons ask, each left-out box's p_tile."""
-    from measure.truth import set_max as _set_max
     from studies.realval_passes import exact_tile_set
-    from vision.image_io import load_image
 
     for label in json.loads((root / "scenes" / "labels.json").read_text()):
         image = load_image(root / "scenes" / label["image"])

@@ -43,6 +43,7 @@ import numpy as np
 
 from measure.metrics import assign_reads, match_boxes, tile_key, wilson
 from measure.truth import set_max, synthetic_truth
+from vision.image_io import load_image
 
 
 @dataclass(frozen=True)
@@ -149,8 +150,6 @@ def _up(scene) -> list:
 def synthetic_tiles(root: Path, split: str, reader) -> Iterator[tuple[list[ReadTile], bool]]:
     """(read tiles, photo asks) per picture of a `dominocam synth` split: each picture read
     as its truth's kind (a hand photo, or a table)."""
-    from vision.image_io import load_image
-
     for path in sorted((root / "detector" / "images" / split).glob("*.jpg")):
         truth_file = root / "truth" / f"{path.stem}.json"
         kind = "hand" if json.loads(truth_file.read_text()).get("kind") == "hand" else "table"
@@ -180,8 +179,6 @@ def synthetic_tiles(root: Path, split: str, reader) -> Iterator[tuple[list[ReadT
 def real_scene_tiles(root: Path, reader) -> Iterator[tuple[list[ReadTile], bool]]:
     """(read tiles, photo asks) per real scene (realval/scenes): a hand photo when its label
     says `hand`, else a table; reads paired by identity (`assign_reads`)."""
-    from vision.image_io import load_image
-
     for label in json.loads((root / "scenes" / "labels.json").read_text()):
         kind = "hand" if label.get("hand") else "table"
         scene = reader.read(
@@ -212,8 +209,6 @@ def real_scene_tiles(root: Path, reader) -> Iterator[tuple[list[ReadTile], bool]
 def real_crop_tiles(root: Path, reader) -> Iterator[tuple[list[ReadTile], bool]]:
     """(read tile, photo asks) per real single-tile crop (realval/tiles), read as
     `dominocam eval` reads it: the most confident face-up tile of the whole crop."""
-    from vision.image_io import load_image
-
     for label in json.loads((root / "tiles" / "labels.json").read_text()):
         top = 12 if "12" in str(label.get("note", "")) else 6
         scene = reader.read(load_image(root / "tiles" / label["image"]), "table", top)

@@ -36,6 +36,9 @@ from pathlib import Path
 import numpy as np
 
 from dominosynth.config import READER_MIN_VISIBLE
+from measure.truth import set_max
+from vision import layout
+from vision.image_io import load_image
 from vision.layout import free_stretch, gap_boxes, room_ahead
 
 BEYOND = re.compile(r"tile (\d+) lies about one tile beyond the open end on tile (\d+)")
@@ -130,9 +133,6 @@ def main(argv: list[str] | None = None) -> int:
         "--room", type=float, default=0.0, help="MISSING_TILE_ROOM for this run (default 0)"
     )
     args = parser.parse_args(argv)
-    from measure.truth import set_max
-    from vision import layout
-    from vision.image_io import load_image
     from vision.pipeline import gap_check_of
     from vision.reading import PhotoReader
 

@@ -19,7 +19,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from vision.image_io import IMAGE_SUFFIXES
+from vision.image_io import IMAGE_SUFFIXES, load_image
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -35,7 +35,6 @@ def count(files: list[Path], detector) -> Counter:
         needs_slices,
         slice_windows,
     )
-    from vision.image_io import load_image
 
     counts: Counter = Counter()
     for path in files:

@@ -17,14 +17,13 @@ import cv2
 import numpy as np
 
 from measure.truth import set_max
+from vision.image_io import load_image
+from vision.pipeline import load_models, read_image
 
 
 def real_scenes(root: Path, models, **read_options) -> Iterator[tuple[dict, object]]:
     """(label, Scene) for each photo of `root/scenes/labels.json` (the realval layout);
     `read_options` go to `read_image` (a `layout_config`, say)."""
-    from vision.image_io import load_image
-    from vision.pipeline import read_image
-
     for label in json.loads((root / "scenes" / "labels.json").read_text()):
         image = load_image(root / "scenes" / label["image"])
         scene = read_image(
@@ -43,9 +42,6 @@ def synthetic_scenes(
 ) -> Iterator[tuple[Path, dict, object]]:
     """(truth file, truth, Scene) for each picture of one split of a `dominocam synth` set;
     `read_options` go to `read_image`."""
-    from vision.image_io import load_image
-    from vision.pipeline import read_image
-
     for path in sorted((root / "detector" / "images" / split).glob("*.jpg")):
         truth_file = root / "truth" / f"{path.stem}.json"
         truth = json.loads(truth_file.read_text())
@@ -99,7 +95,6 @@ def tally_sets(
     args = parser.parse_args(argv)
     if not args.synthetic and not args.realval:
         parser.error("give --synthetic DIR[:SPLIT] and/or --realval DIR")
-    from vision.pipeline import load_models
 
     models = load_models(threads=args.threads)
     found = {}

@@ -24,6 +24,8 @@ from pathlib import Path
 from measure.metrics import tile_key, wilson
 from measure.scoring import SetResult, scene_predictions, score_scene_photo
 from measure.truth import held_out, set_max
+from vision.image_io import load_image
+from vision.pipeline import VERIFIER_THRESHOLD, load_models, read_image
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -64,9 +66,6 @@ def main(argv: list[str] | None = None) -> int:
     if not (root / "scenes" / "labels.json").is_file():
         print(f"dominocam: error: no scenes/labels.json under {root}", file=sys.stderr)
         return 2
-
-    from vision.image_io import load_image
-    from vision.pipeline import VERIFIER_THRESHOLD, load_models, read_image
 
     folder = Path(args.models) if args.models else None
     models = load_models(

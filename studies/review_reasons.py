@@ -28,6 +28,7 @@ from pathlib import Path
 
 from studies.product_reads import real_scenes, synthetic_scenes
 from vision.notes import Note
+from vision.pipeline import load_models
 
 PLACEHOLDER = re.compile(r"\{[^}]*\}")
 
@@ -105,7 +106,6 @@ def main(argv: list[str] | None = None) -> int:
     if not args.realval and not args.synthetic:
         print("dominocam: error: give --realval DIR and/or --synthetic DIR", file=sys.stderr)
         return 2
-    from vision.pipeline import load_models
 
     models = load_models(threads=args.threads)
     if models.calibration is None:

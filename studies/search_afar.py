@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from studies.product_reads import covering_label, tally_sets
+from vision.image_io import load_image
+from vision.pipeline import first_look, look_in_windows, probable_tiles
 
 
 @dataclass(frozen=True)
@@ -41,8 +43,6 @@ class Search:
 def search(image, detector, truth_tiles: list[dict] | None, picture: str) -> Search | None:
     """The search in windows of `image`, or None where its first look holds a probable tile
     or the picture is too small for windows."""
-    from vision.pipeline import first_look, look_in_windows, probable_tiles
-
     first = first_look(image, detector)
     if probable_tiles(first):
         return None
@@ -59,8 +59,6 @@ def search(image, detector, truth_tiles: list[dict] | None, picture: str) -> Sea
 
 def synthetic_searches(folder: Path, split: str, models) -> Iterator[Search]:
     """The searches of one split of a `dominocam synth` set."""
-    from vision.image_io import load_image
-
     for path in sorted((folder / "detector" / "images" / split).glob("*.jpg")):
         truth = json.loads((folder / "truth" / f"{path.stem}.json").read_text())
         found = search(load_image(path), models.detector, truth.get("tiles") or [], path.name)
@@ -70,8 +68,6 @@ def synthetic_searches(folder: Path, split: str, models) -> Iterator[Search]:
 
 def real_searches(root: Path, models) -> Iterator[Search]:
     """The searches of the real photos of `root/scenes/labels.json`."""
-    from vision.image_io import load_image
-
     for label in json.loads((root / "scenes" / "labels.json").read_text()):
         image = load_image(root / "scenes" / label["image"])
         found = search(image, models.detector, None, label["image"])

@@ -39,6 +39,7 @@ from measure.truth import synthetic_truth, synthetic_visibility
 from studies.product_reads import covering_label, real_scenes, synthetic_scenes, tally_sets
 from studies.review_reasons import reasons_of
 from vision import messages
+from vision.layout import AUTO, LayoutConfig, touch_counts
 from vision.notes import Note
 
 RATIOS: tuple[float, ...] = (0.5, 1.0, 2.0)
@@ -76,8 +77,6 @@ def no_match_pairs(scene) -> list[tuple[int, int]]:
 
 def picture_of(scene, truth_tiles: list[dict] | None, exact: bool | None) -> Picture:
     """The `Picture` of a Scene read with the rule off."""
-    from vision.layout import AUTO, LayoutConfig, touch_counts
-
     links, mismatches = touch_counts(scene, LayoutConfig(kind=AUTO))
     by_id = {t.id: t for t in scene.tiles}
 
@@ -133,8 +132,6 @@ def tally(pictures: Iterable[Picture]) -> list[dict]:
 
 
 def _rule_off():
-    from vision.layout import AUTO, LayoutConfig
-
     return {"layout_config": LayoutConfig(kind=AUTO, set_down_ratio=None)}
 
 

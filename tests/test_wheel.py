@@ -116,7 +116,7 @@ def test_the_wheel_holds_the_package_data(wheel: Path) -> None:
             assert shipped == on_disk
     assert "dominotrain/yolov8-cls-narrow.yaml" in names
     catalogues = sorted((REPO / "rules" / "locale").rglob("*.mo"))
-    assert len(catalogues) == 4  # hu, it, vi, es (rules/i18n.py reads them at run time)
+    assert len(catalogues) == 4  # hu, it, vi, es (dominocam/i18n.py reads them at run time)
     for mo in catalogues:
         assert f"rules/locale/{mo.relative_to(REPO / 'rules' / 'locale').as_posix()}" in names
     for package, folder in PACKAGE_FOLDERS.items():

@@ -11,6 +11,8 @@ import sys
 from typing import Any
 
 from dominocam.errors import UserInputError
+from tournament.config import load_config
+from vision.onnx_model import resolve_model_path
 
 EXTRA_HINT = "tournament mode needs the `tournament` extra: pip install -e '.[tournament]'"
 
@@ -86,7 +88,6 @@ def run_worker(args: argparse.Namespace) -> int:
     if args.concurrency < 1 or args.threads < 1:
         raise UserInputError("--concurrency and --threads must be at least 1")
     _check_services()
-    from vision.onnx_model import resolve_model_path
 
     resolve_model_path("detector", None)  # a missing model: one line now, not per frame
     resolve_model_path("reader", None)
@@ -209,7 +210,6 @@ def serve_tournament(args: argparse.Namespace) -> int:
 
     if args.host == AUTO_HOST:  # an event's web process sits behind its own front
         args.host = LOOPBACK
-    from tournament.config import load_config
 
     config = load_config(args.tournament)
     _require_extra()

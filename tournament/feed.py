@@ -10,6 +10,7 @@ waits for reading, and an unreachable web address is retried, not fatal.
 
 from __future__ import annotations
 
+import json
 import time
 import urllib.error
 import urllib.request
@@ -18,14 +19,13 @@ from collections.abc import Iterator
 import numpy as np
 
 from dominocam.errors import UserInputError
+from dominosynth.video import VideoSpec, plan_video, render_frames
 
 JPEG_QUALITY = 85
 
 
 def synth_frames(seed: int, width: int = 640, height: int = 360) -> Iterator[np.ndarray]:
     """The frames of a dominosynth game video, rendered as they are sent, looping (BGR uint8)."""
-    from dominosynth.video import VideoSpec, plan_video, render_frames
-
     video = plan_video(seed, VideoSpec(width=width, height=height))
     while True:
         yield from render_frames(video)
@@ -74,8 +74,6 @@ def encode(image: np.ndarray) -> bytes:
 
 def post_frame(url: str, table: str, token: str, jpeg: bytes, timeout: float = 5.0) -> int:
     """Send one frame; returns its sequence number."""
-    import json
-
     request = urllib.request.Request(
         f"{url.rstrip('/')}/api/tables/{table}/frames",
         data=jpeg,

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from rules.i18n import _
+from dominocam.i18n import _
 from tournament import frames
 
 # As single-table mode (server/__init__.py DEFAULTS): a person mistyping never reaches it;

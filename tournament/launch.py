@@ -19,6 +19,7 @@ import time
 import urllib.request
 
 from dominocam.errors import UserInputError
+from tournament.config import load_config
 
 
 def _wait_healthy(url: str, proc: subprocess.Popen[bytes], timeout: float = 60.0) -> None:
@@ -54,7 +55,6 @@ def main(argv: list[str] | None = None) -> int:
 
 def _launch(args: argparse.Namespace) -> int:
     from tournament import settings, store
-    from tournament.config import load_config
 
     config = load_config(args.config)
     conn = store.connect(settings.database_url())

@@ -42,6 +42,7 @@ import psycopg
 from psycopg.types.json import Jsonb
 
 from dominocam.errors import UserInputError
+from dominocam.i18n import N_, _
 from rounds import ledger_words, lifecycle, operations, wording
 from rounds.ledger import (
     HandState,
@@ -63,7 +64,6 @@ from rounds.store import HandRow, RoundRow
 from rules import phrases
 from rules.blocked import check
 from rules.game import RoundResult
-from rules.i18n import N_, _
 from rules.ledger_words import problem_text
 from rules.scoring import score_domino
 from rules.state import parse_state
@@ -510,7 +510,7 @@ def _camera_layout(conn: psycopg.Connection[Any], event_id: int, table_id: str) 
     """The played lines from the table camera's newest Scene, for a round whose lines the
     host has not typed (`set_table`). A Scene the reading doubts is not used: the host
     checks the table and types its open ends, as single-table mode's review asks."""
-    from dominocam.scene_state import state_layout
+    from rounds.scene_state import state_layout
 
     newest = latest_scene(conn, event_id, table_id)
     if newest is None:

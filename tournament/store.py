@@ -27,10 +27,10 @@ from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
 from dominocam.errors import UserInputError
+from dominocam.i18n import _
 from rounds.ledger_words import checking, ledger_entry
 from rounds.lifecycle import Conflict, held_ruling, public_outcome
 from rules import phrases
-from rules.i18n import _
 from tournament.config import EventConfig, parse_config
 
 # A player's link token: their ASCII id, a dot, the url-safe secret (as single-table mode);

@@ -28,7 +28,11 @@ from typing import Any
 
 from celery import Celery, signals
 
-from tournament import frames, retention, settings, store
+from dominocam.errors import UserInputError
+from rounds import scene_state
+from rounds.lifecycle import parse_hand
+from tournament import frames, retention, rounds, settings, store
+from tournament.standings import table_game
 
 log = logging.getLogger("dominocam.worker")
 
@@ -149,7 +153,6 @@ def table_tracker(ctx: WorkerContext, event_id: int, table_id: str, width: int, 
     """The table's tracker as its last frame left it (whichever worker read that frame), or
     a new one for the first frame or a new frame size; its layout follows the round (the
     tiles stay tracked when a new round brings a new engine)."""
-    from tournament.standings import table_game
     from vision.reading import Game, tracker_config
 
     event = ctx.event(event_id)
@@ -184,7 +187,6 @@ def read_newest(ctx: WorkerContext, event_id: int, table_id: str) -> Outcome:
 def _track_claimed(
     ctx: WorkerContext, event_id: int, table_id: str, claimed: frames.Claimed
 ) -> Outcome:
-    from dominocam.errors import UserInputError
     from vision.image_io import decode_image
 
     started = time.perf_counter()
@@ -245,9 +247,6 @@ def hand_photo_key(event_id: int, player_id: int) -> str:
 def read_hand_photo(ctx: WorkerContext, event_id: int, player_id: int) -> str:
     """Read a player's hand photo into a pending reading (their confirmation makes it the
     hand); tell the table's stream that a reading waits (no tiles in the message)."""
-    from dominocam.errors import UserInputError
-    from tournament import rounds
-
     key = hand_photo_key(event_id, player_id)
     pipe = ctx.redis.pipeline()
     pipe.get(key)
@@ -289,9 +288,6 @@ def hand_reading(
     Raises:
         UserInputError: the bytes are not a picture (`owner` names it in the message).
     """
-    from dominocam import scene_state
-    from dominocam.errors import UserInputError
-    from rounds.lifecycle import parse_hand
     from vision.image_io import decode_image
 
     image = decode_image(jpeg, f"hand photo of {owner}")

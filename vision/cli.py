@@ -50,6 +50,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     read.add_argument("images", nargs="+", metavar="IMAGE", help="photo files (JPEG, PNG, ...)")
     add_set(
         read,
+        SUPPORTED_SETS,
         default=None,
         unset=(
             "default: the smallest of 6, 9, 12, 15 that holds the highest value read, "

@@ -45,6 +45,8 @@ import numpy as np
 
 from dominocam.errors import UserInputError
 from vision import messages
+from vision.decode import _FLOOR, _restrict, _tile_scores, set_tiles
+from vision.layout import boxes_at_open_ends
 from vision.notes import note
 from vision.scene import RejectedBox, Scene, SceneTile
 
@@ -203,8 +205,6 @@ def best_readings(
     Returns:
         The n readings, and (n, 2) probabilities sorted ascending per row.
     """
-    from vision.decode import _FLOOR, _restrict, _tile_scores, set_tiles
-
     if not len(half_probs):
         return [], np.zeros((0, 2))
     candidates = set_tiles(set_max)
@@ -429,7 +429,6 @@ def _second_reading(tile: SceneTile, set_max: int) -> tuple[int, int] | None:
     """The next most likely reading of a face-up tile on its own, for "it could be"."""
     if tile.half_probs is None or tile.pips is None:
         return None
-    from vision.decode import _restrict, _tile_scores, set_tiles
 
     candidates = set_tiles(set_max)
     probs = _restrict([tile.half_probs], set_max)
@@ -460,7 +459,6 @@ def review_scene(
     """
     ask_from = calibration.review_rejected if review_rejected is None else review_rejected
     from vision.geometry import boxes_cut_by_border
-    from vision.layout import boxes_at_open_ends
 
     reasons: list[str] = []
     for tile in scene.doubtful:

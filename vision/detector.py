@@ -11,8 +11,10 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from time import perf_counter
 from typing import Any
 
+import cv2
 import numpy as np
 
 from dominocam.errors import UserInputError
@@ -347,8 +349,6 @@ class Detector:
         """BGR uint8 HxWx3 image -> (1, 3, H, W) float32 RGB 0..1 letterboxed (the square
         `imgsz`, or for a dynamic-shape detector the rectangle `input_shape` gives), and its
         transform."""
-        import cv2
-
         shape = self.input_shape(image.shape[:2])
         padded, transform = geometry.letterbox(image, shape, max_upscale=self.max_upscale)
         if hasattr(cv2, "dnn"):  # one C++ pass: BGR->RGB, HWC->CHW, uint8->float32 / 255
@@ -393,8 +393,6 @@ class Detector:
             timings: when given, seconds spent in "preprocess", "forward" and "postprocess"
                 are added to it.
         """
-        from time import perf_counter
-
         t0 = perf_counter()
         tensor, transform = self.preprocess(image)
         t1 = perf_counter()

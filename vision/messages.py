@@ -14,7 +14,7 @@ beside its English text, and pages write it in their reader's language (`rules.p
 
 from __future__ import annotations
 
-from rules.i18n import N_
+from dominocam.i18n import N_
 from rules.phrases import Template
 
 # vision.decode

@@ -6,7 +6,7 @@ parameters (tile ids, tile values as `[a, b]`, probabilities, counts, a nested r
 the English sentence of its template in `vision.messages`, which is what the Scene's
 `warnings` hold (a `Note` is that `str`, so everything that reads warnings as text reads it
 as before). Nothing reads a warning's text back: the words are made from the code and the
-parameters where they are shown, in the current language (`rules.i18n.use_language`), at two
+parameters where they are shown, in the current language (`dominocam.i18n.use_language`), at two
 levels:
 
 * `player_text(note)`: what a player does about it, the tile named by its value and place
@@ -31,7 +31,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rules.i18n import N_, _, format_number
+from dominocam.i18n import N_, _, format_number
 from rules.places import PLACE_CODES, place_of, place_text
 from vision import messages as m
 
@@ -106,7 +106,7 @@ class Kind:
         values: parameters holding tile values `[a, b]`, written "a-b".
         where: the tile-id parameter whose tile the player is pointed to; "box" for one
             at (`x`, `y`); None for none.
-        doubt: the picture may hide a tile (`dominocam.scene_state.layout_doubts`).
+        doubt: the picture may hide a tile (`rounds.scene_state.layout_doubts`).
     """
 
     code: str

@@ -22,6 +22,7 @@ import numpy as np
 
 from vision import geometry, messages
 from vision.confidence import (
+    CALIBRATION_FILE,
     Calibration,
     load_calibration,
     mark_doubtful,
@@ -134,8 +135,6 @@ def load_models(
 def _beside(detector_path: os.PathLike[str] | str) -> os.PathLike[str] | None:
     """The calibration of a detector: `calibration.json` in its folder, where there is one
     (a calibration fits the models it was fitted with, so it is looked for beside them)."""
-    from vision.confidence import CALIBRATION_FILE
-
     path = Path(detector_path).parent / CALIBRATION_FILE
     return path if path.is_file() else None
 

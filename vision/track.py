@@ -43,6 +43,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from time import perf_counter
 from typing import Any, Protocol
 
 import numpy as np
@@ -881,8 +882,6 @@ def track_frame(
         timestamp: seconds.
         timings: when given, seconds of "detect" and "track" (reading included) are added.
     """
-    from time import perf_counter
-
     t0 = perf_counter()
     detections = detector.detect(image, timings)
     t1 = perf_counter()

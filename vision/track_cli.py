@@ -22,7 +22,8 @@ from typing import Any
 
 from dominocam.arguments import add_conf, add_model_files, add_set, add_threads, positive_int
 from dominocam.errors import UserInputError
-from rules.variants import LAYOUT_KINDS
+from rules.tiles import SUPPORTED_SETS
+from rules.variants import LAYOUT_KINDS, get_variant
 from vision.settings import DETECTOR_CONF
 
 
@@ -55,6 +56,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     add_set(
         watch,
+        SUPPORTED_SETS,
         default=None,
         unset=(
             "default: the --variant's usual set, else the smallest of 6, 9, 12, 15 that "
@@ -177,8 +179,6 @@ def run_watch(args: argparse.Namespace) -> int:
 def _watch(args: argparse.Namespace, capture: Any, live: bool) -> int:
     import cv2
 
-    from rules.tiles import SUPPORTED_SETS
-    from rules.variants import get_variant
     from vision.annotate import annotate
     from vision.cli import highest_value_read, smallest_set
     from vision.reading import Game, PhotoReader, tracker_config

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import shlex
 import sys
 from pathlib import Path
 
 from dominocam.arguments import add_output_folder, output_folder, positive_int
 from dominocam.errors import UserInputError
+from dominosynth.config import CONFIGS, load_config
+from rules.tiles import SUPPORTED_SETS
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -87,7 +90,6 @@ def _add_video(subparsers: argparse._SubParsersAction) -> None:
 def run_video(args: argparse.Namespace) -> int:
     from dominosynth.generate import parse_size
     from dominosynth.video import VideoSpec, write_video
-    from rules.tiles import SUPPORTED_SETS
 
     if args.max_pip not in SUPPORTED_SETS:
         valid = ", ".join(str(n) for n in SUPPORTED_SETS)
@@ -123,9 +125,6 @@ def parse_sets(text: str, supported) -> tuple[int, ...]:
 
 def _check_yaml_available(config: str) -> None:
     """A YAML configuration file needs pyyaml, which only the `synth` extra installs."""
-    import importlib.util
-
-    from dominosynth.config import CONFIGS
 
     if config not in CONFIGS and importlib.util.find_spec("yaml") is None:
         raise UserInputError(
@@ -135,9 +134,7 @@ def _check_yaml_available(config: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from dominosynth.config import load_config
     from dominosynth.generate import generate, parse_size
-    from rules.tiles import SUPPORTED_SETS
 
     if not 0.0 <= args.val_fraction < 1.0:
         raise UserInputError(f"--val-fraction must be in [0, 1), got {args.val_fraction}")

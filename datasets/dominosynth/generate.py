@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from dominocam.errors import UserInputError
 from dominosynth import __version__
 from dominosynth.config import MIN_VISIBLE_FRACTION, SynthConfig
 
@@ -569,8 +570,6 @@ def draw_truth(img: np.ndarray, truth: dict, thumb_w: int) -> np.ndarray:
 
 def parse_size(text: str) -> tuple[int, int]:
     """'1280x720' -> (1280, 720); raises UserInputError on anything else."""
-    from dominocam.errors import UserInputError
-
     try:
         w, h = (int(v) for v in text.lower().split("x"))
     except ValueError:

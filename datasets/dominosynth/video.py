@@ -42,6 +42,7 @@ import numpy as np
 
 from dominosynth import __version__
 from dominosynth.config import CONFIGS, SynthConfig
+from dominosynth.play import line_start_value
 
 # The still-picture configuration a video starts from: a layout on a table, no loose tiles or
 # boneyard (every tile that appears is a move), a tracked camera that does not blur much.
@@ -263,8 +264,6 @@ def _border_start(side: int, t: float, width: int, height: int) -> np.ndarray:
 
 def _open_ends_after(layout, k: int) -> list[int]:
     """Every open end of the simulated layout once tiles 0..k lie on the table."""
-    from dominosynth.play import line_start_value
-
     ends: list[int] = []
     for j, ln in enumerate(layout.lines):
         if ln.tiles[0] > k:

@@ -38,7 +38,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from dominocam.errors import UserInputError
+from dominosynth.config import load_config
+from dominotrain import offline
 from dominotrain.offline import PROJECT_ROOT
+from measure.keep_gates import check_gates
 
 MODELS_DIR = PROJECT_ROOT / "models"
 CANDIDATE_FILES = ("detector.onnx", "reader.onnx", "verifier.onnx", "calibration.json")
@@ -247,7 +250,6 @@ def forget(run: Run, stage: str) -> None:
 
 def stage_render(run: Run) -> dict:
     """Every set of the plan, each rendered with every core (`dominosynth.generate`)."""
-    from dominosynth.config import load_config
     from dominosynth.generate import generate, parse_size
 
     made = {}
@@ -355,7 +357,6 @@ def _optimizer(kind: str) -> dict:
 def train_stage(run: Run, kind: str) -> dict:
     """Fine-tune the detector or the reader from the committed weights (`dominotrain.train`),
     resuming an interrupted run of the same stage."""
-    from dominotrain import offline
     from dominotrain.train import TrainConfig, checkpoint_state, train
 
     plan = run.plan
@@ -576,8 +577,6 @@ STAGE_FUNCTIONS = {
 def write_report(run: Run, seconds: dict[str, float]) -> Path:
     """`candidates/report.json`: what was made, how, how long it took and what it measured,
     with the gates of issue 36 that the figures here can decide (`measure.keep_gates`)."""
-    from measure.keep_gates import check_gates
-
     evaluation = json.loads(run.folder("eval", "eval.json").read_text())
     report = {
         "made_by": "scripts/train-on-device.sh (python -m dominotrain.device_run)",
@@ -658,8 +657,6 @@ def choose_device(asked: str) -> str:
 def run_all(run: Run, only: tuple[str, ...] = STAGES) -> Path | None:
     """Every stage not yet done, in order, up to the last of `only`; returns the report's
     path once every stage is done (None before)."""
-    from dominotrain import offline
-
     offline.setup(run.folder(".yolo"))
     seconds: dict[str, float] = {}
     run.say(

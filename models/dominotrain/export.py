@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from dominocam.errors import UserInputError
+from dominotrain import cards, offline
 from dominotrain.offline import PROJECT_ROOT
 from vision.onnx_model import file_sha256
 
@@ -183,8 +184,6 @@ def export(
     Returns:
         A summary: path, size, metadata, latency, the verification's output shapes.
     """
-    from dominotrain import cards, offline
-
     weights = Path(weights)
     if not weights.is_file():
         raise UserInputError(f"--weights {weights}: no such file")

@@ -40,6 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from dominocam.errors import UserInputError
+from dominotrain.offline import setup
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png")
 # The export keeps the network's parameter names ("model.0.conv.weight"); the other
@@ -285,7 +286,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, required=True, help="the .pt file to write")
     parser.add_argument("--pictures", type=int, default=48)
     args = parser.parse_args(argv)
-    from dominotrain.offline import setup
 
     setup()
     try:

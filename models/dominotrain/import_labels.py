@@ -43,6 +43,7 @@ import numpy as np
 import yaml
 
 from dominocam.errors import UserInputError
+from vision.image_io import load_image
 
 FORMATS = ("yolo-obb", "label-studio")
 DOWN_NAMES = {"down", "tile_down", "back", "face-down", "face_down", "facedown"}
@@ -213,7 +214,6 @@ def import_labels(
     import cv2
 
     from vision.geometry import rectify_tile, split_halves
-    from vision.image_io import load_image
     from vision.reader import BACK_CLASS
 
     source, out = Path(source), Path(out)

@@ -37,7 +37,13 @@ import numpy as np
 
 from dominotrain.verifier_data import RANDOM_NEGATIVES as RANDOM_BOXES
 from dominotrain.verifier_data import label_detections, random_negatives, truth_boxes
+from measure.calibrate import label_real
+from measure.truth import set_max
 from vision import geometry
+from vision.classifier import as_probabilities, classifier_input, run_classifier
+from vision.image_io import load_image
+from vision.onnx_model import metadata, open_session, parse_names
+from vision.pipeline import detect_tiles, load_models, read_image
 
 REJECT_CLASS = "not_tile"
 SIDE = 64
@@ -63,8 +69,6 @@ def half_crops(image: np.ndarray, corners: np.ndarray) -> np.ndarray:
 
 
 def _pictures(root: Path, split: str):
-    from vision.image_io import load_image
-
     for path in sorted((root / "detector" / "images" / split).glob("*.jpg")):
         truth = json.loads((root / "truth" / f"{path.stem}.json").read_text())
         yield path, truth, load_image(path)
@@ -74,8 +78,6 @@ def build(sets: list[Path], out: Path, threads: int, seed: int, reject_share: fl
     """Write `out/{train,val}/{values, back, not_tile}/*.png`; returns the counts. Of the
     not-tile halves, at most `reject_share` times the largest other class are kept (drawn
     at random), so that the new class does not outnumber the pip values many times over."""
-    from vision.pipeline import detect_tiles, load_models
-
     models = load_models(threads=threads)
     rng = np.random.default_rng(seed)
     counts: dict[str, dict[str, int]] = {}
@@ -110,9 +112,6 @@ def build(sets: list[Path], out: Path, threads: int, seed: int, reject_share: fl
 
 def reject_scores(reader_path: Path, halves: np.ndarray, threads: int) -> np.ndarray:
     """(N,) a box's tile score by the reader's reject class, for (N, 2, s, s, 3) halves."""
-    from vision.classifier import as_probabilities, classifier_input, run_classifier
-    from vision.onnx_model import metadata, open_session, parse_names
-
     session = open_session(reader_path, threads)
     meta = metadata(session)
     names = parse_names(meta, reader_path)
@@ -147,11 +146,6 @@ def separation(scores: np.ndarray, is_tile: np.ndarray) -> dict:
 def _real_boxes(models, realval: Path):
     """(is_tile, verifier score, halves) of every box the product boxes in the real scenes,
     read with every box kept and labelled as `dominocam calibrate` labels them."""
-    from measure.calibrate import label_real
-    from measure.truth import set_max
-    from vision.image_io import load_image
-    from vision.pipeline import read_image
-
     labels = json.loads((realval / "scenes" / "labels.json").read_text())
     for label in labels:
         image = load_image(realval / "scenes" / label["image"])
@@ -166,8 +160,6 @@ def _real_boxes(models, realval: Path):
 
 def compare(reader_path: Path, sets: list[Path], threads: int, realval: Path | None = None) -> dict:
     """The verifier and the reader's reject class on the same labelled boxes (docstring)."""
-    from vision.pipeline import detect_tiles, load_models
-
     models = load_models(threads=threads)
     assert models.detector.verifier is not None, "the committed verifier is needed"
     result: dict = {"sets": [str(s) for s in sets]}

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import logging
 import os
 import shlex
 import shutil
@@ -28,6 +29,7 @@ from pathlib import Path
 import yaml
 
 from dominocam.errors import UserInputError
+from dominotrain import offline
 from dominotrain.offline import PROJECT_ROOT, check_model_name
 
 RUNS_DIR = PROJECT_ROOT / "runs"
@@ -256,8 +258,6 @@ def launch_background(argv: list[str], log: Path) -> int:
 
 def _log_to_file(log: Path) -> None:
     """Send ultralytics' log lines to `log` too (foreground runs)."""
-    import logging
-
     if os.environ.get(_LOG_REDIRECTED):
         return
     handler = logging.FileHandler(log, encoding="utf-8")
@@ -303,8 +303,6 @@ def train(config: TrainConfig, argv: list[str] | None = None) -> Path:
         UserInputError: bad data, a finished run under the same name, a missing checkpoint
             for --resume, or the train extra not installed.
     """
-    from dominotrain import offline
-
     run_dir = config.run_dir
     last = run_dir / "weights" / "last.pt"
     check_model_name(config.model)

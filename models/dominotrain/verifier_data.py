@@ -29,7 +29,9 @@ import cv2
 import numpy as np
 
 from dominosynth.config import MIN_VISIBLE_FRACTION
-from vision.verifier import NOT_TILE_CLASS, TILE_CLASS, verifier_crop
+from vision.image_io import load_image
+from vision.pipeline import detect_tiles, load_models
+from vision.verifier import NOT_TILE_CLASS, TILE_CLASS, Verifier, verifier_crop
 
 POSITIVE_IOU = 0.5
 NEGATIVE_IOU = 0.1
@@ -164,8 +166,6 @@ def build(sets: list[Path], out: Path, threads: int, seed: int, workers: int = 1
     models with `threads` threads), and each picture draws its random boxes from its own
     generator, seeded by `seed` and its place in the job list: the same crops whatever the
     number of workers, though not those of one worker, which draws them all from one."""
-    from vision.pipeline import load_models
-
     jobs = [
         (str(root), split, str(path))
         for root in sets
@@ -198,8 +198,6 @@ _WORKER_MODELS: dict = {}
 
 def _picture_job(args) -> tuple[str, dict[str, int]]:
     """One picture in a worker process (`build` with workers): its split and crop counts."""
-    from vision.pipeline import load_models
-
     out, seed, number, threads, (root, split, path) = args
     if threads not in _WORKER_MODELS:
         import cv2 as _cv2
@@ -213,9 +211,6 @@ def _picture_job(args) -> tuple[str, dict[str, int]]:
 
 def _write_picture(out: Path, root: Path, split: str, path: Path, models, rng) -> dict[str, int]:
     """Cut and write the crops of one picture; returns how many of each class."""
-    from vision.image_io import load_image
-    from vision.pipeline import detect_tiles
-
     truth = json.loads((root / "truth" / f"{path.stem}.json").read_text())
     image = load_image(path)
     detections = [d.corners for d in detect_tiles(image, models.detector)]
@@ -240,8 +235,6 @@ def measure(
     class it scores at `threshold` or more (a tile kept) and below (left out). With
     `keep_tiles`, the threshold is instead the highest one that keeps that share of the
     tile crops (chosen on these crops, reported as `threshold`)."""
-    from vision.verifier import Verifier
-
     verifier = Verifier(model, threads=threads)
     scores = {}
     for label in (TILE_CLASS, NOT_TILE_CLASS):

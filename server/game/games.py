@@ -11,8 +11,8 @@ import sqlite3
 from typing import Any
 
 from dominocam.errors import UserInputError
+from dominocam.i18n import _
 from rounds.lifecycle import Conflict
-from rules.i18n import _
 from rules.ledger import make_deal
 from rules.tiles import SUPPORTED_SETS
 from rules.variants import VARIANTS, get_variant

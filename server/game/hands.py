@@ -16,9 +16,9 @@ import sqlite3
 from typing import Any
 
 from dominocam.errors import UserInputError
+from dominocam.i18n import _
 from rounds import lifecycle, operations
 from rounds.lifecycle import Conflict
-from rules.i18n import _
 from server import storage
 from server.game import audit
 from server.game.records import lock_reason, open_round

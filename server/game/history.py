@@ -15,6 +15,7 @@ from typing import Any
 from rounds import ledger_words
 from server.game import audit
 from server.game.records import get_game, players, round_hands
+from server.game.scoreboard import scoreboard
 from server.storage import loads
 
 CSV_COLUMNS = (
@@ -99,8 +100,6 @@ def round_history(conn: sqlite3.Connection, game_id: int) -> list[dict[str, Any]
 
 def export_json(conn: sqlite3.Connection, game_id: int) -> dict[str, Any]:
     """The whole game for the host: settings, players, the scoreboard and every ended round."""
-    from server.game.scoreboard import scoreboard
-
     game = get_game(conn, game_id)
     return {
         "game": {

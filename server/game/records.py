@@ -10,9 +10,9 @@ import sqlite3
 from typing import Any
 
 from dominocam.errors import Refused
+from dominocam.i18n import _
 from rounds.lifecycle import Conflict
 from rules import phrases
-from rules.i18n import _
 from server.storage import loads
 
 __all__ = ["Conflict", "NotFound", "Refused"]

@@ -22,6 +22,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
+from dominocam.i18n import N_, _
 from rounds import ledger_words, lifecycle, wording
 from rounds.ledger import (
     HandState,
@@ -37,7 +38,6 @@ from rounds.ledger import (
 )
 from rounds.lifecycle import Conflict
 from rules import phrases
-from rules.i18n import N_, _
 from rules.tiles import Tile
 from server import storage
 from server.game import audit

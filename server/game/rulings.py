@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from dominocam.errors import UserInputError
+from dominocam.i18n import N_, _
 from rounds import ledger_words, lifecycle, operations, wording
 from rounds.ledger import (
     Ruling,
@@ -25,7 +26,6 @@ from rounds.ledger import (
     boneyard_floor,
 )
 from rules import phrases
-from rules.i18n import N_, _
 from server import engine, storage
 from server.game import audit, hands, review
 from server.game.records import (

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from rules.i18n import _, format_number, ngettext
+from dominocam.i18n import _, format_number, ngettext
 from server import engine, storage
 from server.game.records import get_game, players
 from server.storage import loads
@@ -85,7 +85,7 @@ def final_result(
 ) -> dict[str, Any] | None:
     """The game's final result once it is finished (None while it is played): the winners,
     whether the variant (`by: "rules"`) or the table (`"table"`) ended it, and a sentence
-    (in the current language, rules.i18n: the state is computed per language)."""
+    (in the current language, dominocam.i18n: the state is computed per language)."""
     if status == "active":
         return None
     if progress is None:

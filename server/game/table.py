@@ -6,9 +6,9 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from dominocam import scene_state
+from dominocam.i18n import _
+from rounds import scene_state
 from rounds.lifecycle import Conflict
-from rules.i18n import _
 from rules.places import PLACE_CODES, place_of
 from rules.tiles import parse_tile
 from server import engine, json_fields, storage, table_scene
@@ -138,7 +138,7 @@ def set_boneyard(conn: sqlite3.Connection, game_id: int, boneyard: object) -> No
 
 def layout_from_scene(scene: dict[str, Any]) -> list[dict[str, Any]]:
     """Rules-engine lines from a Scene's layout: one line per open end the photo shows
-    (`dominocam.scene_state.layout_lines`, shared with `dominocam round`), each with the
+    (`rounds.scene_state.layout_lines`, shared with `dominocam round`), each with the
     place of its open end in the photo (`rules.places`): players are told "the 5 at the top
     right", never a line's number."""
     lines = scene_state.layout_lines(scene)

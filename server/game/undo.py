@@ -12,9 +12,9 @@ import sqlite3
 from typing import Any
 
 from dominocam.errors import UserInputError
+from dominocam.i18n import _
 from rounds import operations, wording
 from rounds.lifecycle import Conflict
-from rules.i18n import _
 from server import storage
 from server.game import audit
 from server.game.records import get_game, get_round, player_by_id, players

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from dominocam.scene_state import hand_tiles
+from rounds.scene_state import hand_tiles
 from rules import phrases
 from rules.places import line_words, place_text
 from rules.variants import get_variant

@@ -1,4 +1,4 @@
-"""rules.i18n and its catalogues: every message translated in every language, the compiled
+"""dominocam.i18n and its catalogues: every message translated in every language, the compiled
 .mo files current, the language chosen from --lang or the environment, numbers per locale."""
 
 from __future__ import annotations
@@ -17,8 +17,7 @@ from babel.messages.pofile import read_po
 from factories import design_example, make_state
 
 from dominocam.errors import UserInputError
-from rules import check, parse_state, ruling
-from rules.i18n import (
+from dominocam.i18n import (
     DOMAIN,
     LANGUAGES,
     LOCALE_DIR,
@@ -28,6 +27,7 @@ from rules.i18n import (
     resolve_language,
     use_language,
 )
+from rules import check, parse_state, ruling
 
 REPO = Path(__file__).resolve().parents[2]
 TRANSLATED = [code for code in LANGUAGES if code != "en"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from factories import t
 
-from rules.i18n import use_language
+from dominocam.i18n import use_language
 from rules.ledger import TABLE, Holder, HolderKind, Problem, ProblemCode
 from rules.ledger_words import problem_text
 

@@ -6,8 +6,8 @@ import pytest
 from factories import design_example, make_state
 
 from dominocam.errors import UserInputError
+from dominocam.i18n import use_language
 from rules import check, parse_state, ruling
-from rules.i18n import use_language
 from rules.places import line_words
 
 # A line a person named, with no place on a photo: its name and its open end.

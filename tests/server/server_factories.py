@@ -166,7 +166,8 @@ def start_server(tmp_path, port: int, *extra: str):
         [
             sys.executable,
             "-m",
-            "server.cli",
+            "dominocam",
+            "serve",
             "--port",
             str(port),
             "--db",

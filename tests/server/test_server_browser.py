@@ -25,7 +25,7 @@ import pytest
 from server_factories import ADMIN_TOKEN, ThreadedServer, rendered_photo, runtime_scene
 
 import rules
-from dominocam.scene_state import hand_tiles, layout_lines
+from rounds.scene_state import hand_tiles, layout_lines
 from server import game as server_game
 from server.db import get_db
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from server_factories import ADMIN, rendered_photo, runtime_scene
 
-from dominocam.scene_state import hand_tiles, layout_lines
+from rounds.scene_state import hand_tiles, layout_lines
 
 
 def _block_game(client) -> dict:

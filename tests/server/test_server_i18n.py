@@ -15,9 +15,9 @@ from babel.messages.frontend import parse_mapping_cfg
 from server_factories import ADMIN, ADMIN_TOKEN
 
 import server
+from dominocam.i18n import use_language
 from rounds import wording
 from rules import phrases
-from rules.i18n import use_language
 from server import i18n
 
 REPO = Path(__file__).resolve().parents[2]

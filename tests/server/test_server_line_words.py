@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 from server_factories import ADMIN, confirm_again, hands_beside_fake_table, jpeg_bytes
 
-from rules.i18n import use_language
+from dominocam.i18n import use_language
 from rules.places import line_words, place_text
 
 LANGUAGES = ("en", "hu", "it", "vi", "es")

@@ -12,7 +12,7 @@ import pytest
 from page_words import SAME_ALLOWED, SITE, english_in, visible
 from server_factories import ADMIN, ADMIN_TOKEN, propose_and_score
 
-from rules.i18n import LOCALE_DIR, use_language
+from dominocam.i18n import LOCALE_DIR, use_language
 from rules.variants import SETTINGS, VARIANTS
 from server import setup_words
 

@@ -27,7 +27,7 @@ from test_server_browser import PHONE, TIMEOUT_MS
 from test_server_layout_browser import LAPTOP
 from test_server_setup_words import LANGUAGES, codes_in
 
-from rules.i18n import use_language
+from dominocam.i18n import use_language
 from rules.places import line_words
 
 # The table photos, told apart by their width: before and after Ben plays 0-6.

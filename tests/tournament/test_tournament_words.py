@@ -17,9 +17,9 @@ import pytest
 from page_words import SAME_ALLOWED, english_in, visible
 from tournament_factories import event_data
 
+from dominocam.i18n import use_language
 from rounds.lifecycle import held_ruling
 from rules import phrases
-from rules.i18n import use_language
 from server import i18n
 
 pytestmark = pytest.mark.tournament

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from dominocam.i18n import LANGUAGES, use_language
 from rules import phrases
-from rules.i18n import LANGUAGES, use_language
 from rules.phrases import Phrase
 from vision import messages
 

@@ -16,7 +16,7 @@ from test_confidence import SQUARE, committed
 from test_confidence import up as up_read
 from test_joint_decode import up
 
-from rules.i18n import LANGUAGES, use_language
+from dominocam.i18n import LANGUAGES, use_language
 from rules.places import PLACE_CODES
 from vision import messages, notes
 from vision.confidence import review_scene
@@ -260,8 +260,8 @@ def test_nothing_parses_a_warnings_text_back() -> None:
     source = (REPO / "vision" / "messages.py").read_text()
     assert "re.compile" not in source and "shown_from" not in source
     for path in [
-        "dominocam/scene_state.py",
-        "dominocam/round.py",
+        "rounds/scene_state.py",
+        "rounds/cli.py",
         "server/game/review.py",
         "server/table_scene.py",
         "vision/cli.py",

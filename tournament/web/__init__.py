@@ -42,7 +42,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from werkzeug.exceptions import HTTPException
 
 from dominocam.errors import UserInputError
-from rules.i18n import _
+from dominocam.i18n import _
 from server import CONTENT_SECURITY_POLICY, Int64Converter, i18n
 from tournament import frames, store
 from tournament.guard import GuessGuard, TooManyGuesses

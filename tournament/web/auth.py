@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from flask import request
 
-from rules.i18n import _
+from dominocam.i18n import _
 from tournament import store
 from tournament.web.services import event_id, guard, pool
 

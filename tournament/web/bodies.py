@@ -8,7 +8,7 @@ from typing import Any
 from flask import request
 
 from dominocam.errors import UserInputError
-from rules.i18n import _
+from dominocam.i18n import _
 from server.json_fields import INTEGER, OBJECT, STRING, Field, checked, optional, query_flag
 
 MAX_FRAME_BYTES = 8 * 1024 * 1024

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, jsonify
 
-from rules.i18n import _
+from dominocam.i18n import _
 from server.qr import qr_svg
 from tournament import store
 from tournament.web.auth import require_admin, who

@@ -7,8 +7,8 @@ from __future__ import annotations
 from flask import Blueprint, Response, jsonify, request
 
 from dominocam.errors import UserInputError
+from dominocam.i18n import _
 from rounds.lifecycle import HOST
-from rules.i18n import _
 from server.json_fields import ARRAY, STRING, required
 from server.qr import qr_svg
 from tournament import rounds, store

@@ -24,9 +24,9 @@ import redis
 from flask import Response, current_app, g, render_template, request
 from psycopg_pool import ConnectionPool
 
+from dominocam.i18n import _
 from rounds.lifecycle import held_ruling
 from rules import phrases
-from rules.i18n import _
 from tournament import frames, rounds, store
 from tournament.config import EventConfig
 from tournament.guard import GuessGuard

@@ -20,7 +20,7 @@ from typing import Any
 import redis
 from flask import Blueprint, Response, request
 
-from rules.i18n import current_language, use_language
+from dominocam.i18n import current_language, use_language
 from server.json_fields import query_int
 from tournament import frames, store
 from tournament.web.services import (

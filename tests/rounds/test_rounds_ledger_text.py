@@ -1,4 +1,4 @@
-"""dominocam.round_ledger: Scenes into the ledger's reports, and its problems, stock and grid
+"""rounds.ledger_text: Scenes into the ledger's reports, and its problems, stock and grid
 in words (issue 32)."""
 
 from __future__ import annotations
@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 from factories import t
 
-from dominocam.round_ledger import (
+from dominocam.i18n import use_language
+from rounds.ledger_text import (
     boneyard_report,
     hand_report,
     ledger_grid,
@@ -19,7 +20,6 @@ from dominocam.round_ledger import (
     table_report,
 )
 from rules import get_variant
-from rules.i18n import use_language
 from rules.ledger import (
     TABLE,
     BoneyardReport,

@@ -1,4 +1,6 @@
-"""The language of the words the rules engine writes for people: rulings and error messages.
+"""The language of the words the product writes for people: rulings, error messages, the
+command line's, the vision layer's and the web pages' words. Part of the ground floor: every
+layer imports it, and it imports no other first-party package.
 
 English is written in the source and is the default; Hungarian, Italian, Vietnamese and
 Spanish come from the gettext catalogues under `rules/locale/<lang>/LC_MESSAGES/`, domain
@@ -32,7 +34,11 @@ from pathlib import Path
 from dominocam.errors import UserInputError
 
 DOMAIN = "dominocam"
-LOCALE_DIR = Path(__file__).resolve().with_name("locale")
+# The catalogues are the `rules` package's data (package-data in pyproject.toml): `rules/`
+# is this package's sibling both in the repository and in an installed wheel. Found by path
+# rather than through importlib.resources, which would import `rules` (the ground imports
+# no layer).
+LOCALE_DIR = Path(__file__).resolve().parents[1] / "rules" / "locale"
 DEFAULT_LANGUAGE = "en"
 # Code -> the language's own name (what a picker shows).
 LANGUAGES: dict[str, str] = {

@@ -6,7 +6,7 @@
 The table photo is read with its layout (`vision.layout`, as the variant's layout kind),
 each hand photo without; a `.json` file instead of a photo is taken as its Scene JSON
 (`dominocam read --json`), so the command works without models. Players are listed in
-clockwise seat order. The game state (docs/design.md) is built by `dominocam.scene_state` (the
+clockwise seat order. The game state (docs/design.md) is built by `rounds.scene_state` (the
 conversion the dashboard uses too) and judged by `rules.check`.
 
 When the photos leave doubts (a line broken by a tile the detector missed, an open end cut
@@ -17,7 +17,7 @@ Scene with `needs_review`, or a `doubtful` tile: `vision.confidence`), every ver
 "uncertain", naming the doubtful tiles and the reasons, with the ruling for the tiles as read
 below it: the round is never ruled silently on a reading a person should check.
 
-The ledger comes first (issue 32; `dominocam.round_ledger`, `rules.ledger`, `rules.hold`):
+The ledger comes first (issue 32; `rounds.ledger_text`, `rules.ledger`, `rules.hold`):
 the table and every hand are counted against the set before anything is ruled. A tile in
 two places, a tile nowhere, a hand or a stock that does not fit the deal: the verdict is
 "uncertain" and names each problem, with the ruling for the tiles as read below it. The
@@ -37,9 +37,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import rules
 from dominocam.arguments import add_model_files, add_set, positive_int
 from dominocam.errors import UserInputError
-from rules.i18n import (
+from dominocam.i18n import (
     DEFAULT_LANGUAGE,
     N_,
     _,
@@ -49,6 +50,10 @@ from rules.i18n import (
     resolve_language,
     use_language,
 )
+from rounds import ledger_text, scene_state
+from rules.hold import HoldReason, boneyard_known, judged_boneyard, verdict_hold
+from rules.ledger import reconcile
+from rules.tiles import SUPPORTED_SETS, set_size
 from vision.notes import ASK_CODES, Note, player_text
 
 
@@ -76,7 +81,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="a player and the photo (or Scene .json) of their hand; repeat, clockwise",
     )
     parser.add_argument("--variant", required=True, help="rules variant (`dominocam rules`)")
-    add_set(parser, default=None)
+    add_set(parser, SUPPORTED_SETS, default=None)
     parser.add_argument(
         "--boneyard",
         type=int,
@@ -230,12 +235,6 @@ def judge(
     (`Ledger.to_dict()`), `ledger_problems` (in words), `confidence`, `doubts`, `notes`,
     `warnings` per photo, the ruling `text` and the `--ledger` text `ledger_text`.
     """
-    import rules
-    from dominocam import round_ledger, scene_state
-    from rules.hold import HoldReason, boneyard_known, verdict_hold
-    from rules.ledger import reconcile
-    from rules.tiles import set_size
-
     table_dict = table.to_dict()
     hand_dicts = [(name, scene.to_dict()) for name, scene in hands]
     layout = scene_state.state_layout(table_dict, owners, marked)
@@ -245,9 +244,9 @@ def judge(
         )
     ledger = reconcile(
         rules.get_variant(variant),
-        [round_ledger.hand_report(name, scene) for name, scene in hands],
-        round_ledger.table_report(table, boneyard_in_view),
-        round_ledger.boneyard_report(boneyard),
+        [ledger_text.hand_report(name, scene) for name, scene in hands],
+        ledger_text.table_report(table, boneyard_in_view),
+        ledger_text.boneyard_report(boneyard),
         max_pip=set_max,
         hand_size=hand_size,
     )
@@ -271,9 +270,9 @@ def judge(
     if parsed is not None:
         verdict = rules.check(parsed)
     hold = verdict_hold(ledger, verdict)
-    problems = [round_ledger.problem_text(p, set_max) for p in ledger.problems]
+    problems = [ledger_text.problem_text(p, set_max) for p in ledger.problems]
     boneyard_unknown = HoldReason.BONEYARD_UNKNOWN in hold
-    unsorted = 0 if boneyard_in_view else round_ledger.table_report(table).face_down
+    unsorted = 0 if boneyard_in_view else ledger_text.table_report(table).face_down
     questions = _count_questions(ledger, hold, unsorted)
     found_doubts = scene_state.photo_doubts(table_dict, [d for _, d in hand_dicts])
     doubts = scene_state.layout_doubts(table_dict, [d for _, d in hand_dicts])
@@ -374,7 +373,7 @@ def judge(
             "hands": {name: list(d.get("warnings") or []) for name, d in hand_dicts},
         },
         "text": text,
-        "ledger_text": round_ledger.ledger_text(ledger, [name for name, _scene in hands]),
+        "ledger_text": ledger_text.ledger_text(ledger, [name for name, _scene in hands]),
     }
 
 
@@ -391,16 +390,12 @@ def _judged_boneyard(ledger: Any, free: int) -> int:
     """The boneyard count the rules engine judges with (`rules.hold.judged_boneyard`), never
     more than the `free` tiles the state leaves (too many tiles is the ledger's problem to
     name, not a reason to refuse the ruling)."""
-    from rules.hold import judged_boneyard
-
     return min(judged_boneyard(ledger), max(0, free))
 
 
 def _count_questions(ledger: Any, hold: Sequence[str], unsorted: int) -> list[str]:
     """What the host is asked when a ruling that ends the round waits for a count
     (`rules.hold`): the boneyard's, or the counts that keep the ledger from closing."""
-    from rules.hold import HoldReason, boneyard_known
-
     if HoldReason.BONEYARD_UNKNOWN in hold:
         return [_boneyard_question(ledger)]
     if HoldReason.COUNTS_OPEN not in hold:
@@ -567,7 +562,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, result_language: str) -> int:
-    import rules
     from vision.reading import Game
 
     try:

@@ -6,7 +6,7 @@ not add up in machine codes. This module is the command line's side of it:
 * Scenes -> reports: `hand_report` (a hand photo's read tiles, and its count when the photo
   shows tiles it could not read), `table_report` (the table's face-up tiles, its face-down
   count, and whether those are the whole stock), `boneyard_report` (`--boneyard N`).
-* Words, in the language of `rules.i18n.use_language`: `problem_text` (each problem in the
+* Words, in the language of `dominocam.i18n.use_language`: `problem_text` (each problem in the
   words of every mode, `rules.ledger_words`, with the command's own hints), `stock_text` (the
   boneyard's count and where it comes from) and `ledger_text` (`--ledger`: a grid of the
   set, one character per tile, with a legend).
@@ -21,8 +21,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from dominocam.i18n import _, format_number
 from rules import ledger_words
-from rules.i18n import _, format_number
 from rules.ledger import (
     BoneyardReport,
     CountSource,

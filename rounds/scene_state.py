@@ -47,13 +47,20 @@ def hand_tiles(scene: Mapping[str, Any]) -> list[list[int]]:
     ]
 
 
-def _tiles_by_id(scene: Mapping[str, Any]) -> dict[int, Mapping[str, Any]]:
+def _tiles_by_id(scene: Mapping[str, Any]) -> dict[Any, Mapping[str, Any]]:
     return {t.get("id"): t for t in scene.get("tiles") or []}
 
 
-def _is_double(tile: Mapping[str, Any] | None) -> bool:
+def _double_value(tile: Mapping[str, Any] | None) -> int | None:
+    """The value of a read double, else None (not a double, not read, no tile)."""
     pips = (tile or {}).get("pips")
-    return bool(pips) and pips[0] == pips[1]
+    if not pips or pips[0] != pips[1]:
+        return None
+    return int(pips[0])
+
+
+def _is_double(tile: Mapping[str, Any] | None) -> bool:
+    return _double_value(tile) is not None
 
 
 def _end_value(line: Mapping[str, Any]) -> int | None:
@@ -99,11 +106,11 @@ def state_layout(
     root = layout.get("root")
     tiles = _tiles_by_id(scene)
     root_tile = tiles.get(root)
-    if kind == "mexican" and owners and _is_double(root_tile):
-        return _owned_trains(layout, tiles, root_tile["pips"][0], owners, set(marked))
-    if kind not in ("spinner", "chicken") or not _is_double(root_tile):
+    value = _double_value(root_tile)
+    if kind == "mexican" and owners and value is not None:
+        return _owned_trains(layout, tiles, value, owners, set(marked))
+    if kind not in ("spinner", "chicken") or value is None:
         return {"lines": layout_lines(scene)}
-    value = root_tile["pips"][0]
     out: dict[str, Any] = {"lines": [], "spinner": [value, value]}
     raw = list(layout.get("lines") or [])
     names: dict[int, str] = {}  # a branching double's tile id -> its line's name
@@ -120,9 +127,10 @@ def state_layout(
         last = tiles.get(ids[-1])
         entry: dict[str, Any] = {"name": name}
         if value_end is None:
-            if ids[-1] not in names or not _is_double(last):
+            double = _double_value(last)
+            if ids[-1] not in names or double is None:
                 continue  # closed for good
-            entry["open_end"] = last["pips"][0]
+            entry["open_end"] = double
             entry["open_double"] = True
         else:
             entry["open_end"] = value_end

@@ -1,11 +1,11 @@
-"""`dominocam.scene_state`: table and hand Scenes as the rules engine's game state."""
+"""`rounds.scene_state`: table and hand Scenes as the rules engine's game state."""
 
 from __future__ import annotations
 
-from test_round_cli import chain, hand, scene, tile
+from test_rounds_cli import chain, hand, scene, tile
 
 import rules
-from dominocam import scene_state
+from rounds import scene_state
 from vision import messages
 from vision.layout import LayoutConfig, layout_scene
 from vision.notes import note, notes_json
