@@ -14,10 +14,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rounds.ledger import RoundFacts
 from rounds.lifecycle import AuditEntry
+
+if TYPE_CHECKING:  # the operations import this module
+    from rounds.operations import Judged
 
 
 @dataclass(frozen=True)
@@ -122,6 +125,55 @@ class RoundStore(Protocol):
     def record(self, rnd: RoundRow | None, entry: AuditEntry) -> None:
         """Add `entry` to the audit trail, of `rnd` (shown in full once it ends) or of the
         table (None: shown at once)."""
+        ...
+
+    # --- for the rulings (`operations.rule`) ---------------------------------------------
+
+    def rules_state(
+        self, rnd: RoundRow, *, proposer: str | None = None, empty_hand: str | None = None
+    ) -> dict[str, Any]:
+        """The round as the rules engine judges it (the docs/design.md game-state dict,
+        without its "boneyard": the ledger's), every seat in order with its confirmed hand
+        (`empty_hand`'s empty: they went out) and its "cannot play" declaration.
+
+        Raises:
+            rounds.lifecycle.Conflict: a seat has no confirmed hand.
+        """
+        ...
+
+    def refuse_doubtful_table(self, rnd: RoundRow) -> None:
+        """Refuse a ruling while the table's reading is doubtful (`needs_review`, a tile
+        `doubtful`) and the host has not checked it since (nor typed the table).
+
+        Raises:
+            rounds.lifecycle.Conflict: code "table_needs_check", the reading's notes.
+        """
+        ...
+
+    def host_checking(self, rnd: RoundRow) -> list[str]:
+        """Why a held ruling waits for the host's check (empty: it does not)."""
+        ...
+
+    def set_host_check(self, rnd: RoundRow, reasons: list[str] | None) -> None:
+        """Keep why the held ruling waits for the host (None: the host's check is done),
+        where the store keeps it apart from the held ruling."""
+        ...
+
+    def last_decision(self, rnd: RoundRow) -> str | None:
+        """The latest of the audit actions "cancel", "unlock", "lock" of `rnd`, or None."""
+        ...
+
+    def record_check(
+        self, rnd: RoundRow, proposer: str, verdict: Mapping[str, Any], outcome: Mapping[str, Any]
+    ) -> int | None:
+        """Keep a block check's verdict and outcome; the check's id where the store numbers
+        them."""
+        ...
+
+    def end_round(self, rnd: RoundRow, judged: Judged) -> dict[str, Any]:
+        """Score the round by the host's ruling `judged` (its hands as judged, the winner's
+        emptied), end it, and go on by the variant's end (the next round, or the game is
+        over). Returns what the mode answers with the score."""
         ...
 
     def changed(self, what: str, data: Mapping[str, Any]) -> None:
