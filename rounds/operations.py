@@ -47,7 +47,7 @@ from rounds.lifecycle import (
     confirm_change,
     require_reason,
 )
-from rounds.store import RoundRow, RoundStore
+from rounds.store import Judged, RoundRow, RoundStore
 from rules.blocked import check
 from rules.i18n import DEFAULT_LANGUAGE, N_, _, use_language
 from rules.scoring import score_domino
@@ -276,27 +276,6 @@ class HeldForHost(Conflict):
     the rules engine refused the round's state): the round changed (the ruling waits, the
     hands are locked), though the request is refused. Its message names no tile for a
     player; the host reads why."""
-
-
-@dataclass(frozen=True)
-class Judged:
-    """A ruling the rules engine judged, for the store that scores it (`end_round`).
-
-    Attributes:
-        by: "block" or "domino".
-        who: the proposer, or the player who went out.
-        value: the engine's answer: a `rules.Verdict` (block) or its domino score.
-        state: the game-state dict it judged (docs/design.md; it holds every hand).
-        go: the ledger's go-ahead (its boneyard, the host's override).
-        author: who gave the ruling (a player, or `lifecycle.HOST`).
-    """
-
-    by: str
-    who: str
-    value: Any
-    state: dict[str, Any]
-    go: RulingGo
-    author: str
 
 
 @dataclass(frozen=True)

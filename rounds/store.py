@@ -14,13 +14,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
-from rounds.ledger import RoundFacts
+from rounds.ledger import RoundFacts, RulingGo
 from rounds.lifecycle import AuditEntry
-
-if TYPE_CHECKING:  # the operations import this module
-    from rounds.operations import Judged
 
 
 @dataclass(frozen=True)
@@ -52,6 +49,27 @@ class HandRow:
     tiles: list[list[int]] | None
     pending: list[list[int]] | None
     to_confirm: bool
+
+
+@dataclass(frozen=True)
+class Judged:
+    """A ruling the rules engine judged, for the store that scores it (`RoundStore.end_round`).
+
+    Attributes:
+        by: "block" or "domino".
+        who: the proposer, or the player who went out.
+        value: the engine's answer: a `rules.Verdict` (block) or its domino score.
+        state: the game-state dict it judged (docs/design.md; it holds every hand).
+        go: the ledger's go-ahead (its boneyard, the host's override).
+        author: who gave the ruling (a player, or `lifecycle.HOST`).
+    """
+
+    by: str
+    who: str
+    value: Any
+    state: dict[str, Any]
+    go: RulingGo
+    author: str
 
 
 class RoundStore(Protocol):

@@ -6,11 +6,11 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rounds.ledger import RoundFacts
 from rounds.lifecycle import AuditEntry, Conflict
-from rounds.store import HandRow, RoundRow
+from rounds.store import HandRow, Judged, RoundRow
 from rules import phrases
 from rules.i18n import _
 from server import engine, storage
@@ -25,9 +25,6 @@ from server.game.records import (
 )
 from server.game.scoreboard import finish_if_over
 from server.storage import dumps, loads, now
-
-if TYPE_CHECKING:
-    from rounds.operations import Judged
 
 
 def rules_state(
