@@ -29,6 +29,7 @@ from psycopg.types.json import Jsonb
 from dominocam.errors import UserInputError
 from rounds.ledger_words import checking, ledger_entry
 from rounds.lifecycle import Conflict, public_outcome
+from rules import phrases
 from rules.i18n import _
 from tournament.config import EventConfig, parse_config
 
@@ -138,6 +139,9 @@ ALTER TABLE hands ADD COLUMN IF NOT EXISTS confirmed_at timestamptz;
 ALTER TABLE hands ADD COLUMN IF NOT EXISTS declared_cannot_play boolean NOT NULL DEFAULT false;
 ALTER TABLE rounds ADD COLUMN IF NOT EXISTS locked_at timestamptz;
 ALTER TABLE rounds ADD COLUMN IF NOT EXISTS locked_by text;
+-- `locked_by`'s code and parameters (`rules.phrases.to_json`): shown in the reader's
+-- language (`lock_reason`); NULL for a lock stored before them.
+ALTER TABLE rounds ADD COLUMN IF NOT EXISTS locked_words jsonb;
 ALTER TABLE rounds ADD COLUMN IF NOT EXISTS pending_end jsonb;
 ALTER TABLE rounds ADD COLUMN IF NOT EXISTS last_check jsonb;
 ALTER TABLE rounds ADD COLUMN IF NOT EXISTS layout jsonb;
@@ -448,8 +452,8 @@ def public_table(conn: psycopg.Connection[Any], event_id: int, table_id: str) ->
         ) from None
     rounds = []
     for row in conn.execute(
-        "SELECT id, number, status, ended_by, result, locked_at, locked_by, pending_end, "
-        "last_check FROM rounds WHERE event_id = %s AND table_id = %s ORDER BY number",
+        "SELECT id, number, status, ended_by, result, locked_at, locked_by, locked_words, "
+        "pending_end, last_check FROM rounds WHERE event_id = %s AND table_id = %s ORDER BY number",
         (event_id, table_id),
     ).fetchall():
         confirmed = conn.execute(
@@ -472,7 +476,7 @@ def public_table(conn: psycopg.Connection[Any], event_id: int, table_id: str) ->
             entry["ledger"] = ledger_entry(row["result"].get("ledger"), config.max_pip)
         else:
             entry["to_confirm"] = [name for name in table.seats if name in again]
-            entry["locked"] = row["locked_by"] if row["locked_at"] is not None else None
+            entry["locked"] = lock_reason(row)
             entry["pending"] = None if row["pending_end"] is None else row["pending_end"]["text"]
             entry["checking"] = checking(row["pending_end"])
             entry["last_check"] = (
@@ -493,6 +497,18 @@ def public_table(conn: psycopg.Connection[Any], event_id: int, table_id: str) ->
         "rounds": rounds,
         "latest_seq": latest["latest_seq"],
     }
+
+
+def lock_reason(rnd: Mapping[str, Any]) -> str | None:
+    """Why a round's hands are locked (None while they are not): the stored English
+    `locked_by` as a `rules.phrases.Phrase` with its code and parameters (`locked_words`),
+    or as plain text for a lock stored before them (as `server.game.records.lock_reason`)."""
+    if rnd["locked_at"] is None:
+        return None
+    text = str(rnd["locked_by"] or "")
+    stored = rnd.get("locked_words")
+    found = phrases.from_json(stored, text) if isinstance(stored, dict) else None
+    return text if found is None else found
 
 
 def dumps(data: object) -> str:
