@@ -361,8 +361,8 @@ def store_pending_reading(
 def refuse_photo_when_locked(conn: psycopg.Connection[Any], event_id: int, player: Player) -> None:
     """A photo is refused at once once the hands are locked (before it is sent to read)."""
     rnd = conn.execute(
-        "SELECT locked_at, locked_by, locked_words FROM rounds WHERE event_id = %s AND table_id = %s "
-        "AND status = 'open'",
+        "SELECT locked_at, locked_by, locked_words FROM rounds WHERE event_id = %s "
+        "AND table_id = %s AND status = 'open'",
         (event_id, player.table_id),
     ).fetchone()
     if rnd is None:

@@ -17,9 +17,9 @@ import pytest
 from page_words import SAME_ALLOWED, english_in, visible
 from tournament_factories import event_data
 
+from rounds import wording
 from rules.i18n import use_language
 from server import i18n
-from server.game import wording
 
 pytestmark = pytest.mark.tournament
 

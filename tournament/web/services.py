@@ -9,7 +9,7 @@ kept in `g`.
 
 Words: every request is answered in its language (`server.i18n`, as single-table mode). The
 sentences the store keeps in English (a held ruling, a lock's reason, the audit trail's
-entries: `server.game.wording`) stay as stored in the JSON, and each gains its `shown`
+entries: `rounds.wording`) stay as stored in the JSON, and each gains its `shown`
 twin in the request's language (`shown_table`, `shown_outcome`, `shown_audit`).
 """
 
@@ -23,8 +23,8 @@ import redis
 from flask import Response, current_app, g, render_template, request
 from psycopg_pool import ConnectionPool
 
+from rounds import wording
 from rules.i18n import _
-from server.game import wording
 from tournament import frames, rounds, store
 from tournament.config import EventConfig
 from tournament.guard import GuessGuard
