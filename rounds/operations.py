@@ -50,6 +50,7 @@ from rounds.lifecycle import (
 from rounds.store import Judged, RoundRow, RoundStore
 from rules.blocked import check
 from rules.i18n import DEFAULT_LANGUAGE, N_, _, use_language
+from rules.ledger_words import problem_text
 from rules.scoring import score_domino
 from rules.state import parse_state
 
@@ -330,21 +331,17 @@ def _hold_for_host(
     pending: dict[str, Any],
     reasons: list[str],
     author: str,
-    problems: list[dict[str, Any]],
+    entry: AuditEntry,
 ) -> None:
     """Hold the ruling (`pending`) for the host's check and lock the hands (inside the
     transaction: a ruling held for the host is what locks them). Stored once for both
-    modes: the held ruling with `"waiting": true` and its reasons; one "held" entry whose
-    text says only that the ruling waits for the host (the reasons and the ledger's
-    problems in its detail, for the host)."""
+    modes: the held ruling with `"waiting": true` and its reasons, and `entry` (action
+    "review": why, for the host; its public text says only that the host checks)."""
     held = dict(pending, waiting=True, reasons=reasons)
     held.update(lifecycle.held_ruling(held))
     store.set_pending_end(rnd, held)
     store.set_host_check(rnd, reasons)
-    store.record(
-        rnd,
-        _note("held", "rules", wording.HELD_FOR_HOST, waits=reasons, problems=problems),
-    )
+    store.record(rnd, entry)
     store.changed("review", {"action": "host-checking"})
     _lock(store, rnd, pending, author)
 
@@ -467,14 +464,32 @@ def _held(
     decision: RulingWait,
     author: str,
 ) -> HeldForHost:
-    """Hold for the round's ledger; the refusal to raise once committed: the host hears
-    why (no tile: their screen shows which), everybody else that the host is checking."""
+    """Hold for the round's ledger; the refusal to raise once committed. The host reads
+    why, problem by problem (which tile, where, whose hand), in the audit trail and in the
+    answer to their own ruling; everybody else reads only `ledger_words.public_message`."""
     reasons = [str(reason) for reason in decision.reasons]
-    problems = [problem.to_dict() for problem in decision.ledger.problems]
-    _hold_for_host(store, rnd, pending, reasons, author, problems)
+    ledger = decision.ledger
+
+    def host_lines() -> list[str]:
+        return ledger_words.wait_text(reasons, decision.to_confirm) + [
+            problem_text(problem, ledger.max_pip) for problem in ledger.problems
+        ]
+
+    with use_language(DEFAULT_LANGUAGE):  # stored: English, the problems' codes beside it
+        stored = " ".join(host_lines())
+    problems = [problem.to_dict() for problem in ledger.problems]
+    entry = AuditEntry(
+        "review",
+        "ledger",
+        stored,
+        wording.HELD_FOR_HOST,
+        None,
+        {"waits": reasons, "problems": problems},
+    )
+    _hold_for_host(store, rnd, pending, reasons, author, entry)
     if author == HOST:
-        return HeldForHost(" ".join(ledger_words.wait_text(reasons)), "held_for_host")
-    return HeldForHost(ledger_words.public_message(reasons), "held_for_host")
+        return HeldForHost(" ".join(host_lines()), "held_for_host", reasons=reasons)
+    return HeldForHost(ledger_words.public_message(reasons), "held_for_host", reasons=reasons)
 
 
 def _refused_state(
@@ -488,17 +503,16 @@ def _refused_state(
     message may name a hand's tiles: it goes to the host (an entry shown in full once the
     round ends, and the host's correction screen); the ruling is held for the host, the
     hands lock, and the caller hears only that a tile needs checking."""
-    store.record(
-        rnd,
-        AuditEntry(
-            "review",
-            "rules",
-            wording.RULES_REFUSED.format(error=str(error)),
-            wording.TILE_NEEDS_CHECKING,
-        ),
+    entry = AuditEntry(
+        "review",
+        "rules",
+        wording.RULES_REFUSED.format(error=str(error)),
+        wording.TILE_NEEDS_CHECKING,
+        None,
+        {"waits": [RULES_REFUSED]},
     )
-    _hold_for_host(store, rnd, pending, [RULES_REFUSED], author, [])
-    return HeldForHost(_(ledger_words.HOST_CHECKING), "held_for_host")
+    _hold_for_host(store, rnd, pending, [RULES_REFUSED], author, entry)
+    return HeldForHost(_(ledger_words.HOST_CHECKING), "held_for_host", reasons=[RULES_REFUSED])
 
 
 def _ruled(store: RoundStore, rnd: RoundRow, judged: Judged, confirm: bool) -> Ruled:

@@ -90,7 +90,16 @@ def record(
             entry.author,
             entry.action,
             entry.reason,
-            Jsonb({**entry.detail, "text": entry.text, "public_text": entry.public_text}),
+            Jsonb(
+                {
+                    **entry.detail,
+                    "text": entry.text,
+                    "public_text": entry.public_text,
+                    # Beside the English, each text's code and parameters (`rules.phrases`).
+                    "words": phrases.to_json(entry.text),
+                    "public_words": phrases.to_json(entry.public_text),
+                }
+            ),
         ),
     )
 
@@ -119,6 +128,13 @@ def _hand(conn: psycopg.Connection[Any], round_id: int, player_id: int) -> dict[
     return conn.execute(
         "SELECT * FROM hands WHERE round_id = %s AND player_id = %s", (round_id, player_id)
     ).fetchone()
+
+
+def _phrase(text: str, words: object) -> str:
+    """A stored text as the `rules.phrases.Phrase` its `words` stand for (shown in the
+    reader's language), or as it is (stored before codes)."""
+    found = phrases.from_json(words, text) if isinstance(words, dict) else None
+    return text if found is None else found
 
 
 def _locked_by(rnd: Mapping[str, Any]) -> str | None:
@@ -245,9 +261,13 @@ class PgRoundStore:
             )
 
     def set_pending_end(self, rnd: RoundRow, pending: Mapping[str, Any] | None) -> None:
+        """The held ruling's text keeps its code and parameters beside it (`words`)."""
+        stored = None if pending is None else dict(pending)
+        if stored is not None and phrases.to_json(stored.get("text")) is not None:
+            stored["words"] = phrases.to_json(stored["text"])
         self.conn.execute(
             "UPDATE rounds SET pending_end = %s WHERE id = %s",
-            (None if pending is None else Jsonb(dict(pending)), rnd.id),
+            (None if stored is None else Jsonb(stored), rnd.id),
         )
 
     def set_override(self, rnd: RoundRow, override: Mapping[str, Any] | None) -> None:
@@ -686,7 +706,8 @@ def rule(
     if ruled.outcome is not None:
         answer["outcome"] = lifecycle.public_outcome(ruled.outcome)
     if ruled.pending is not None:
-        answer["pending"] = ruled.pending
+        # Its text's code and parameters beside it, as stored (`PgRoundStore.set_pending_end`).
+        answer["pending"] = dict(ruled.pending, words=phrases.to_json(ruled.pending["text"]))
     if ruled.result is not None:
         answer.update(ruled.result)
     return answer
@@ -904,8 +925,8 @@ def audit_trail(
         (event_id, table_id, list(hidden)),
     ):
         detail = dict(row["detail"])
-        text = detail.pop("text", "")
-        public_text = detail.pop("public_text", text)
+        text = _phrase(detail.pop("text", ""), detail.pop("words", None))
+        public_text = _phrase(detail.pop("public_text", text), detail.pop("public_words", None))
         revealed = for_host or row["number"] is None or row["status"] == "ended"
         shown = lifecycle.shown_entry(text, public_text, row["reason"], revealed)
         out.append(

@@ -477,7 +477,7 @@ def public_table(conn: psycopg.Connection[Any], event_id: int, table_id: str) ->
         else:
             entry["to_confirm"] = [name for name in table.seats if name in again]
             entry["locked"] = lock_reason(row)
-            entry["pending"] = None if row["pending_end"] is None else row["pending_end"]["text"]
+            entry["pending"] = held_text(row["pending_end"])
             entry["checking"] = checking(row["pending_end"])
             entry["last_check"] = (
                 None if row["last_check"] is None else public_outcome(row["last_check"])
@@ -497,6 +497,17 @@ def public_table(conn: psycopg.Connection[Any], event_id: int, table_id: str) ->
         "rounds": rounds,
         "latest_seq": latest["latest_seq"],
     }
+
+
+def held_text(pending: Mapping[str, Any] | None) -> str | None:
+    """A held ruling's text as its `rules.phrases.Phrase` (its `words`), shown in the
+    reader's language; as stored when it has no words."""
+    if pending is None:
+        return None
+    text = str(pending["text"])
+    words = pending.get("words")
+    found = phrases.from_json(words, text) if isinstance(words, dict) else None
+    return text if found is None else found
 
 
 def lock_reason(rnd: Mapping[str, Any]) -> str | None:

@@ -268,7 +268,7 @@ def _latest_refusal(conn: sqlite3.Connection, rnd: sqlite3.Row) -> str | None:
         return None
     row = conn.execute(
         "SELECT detail FROM audit WHERE round_id = ? AND action = 'review' "
-        "ORDER BY id DESC LIMIT 1",
+        "AND author = 'rules' ORDER BY id DESC LIMIT 1",
         (rnd["id"],),
     ).fetchone()
     if row is None:

@@ -23,7 +23,7 @@ import redis
 from flask import Response, current_app, g, render_template, request
 from psycopg_pool import ConnectionPool
 
-from rounds import wording
+from rules import phrases
 from rules.i18n import _
 from tournament import frames, rounds, store
 from tournament.config import EventConfig
@@ -114,7 +114,9 @@ def private_page(template: str, **values: Any) -> Response:
 
 
 def shown_text(text: str | None) -> str | None:
-    return None if text is None else wording.shown(text)
+    """A stored sentence in the request's language (`rules.phrases.said`: a phrase with its
+    code; plain text stored before codes as it is)."""
+    return None if text is None else phrases.said(text)
 
 
 def shown_table(table: dict[str, Any]) -> dict[str, Any]:
@@ -133,10 +135,11 @@ def shown_outcome(outcome: dict[str, Any]) -> dict[str, Any]:
     language beside the stored English (`pending.shown`)."""
     pending = outcome.get("pending")
     if isinstance(pending, dict) and "text" in pending:
-        outcome["pending"] = {**pending, "shown": wording.shown(pending["text"])}
+        shown = phrases.said(pending["text"], pending.get("words"))
+        outcome["pending"] = {**pending, "shown": shown}
     return outcome
 
 
 def shown_audit(trail: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The audit trail with each entry's text in the request's language (`shown`)."""
-    return [{**entry, "shown": wording.shown(entry["text"])} for entry in trail]
+    return [{**entry, "shown": phrases.said(entry["text"])} for entry in trail]
