@@ -401,7 +401,8 @@ def rule(
     refusal: Conflict | None = None
     with store.transaction():
         rnd = store.open_round()
-        lifecycle.refuse_other_ruling(rnd.pending_end, by, who, confirm)
+        held = None if rnd.pending_end is None else dict(rnd.pending_end)
+        lifecycle.refuse_other_ruling(held, by, who, confirm)
         checking = store.host_checking(rnd)
         if checking and not by_host:
             raise Conflict(
