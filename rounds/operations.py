@@ -6,7 +6,11 @@ the store and raises `lifecycle.Conflict` (HTTP 409) when the round does not all
 `UserInputError` (HTTP 400) for a bad request (bad tiles, no reason).
 
 * `confirm_hand`: a hand is in once its owner confirms it (or the host enters it); the
-  rules of who may change what are `lifecycle.confirm_change`'s.
+  rules of who may change what are `lifecycle.confirm_change`'s. `discard_pending` drops a
+  new photo's reading, `declare_cannot_play` keeps a declaration, `refuse_photo_when_locked`
+  refuses a photo while the hands are locked.
+* `rule`: a block proposed or domino called, judged after the round's ledger and held for
+  the host (the hands lock) or, by the host, scored.
 * `cancel_ruling`: the host drops a held ruling. The hands are released and play goes on:
   every confirmed hand is confirmed again before the next ruling.
 * `unlock_hands`: the host lets play go on; the same release.
@@ -112,6 +116,47 @@ def confirm_hand(
             store.record(rnd, change.audit)
         store.changed("hand", {"player": player, "count": len(change.tiles)})
     return HandConfirmed(rnd.number, change.tiles)
+
+
+def discard_pending(store: RoundStore, player: str) -> str | None:
+    """Drop `player`'s new photo and its reading, keeping the confirmed hand (also once
+    locked: it changes no hand). Returns the photo the store kept (the caller deletes it).
+
+    Raises:
+        Conflict: no new photo, or no open round.
+    """
+    with store.transaction():
+        rnd = store.open_round()
+        row = store.hand(rnd, player)
+        if row is None or (row.pending is None and row.pending_photo is None):
+            raise Conflict(_("there is no new photo to discard"))
+        store.drop_pending(rnd, player)
+        store.changed("hand", {"player": player})
+    return row.pending_photo
+
+
+def declare_cannot_play(store: RoundStore, player: str, value: bool) -> None:
+    """`player` says they cannot play (a false declaration is a foul at the block check).
+
+    Raises:
+        Conflict: the hands are locked, or no open round.
+    """
+    with store.transaction():
+        rnd = store.open_round()
+        lifecycle.refuse_if_locked(rnd.locked_by)
+        store.declare(rnd, player, value)
+        store.changed("declare", {"player": player, "cannot_play": value})
+
+
+def refuse_photo_when_locked(store: RoundStore) -> None:
+    """A hand photo is refused at once while the hands are locked (before it is stored or
+    sent to read).
+
+    Raises:
+        Conflict: the hands are locked, or no open round.
+    """
+    with store.transaction():
+        lifecycle.refuse_if_locked(store.open_round().locked_by)
 
 
 def play_goes_on(store: RoundStore, rnd: RoundRow) -> None:

@@ -44,11 +44,13 @@ class HandRow:
         tiles: the confirmed hand, or None while it was never confirmed.
         pending: a photo's reading awaiting its owner's confirmation, or None.
         to_confirm: play went on since it was confirmed: its owner confirms it again.
+        pending_photo: where the store keeps the new photo (a file's name), or None.
     """
 
     tiles: list[list[int]] | None
     pending: list[list[int]] | None
     to_confirm: bool
+    pending_photo: str | None = None  # the new photo the store keeps with `pending`
 
 
 @dataclass(frozen=True)
@@ -103,6 +105,14 @@ class RoundStore(Protocol):
     def save_confirmed_hand(self, rnd: RoundRow, player: str, tiles: list[list[int]]) -> None:
         """`tiles` are now `player`'s confirmed hand: the pending reading goes (a store
         keeps its photo with the hand), and the hand is no longer to be confirmed."""
+        ...
+
+    def drop_pending(self, rnd: RoundRow, player: str) -> None:
+        """`player`'s new photo and its reading go; the confirmed hand stays."""
+        ...
+
+    def declare(self, rnd: RoundRow, player: str, cannot_play: bool) -> None:
+        """Keep `player`'s "cannot play" declaration (judged at the block check)."""
         ...
 
     def hands_to_confirm(self, rnd: RoundRow) -> None:

@@ -238,6 +238,21 @@ class PgRoundStore:
             (rnd.id, self._player_id(player), Jsonb(tiles)),
         )
 
+    def drop_pending(self, rnd: RoundRow, player: str) -> None:
+        self.conn.execute(
+            "UPDATE hands SET pending = NULL, pending_scene = NULL "
+            "WHERE round_id = %s AND player_id = %s",
+            (rnd.id, self._player_id(player)),
+        )
+
+    def declare(self, rnd: RoundRow, player: str, cannot_play: bool) -> None:
+        self.conn.execute(
+            "INSERT INTO hands (round_id, player_id, declared_cannot_play) VALUES (%s, %s, %s) "
+            "ON CONFLICT (round_id, player_id) DO UPDATE SET "
+            "declared_cannot_play = EXCLUDED.declared_cannot_play",
+            (rnd.id, self._player_id(player), cannot_play),
+        )
+
     def hands_to_confirm(self, rnd: RoundRow) -> None:
         self.conn.execute(
             "UPDATE hands SET to_confirm = true WHERE round_id = %s AND confirmed_at IS NOT NULL",
@@ -379,20 +394,10 @@ def store_pending_reading(
 
 
 def refuse_photo_when_locked(conn: psycopg.Connection[Any], event_id: int, player: Player) -> None:
-    """A photo is refused at once once the hands are locked (before it is sent to read)."""
-    rnd = conn.execute(
-        "SELECT locked_at, locked_by, locked_words FROM rounds WHERE event_id = %s "
-        "AND table_id = %s AND status = 'open'",
-        (event_id, player.table_id),
-    ).fetchone()
-    if rnd is None:
-        raise RoundConflict(
-            _("table {table} has no open round (its game is over)").format(table=player.table_id)
-        )
-    try:
-        lifecycle.refuse_if_locked(_locked_by(rnd))
-    except UserInputError as error:
-        raise _conflict(error) from None
+    """A photo is refused at once once the hands are locked, before it is sent to read
+    (`rounds.operations.refuse_photo_when_locked`)."""
+    with _as_round_conflict():
+        operations.refuse_photo_when_locked(PgRoundStore(conn, event_id, player.table_id))
 
 
 def confirm_hand(
@@ -431,34 +436,20 @@ def confirm_hand(
 
 
 def discard_pending(conn: psycopg.Connection[Any], event_id: int, player: Player) -> None:
-    """Drop the photo's reading and keep the confirmed hand."""
-    with conn.transaction():
-        rnd = open_round(conn, event_id, player.table_id)
-        row = _hand(conn, rnd["id"], player.id)
-        if row is None or row["pending"] is None:
-            raise RoundConflict(_("there is no new photo to discard"))
-        conn.execute(
-            "UPDATE hands SET pending = NULL, pending_scene = NULL "
-            "WHERE round_id = %s AND player_id = %s",
-            (rnd["id"], player.id),
-        )
+    """Drop the photo's reading and keep the confirmed hand
+    (`rounds.operations.discard_pending`)."""
+    with _as_round_conflict():
+        operations.discard_pending(PgRoundStore(conn, event_id, player.table_id), player.name)
 
 
 def declare_cannot_play(
     conn: psycopg.Connection[Any], event_id: int, player: Player, value: bool
 ) -> None:
-    """The player says they cannot play (a false declaration is a foul at the block check)."""
-    with conn.transaction():
-        rnd = open_round(conn, event_id, player.table_id)
-        try:
-            lifecycle.refuse_if_locked(_locked_by(rnd))
-        except UserInputError as error:
-            raise _conflict(error) from None
-        conn.execute(
-            "INSERT INTO hands (round_id, player_id, declared_cannot_play) VALUES (%s, %s, %s) "
-            "ON CONFLICT (round_id, player_id) DO UPDATE SET "
-            "declared_cannot_play = EXCLUDED.declared_cannot_play",
-            (rnd["id"], player.id, value),
+    """The player says they cannot play (`rounds.operations.declare_cannot_play`; a false
+    declaration is a foul at the block check)."""
+    with _as_round_conflict():
+        operations.declare_cannot_play(
+            PgRoundStore(conn, event_id, player.table_id), player.name, value
         )
 
 

@@ -133,6 +133,22 @@ class SqliteRoundStore:
             tiles=loads(row["tiles"], []) if row["confirmed_at"] is not None else None,
             pending=loads(row["pending"], None),
             to_confirm=bool(row["to_confirm"]),
+            pending_photo=row["pending_image"],
+        )
+
+    def drop_pending(self, rnd: RoundRow, player: str) -> None:
+        self.conn.execute(
+            "UPDATE hands SET pending = NULL, pending_scene = NULL, pending_image = NULL "
+            "WHERE round_id = ? AND player_id = ?",
+            (rnd.id, self._player_id(player)),
+        )
+
+    def declare(self, rnd: RoundRow, player: str, cannot_play: bool) -> None:
+        self.conn.execute(
+            "INSERT INTO hands (round_id, player_id, declared_cannot_play, updated_at) "
+            "VALUES (?, ?, ?, ?) ON CONFLICT(round_id, player_id) DO UPDATE SET "
+            "declared_cannot_play = excluded.declared_cannot_play",
+            (rnd.id, self._player_id(player), int(cannot_play), now()),
         )
 
     def save_confirmed_hand(self, rnd: RoundRow, player: str, tiles: list[list[int]]) -> None:

@@ -424,3 +424,19 @@ def test_a_doubtful_table_reading_refuses_a_ruling_until_the_host_checks(table: 
     except operations.HeldForHost:
         held = True
     assert held and open_round(table).locked_by == "P1 proposed a block"
+
+
+def test_a_declaration_and_a_photo_are_refused_once_the_hands_lock(table: Table) -> None:
+    dealt(table, [[1, 2]], [[3, 4]])
+    operations.declare_cannot_play(table.store, "P2", True)
+    operations.refuse_photo_when_locked(table.store)  # not locked: a photo is welcome
+    with pytest.raises(Conflict):  # no new photo to discard
+        operations.discard_pending(table.store, "P1")
+    with table.store.transaction():
+        state = table.store.rules_state(table.store.open_round(), proposer="P1")
+    assert [p.get("declared_cannot_play", False) for p in state["players"]] == [False, True]
+    hold(table)
+    with pytest.raises(Conflict, match="locked"):
+        operations.declare_cannot_play(table.store, "P2", False)
+    with pytest.raises(Conflict, match="locked"):
+        operations.refuse_photo_when_locked(table.store)
