@@ -1,14 +1,16 @@
-"""A tournament table's round in PostgreSQL, by the single-table rules (`rounds.lifecycle`).
+"""A tournament table's round in PostgreSQL, by the single-table rules: the round's
+operations (`rounds.operations`) run on `PgRoundStore`, and the functions here are their
+thin wrappers for the web app (a `lifecycle.Conflict` becomes a `RoundConflict`).
 
 The same lifecycle as `dominocam serve`, with the event's database behind it:
 
 * a hand photo's reading is *pending* (`store_pending_reading`, written by a worker) until
   its owner confirms it as read or corrected (`confirm_hand`); only then is the hand in;
 * a ruling held for the table host (a block that holds, a domino called, either held by
-  the round's ledger) *locks* every hand of that table's round (the other tables are
-  untouched); after that only the table's host or the event director changes a hand, with a
-  reason, and the change is in the audit trail. A refused ruling or a block check that stops
-  locks nothing (`rule`);
+  the round's ledger or because the rules engine refused the round's state) *locks* every
+  hand of that table's round (the other tables are untouched); after that only the table's
+  host or the event director changes a hand, with a reason, and the change is in the audit
+  trail. A refused ruling or a block check that stops locks nothing (`rule`);
 * tiles typed over a photo's pending reading leave an entry for the table's host alone
   (`lifecycle.HOST_ONLY`: `audit_trail` shows it to the host only, `host_review` as
   `replaced`);
