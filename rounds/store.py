@@ -16,7 +16,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from rounds.ledger import RoundFacts
+from rounds.ledger import RoundFacts, RulingGo
 from rounds.lifecycle import AuditEntry
 
 
@@ -44,11 +44,34 @@ class HandRow:
         tiles: the confirmed hand, or None while it was never confirmed.
         pending: a photo's reading awaiting its owner's confirmation, or None.
         to_confirm: play went on since it was confirmed: its owner confirms it again.
+        pending_photo: where the store keeps the new photo (a file's name), or None.
     """
 
     tiles: list[list[int]] | None
     pending: list[list[int]] | None
     to_confirm: bool
+    pending_photo: str | None = None  # the new photo the store keeps with `pending`
+
+
+@dataclass(frozen=True)
+class Judged:
+    """A ruling the rules engine judged, for the store that scores it (`RoundStore.end_round`).
+
+    Attributes:
+        by: "block" or "domino".
+        who: the proposer, or the player who went out.
+        value: the engine's answer: a `rules.Verdict` (block) or its domino score.
+        state: the game-state dict it judged (docs/design.md; it holds every hand).
+        go: the ledger's go-ahead (its boneyard, the host's override).
+        author: who gave the ruling (a player, or `lifecycle.HOST`).
+    """
+
+    by: str
+    who: str
+    value: Any
+    state: dict[str, Any]
+    go: RulingGo
+    author: str
 
 
 class RoundStore(Protocol):
@@ -82,6 +105,14 @@ class RoundStore(Protocol):
     def save_confirmed_hand(self, rnd: RoundRow, player: str, tiles: list[list[int]]) -> None:
         """`tiles` are now `player`'s confirmed hand: the pending reading goes (a store
         keeps its photo with the hand), and the hand is no longer to be confirmed."""
+        ...
+
+    def drop_pending(self, rnd: RoundRow, player: str) -> None:
+        """`player`'s new photo and its reading go; the confirmed hand stays."""
+        ...
+
+    def declare(self, rnd: RoundRow, player: str, cannot_play: bool) -> None:
+        """Keep `player`'s "cannot play" declaration (judged at the block check)."""
         ...
 
     def hands_to_confirm(self, rnd: RoundRow) -> None:
@@ -122,6 +153,55 @@ class RoundStore(Protocol):
     def record(self, rnd: RoundRow | None, entry: AuditEntry) -> None:
         """Add `entry` to the audit trail, of `rnd` (shown in full once it ends) or of the
         table (None: shown at once)."""
+        ...
+
+    # --- for the rulings (`operations.rule`) ---------------------------------------------
+
+    def rules_state(
+        self, rnd: RoundRow, *, proposer: str | None = None, empty_hand: str | None = None
+    ) -> dict[str, Any]:
+        """The round as the rules engine judges it (the docs/design.md game-state dict,
+        without its "boneyard": the ledger's), every seat in order with its confirmed hand
+        (`empty_hand`'s empty: they went out) and its "cannot play" declaration.
+
+        Raises:
+            rounds.lifecycle.Conflict: a seat has no confirmed hand.
+        """
+        ...
+
+    def refuse_doubtful_table(self, rnd: RoundRow) -> None:
+        """Refuse a ruling while the table's reading is doubtful (`needs_review`, a tile
+        `doubtful`) and the host has not checked it since (nor typed the table).
+
+        Raises:
+            rounds.lifecycle.Conflict: code "table_needs_check", the reading's notes.
+        """
+        ...
+
+    def host_checking(self, rnd: RoundRow) -> list[str]:
+        """Why a held ruling waits for the host's check (empty: it does not)."""
+        ...
+
+    def set_host_check(self, rnd: RoundRow, reasons: list[str] | None) -> None:
+        """Keep why the held ruling waits for the host (None: the host's check is done),
+        where the store keeps it apart from the held ruling."""
+        ...
+
+    def last_decision(self, rnd: RoundRow) -> str | None:
+        """The latest of the audit actions "cancel", "unlock", "lock" of `rnd`, or None."""
+        ...
+
+    def record_check(
+        self, rnd: RoundRow, proposer: str, verdict: Mapping[str, Any], outcome: Mapping[str, Any]
+    ) -> int | None:
+        """Keep a block check's verdict and outcome; the check's id where the store numbers
+        them."""
+        ...
+
+    def end_round(self, rnd: RoundRow, judged: Judged) -> dict[str, Any]:
+        """Score the round by the host's ruling `judged` (its hands as judged, the winner's
+        emptied), end it, and go on by the variant's end (the next round, or the game is
+        over). Returns what the mode answers with the score."""
         ...
 
     def changed(self, what: str, data: Mapping[str, Any]) -> None:

@@ -25,10 +25,11 @@ from flask import (
 
 from dominocam.errors import UserInputError
 from dominocam.i18n import _, current_language
-from rounds import scene_state
+from rounds import operations, scene_state
 from server import auth, engine, game, photo_space, storage, uploads
 from server.auth import admin_required
 from server.db import get_db
+from server.game.round_store import SqliteRoundStore
 from server.json_fields import (
     ARRAY,
     BOOLEAN,
@@ -717,9 +718,9 @@ def hand_photo(token: str) -> Any:
     conn = get_db()
     player = _player(token)
     g = game.get_game(conn, player["game_id"])
+    # Refused before the photo is stored.
+    operations.refuse_photo_when_locked(SqliteRoundStore(conn, player["game_id"]))
     rnd = game.open_round(conn, player["game_id"])
-    if rnd["locked_at"]:  # refused before the photo is stored
-        raise game.Conflict(game.hands.locked_message(rnd))
     image = _decode(_photo_bytes())
     row = game.hand_row(conn, rnd["id"], player["id"])
     pending = row["pending_image"] if row is not None else None

@@ -1,14 +1,16 @@
-"""A tournament table's round in PostgreSQL, by the single-table rules (`rounds.lifecycle`).
+"""A tournament table's round in PostgreSQL, by the single-table rules: the round's
+operations (`rounds.operations`) run on `PgRoundStore`, and the functions here are their
+thin wrappers for the web app (a `lifecycle.Conflict` becomes a `RoundConflict`).
 
 The same lifecycle as `dominocam serve`, with the event's database behind it:
 
 * a hand photo's reading is *pending* (`store_pending_reading`, written by a worker) until
   its owner confirms it as read or corrected (`confirm_hand`); only then is the hand in;
 * a ruling held for the table host (a block that holds, a domino called, either held by
-  the round's ledger) *locks* every hand of that table's round (the other tables are
-  untouched); after that only the table's host or the event director changes a hand, with a
-  reason, and the change is in the audit trail. A refused ruling or a block check that stops
-  locks nothing (`rule`);
+  the round's ledger or because the rules engine refused the round's state) *locks* every
+  hand of that table's round (the other tables are untouched); after that only the table's
+  host or the event director changes a hand, with a reason, and the change is in the audit
+  trail. A refused ruling or a block check that stops locks nothing (`rule`);
 * tiles typed over a photo's pending reading leave an entry for the table's host alone
   (`lifecycle.HOST_ONLY`: `audit_trail` shows it to the host only, `host_review` as
   `replaced`);
@@ -42,35 +44,26 @@ import psycopg
 from psycopg.types.json import Jsonb
 
 from dominocam.errors import UserInputError
-from dominocam.i18n import N_, _
-from rounds import ledger_words, lifecycle, operations, wording
+from dominocam.i18n import _
+from rounds import ledger_words, lifecycle, operations
 from rounds.ledger import (
     HandState,
     Override,
     RoundFacts,
-    Ruling,
-    RulingGo,
-    RulingWait,
     SeatHand,
-    WaitReason,
-    boneyard_floor,
-    decide,
     on_table,
     round_facts,
     table_report,
 )
 from rounds.lifecycle import HOST, AuditEntry
-from rounds.store import HandRow, RoundRow
+from rounds.store import HandRow, Judged, RoundRow
 from rules import phrases
-from rules.blocked import check
 from rules.game import RoundResult
-from rules.ledger_words import problem_text
-from rules.scoring import score_domino
-from rules.state import parse_state
 from rules.tiles import Tile
+from server.game.review import doubt_signature
 from tournament import store
 from tournament.config import EventConfig
-from tournament.store import Player, RoundConflict, event_config, latest_scene
+from tournament.store import Player, RoundConflict, event_config, latest_scene, lock_reason
 
 
 class HeldForHost(RoundConflict):
@@ -105,8 +98,7 @@ def record(
                     **entry.detail,
                     "text": entry.text,
                     "public_text": entry.public_text,
-                    # Beside the English, each sentence's code (pages write it in their
-                    # reader's language: `audit_trail`, `tournament.web.services`).
+                    # Beside the English, each text's code and parameters (`rules.phrases`).
                     "words": phrases.to_json(entry.text),
                     "public_words": phrases.to_json(entry.public_text),
                 }
@@ -142,7 +134,8 @@ def _hand(conn: psycopg.Connection[Any], round_id: int, player_id: int) -> dict[
 
 
 def _locked_by(rnd: Mapping[str, Any]) -> str | None:
-    return store.locked_reason(rnd)
+    """Why the round's hands are locked, shown in the reader's language (`store.lock_reason`)."""
+    return lock_reason(rnd)
 
 
 @contextmanager
@@ -152,8 +145,10 @@ def _as_round_conflict() -> Iterator[None]:
         yield
     except RoundConflict:
         raise
+    except operations.HeldForHost as error:
+        raise HeldForHost(str(error), error.code, **error.params) from None
     except lifecycle.Conflict as error:
-        raise RoundConflict(str(error)) from None
+        raise RoundConflict(str(error), error.code, **error.params) from None
 
 
 def _row(rnd: Mapping[str, Any]) -> RoundRow:
@@ -235,6 +230,21 @@ class PgRoundStore:
             (rnd.id, self._player_id(player), Jsonb(tiles)),
         )
 
+    def drop_pending(self, rnd: RoundRow, player: str) -> None:
+        self.conn.execute(
+            "UPDATE hands SET pending = NULL, pending_scene = NULL "
+            "WHERE round_id = %s AND player_id = %s",
+            (rnd.id, self._player_id(player)),
+        )
+
+    def declare(self, rnd: RoundRow, player: str, cannot_play: bool) -> None:
+        self.conn.execute(
+            "INSERT INTO hands (round_id, player_id, declared_cannot_play) VALUES (%s, %s, %s) "
+            "ON CONFLICT (round_id, player_id) DO UPDATE SET "
+            "declared_cannot_play = EXCLUDED.declared_cannot_play",
+            (rnd.id, self._player_id(player), cannot_play),
+        )
+
     def hands_to_confirm(self, rnd: RoundRow) -> None:
         self.conn.execute(
             "UPDATE hands SET to_confirm = true WHERE round_id = %s AND confirmed_at IS NOT NULL",
@@ -252,13 +262,18 @@ class PgRoundStore:
             self.conn.execute(
                 "UPDATE rounds SET locked_at = COALESCE(locked_at, now()), locked_by = %s, "
                 "locked_words = %s WHERE id = %s",
+                # Beside the English, its code and parameters (`lock_reason`).
                 (locked_by, store.locked_words(locked_by), rnd.id),
             )
 
     def set_pending_end(self, rnd: RoundRow, pending: Mapping[str, Any] | None) -> None:
+        """The held ruling's text keeps its code and parameters beside it (`words`)."""
+        stored = None if pending is None else dict(pending)
+        if stored is not None and phrases.to_json(stored.get("text")) is not None:
+            stored["words"] = phrases.to_json(stored["text"])
         self.conn.execute(
             "UPDATE rounds SET pending_end = %s WHERE id = %s",
-            (None if pending is None else Jsonb(dict(pending)), rnd.id),
+            (None if stored is None else Jsonb(stored), rnd.id),
         )
 
     def set_override(self, rnd: RoundRow, override: Mapping[str, Any] | None) -> None:
@@ -298,6 +313,51 @@ class PgRoundStore:
     def changed(self, what: str, data: Mapping[str, Any]) -> None:
         """Nothing here: the web process publishes what changed once it answers."""
 
+    # --- for the rulings ----------------------------------------------------------------
+
+    def _fresh(self, rnd: RoundRow) -> dict[str, Any]:
+        return self.conn.execute("SELECT * FROM rounds WHERE id = %s", (rnd.id,)).fetchone()
+
+    def rules_state(
+        self, rnd: RoundRow, *, proposer: str | None = None, empty_hand: str | None = None
+    ) -> dict[str, Any]:
+        row = self._fresh(rnd)
+        return _state(
+            self.conn, self.config, self.table_id, row, proposer=proposer, empty_hand=empty_hand
+        )
+
+    def refuse_doubtful_table(self, rnd: RoundRow) -> None:
+        _refuse_doubtful_table(self.conn, self._fresh(rnd))
+
+    def host_checking(self, rnd: RoundRow) -> list[str]:
+        """Kept in the held ruling (`pending_end`: `waiting`, `reasons`)."""
+        pending = rnd.pending_end or {}
+        return list(pending.get("reasons") or []) if pending.get("waiting") else []
+
+    def set_host_check(self, rnd: RoundRow, reasons: list[str] | None) -> None:
+        """Nothing apart: the held ruling keeps its reasons."""
+
+    def last_decision(self, rnd: RoundRow) -> str | None:
+        row = self.conn.execute(
+            "SELECT action FROM audit WHERE round_id = %s AND action IN ('cancel', 'unlock', "
+            "'lock') ORDER BY id DESC LIMIT 1",
+            (rnd.id,),
+        ).fetchone()
+        return None if row is None else str(row["action"])
+
+    def record_check(
+        self, rnd: RoundRow, proposer: str, verdict: Mapping[str, Any], outcome: Mapping[str, Any]
+    ) -> int | None:
+        """The last check that stopped is the table's `last_check` (its public outcome)."""
+        if not verdict.get("blocked"):
+            self.conn.execute(
+                "UPDATE rounds SET last_check = %s WHERE id = %s", (Jsonb(dict(outcome)), rnd.id)
+            )
+        return None
+
+    def end_round(self, rnd: RoundRow, judged: Judged) -> dict[str, Any]:
+        return _end(self.conn, self.event_id, self.config, self.table_id, rnd, judged)
+
 
 # --- a player's hand --------------------------------------------------------------------------
 
@@ -325,20 +385,10 @@ def store_pending_reading(
 
 
 def refuse_photo_when_locked(conn: psycopg.Connection[Any], event_id: int, player: Player) -> None:
-    """A photo is refused at once once the hands are locked (before it is sent to read)."""
-    rnd = conn.execute(
-        "SELECT locked_at, locked_by, locked_words FROM rounds "
-        "WHERE event_id = %s AND table_id = %s AND status = 'open'",
-        (event_id, player.table_id),
-    ).fetchone()
-    if rnd is None:
-        raise RoundConflict(
-            _("table {table} has no open round (its game is over)").format(table=player.table_id)
-        )
-    try:
-        lifecycle.refuse_if_locked(_locked_by(rnd))
-    except UserInputError as error:
-        raise _conflict(error) from None
+    """A photo is refused at once once the hands are locked, before it is sent to read
+    (`rounds.operations.refuse_photo_when_locked`)."""
+    with _as_round_conflict():
+        operations.refuse_photo_when_locked(PgRoundStore(conn, event_id, player.table_id))
 
 
 def confirm_hand(
@@ -377,34 +427,20 @@ def confirm_hand(
 
 
 def discard_pending(conn: psycopg.Connection[Any], event_id: int, player: Player) -> None:
-    """Drop the photo's reading and keep the confirmed hand."""
-    with conn.transaction():
-        rnd = open_round(conn, event_id, player.table_id)
-        row = _hand(conn, rnd["id"], player.id)
-        if row is None or row["pending"] is None:
-            raise RoundConflict(_("there is no new photo to discard"))
-        conn.execute(
-            "UPDATE hands SET pending = NULL, pending_scene = NULL "
-            "WHERE round_id = %s AND player_id = %s",
-            (rnd["id"], player.id),
-        )
+    """Drop the photo's reading and keep the confirmed hand
+    (`rounds.operations.discard_pending`)."""
+    with _as_round_conflict():
+        operations.discard_pending(PgRoundStore(conn, event_id, player.table_id), player.name)
 
 
 def declare_cannot_play(
     conn: psycopg.Connection[Any], event_id: int, player: Player, value: bool
 ) -> None:
-    """The player says they cannot play (a false declaration is a foul at the block check)."""
-    with conn.transaction():
-        rnd = open_round(conn, event_id, player.table_id)
-        try:
-            lifecycle.refuse_if_locked(_locked_by(rnd))
-        except UserInputError as error:
-            raise _conflict(error) from None
-        conn.execute(
-            "INSERT INTO hands (round_id, player_id, declared_cannot_play) VALUES (%s, %s, %s) "
-            "ON CONFLICT (round_id, player_id) DO UPDATE SET "
-            "declared_cannot_play = EXCLUDED.declared_cannot_play",
-            (rnd["id"], player.id, value),
+    """The player says they cannot play (`rounds.operations.declare_cannot_play`; a false
+    declaration is a foul at the block check)."""
+    with _as_round_conflict():
+        operations.declare_cannot_play(
+            PgRoundStore(conn, event_id, player.table_id), player.name, value
         )
 
 
@@ -508,40 +544,35 @@ def _state(
 
 def _camera_layout(conn: psycopg.Connection[Any], event_id: int, table_id: str) -> dict[str, Any]:
     """The played lines from the table camera's newest Scene, for a round whose lines the
-    host has not typed (`set_table`). A Scene the reading doubts is not used: the host
-    checks the table and types its open ends, as single-table mode's review asks."""
+    host has not typed (`set_table`); a doubtful one refuses the ruling first
+    (`_refuse_doubtful_table`)."""
     from rounds.scene_state import state_layout
 
     newest = latest_scene(conn, event_id, table_id)
     if newest is None:
         return {"lines": []}
-    if newest["scene"].get("needs_review"):
+    return state_layout(newest["scene"])
+
+
+def _refuse_doubtful_table(conn: psycopg.Connection[Any], rnd: Mapping[str, Any]) -> None:
+    """A ruling waits while the lines it would judge come from a doubtful camera reading
+    (`needs_review`, or a tile `doubtful`: `review.doubt_signature`, as single-table mode):
+    the host types the open ends (`set_table`), which the rulings then judge by.
+
+    Raises:
+        RoundConflict: code "table_needs_check".
+    """
+    if rnd["layout"] is not None:
+        return
+    newest = latest_scene(conn, rnd["event_id"], rnd["table_id"])
+    if newest is not None and doubt_signature(newest["scene"]) is not None:
         raise RoundConflict(
             _(
                 "the camera's reading of the table is doubtful: the host types the open ends "
                 "(PUT /api/tables/ID/table) before a ruling"
-            )
+            ),
+            "table_needs_check",
         )
-    return state_layout(newest["scene"])
-
-
-def _judge(state_json: dict[str, Any], by: str, who: str) -> Any:
-    """Run the rules engine: the block verdict, or the domino's score. Its refusal may name
-    a hand's tiles, so the caller hears only that a tile needs checking (the full message
-    goes to the audit trail, shown once the round ends)."""
-    try:
-        state = parse_state(state_json)
-        return check(state) if by == "block" else score_domino(state, who)
-    except UserInputError as error:
-        raise TileNeedsCheck(str(error)) from None
-
-
-class TileNeedsCheck(RoundConflict):
-    """The rules engine refused the round's state (for example a tile held twice). Its
-    message names tiles: the host reads it in the audit trail after the round; the players
-    and the public hear only `PUBLIC`."""
-
-    PUBLIC = N_("A tile needs checking: the host looks at the hands before a ruling")
 
 
 def _facts(
@@ -590,68 +621,6 @@ def _went_out(rnd: Mapping[str, Any]) -> str | None:
     return pending.get("player") if pending.get("by") == "domino" else None
 
 
-def _hold_for_host(
-    conn: psycopg.Connection[Any],
-    event_id: int,
-    table_id: str,
-    rnd: Mapping[str, Any],
-    decision: RulingWait,
-    pending: dict[str, Any],
-    author: str,
-) -> HeldForHost:
-    """Hold the ruling (`pending`) for the table host's check and lock the table's hands
-    (inside the caller's transaction: a ruling held for the host is what locks them); the
-    conflict to raise once that transaction is committed.
-
-    The host reads why, problem by problem (which tile, where, whose hand), in the audit
-    trail and in the answer to their own ruling; everybody else reads only
-    `ledger_words.public_message` (no tile, no hand)."""
-    reasons = [str(reason) for reason in decision.reasons]
-    ledger = decision.ledger
-    host_lines = ledger_words.wait_text(reasons, decision.to_confirm) + [
-        problem_text(problem, ledger.max_pip) for problem in ledger.problems
-    ]
-    public = ledger_words.public_message(reasons)
-    held = lifecycle.held_ruling(dict(pending, waiting=True, reasons=reasons))
-    conn.execute("UPDATE rounds SET pending_end = %s WHERE id = %s", (Jsonb(held), rnd["id"]))
-    record(
-        conn,
-        event_id,
-        table_id,
-        rnd["id"],
-        AuditEntry("review", "ledger", " ".join(host_lines), public, None, {"waits": reasons}),
-    )
-    _lock(conn, event_id, table_id, rnd, pending, author)
-    return HeldForHost(" ".join(host_lines) if author == HOST else public)
-
-
-def _lock(
-    conn: psycopg.Connection[Any],
-    event_id: int,
-    table_id: str,
-    rnd: Mapping[str, Any],
-    pending: Mapping[str, Any],
-    author: str,
-) -> None:
-    """Lock the table's hands for the ruling `pending` (inside the caller's transaction,
-    which holds the round row): from now on only the host changes a hand, with a reason."""
-    if _locked_by(rnd):
-        return
-    who = pending["proposer"] if pending["by"] == "block" else pending["player"]
-    reason = lifecycle.lock_reason(pending["by"], who)
-    conn.execute(
-        "UPDATE rounds SET locked_at = now(), locked_by = %s, locked_words = %s WHERE id = %s",
-        (reason, store.locked_words(reason), rnd["id"]),
-    )
-    record(
-        conn,
-        event_id,
-        table_id,
-        rnd["id"],
-        _note("lock", author, wording.HANDS_LOCKED.format(text=reason)),
-    )
-
-
 def set_table(
     conn: psycopg.Connection[Any],
     event_id: int,
@@ -689,157 +658,40 @@ def rule(
     author: str,
     confirm: bool = False,
 ) -> dict[str, Any]:
-    """A block proposed by `who`, or domino called by `who`: judge it, and hold it for the
-    table host (which locks the table's hands) or, when the host rules with `confirm`,
-    score it.
-
-    Only a ruling held for the host locks the hands (as in single-table mode,
-    `server.game.rulings`): a refusal locks nothing, and a block check that stops locks
-    nothing either; it says who can play and whether it was a foul (not with which tile),
-    and play goes on: every confirmed hand is to be confirmed again before the next ruling.
-
-    The whole ruling is one transaction holding the table's open round row (`FOR UPDATE`):
-    a hand saved meanwhile either lands before it (and is judged) or waits for it and then
-    finds the hands locked, or confirmed again after a check that stopped.
+    """A block proposed by `who`, or domino called by `who` (`rounds.operations.rule`, as in
+    single-table mode): judged, then held for the table host (which locks the table's hands)
+    or, when the host rules with `confirm`, scored (`_end`). A block check that stops locks
+    nothing; play goes on.
 
     Returns:
-        `{"by", "ended": bool, "held": bool, "outcome" (block), "result" (when scored)}`.
+        `{"by", "ended": bool, "held": bool, "outcome" (block), "pending" (held),
+        "round", "result", "next_round" (scored)}`.
 
     Raises:
-        RoundConflict: a hand missing, unconfirmed or to be confirmed again, another ruling
-            waiting, a tile needs checking (`TileNeedsCheck`), or no open round.
-        HeldForHost: the round's ledger holds the ruling for the table host (the hands are
-            then locked).
+        RoundConflict: refused (a hand missing or to be confirmed again, another ruling
+            waiting, the host checking, the table's reading doubtful, no open round).
+        HeldForHost: held for the table host (the hands are then locked).
     """
     if who not in config.table(table_id).seats:
         raise UserInputError(
             _("{name} does not sit at table {table}").format(name=repr(who), table=table_id)
         )
-    refusal: RoundConflict | None = None
-    with conn.transaction():
-        rnd = open_round(conn, event_id, table_id)
-        try:
-            lifecycle.refuse_other_ruling(rnd["pending_end"], by, who, confirm)
-            lifecycle.lock_reason(by, who)  # 'block' or 'domino'
-        except UserInputError as error:
-            raise _conflict(error) from None
-        if by == "domino":
-            state_json = _state(conn, config, table_id, rnd, empty_hand=who)
-        else:
-            state_json = _state(conn, config, table_id, rnd, proposer=who)
-        # Judged as the host's ruling, whoever asks: a player's ruling never scores (it is
-        # held for the table host either way), so counts that do not close are the host's
-        # to weigh when they score it, not a reason to refuse the proposal (as in
-        # `server.game.rulings`).
-        decision = decide(
-            _facts(conn, config, table_id, rnd),
-            Ruling(by),
-            who if by == "domino" else None,
-            by_host=True,
+    try:
+        lifecycle.lock_reason(by, who)  # 'block' or 'domino'
+    except UserInputError as error:
+        raise _conflict(error) from None
+    with _as_round_conflict():
+        ruled = operations.rule(
+            PgRoundStore(conn, event_id, table_id, config), by, who, author=author, confirm=confirm
         )
-        if isinstance(decision, RulingWait) and WaitReason.HANDS_TO_CONFIRM in decision.reasons:
-            # Refused before anything locks: the owners confirm (as it is, or corrected).
-            raise RoundConflict(ledger_words.to_confirm_message(decision.to_confirm))
-        pending = (
-            {"by": "block", "proposer": who} if by == "block" else {"by": "domino", "player": who}
-        )
-        floor = boneyard_floor(decision) if by == "block" else None
-        judged = None
-        go: RulingGo | None = None
-        if isinstance(decision, RulingGo):
-            go = decision
-        elif floor is not None:
-            # Only the boneyard's count is missing: a player who can play stops the check
-            # whatever it holds; when nobody can, the count decides and the host enters it.
-            go = RulingGo(decision.ledger, floor)
-        if go is None:
-            assert isinstance(decision, RulingWait)
-            refusal = _hold_for_host(conn, event_id, table_id, rnd, decision, pending, author)
-        else:
-            state_json["boneyard"] = go.boneyard
-            try:
-                judged = _judge(state_json, by, who)
-            except TileNeedsCheck as error:
-                # A refusal: recorded for the host (it may name tiles), nothing locks.
-                record(
-                    conn,
-                    event_id,
-                    table_id,
-                    rnd["id"],
-                    AuditEntry(
-                        "review",
-                        "rules",
-                        f"the rules engine refused the round: {error}",
-                        "a tile needs checking before a ruling",
-                    ),
-                )
-                refusal = TileNeedsCheck(_(TileNeedsCheck.PUBLIC))
-            else:
-                if isinstance(decision, RulingWait) and judged.blocked:
-                    # Nobody can play on the floor: the boneyard's count decides (the host's).
-                    refusal = _hold_for_host(
-                        conn, event_id, table_id, rnd, decision, pending, author
-                    )
-        if refusal is None:
-            assert go is not None
-            return _ruled(
-                conn, event_id, config, table_id, rnd, by, who, author, confirm, state_json,
-                judged, go, pending,
-            )  # fmt: skip
-    # Raised once the hold (and its lock) or the refusal's audit entry is committed.
-    raise refusal
-
-
-def _ruled(
-    conn: psycopg.Connection[Any],
-    event_id: int,
-    config: EventConfig,
-    table_id: str,
-    rnd: Mapping[str, Any],
-    by: str,
-    who: str,
-    author: str,
-    confirm: bool,
-    state_json: dict[str, Any],
-    judged: Any,
-    go: RulingGo,
-    pending: dict[str, Any],
-) -> dict[str, Any]:
-    """`rule`'s judged ruling, inside its transaction: a block check that stops (nothing
-    locks, play goes on), the round scored (the host's `confirm`), or the ruling held for
-    the host (the hands lock)."""
-    if by == "block":
-        declared = {p["name"] for p in state_json["players"] if p.get("declared_cannot_play")}
-        outcome = lifecycle.check_outcome(who, judged.to_json(), declared)
-        answer: dict[str, Any] = {
-            "by": by,
-            "outcome": lifecycle.public_outcome(outcome),
-            "ended": False,
-            "held": False,
-        }
-        if not judged.blocked:
-            # Stopped: nothing locks; play goes on, each hand confirmed again before the
-            # next ruling (tiles are played from now on).
-            conn.execute(
-                "UPDATE rounds SET last_check = %s WHERE id = %s", (Jsonb(outcome), rnd["id"])
-            )
-            operations.play_goes_on(PgRoundStore(conn, event_id, table_id, config), _row(rnd))
-            return answer
-    else:
-        answer = {"by": by, "ended": False, "held": False}
-    # Locked as it is held, or as it ends (kept if the host reopens the round).
-    _lock(conn, event_id, table_id, rnd, pending, author)
-    if confirm:
-        answer.update(
-            _end(conn, event_id, config, table_id, rnd, by, state_json, judged, author, go)
-        )
-        answer["ended"] = True
-        return answer
-    held = lifecycle.held_ruling(pending)
-    conn.execute("UPDATE rounds SET pending_end = %s WHERE id = %s", (Jsonb(held), rnd["id"]))
-    record(conn, event_id, table_id, rnd["id"], _note("held", author, held["text"]))
-    answer["held"] = True
-    answer["pending"] = held
+    answer: dict[str, Any] = {"by": by, "ended": ruled.ended, "held": ruled.held}
+    if ruled.outcome is not None:
+        answer["outcome"] = lifecycle.public_outcome(ruled.outcome)
+    if ruled.pending is not None:
+        # Its text's code and parameters beside it, as stored (`PgRoundStore.set_pending_end`).
+        answer["pending"] = dict(ruled.pending, words=phrases.to_json(ruled.pending["text"]))
+    if ruled.result is not None:
+        answer.update(ruled.result)
     return answer
 
 
@@ -866,17 +718,16 @@ def _end(
     event_id: int,
     config: EventConfig,
     table_id: str,
-    rnd: Mapping[str, Any],
-    by: str,
-    state_json: dict[str, Any],
-    judged: Any,
-    author: str,
-    go: RulingGo,
+    rnd: RoundRow,
+    ruling: Judged,
 ) -> dict[str, Any]:
     """Score the round into the table's game (the variant's end: target, descending
-    doubles) and open the next round unless the game is over."""
+    doubles) and open the next round unless the game is over (inside the ruling's
+    transaction). Returns `{"round", "result", "next_round"}`."""
     from tournament.standings import table_game
 
+    by, judged, author = ruling.by, ruling.value, ruling.author
+    state_json, go = ruling.state, ruling.go
     game = table_game(conn, event_id, table_id, config)
     if by == "block":
         result = RoundResult.from_verdict(judged, engine=game.next_engine())
@@ -896,12 +747,12 @@ def _end(
                     "ledger": go.to_dict(),
                 }
             ),
-            rnd["id"],
+            rnd.id,
         ),
     )
     next_round = None
     if not game.is_over:
-        next_round = rnd["number"] + 1
+        next_round = rnd.number + 1
         conn.execute(
             "INSERT INTO rounds (event_id, table_id, number) VALUES (%s, %s, %s)",
             (event_id, table_id, next_round),
@@ -910,18 +761,18 @@ def _end(
         conn,
         event_id,
         table_id,
-        rnd["id"],
+        rnd.id,
         _note(
             "round-ended",
             author,
-            f"round {rnd['number']} scored ({by}): "
+            f"round {rnd.number} scored ({by}): "
             + (", ".join(f"{k} {v}" for k, v in result.points.items()) or "no points"),
-            round=rnd["number"],
+            round=rnd.number,
             ended_by=by,
             points=dict(result.points),
         ),
     )
-    return {"round": rnd["number"], "result": result.to_json(), "next_round": next_round}
+    return {"round": rnd.number, "result": result.to_json(), "next_round": next_round}
 
 
 def cancel_pending(

@@ -29,7 +29,7 @@ from psycopg.types.json import Jsonb
 from dominocam.errors import UserInputError
 from dominocam.i18n import _
 from rounds.ledger_words import checking, ledger_entry
-from rounds.lifecycle import Conflict, held_ruling, public_outcome
+from rounds.lifecycle import Conflict, public_outcome
 from rules import phrases
 from tournament.config import EventConfig, parse_config
 
@@ -139,7 +139,8 @@ ALTER TABLE hands ADD COLUMN IF NOT EXISTS confirmed_at timestamptz;
 ALTER TABLE hands ADD COLUMN IF NOT EXISTS declared_cannot_play boolean NOT NULL DEFAULT false;
 ALTER TABLE rounds ADD COLUMN IF NOT EXISTS locked_at timestamptz;
 ALTER TABLE rounds ADD COLUMN IF NOT EXISTS locked_by text;
--- Beside the lock's English, its sentence's code and parameters (`rules.phrases`).
+-- `locked_by`'s code and parameters (`rules.phrases.to_json`): shown in the reader's
+-- language (`lock_reason`); NULL for a lock stored before them.
 ALTER TABLE rounds ADD COLUMN IF NOT EXISTS locked_words jsonb;
 ALTER TABLE rounds ADD COLUMN IF NOT EXISTS pending_end jsonb;
 ALTER TABLE rounds ADD COLUMN IF NOT EXISTS last_check jsonb;
@@ -452,8 +453,7 @@ def public_table(conn: psycopg.Connection[Any], event_id: int, table_id: str) ->
     rounds = []
     for row in conn.execute(
         "SELECT id, number, status, ended_by, result, locked_at, locked_by, locked_words, "
-        "pending_end, "
-        "last_check FROM rounds WHERE event_id = %s AND table_id = %s ORDER BY number",
+        "pending_end, last_check FROM rounds WHERE event_id = %s AND table_id = %s ORDER BY number",
         (event_id, table_id),
     ).fetchall():
         confirmed = conn.execute(
@@ -478,12 +478,10 @@ def public_table(conn: psycopg.Connection[Any], event_id: int, table_id: str) ->
             entry["to_confirm"] = [name for name in table.seats if name in again]
             # Stored English, with the sentence's code beside it (pages write it in their
             # reader's language: `tournament.web.services.shown_table`).
-            locked = locked_reason(row)
-            entry["locked"] = locked
-            entry["locked_words"] = phrases.to_json(locked)
-            pending = None if row["pending_end"] is None else held_ruling(row["pending_end"])
-            entry["pending"] = None if pending is None else pending["text"]
-            entry["pending_words"] = None if pending is None else phrases.to_json(pending["text"])
+            entry["locked"] = lock_reason(row)
+            entry["locked_words"] = phrases.to_json(entry["locked"])
+            entry["pending"] = held_text(row["pending_end"])
+            entry["pending_words"] = phrases.to_json(entry["pending"])
             entry["checking"] = checking(row["pending_end"])
             entry["last_check"] = (
                 None if row["last_check"] is None else public_outcome(row["last_check"])
@@ -505,9 +503,18 @@ def public_table(conn: psycopg.Connection[Any], event_id: int, table_id: str) ->
     }
 
 
-def locked_reason(rnd: Mapping[str, Any]) -> str | None:
-    """Why the round's hands are locked (None while they are not): the stored English as a
-    `rules.phrases.Phrase` with its code (`locked_words`), or as plain text without one."""
+def held_text(pending: Mapping[str, Any] | None) -> str | None:
+    """A held ruling's text as its `rules.phrases.Phrase` (its `words`), shown in the
+    reader's language; as stored when it has no words."""
+    if pending is None:
+        return None
+    return phrases.stored(str(pending["text"]), pending.get("words"))
+
+
+def lock_reason(rnd: Mapping[str, Any]) -> str | None:
+    """Why a round's hands are locked (None while they are not): the stored English
+    `locked_by` as a `rules.phrases.Phrase` with its code and parameters (`locked_words`),
+    or as plain text for a lock stored before them (as `server.game.records.lock_reason`)."""
     if rnd["locked_at"] is None:
         return None
     return phrases.stored(str(rnd["locked_by"] or ""), rnd.get("locked_words"))

@@ -18,7 +18,6 @@ from typing import Any
 from dominocam.errors import UserInputError
 from dominocam.i18n import _
 from rounds import lifecycle, operations
-from rounds.lifecycle import Conflict
 from server import storage
 from server.game import audit
 from server.game.records import lock_reason, open_round
@@ -82,20 +81,11 @@ def attach_hand_photo(conn: sqlite3.Connection, player: sqlite3.Row, image_name:
 
 
 def discard_pending(conn: sqlite3.Connection, player: sqlite3.Row) -> str | None:
-    """Drop the new photo's reading and keep the confirmed hand. Returns the dropped photo
-    (never confirmed: the caller deletes its file), or None."""
-    with transaction(conn):
-        rnd = open_round(conn, player["game_id"])
-        row = hand_row(conn, rnd["id"], player["id"])
-        if row is None or (row["pending"] is None and row["pending_image"] is None):
-            raise Conflict(_("there is no new photo to discard"))
-        conn.execute(
-            "UPDATE hands SET pending = NULL, pending_scene = NULL, pending_image = NULL "
-            "WHERE round_id = ? AND player_id = ?",
-            (rnd["id"], player["id"]),
-        )
-        storage.add_event(conn, player["game_id"], "hand", {"player": player["name"]})
-    return row["pending_image"]
+    """Drop the new photo's reading and keep the confirmed hand
+    (`rounds.operations.discard_pending`). Returns the dropped photo (never confirmed: the
+    caller deletes its file), or None."""
+    store = SqliteRoundStore(conn, player["game_id"])
+    return operations.discard_pending(store, player["name"])
 
 
 def confirm_hand(
@@ -172,16 +162,7 @@ def set_hand(
 
 
 def declare_cannot_play(conn: sqlite3.Connection, player: sqlite3.Row, value: bool) -> None:
-    """Record the player's declaration; a false "cannot play" is a foul at the block check."""
-    with transaction(conn):
-        rnd = open_round(conn, player["game_id"])
-        lifecycle.refuse_if_locked(lock_reason(rnd))
-        conn.execute(
-            "INSERT INTO hands (round_id, player_id, declared_cannot_play, updated_at) "
-            "VALUES (?, ?, ?, ?) ON CONFLICT(round_id, player_id) DO UPDATE SET "
-            "declared_cannot_play = excluded.declared_cannot_play",
-            (rnd["id"], player["id"], int(value), now()),
-        )
-        storage.add_event(
-            conn, player["game_id"], "declare", {"player": player["name"], "cannot_play": value}
-        )
+    """Record the player's declaration (`rounds.operations.declare_cannot_play`); a false
+    "cannot play" is a foul at the block check."""
+    store = SqliteRoundStore(conn, player["game_id"])
+    operations.declare_cannot_play(store, player["name"], value)

@@ -10,11 +10,11 @@ and the round's ledger (every tile of the set in exactly one place).
 * **The round's ledger** (`rounds.ledger`, issue 32). Before a ruling the table,
   the hands and the boneyard are counted against the set (`decide`): a tile in two places
   (two hands, the table and a hand), a tile missed, a hand not confirmed since play went on,
-  or a draw game's boneyard nobody counted holds the ruling (`hold_for_host`). Which tile and
-  whose hand goes to the host's correction screen (`host_review`: the set as a picture, each
-  problem in words), never to a player or the public table before the round ends; the
-  public state says only that the host is checking (`host_checking`), a flag that the host's
-  actions alone set and clear, so that saving tiles can never probe another hand.
+  or a draw game's boneyard nobody counted holds the ruling (`rounds.operations.rule`).
+  Which tile and whose hand goes to the host's correction screen (`host_review`: the set as
+  a picture, each problem in words), never to a player or the public table before the round
+  ends; the public state says only that the host is checking (`host_checking`), a flag that
+  the host's actions alone set and clear, so that saving tiles can never probe another hand.
 """
 
 from __future__ import annotations
@@ -23,15 +23,12 @@ import sqlite3
 from typing import Any
 
 from dominocam.i18n import N_, _
-from rounds import ledger_words, lifecycle, wording
+from rounds import ledger_words, operations, wording
 from rounds.ledger import (
     HandState,
     Override,
     RoundFacts,
-    Ruling,
-    RulingDecision,
     SeatHand,
-    decide,
     on_table,
     round_facts,
     table_report,
@@ -54,9 +51,6 @@ HANDS_NEED_CHECK = N_(
     "A tile needs checking before a ruling: the host is checking the hands on the correction "
     "screen."
 )
-# Why a ruling waits for the host besides the ledger's reasons: the rules engine refused the
-# round's state (its message may name a hand's tile: the host's screen shows it).
-RULES_REFUSED = "rules-refused"
 
 
 def shown_warnings(scene: dict[str, Any] | None) -> list[str]:
@@ -197,56 +191,11 @@ def facts(conn: sqlite3.Connection, game_id: int, rnd: sqlite3.Row) -> RoundFact
     )
 
 
-def decide_ruling(
-    conn: sqlite3.Connection,
-    game_id: int,
-    ruling: Ruling,
-    went_out: str | None = None,
-    by_host: bool = False,
-) -> RulingDecision:
-    """May `ruling` go on now (`round_ledger.decide`; `by_host`: the host gives it)?"""
-    rnd = open_round(conn, game_id)
-    return decide(facts(conn, game_id, rnd), ruling, went_out, by_host=by_host)
-
-
 def host_check(rnd: sqlite3.Row) -> list[str]:
     """Why a ruling of the open round waits for the host (empty: it does not)."""
     if rnd["status"] != "open":
         return []
     return list((loads(rnd["host_check"], None) or {}).get("reasons") or [])
-
-
-def refuse_while_host_checks(rnd: sqlite3.Row, by_host: bool) -> None:
-    """While a ruling waits for the host, only the host rules (scores, cancels, unlocks): a
-    player's ruling would tell them whether the host's correction made the round add up."""
-    reasons = host_check(rnd)
-    if reasons and not by_host:
-        raise Conflict(ledger_words.public_message(reasons), "held_for_host", reasons=list(reasons))
-
-
-def hold_for_host(
-    conn: sqlite3.Connection,
-    game_id: int,
-    round_id: int,
-    reasons: list[str],
-    pending: dict[str, Any] | None,
-) -> None:
-    """Keep the ruling (`pending`: who proposed or went out) until the host has checked the
-    round: the public state says only that the host is checking (inside a transaction)."""
-    conn.execute(
-        "UPDATE rounds SET host_check = ? WHERE id = ?", (dumps({"reasons": reasons}), round_id)
-    )
-    if pending is not None:
-        held = dict(pending, waiting=True)
-        held.update(lifecycle.held_ruling(held))
-        conn.execute("UPDATE rounds SET pending_end = ? WHERE id = ?", (dumps(held), round_id))
-    audit.record(conn, game_id, round_id, "held", "rules", wording.HELD_FOR_HOST)
-    storage.add_event(conn, game_id, "review", {"action": "host-checking"})
-
-
-def clear_host_check(conn: sqlite3.Connection, round_id: int) -> None:
-    """The host has acted on a ruling that waited (inside a transaction)."""
-    conn.execute("UPDATE rounds SET host_check = NULL WHERE id = ?", (round_id,))
 
 
 def _went_out(rnd: sqlite3.Row) -> str | None:
@@ -315,11 +264,11 @@ def ledger_review(conn: sqlite3.Connection, game_id: int, rnd: sqlite3.Row) -> d
 def _latest_refusal(conn: sqlite3.Connection, rnd: sqlite3.Row) -> str | None:
     """The rules engine's last refusal of this round, in its own words (it may name a hand's
     tile: admin only), while the round waits for the host because of it."""
-    if RULES_REFUSED not in host_check(rnd):
+    if operations.RULES_REFUSED not in host_check(rnd):
         return None
     row = conn.execute(
         "SELECT detail FROM audit WHERE round_id = ? AND action = 'review' "
-        "ORDER BY id DESC LIMIT 1",
+        "AND author = 'rules' ORDER BY id DESC LIMIT 1",
         (rnd["id"],),
     ).fetchone()
     if row is None:

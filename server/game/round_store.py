@@ -8,14 +8,76 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
+from dominocam.i18n import _
 from rounds.ledger import RoundFacts
-from rounds.lifecycle import AuditEntry
-from rounds.store import HandRow, RoundRow
+from rounds.lifecycle import AuditEntry, Conflict
+from rounds.store import HandRow, Judged, RoundRow
 from rules import phrases
-from server import storage
+from server import engine, storage
 from server.game import audit, review
-from server.game.records import get_game, get_round, lock_reason, open_round
+from server.game.records import (
+    get_game,
+    get_round,
+    lock_reason,
+    open_round,
+    players,
+    round_hands,
+)
+from server.game.scoreboard import finish_if_over
 from server.storage import dumps, loads, now
+
+
+def rules_state(
+    conn: sqlite3.Connection,
+    game_id: int,
+    proposer: str | None = None,
+    allow_missing: bool = False,
+    empty_hand: str | None = None,
+) -> dict[str, Any]:
+    """The game-state dict (docs/design.md) of the latest round, for the rules engine.
+
+    Raises:
+        Conflict: a player has no confirmed hand (unless `allow_missing`).
+    """
+    game = get_game(conn, game_id)
+    rnd = get_round(conn, game_id)
+    held = round_hands(conn, rnd["id"])
+    roster = []
+    missing = []
+    for p in players(conn, game_id):
+        row = held.get(p["id"])
+        if p["name"] == empty_hand:
+            tiles: list = []
+        elif row is None or row["confirmed_at"] is None:
+            if not allow_missing:
+                missing.append(p["name"])
+            tiles = []
+        else:
+            tiles = loads(row["tiles"], [])
+        entry: dict[str, Any] = {"name": p["name"], "hand": tiles}
+        if row is not None and row["declared_cannot_play"]:
+            entry["declared_cannot_play"] = True
+        if p["team"]:
+            entry["team"] = p["team"]
+        roster.append(entry)
+    if missing:
+        raise Conflict(
+            _(
+                "no confirmed hand yet for {missing}: each player sends a photo from their link "
+                "and confirms the tiles, or the table enters them"
+            ).format(missing=", ".join(missing))
+        )
+    state: dict[str, Any] = {
+        "variant": game["variant"],
+        "rules": loads(game["rules"], {}),
+        "set": game["set_max"],
+        "players": roster,
+        "layout": {"lines": loads(rnd["layout"], [])},
+        "boneyard": rnd["boneyard"],
+    }
+    if proposer is not None:
+        state["proposer"] = proposer
+    return state
 
 
 class SqliteRoundStore:
@@ -71,6 +133,22 @@ class SqliteRoundStore:
             tiles=loads(row["tiles"], []) if row["confirmed_at"] is not None else None,
             pending=loads(row["pending"], None),
             to_confirm=bool(row["to_confirm"]),
+            pending_photo=row["pending_image"],
+        )
+
+    def drop_pending(self, rnd: RoundRow, player: str) -> None:
+        self.conn.execute(
+            "UPDATE hands SET pending = NULL, pending_scene = NULL, pending_image = NULL "
+            "WHERE round_id = ? AND player_id = ?",
+            (rnd.id, self._player_id(player)),
+        )
+
+    def declare(self, rnd: RoundRow, player: str, cannot_play: bool) -> None:
+        self.conn.execute(
+            "INSERT INTO hands (round_id, player_id, declared_cannot_play, updated_at) "
+            "VALUES (?, ?, ?, ?) ON CONFLICT(round_id, player_id) DO UPDATE SET "
+            "declared_cannot_play = excluded.declared_cannot_play",
+            (rnd.id, self._player_id(player), int(cannot_play), now()),
         )
 
     def save_confirmed_hand(self, rnd: RoundRow, player: str, tiles: list[list[int]]) -> None:
@@ -169,3 +247,79 @@ class SqliteRoundStore:
 
     def changed(self, what: str, data: Mapping[str, Any]) -> None:
         storage.add_event(self.conn, self.game_id, what, dict(data))
+
+    # --- for the rulings ----------------------------------------------------------------
+
+    def _fresh(self, rnd: RoundRow) -> sqlite3.Row:
+        return self.conn.execute("SELECT * FROM rounds WHERE id = ?", (rnd.id,)).fetchone()
+
+    def rules_state(
+        self, rnd: RoundRow, *, proposer: str | None = None, empty_hand: str | None = None
+    ) -> dict[str, Any]:
+        return rules_state(self.conn, self.game_id, proposer=proposer, empty_hand=empty_hand)
+
+    def refuse_doubtful_table(self, rnd: RoundRow) -> None:
+        """The host checks the table's reading (`review.mark_table_checked`) or corrects it."""
+        review.refuse_unchecked(self.conn, self.game_id, self._fresh(rnd))
+
+    def host_checking(self, rnd: RoundRow) -> list[str]:
+        return review.host_check(self._fresh(rnd))
+
+    def set_host_check(self, rnd: RoundRow, reasons: list[str] | None) -> None:
+        """Kept in `host_check` too (`review.host_check`: the public review's flag)."""
+        self.conn.execute(
+            "UPDATE rounds SET host_check = ? WHERE id = ?",
+            (None if reasons is None else dumps({"reasons": list(reasons)}), rnd.id),
+        )
+
+    def last_decision(self, rnd: RoundRow) -> str | None:
+        row = self.conn.execute(
+            "SELECT action FROM audit WHERE round_id = ? AND action IN ('cancel', 'unlock', "
+            "'lock') ORDER BY id DESC LIMIT 1",
+            (rnd.id,),
+        ).fetchone()
+        return None if row is None else str(row["action"])
+
+    def record_check(
+        self, rnd: RoundRow, proposer: str, verdict: Mapping[str, Any], outcome: Mapping[str, Any]
+    ) -> int | None:
+        cur = self.conn.execute(
+            "INSERT INTO block_checks (round_id, proposer, verdict, outcome, created_at) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (rnd.id, proposer, dumps(dict(verdict)), dumps(dict(outcome)), now()),
+        )
+        return int(cur.lastrowid or 0)
+
+    def end_round(self, rnd: RoundRow, judged: Judged) -> dict[str, Any]:
+        """Returns the round's result as stored: the verdict (a block) or the domino's score,
+        with the ledger it was ruled by."""
+        if judged.by == "domino":
+            self.conn.execute(
+                "UPDATE hands SET tiles = '[]' WHERE round_id = ? AND player_id = ?",
+                (rnd.id, self._player_id(judged.who)),
+            )
+        value = judged.value.to_json() if judged.by == "block" else engine.plain(judged.value)
+        result = dict(value, ledger=judged.go.to_dict())
+        self.conn.execute(
+            "UPDATE rounds SET status = 'ended', ended_by = ?, result = ?, ended_at = ?, "
+            "pending_end = NULL, host_check = NULL WHERE id = ?",
+            (judged.by, dumps(result), now(), rnd.id),
+        )
+        by_name = {p["name"]: p["id"] for p in players(self.conn, self.game_id)}
+        for name, points in (result.get("points") or {}).items():
+            self.conn.execute(
+                "INSERT OR REPLACE INTO scores (round_id, name, player_id, points) "
+                "VALUES (?, ?, ?, ?)",
+                (rnd.id, name, by_name.get(name), int(points)),
+            )
+        self.changed(
+            "round",
+            {
+                "action": "ended",
+                "round": rnd.number,
+                "by": judged.by,
+                "winner": result.get("winner"),
+            },
+        )
+        finish_if_over(self.conn, self.game_id)
+        return result

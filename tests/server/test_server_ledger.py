@@ -373,7 +373,7 @@ def test_the_host_overrides_with_a_reason_kept_in_the_result(client, reader) -> 
     )
     assert entry["problems"][0].startswith("28 tiles in the set, 21 seen: 0-6, 1-6, 2-6")
     actions = [e["action"] for e in state["history"][0]["audit"]]
-    assert "override" in actions and "held" in actions
+    assert "override" in actions and "review" in actions
 
 
 def test_an_override_holds_only_for_the_problems_it_saw(client, reader) -> None:

@@ -431,23 +431,37 @@ def test_every_open_endpoint_is_probed(tables) -> None:
     assert not missing, missing
 
 
-def test_a_rules_engine_refusal_is_told_to_the_host_only(tables) -> None:
+def test_a_rules_engine_refusal_is_told_to_the_host_only(tables, monkeypatch) -> None:
     """Any refusal of the rules engine may name a hand's tile: the caller hears only that a
-    tile needs checking, the host's screen gets the engine's words."""
+    tile needs checking, the ruling is held for the host (the hands lock), and the host's
+    screen gets the engine's words."""
     from dominocam.errors import UserInputError
-    from server.db import get_db
-    from server.game import rulings
+    from rounds import operations
 
     t = tables()
+    c = t.client
+    for name, tiles in {
+        "Ana": [[1, 1]],
+        "Ben": [[2, 2]],
+        "Caro": [[3, 3]],
+        "Dev": [[4, 4]],
+    }.items():
+        assert c.put(f"/api/hand/{t.token[name]}/tiles", json={"tiles": tiles}).status_code == 200
+    base = f"/api/games/{t.gid}/rounds/current"
+    # The toy table photo does not add up: the host rules on their word.
+    r = c.post(f"{base}/ledger/override", json={"reason": "toy photo"}, headers=ADMIN)
+    assert r.status_code == 200, r.json
     words = "tile 5-6 is held twice: in Ana's hand and in Caro's hand"
 
-    def refuse() -> dict:
+    def refuse(state: object) -> None:
         raise UserInputError(words)
 
-    with t.app.app_context(), pytest.raises(rulings.Conflict) as refused:
-        rulings._judge(refuse, get_db(), t.gid, {"by": "block", "proposer": "Ana"})
-    assert "tile needs checking" in str(refused.value) and "5-6" not in str(refused.value)
-    review = t.client.get(f"/api/games/{t.gid}/rounds/current/review", headers=ADMIN).json
+    monkeypatch.setattr(operations, "parse_state", refuse)
+    r = c.post(f"{base}/block-check", json={"proposer": "Ana"}, headers=ADMIN)
+    assert r.status_code == 409
+    assert "tile needs checking" in r.json["error"] and "5-6" not in r.json["error"]
+    review = c.get(f"{base}/review", headers=ADMIN).json
     assert words in review["rules_refusal"]
-    state = t.client.get(f"/api/games/{t.gid}/state").json
+    state = c.get(f"/api/games/{t.gid}/state").json
+    assert state["round"]["review"]["host_checking"] and state["round"]["locked"]
     assert "5-6" not in json.dumps(state)

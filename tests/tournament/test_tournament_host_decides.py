@@ -152,9 +152,11 @@ def test_a_block_check_that_stops_locks_nothing(make_event, web) -> None:
     assert actions.count("lock") == 1  # the held ruling's lock only
 
 
-def test_a_refused_ruling_locks_nothing(make_event, web) -> None:
+def test_a_refused_ruling_is_held_for_the_host_and_locks_the_hands(make_event, web) -> None:
     """The rules engine refuses the round (the host typed an open end the set does not
-    have): the player hears that a tile needs checking, and nothing locks."""
+    have): the player hears only that a tile needs checking; the ruling waits for the host
+    and the hands lock, as in single-table mode (`rounds.operations.rule`). The host reads
+    the engine's refusal, corrects the table and cancels; play goes on."""
     _, tokens = make_event(tables=1)
     client = web(tokens.event_id)
     p = tokens.players
@@ -163,21 +165,32 @@ def test_a_refused_ruling_locks_nothing(make_event, web) -> None:
     assert client.put("/api/tables/t1/table", json={"layout": bad}, headers=host).status_code == 200
     assert put_hand(client, p["P1"], [[0, 1]]).status_code == 200
     assert put_hand(client, p["P2"], [[6, 6]]).status_code == 200
-    for token, path in ((p["P1"], "/api/hand/propose"), (p["P2"], "/api/hand/domino")):
-        refused = client.post(path, headers=bearer(token))
-        assert refused.status_code == 409
-        assert refused.get_json()["error"].startswith("A tile needs checking")
-        rnd = table_round(client)
-        assert rnd["locked"] is None and rnd["pending"] is None, rnd  # today: locked
-    # Every player plays on: a change, a declaration.
-    assert put_hand(client, p["P2"], [[6, 6], [5, 5]]).status_code == 200
-    assert (
-        client.post("/api/hand/declare", json={"cannot_play": True}, headers=bearer(p["P1"]))
-    ).status_code == 200
-    # The host reads the engine's refusal in full; the public trail names no lock.
+    refused = client.post("/api/hand/propose", headers=bearer(p["P1"]))
+    assert refused.status_code == 409
+    assert refused.get_json()["error"].startswith("A tile needs checking")
+    rnd = table_round(client)
+    assert rnd["locked"] == "P1 proposed a block" and rnd["pending"] is not None, rnd
+    assert rnd["checking"]
+    # Nobody else rules, nor changes a hand, while the host checks.
+    assert client.post("/api/hand/domino", headers=bearer(p["P2"])).status_code == 409
+    assert put_hand(client, p["P2"], [[6, 6], [5, 5]]).status_code == 409
+    # The host reads the engine's refusal in full; the public trail names the lock only.
     trail = client.get("/api/tables/t1/audit", headers=host).get_json()["audit"]
     assert any(e["action"] == "review" and "refused" in e["text"] for e in trail)
-    assert "lock" not in [e["action"] for e in trail]
+    public = client.get("/api/tables/t1/audit").get_json()["audit"]
+    assert [e["action"] for e in public].count("lock") == 1
+    assert "9" not in " ".join(e["text"] for e in public if e["action"] == "review")
+    # The host corrects the table and cancels: play goes on, the hands unlock.
+    good = {"lines": [{"name": "left", "open_end": 6}]}
+    assert (
+        client.put("/api/tables/t1/table", json={"layout": good}, headers=host).status_code == 200
+    )
+    cancel = {"reason": "the open end is a 6"}
+    r = client.post("/api/tables/t1/rounds/current/cancel", json=cancel, headers=host)
+    assert r.status_code == 200, r.get_json()
+    rnd = table_round(client)
+    assert rnd["locked"] is None and rnd["pending"] is None, rnd
+    assert put_hand(client, p["P2"], [[6, 6], [5, 5]]).status_code == 200
 
 
 def _released(gate, answers: dict, key: str, call, path: str, body: dict, token: str) -> None:

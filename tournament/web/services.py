@@ -25,7 +25,6 @@ from flask import Response, current_app, g, render_template, request
 from psycopg_pool import ConnectionPool
 
 from dominocam.i18n import _
-from rounds.lifecycle import held_ruling
 from rules import phrases
 from tournament import frames, rounds, store
 from tournament.config import EventConfig
@@ -136,9 +135,9 @@ def shown_outcome(outcome: dict[str, Any]) -> dict[str, Any]:
     """A ruling's answer (or the host's review) with its held ruling's text in the request's
     language beside the stored English (`pending.shown`)."""
     pending = outcome.get("pending")
-    if isinstance(pending, dict) and "by" in pending:
-        # The held ruling's sentence, made again from its fields (`rounds.lifecycle`).
-        outcome["pending"] = {**pending, "shown": phrases.said(held_ruling(pending)["text"])}
+    if isinstance(pending, dict) and "text" in pending:
+        shown = phrases.said(pending["text"], pending.get("words"))
+        outcome["pending"] = {**pending, "shown": shown}
     return outcome
 
 
