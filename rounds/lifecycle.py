@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from dominocam.errors import Refused, UserInputError
+from dominocam.errors import Refused
 from dominocam.i18n import _
 from rounds import wording
 from rules import phrases
@@ -80,8 +80,9 @@ def require_reason(reason: object, what: str) -> str:
     """The host's reason as stored text; a clear error when it is missing."""
     text = str(reason or "").strip()[:MAX_REASON]
     if not text:
-        raise UserInputError(
-            _("{what} needs a reason (kept in the audit trail): send 'reason'").format(what=what)
+        raise Refused(
+            _("{what} needs a reason (kept in the audit trail): send 'reason'").format(what=what),
+            "reason_needed",
         )
     return text
 
@@ -89,13 +90,15 @@ def require_reason(reason: object, what: str) -> str:
 def parse_hand(raw: object, set_max: int) -> list[list[int]]:
     """A hand as `[[a, b], ...]`: tiles of the set, each once."""
     if not isinstance(raw, list):
-        raise UserInputError(_("'tiles' must be a list of [a, b] pairs"))
+        raise Refused(_("'tiles' must be a list of [a, b] pairs"), "tiles_not_a_list")
     tiles = [parse_tile(t, set_max) for t in raw]
     seen: set[Tile] = set()
     for tile in tiles:
         if tile in seen:
-            raise UserInputError(
-                _("tile {tile} is listed twice; a set has each tile once").format(tile=tile)
+            raise Refused(
+                _("tile {tile} is listed twice; a set has each tile once").format(tile=tile),
+                "tile_twice",
+                tile=tile.as_list(),
             )
         seen.add(tile)
     return [t.as_list() for t in tiles]
@@ -109,10 +112,16 @@ def locked_message(locked_by: str) -> str:
     ).format(why=phrases.said(locked_by))
 
 
+def hands_locked(locked_by: str) -> Conflict:
+    """The refusal of a player's change once the hands are locked: code `hands_locked`, the
+    lock's reason as its sentence's code and parameters (`rules.phrases.to_json`)."""
+    return Conflict(locked_message(locked_by), "hands_locked", reason=phrases.to_json(locked_by))
+
+
 def refuse_if_locked(locked_by: str | None) -> None:
     """A player's own change (a photo, a declaration) is refused once the hands are locked."""
     if locked_by:
-        raise Conflict(locked_message(locked_by))
+        raise hands_locked(locked_by)
 
 
 def lock_reason(action: str, who: str) -> str:
@@ -122,7 +131,7 @@ def lock_reason(action: str, who: str) -> str:
         return wording.PROPOSED_A_BLOCK.format(name=who)
     if action == "domino":
         return wording.CALLED_DOMINO.format(name=who)
-    raise UserInputError(_("a round is ruled on by 'block' or 'domino'"))
+    raise Refused(_("a round is ruled on by 'block' or 'domino'"), "unknown_ruling", by=action)
 
 
 def _pips(tiles: list[list[int]]) -> int:
@@ -164,17 +173,18 @@ def confirm_change(
     """
     by_host = author == HOST
     if locked_by and not by_host and not to_confirm:
-        raise Conflict(locked_message(locked_by))
+        raise hands_locked(locked_by)
     why = None
     if locked_by and by_host:
         why = str(reason or "").strip()[:MAX_REASON]
         if not why:
             # Read on the host's page (the request without 'reason' is still a 400).
-            raise UserInputError(
+            raise Refused(
                 _(
                     "The hands are locked: give a reason for the change (it is kept in the "
                     "audit trail)."
-                )
+                ),
+                "reason_needed",
             )
     elif by_host and reason:
         why = str(reason).strip()[:MAX_REASON] or None
@@ -185,11 +195,14 @@ def confirm_change(
         elif to_confirm and before is not None:
             tiles = before
         else:
-            raise Conflict(_("there is no photo reading to confirm: take a photo or save tiles"))
+            raise Conflict(
+                _("there is no photo reading to confirm: take a photo or save tiles"),
+                "nothing_to_confirm",
+            )
     parsed = parse_hand(tiles, set_max)
     if locked_by and not by_host and not (before is not None and sorted(before) == sorted(parsed)):
         # A hand to confirm, once locked: its owner confirms it as it is, or the host fixes it.
-        raise Conflict(locked_message(locked_by))
+        raise hands_locked(locked_by)
     entry = None
     if before is not None and sorted(before) != sorted(parsed):
         # Stored in English from `wording`'s templates; pages show them translated.
@@ -277,7 +290,9 @@ def refuse_other_ruling(pending: dict[str, Any] | None, by: str, who: str, confi
     raise Conflict(
         _("{text} The host scores the round or cancels first.").format(
             text=phrases.said(held_ruling(pending)["text"])
-        )
+        ),
+        "ruling_waiting",
+        by=pending.get("by"),
     )
 
 

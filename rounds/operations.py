@@ -129,7 +129,7 @@ def discard_pending(store: RoundStore, player: str) -> str | None:
         rnd = store.open_round()
         row = store.hand(rnd, player)
         if row is None or (row.pending is None and row.pending_photo is None):
-            raise Conflict(_("there is no new photo to discard"))
+            raise Conflict(_("there is no new photo to discard"), "no_new_photo")
         store.drop_pending(rnd, player)
         store.changed("hand", {"player": player})
     return row.pending_photo
@@ -186,7 +186,7 @@ def cancel_ruling(store: RoundStore, reason: object) -> None:
     with store.transaction():
         rnd = store.open_round()
         if rnd.pending_end is None:
-            raise Conflict(_("no ruling is waiting to be scored"))
+            raise Conflict(_("no ruling is waiting to be scored"), "no_ruling_waiting")
         _release(store, rnd)
         text = wording.HOST_CANCELLED.format(text=rnd.pending_end["text"])
         store.record(rnd, _note("cancel", HOST, text, why))
@@ -205,7 +205,7 @@ def unlock_hands(store: RoundStore, reason: object) -> None:
     with store.transaction():
         rnd = store.open_round()
         if not rnd.locked_by:
-            raise Conflict(_("the hands are not locked"))
+            raise Conflict(_("the hands are not locked"), "hands_not_locked")
         _release(store, rnd)
         store.record(rnd, _note("unlock", HOST, wording.HOST_UNLOCKED, why))
         store.changed("round", {"action": "unlocked"})
@@ -230,7 +230,10 @@ def score_held_ruling(
     with store.transaction():
         pending = store.open_round().pending_end
     if pending is None:
-        raise Conflict(_("no ruling is waiting to be scored: propose a block or call domino"))
+        raise Conflict(
+            _("no ruling is waiting to be scored: propose a block or call domino"),
+            "no_ruling_waiting",
+        )
     by = str(pending["by"])
     answer = rule(by, str(pending["player"] if by == "domino" else pending["proposer"]))
     if not ended(answer):
@@ -262,7 +265,9 @@ def override_ledger(store: RoundStore, reason: object) -> dict[str, Any]:
         ledger = round_ledger(store.facts(rnd), went_out(rnd))
         signature = problems_signature(ledger)
         if signature is None:
-            raise Conflict(_("the round adds up: there is nothing to override"))
+            raise Conflict(
+                _("the round adds up: there is nothing to override"), "nothing_to_override"
+            )
         store.set_override(rnd, {"problems": signature, "reason": why})
         problems = [problem.to_dict() for problem in ledger.problems]
         store.record(rnd, _note("override", HOST, wording.HOST_OVERRIDE, why, problems=problems))
@@ -288,7 +293,9 @@ def reopen_last_round(store: RoundStore, reason: object, *, author: str = HOST) 
                 raise Conflict(
                     _("round {number} is still open: there is nothing to reopen").format(
                         number=rnd.number
-                    )
+                    ),
+                    "nothing_to_reopen",
+                    round=rnd.number,
                 )
             store.delete_round(rnd)
             rnd = store.latest_round()
@@ -467,7 +474,11 @@ def rule(
         )
         if isinstance(decision, RulingWait) and WaitReason.HANDS_TO_CONFIRM in decision.reasons:
             # Refused before anything locks: the owners confirm (as it is, or corrected).
-            raise Conflict(ledger_words.to_confirm_message(decision.to_confirm))
+            raise Conflict(
+                ledger_words.to_confirm_message(decision.to_confirm),
+                "hands_to_confirm",
+                players=list(decision.to_confirm),
+            )
         store.refuse_doubtful_table(rnd)
         floor = boneyard_floor(decision) if by == "block" else None
         go: RulingGo | None = None

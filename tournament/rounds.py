@@ -72,7 +72,7 @@ class HeldForHost(RoundConflict):
 
 
 def _conflict(error: UserInputError) -> RoundConflict:
-    return RoundConflict(str(error))
+    return RoundConflict(str(error), getattr(error, "code", None), **getattr(error, "params", {}))
 
 
 def record(

@@ -373,3 +373,29 @@ def test_the_phone_page_says_why_its_buttons_are_disabled(client, game, links) -
     assert "[disabled]" in css or ":disabled" in css
     script = client.get("/static/hand.js").get_data(as_text=True)
     assert "Your hand is locked while the host checks the ruling." in script
+
+
+def test_the_round_cores_refusals_carry_their_codes(client, game, links) -> None:
+    """Issue 34: the round core's refusals say a stable code beside their words (and the
+    lock's reason as its sentence's code), the same in every language."""
+    gid = _gid(game)
+    _deal(client, gid, links)
+    client.post(f"/api/hand/{links['Caro']}/block-check")
+    r = client.put(
+        f"/api/hand/{links['Ben']}/tiles",
+        json={"tiles": BEN_NEW},
+        headers={"Accept-Language": "hu"},
+    )
+    assert r.status_code == 409 and r.json["code"] == "hands_locked"
+    assert r.json["params"]["reason"]["params"] == {"name": "Caro"}
+    r = client.post(f"/api/hand/{links['Ana']}/block-check")
+    assert (r.status_code, r.json["code"]) == (409, "ruling_waiting")
+    assert r.json["params"] == {"by": "block"}
+    client.post(f"/api/games/{gid}/rounds/current/cancel", json={"reason": "wrong"}, headers=ADMIN)
+    r = client.post(f"/api/games/{gid}/rounds/current/unlock", json={"reason": "x"}, headers=ADMIN)
+    assert (r.status_code, r.json["code"]) == (409, "hands_not_locked")
+    r = client.post(f"/api/games/{gid}/rounds/current/score", headers=ADMIN)
+    assert (r.status_code, r.json["code"]) == (409, "no_ruling_waiting")
+    r = client.post(f"/api/games/{gid}/rounds/reopen", json={"reason": "x"}, headers=ADMIN)
+    assert (r.status_code, r.json["code"]) == (409, "nothing_to_reopen")
+    assert r.json["params"] == {"round": 1}

@@ -95,10 +95,13 @@ def test_proposing_locks_every_hand_at_that_table_only(make_event, web) -> None:
     for token in (p["P1"], p["P2"]):
         refused = put_hand(client, token, [[3, 3]])
         assert refused.status_code == 409 and "locked" in refused.get_json()["error"]
+        # The same code as single-table mode's, the lock's reason as its sentence's code.
+        assert refused.get_json()["code"] == "hands_locked"
+        assert refused.get_json()["params"]["reason"]["params"] == {"name": "P1"}
     photo = client.post("/api/hand/photo", data=b"\xff\xd8\xff\xe0", headers=bearer(p["P2"]))
-    assert photo.status_code == 409
+    assert photo.status_code == 409 and photo.get_json()["code"] == "hands_locked"
     declare = client.post("/api/hand/declare", json={"cannot_play": True}, headers=bearer(p["P2"]))
-    assert declare.status_code == 409
+    assert declare.status_code == 409 and declare.get_json()["code"] == "hands_locked"
     assert client.get("/api/hand", headers=bearer(p["P2"])).get_json()["locked"] == (
         "P1 proposed a block"
     )
@@ -187,7 +190,8 @@ def test_a_ruling_is_not_scored_until_the_host_confirms_and_undo_changes_the_sta
         client.post("/api/tables/t2/rounds/current/cancel", json=cancel, headers=host2).status_code
         == 200
     )
-    assert client.post("/api/tables/t2/rounds/current/score", headers=host2).status_code == 409
+    unscored = client.post("/api/tables/t2/rounds/current/score", headers=host2)
+    assert (unscored.status_code, unscored.get_json()["code"]) == (409, "no_ruling_waiting")
     assert totals(client)["P3"] == 0
 
     # Undo table 1's round: P1's 17 points leave the standings.

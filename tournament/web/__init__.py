@@ -123,12 +123,20 @@ def register_errors(app: Flask) -> None:
     app.register_error_handler(HTTPException, http_error)
 
 
-def error(message: str, status: int) -> tuple[Response, int]:
-    return jsonify(error=message, status=status), status
+def error(
+    message: str, status: int, code: str | None = None, params: dict[str, Any] | None = None
+) -> tuple[Response, int]:
+    """`{"error", "status", "code", "params"}` as single-table mode answers: the message in
+    the request's language, a refusal's stable code and parameters (`dominocam.errors.Refused`;
+    `code` null, `params` {} for other errors)."""
+    return jsonify(error=message, status=status, code=code, params=params or {}), status
 
 
 def bad_input(exception: UserInputError) -> tuple[Response, int]:
-    return error(str(exception), 409 if isinstance(exception, store.RoundConflict) else 400)
+    status = 409 if isinstance(exception, store.RoundConflict) else 400
+    return error(
+        str(exception), status, getattr(exception, "code", None), getattr(exception, "params", None)
+    )
 
 
 def refused(exception: PermissionError) -> tuple[Response, int]:
@@ -155,7 +163,7 @@ def broker_away(exception: Exception) -> tuple[Response, int]:
 
 def http_error(exception: HTTPException) -> tuple[Response, int]:
     status = exception.code or 500
-    return jsonify(error=exception.description, status=status), status
+    return error(str(exception.description), status)
 
 
 def private_answers(response: Response) -> Response:
