@@ -6,6 +6,7 @@ import random
 import re
 
 import pytest
+from tournament_factories import bearer
 
 pytest.importorskip("psycopg", reason="needs the `tournament` extra (make test-tournament)")
 
@@ -13,10 +14,6 @@ pytestmark = pytest.mark.tournament
 
 # Open ends 5 and 4 on a double-6 block game: the hands below cannot play on them.
 BLOCKED_TABLE = {"lines": [{"name": "left", "open_end": 5}, {"name": "right", "open_end": 4}]}
-
-
-def bearer(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
 
 
 def put_hand(client, token: str, tiles: list[list[int]]) -> None:

@@ -9,15 +9,11 @@ import pytest
 
 pytest.importorskip("psycopg", reason="needs the `tournament` extra (make test-tournament)")
 
-from tournament_factories import wait_until
+from tournament_factories import bearer, wait_until
 
 pytestmark = pytest.mark.tournament
 
 BLOCKED_TABLE = {"lines": [{"name": "left", "open_end": 5}, {"name": "right", "open_end": 4}]}
-
-
-def bearer(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
 
 
 def put_hand(client, token: str, tiles: list[list[int]]):

@@ -5,14 +5,11 @@ a 4xx, and the same CSP and framing headers (overlays embeddable)."""
 from __future__ import annotations
 
 import pytest
+from tournament_factories import bearer
 
 pytest.importorskip("psycopg", reason="needs the `tournament` extra (make test-tournament)")
 
 pytestmark = pytest.mark.tournament
-
-
-def bearer(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
 
 
 def test_links_are_id_dot_secret_and_the_database_cannot_recreate_one(db, make_event) -> None:

@@ -8,16 +8,13 @@ import uuid
 from typing import Any
 
 import pytest
+from tournament_factories import bearer
 
 pytest.importorskip("psycopg", reason="needs the `tournament` extra (make test-tournament)")
 
 pytestmark = pytest.mark.tournament
 
 MARKUP = "<i>x</i>"
-
-
-def bearer(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
 
 
 @pytest.fixture

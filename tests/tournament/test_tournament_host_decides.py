@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import pytest
+from tournament_factories import bearer
 
 pytest.importorskip("psycopg", reason="needs the `tournament` extra (make test-tournament)")
 
@@ -20,10 +21,6 @@ pytestmark = pytest.mark.tournament
 TABLE = {"lines": [{"name": "left", "open_end": 5}, {"name": "right", "open_end": 4}]}
 READ = [[3, 4], [3, 6], [2, 3]]
 TYPED = [[0, 1], [0, 0], [0, 2]]
-
-
-def bearer(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
 
 
 def put_hand(client, token: str, tiles: list[list[int]]):

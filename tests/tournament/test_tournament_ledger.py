@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("psycopg", reason="needs the `tournament` extra (make test-tournament)")
 
-from tournament_factories import event_data
+from tournament_factories import bearer, event_data
 
 pytestmark = pytest.mark.tournament
 
@@ -22,10 +22,6 @@ BLOCKED_TRAINS = {
         {"name": "mexican", "open_end": 9},
     ]
 }
-
-
-def bearer(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
 
 
 def put_hand(client, token: str, tiles: list[list[int]]):

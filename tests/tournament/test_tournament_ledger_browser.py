@@ -20,6 +20,7 @@ pytest.importorskip("psycopg", reason="needs the `tournament` extra (make test-t
 pytest.importorskip("waitress", reason="needs the `tournament` extra (make test-tournament)")
 
 from test_tournament_ledger import BLOCKED_TABLE, CAMERA_SCENE, P1_HAND, P2_HAND
+from tournament_factories import bearer
 
 pytestmark = [pytest.mark.tournament, pytest.mark.slow]
 
@@ -28,10 +29,6 @@ TIMEOUT_MS = 15000
 # Ana's photo missed her 1-2; Ben still lists the 6-6 he played (the camera reads it).
 ANA = [t for t in P1_HAND if t != [1, 2]]
 BEN = [[6, 6], *P2_HAND]
-
-
-def bearer(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
 
 
 def test_the_table_host_resolves_a_round_that_does_not_add_up_on_a_phone(

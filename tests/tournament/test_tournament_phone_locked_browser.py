@@ -8,6 +8,7 @@ served by the web process's own server (`served`) on real Redis and PostgreSQL.
 from __future__ import annotations
 
 import pytest
+from tournament_factories import bearer
 
 pytest.importorskip("waitress", reason="needs the `tournament` extra (make test-tournament)")
 
@@ -17,10 +18,6 @@ PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True}
 TIMEOUT_MS = 20000
 TABLE = {"lines": [{"name": "left", "open_end": 5}, {"name": "right", "open_end": 4}]}
 CONTROLS = ("#save", "#tiles", "#photo", "#propose", "#domino", "#declare")
-
-
-def bearer(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
 
 
 def test_locked_controls_look_disabled_and_say_why(browser, make_event, served) -> None:

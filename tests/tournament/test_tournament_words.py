@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from page_words import SAME_ALLOWED, english_in, visible
-from tournament_factories import event_data
+from tournament_factories import bearer, event_data
 
 from dominocam.i18n import use_language
 from rules import phrases
@@ -27,10 +27,6 @@ TRANSLATED = ("hu", "it", "vi", "es")
 TABLE = {"lines": [{"name": "left", "open_end": 5}, {"name": "right", "open_end": 4}]}
 # A word each language's phone page shows (its title, "My hand").
 MY_HAND = {"hu": "A kezem", "it": "La mia mano", "vi": "Bài của tôi", "es": "Mi mano"}
-
-
-def bearer(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
 
 
 def _event(make_event: Any) -> Any:

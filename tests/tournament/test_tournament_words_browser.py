@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 from page_words import english_in
+from tournament_factories import bearer
 
 pytest.importorskip("waitress", reason="needs the `tournament` extra (make test-tournament)")
 
@@ -18,10 +19,6 @@ pytestmark = [pytest.mark.tournament, pytest.mark.slow]
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "locale": "vi-VN"}
 TIMEOUT_MS = 20000
 TABLE = {"lines": [{"name": "left", "open_end": 5}, {"name": "right", "open_end": 4}]}
-
-
-def bearer(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
 
 
 def test_the_phone_page_in_vietnamese(browser, make_event, served) -> None:

@@ -96,6 +96,11 @@ class Workers:
                 proc.wait(timeout=10)
 
 
+def bearer(token: str) -> dict[str, str]:
+    """The header that sends a player's, a table host's or the director's token."""
+    return {"Authorization": f"Bearer {token}"}
+
+
 def wait_until(predicate: Callable[[], Any], timeout: float, what: str) -> Any:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
