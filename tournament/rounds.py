@@ -133,11 +133,6 @@ def _hand(conn: psycopg.Connection[Any], round_id: int, player_id: int) -> dict[
     ).fetchone()
 
 
-def _locked_by(rnd: Mapping[str, Any]) -> str | None:
-    """Why the round's hands are locked, shown in the reader's language (`store.lock_reason`)."""
-    return lock_reason(rnd)
-
-
 @contextmanager
 def _as_round_conflict() -> Iterator[None]:
     """The round's operations' `Conflict` as this app's `RoundConflict` (HTTP 409)."""
@@ -156,7 +151,7 @@ def _row(rnd: Mapping[str, Any]) -> RoundRow:
         id=rnd["id"],
         number=rnd["number"],
         status=rnd["status"],
-        locked_by=_locked_by(rnd),
+        locked_by=lock_reason(rnd),
         pending_end=rnd["pending_end"],
     )
 
@@ -373,7 +368,7 @@ def store_pending_reading(
     as it is). False when the hands locked meanwhile: the reading is dropped."""
     with conn.transaction():
         rnd = open_round(conn, event_id, player.table_id)
-        if _locked_by(rnd):
+        if lock_reason(rnd):
             return False
         conn.execute(
             "INSERT INTO hands (round_id, player_id, pending, pending_scene) "
@@ -472,7 +467,7 @@ def own_hand(conn: psycopg.Connection[Any], event_id: int, player: Player) -> di
         "status": row["status"],
         "hand": hand,
         "pending": row["pending"],
-        "locked": _locked_by(row),
+        "locked": lock_reason(row),
         "to_confirm": bool(
             row["status"] == "open" and row["confirmed_at"] is not None and row["to_confirm"]
         ),
