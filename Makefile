@@ -57,7 +57,7 @@ test-tournament: $(VENV)/.installed-tournament  ## install Redis + PostgreSQL, s
 
 tournament: $(VENV)/.installed-tournament  ## try tournament mode on one machine: Redis, PostgreSQL, 2 workers, 2 web processes
 	sh scripts/install-tournament-services.sh
-	sh scripts/tournament-services.sh run -- $(BIN)/python -m tournament.launch examples/tournament/club-night.yaml
+	sh scripts/tournament-services.sh run -- $(BIN)/python -m dominocam.tournament.launch examples/tournament/club-night.yaml
 
 lint: $(VENV)/.installed-dev  ## ruff check and mypy
 	$(BIN)/ruff check .
@@ -72,7 +72,7 @@ format: $(VENV)/.installed-dev  ## ruff format and autofix
 # sources; tests/server/test_server_i18n.py checks the scripts' strings): extract the template, merge it into each
 # language's .po (new messages arrive untranslated; tests/rules/test_rules_i18n.py fails
 # until they are translated), then compile the .mo files that are committed beside them.
-LOCALE := rules/locale
+LOCALE := dominocam/locale
 LANGUAGES := hu it vi es
 messages: $(VENV)/.installed-dev  ## extract, update and compile the message catalogues
 	$(BIN)/pybabel -q extract -F babel.cfg -o $(LOCALE)/dominocam.pot \

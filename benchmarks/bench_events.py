@@ -109,7 +109,7 @@ def table_photo() -> bytes:
     import cv2
 
     sys.path.insert(0, str(REPO))
-    from measure.bench import bench_table
+    from dominocam.measure.bench import bench_table
 
     ok, data = cv2.imencode(".jpg", bench_table(1280, 720).image, [cv2.IMWRITE_JPEG_QUALITY, 90])
     assert ok

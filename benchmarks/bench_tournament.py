@@ -8,7 +8,7 @@ above starts private Redis and PostgreSQL for it and stops them afterwards).
 
 Each simulated table is a camera sending JPEG frames of its own dominosynth game video
 (frames spread over the game, so the number of tiles grows) at `--fps`, the way
-`dominocam feed` does, straight into Redis (`tournament.worker.send_frame`: what the web
+`dominocam feed` does, straight into Redis (`dominocam.tournament.worker.send_frame`: what the web
 endpoint does after checking the token). For each worker count a fresh event is made, the
 workers (`dominocam worker`, one process each, the bundled models) are started and warmed up,
 then the tables send for `--seconds`. Printed per run:
@@ -269,9 +269,9 @@ def run_once(
 ) -> dict[str, Any]:
     import redis
 
-    from tournament import frames, settings, store
-    from tournament.config import parse_config
-    from tournament.worker import QUEUE, make_app, send_frame
+    from dominocam.tournament import frames, settings, store
+    from dominocam.tournament.config import parse_config
+    from dominocam.tournament.worker import QUEUE, make_app, send_frame
 
     tables = [f"t{i + 1}" for i in range(args.tables)]
     names = [f"P{i + 1}" for i in range(2 * args.tables)]

@@ -63,7 +63,8 @@ def add_set(
     default: int | None = DEFAULT_SET,
     unset: str = "default: the variant's",
 ) -> None:
-    """`--set N`: the double-N set of the tiles, one of `sets` (`rules.tiles.SUPPORTED_SETS`);
+    """`--set N`: the double-N set of the tiles, one of `sets`
+    (`dominocam.rules.tiles.SUPPORTED_SETS`);
     `unset` says what a command without it does when the default is None."""
     said = f"default {default}" if default is not None else unset
     parser.add_argument(
@@ -98,7 +99,7 @@ def add_threads(parser: argparse.ArgumentParser) -> None:
 
 def add_conf(parser: argparse.ArgumentParser, default: float | None) -> None:
     """`--conf X`: the detector's confidence threshold; `default` is the detector's own
-    (`vision.settings.DETECTOR_CONF`, which this module may not import) or None."""
+    (`dominocam.vision.settings.DETECTOR_CONF`, which this module may not import) or None."""
     said = f"default {default}" if default is not None else "default: `read`'s"
     parser.add_argument(
         "--conf", type=fraction, default=default, help=f"detector confidence threshold ({said})"

@@ -20,16 +20,16 @@ from dominocam.errors import UserInputError
 
 # The layers that contribute subcommands, in the order --help lists them.
 COMMAND_MODULES: tuple[str, ...] = (
-    "rules.cli",
+    "dominocam.rules.cli",
     "dominosynth.cli",
     "dominotrain.cli",
-    "measure.calibrate",
-    "server.cli",
-    "vision.cli",
-    "vision.track_cli",
-    "rounds.cli",
-    "measure.cli",
-    "tournament.cli",
+    "dominocam.measure.calibrate",
+    "dominocam.server.cli",
+    "dominocam.vision.cli",
+    "dominocam.vision.track_cli",
+    "dominocam.rounds.cli",
+    "dominocam.measure.cli",
+    "dominocam.tournament.cli",
 )
 
 EXIT_BAD_INPUT = 2

@@ -3,7 +3,7 @@ command line's, the vision layer's and the web pages' words. Part of the ground 
 layer imports it, and it imports no other first-party package.
 
 English is written in the source and is the default; Hungarian, Italian, Vietnamese and
-Spanish come from the gettext catalogues under `rules/locale/<lang>/LC_MESSAGES/`, domain
+Spanish come from the gettext catalogues under `dominocam/locale/<lang>/LC_MESSAGES/`, domain
 `dominocam` (one domain for the whole product, so the dashboard pages can share it). The
 `.po` files are the translators' text; the `.mo` files beside them are compiled by
 `make messages` and committed, so an installed wheel needs no build step
@@ -38,7 +38,7 @@ DOMAIN = "dominocam"
 # is this package's sibling both in the repository and in an installed wheel. Found by path
 # rather than through importlib.resources, which would import `rules` (the ground imports
 # no layer).
-LOCALE_DIR = Path(__file__).resolve().parents[1] / "rules" / "locale"
+LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 DEFAULT_LANGUAGE = "en"
 # Code -> the language's own name (what a picker shows).
 LANGUAGES: dict[str, str] = {

@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING, Any
 import cv2
 import numpy as np
 
-from vision.image_io import decode_image
-from vision.pipeline import STAGES
-from vision.reading import PhotoReader
+from dominocam.vision.image_io import decode_image
+from dominocam.vision.pipeline import STAGES
+from dominocam.vision.reading import PhotoReader
 
 if TYPE_CHECKING:
     from dominosynth.config import SynthConfig
@@ -44,7 +44,7 @@ class BenchTable:
     Attributes:
         image: BGR uint8 (height, width, 3).
         corners: (N, 4, 2) float64 corners of every tile drawn, image pixels, in the tile
-            convention of `vision.geometry`.
+            convention of `dominocam.vision.geometry`.
         face_up: (N,) bool, True for a face-up tile.
     """
 

@@ -1,4 +1,4 @@
-"""`dominocam calibrate`: fit the tile probability (`vision.confidence`) and choose its
+"""`dominocam calibrate`: fit the tile probability (`dominocam.vision.confidence`) and choose its
 thresholds, on synthetic pictures and the first real scenes.
 
     dominocam calibrate --synthetic runs/data/synth-s41-n300 --realval ../shared/realval
@@ -9,7 +9,7 @@ Steps:
    calibration, on the synthetic split (`--split`, default `train`: the val split stays for
    `dominocam eval`) and on the real scenes that were labelled first (those without the
    newer fields `free_ends` / `hand`: the 42 of DomiBot and jmherzog; the 66 newer ones are
-   never used here). Each box becomes a `BoxRecord`: its features (`vision.confidence.
+   never used here). Each box becomes a `BoxRecord`: its features (`dominocam.vision.confidence.
    box_features`) and two labels, `tile` (a real tile) and `right` (a real tile read right).
    * Synthetic: boxes are matched one to one to the labelled ones (rotated IoU >= 0.5);
      a box on a tile that is cut by the border or partly hidden is not used.
@@ -51,7 +51,7 @@ from typing import Any
 import numpy as np
 
 from dominocam.errors import UserInputError
-from measure.metrics import (
+from dominocam.measure.metrics import (
     assign_reads,
     boxes_match,
     covers,
@@ -59,7 +59,7 @@ from measure.metrics import (
     match_boxes,
     tile_key,
 )
-from measure.truth import held_out, set_max, synthetic_truth
+from dominocam.measure.truth import held_out, set_max, synthetic_truth
 
 DOUBT_GRID: tuple[float, ...] = (0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.97, 0.98, 0.99)
 SELECTIVE_TARGET = 0.99
@@ -124,7 +124,7 @@ def first_real_labels(root: Path) -> list[dict[str, Any]]:
 
 
 def _features(record: BoxRecord) -> dict[str, float]:
-    from vision.confidence import box_features
+    from dominocam.vision.confidence import box_features
 
     return box_features(
         record.face,
@@ -136,7 +136,7 @@ def _features(record: BoxRecord) -> dict[str, float]:
 
 
 def _records_of_scene(scene: Any, source: str, image: str) -> list[BoxRecord]:
-    from vision.geometry import box_cut_by_border
+    from dominocam.vision.geometry import box_cut_by_border
 
     counts: dict[tuple[int, int], int] = {}
     for t in scene.tiles:
@@ -244,8 +244,8 @@ def collect_boxes(
     """Run the pipeline (no calibration) on the fit pictures and label every box."""
     from tqdm import tqdm
 
-    from vision.image_io import IMAGE_SUFFIXES, load_image
-    from vision.pipeline import load_models, read_image
+    from dominocam.vision.image_io import IMAGE_SUFFIXES, load_image
+    from dominocam.vision.pipeline import load_models, read_image
 
     models = load_models()
     jobs: list[tuple[str, Path, Any]] = []
@@ -267,7 +267,7 @@ def collect_boxes(
             top = set_max(json.loads(Path(truth).read_text()).get("set"))
         else:
             top = set_max(truth["set"])
-        # Not the product's reading (`vision.reading.PhotoReader`): the calibration is
+        # Not the product's reading (`dominocam.vision.reading.PhotoReader`): the calibration is
         # fitted here, so the photos are read without one, every box kept with its raw scores.
         scene = read_image(load_image(path), models.detector, models.reader, top)
         if kind == "synthetic":
@@ -319,7 +319,7 @@ def _source_weights(boxes: Sequence[BoxRecord]) -> np.ndarray:
 
 
 def fit_model(photos: Sequence[PhotoRecord], label: str, features: Sequence[str]) -> Any:
-    from vision.confidence import Logistic
+    from dominocam.vision.confidence import Logistic
 
     boxes = _used(photos, label)
     if len(boxes) < 10 or len({getattr(b, label) for b in boxes}) < 2:
@@ -352,7 +352,7 @@ class PhotoOutcome:
 def _photo_outcome(photo: PhotoRecord, calibration: Any) -> PhotoOutcome:
     """One fit photo under `calibration`, simulated on its cached boxes (no second network
     pass: the layout's doubts are those without rejection)."""
-    from vision.confidence import box_features
+    from dominocam.vision.confidence import box_features
 
     if not photo.boxes:
         review = photo.layout_doubts
@@ -403,7 +403,7 @@ def _photo_outcome(photo: PhotoRecord, calibration: Any) -> PhotoOutcome:
 def choose_thresholds(photos: Sequence[PhotoRecord], tile: Any, right: Any) -> tuple[Any, dict]:
     """The calibration with `doubtful_below` chosen on the fit photos (module docstring),
     and the selective figures for each value of the grid."""
-    from vision.confidence import Calibration
+    from dominocam.vision.confidence import Calibration
 
     base = Calibration(tile, right, REJECT_BELOW, DOUBT_GRID[0], REVIEW_REJECTED)
     table = {}
@@ -484,7 +484,7 @@ def _load_photos(path: Path) -> list[PhotoRecord]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from vision.confidence import FEATURES, calibration_path
+    from dominocam.vision.confidence import FEATURES, calibration_path
 
     if not args.synthetic and args.realval is None:
         raise UserInputError("give --synthetic DIR and/or --realval DIR to fit on")

@@ -25,7 +25,7 @@ from dominocam.arguments import (
     positive_int,
 )
 from dominocam.errors import UserInputError
-from rules.tiles import SUPPORTED_SETS
+from dominocam.rules.tiles import SUPPORTED_SETS
 
 EVAL_OUT = Path("runs") / "eval"
 
@@ -140,7 +140,7 @@ def _add_eval(subparsers: argparse._SubParsersAction) -> None:
         default=None,
         help="the close-up pass's grey frame, a fraction of the picture's longer side on each "
         "side, to choose it on pictures of one tile filling the frame (default: read's, "
-        "vision.detector.CLOSEUP_BORDER)",
+        "dominocam.vision.detector.CLOSEUP_BORDER)",
     )
     add_second_looks(evaluate)
     add_calibration(evaluate)
@@ -257,11 +257,11 @@ def _add_track_eval(subparsers: argparse._SubParsersAction) -> None:
 
 def run_eval_command(args: argparse.Namespace) -> int:
     """`dominocam eval`: write eval.json and the PNGs; print a table (or the JSON)."""
-    from measure import plots
-    from measure.evaluate import describe_models, format_table, run_eval
-    from measure.gates import format_gates, gate_table
-    from vision.detector import CLOSEUP_BORDER, MAX_UPSCALE
-    from vision.overlaps import OVERLAP_THRESHOLD
+    from dominocam.measure import plots
+    from dominocam.measure.evaluate import describe_models, format_table, run_eval
+    from dominocam.measure.gates import format_gates, gate_table
+    from dominocam.vision.detector import CLOSEUP_BORDER, MAX_UPSCALE
+    from dominocam.vision.overlaps import OVERLAP_THRESHOLD
 
     for flag in ("synthetic", "synthetic_print", "realval"):
         value = getattr(args, flag)
@@ -312,9 +312,9 @@ def run_eval_command(args: argparse.Namespace) -> int:
 
 def run_bench(args: argparse.Namespace) -> int:
     """`dominocam bench`."""
-    from measure.bench import bench_size, format_table
-    from vision.image_io import load_image
-    from vision.reading import PhotoReader
+    from dominocam.measure.bench import bench_size, format_table
+    from dominocam.vision.image_io import load_image
+    from dominocam.vision.reading import PhotoReader
 
     if args.warmup < 0:
         raise UserInputError("--warmup must be at least 0")
@@ -371,7 +371,12 @@ def run_bench(args: argparse.Namespace) -> int:
 
 def run_layout_eval(args: argparse.Namespace) -> int:
     """`dominocam layout-eval`."""
-    from measure.layout_eval import draw_failures, evaluate, format_results, generated_truths
+    from dominocam.measure.layout_eval import (
+        draw_failures,
+        evaluate,
+        format_results,
+        generated_truths,
+    )
 
     if (args.root is None) == (args.generate is None):
         raise UserInputError("give a synth folder or --generate N")
@@ -412,7 +417,7 @@ def _bar(seeds: list[int]):
 
 def run_track_eval(args: argparse.Namespace) -> int:
     """`dominocam track-eval`."""
-    from measure.track_eval import (
+    from dominocam.measure.track_eval import (
         NO_NOISE,
         DetectorNoise,
         compare_rows,
@@ -437,7 +442,7 @@ def run_track_eval(args: argparse.Namespace) -> int:
     }[args.noise]
     models = None
     if args.noise == "models":
-        from vision.pipeline import load_models
+        from dominocam.vision.pipeline import load_models
 
         models = load_models()
     summary, results = run(parse_seeds(args.seeds), noise=noise, models=models, progress=_bar)

@@ -1,7 +1,7 @@
 """`dominocam eval`: the runtime (`vision`) measured on synthetic validation and real photos.
 
-Runs exactly what `dominocam read` runs (`vision.pipeline.read_image`: ONNX detector, reader,
-joint decoding) and scores it. Needs no torch and no matplotlib: tables, JSON, and PNG plots
+Runs exactly what `dominocam read` runs (`dominocam.vision.pipeline.read_image`: ONNX detector,
+reader, joint decoding) and scores it. Needs no torch and no matplotlib: tables, JSON, and PNG plots
 drawn with OpenCV, so it runs in the runtime environment.
 
 Sets and how each figure is defined (every figure is k of n with a Wilson 95% interval):
@@ -27,13 +27,13 @@ Sets and how each figure is defined (every figure is k of n with a Wilson 95% in
   shown and `printed_tile_doubtful` the doubtful ones among those read.
 * `realval_scenes` (`realval/scenes`): labels list tile identities, not boxes. Detection is
   scored by counts per photo: hits = min(found, labelled); recall = sum hits / sum labelled,
-  precision = sum hits / sum found. That is an upper bound: a missed tile plus a false box in
-  the same photo reads as two hits. Reading is scored by pairing the read face-up tiles with
-  the labelled ones (an assignment maximising exact tiles, then correct halves): per-half and
-  exact-tile accuracy over the pairs (upper bounds too), exact tiles of all labelled end to
-  end, exact pip total and face-down count per photo. `open_ends`: of the photos whose labels
-  hold played lines, those whose rebuilt layout (`vision.layout`, as `read` rebuilds it) has
-  exactly the labelled open ends (as a multiset), whatever the detector missed on the way.
+  precision = sum hits / sum found. That is an upper bound: a missed tile plus a false box in the
+  same photo reads as two hits. Reading is scored by pairing the read face-up tiles with the
+  labelled ones (an assignment maximising exact tiles, then correct halves): per-half and exact-tile
+  accuracy over the pairs (upper bounds too), exact tiles of all labelled end to end, exact pip
+  total and face-down count per photo. `open_ends`: of the photos whose labels hold played lines,
+  those whose rebuilt layout (`dominocam.vision.layout`, as `read` rebuilds it) has exactly the
+  labelled open ends (as a multiset), whatever the detector missed on the way.
 * `realval_tiles` (`realval/tiles`): one tile per crop; the pipeline runs on the whole crop.
   Found = at least one face-up detection; the most confident one is read. Precision counts
   extra boxes as false. Half and tile accuracy over crops where the tile was found.
@@ -62,15 +62,9 @@ import cv2
 import numpy as np
 
 from dominocam.errors import UserInputError
-from dominosynth.tile_crops import (
-    random_crop_span,
-    shrink_window,
-    tile_crop_candidates,
-    tile_crop_window,
-)
-from measure.calibrate import label_real, label_synthetic
-from measure.metrics import LENGTH_METRICS, Rate, tile_key
-from measure.scoring import (
+from dominocam.measure.calibrate import label_real, label_synthetic
+from dominocam.measure.metrics import LENGTH_METRICS, Rate, tile_key
+from dominocam.measure.scoring import (
     Failure,
     SetResult,
     scene_predictions,
@@ -79,22 +73,28 @@ from measure.scoring import (
     score_scene_photo,
     score_tile_crop,
 )
-from measure.truth import held_out, set_max, synthetic_truth, synthetic_visibility
-from vision.detector import CLOSEUP_BORDER, MAX_UPSCALE, Detector
-from vision.geometry import frame_in_grey
-from vision.image_io import IMAGE_SUFFIXES, load_image
-from vision.onnx_model import MODEL_FILES, file_sha256, resolve_model_path
-from vision.overlaps import OVERLAP_THRESHOLD
-from vision.pipeline import Models
-from vision.reader import BACK_CLASS, BACK_MIN, Reader
-from vision.reading import PhotoReader
-from vision.scene import Scene, SceneTile
-from vision.verifier import Verifier
+from dominocam.measure.truth import held_out, set_max, synthetic_truth, synthetic_visibility
+from dominocam.vision.detector import CLOSEUP_BORDER, MAX_UPSCALE, Detector
+from dominocam.vision.geometry import frame_in_grey
+from dominocam.vision.image_io import IMAGE_SUFFIXES, load_image
+from dominocam.vision.onnx_model import MODEL_FILES, file_sha256, resolve_model_path
+from dominocam.vision.overlaps import OVERLAP_THRESHOLD
+from dominocam.vision.pipeline import Models
+from dominocam.vision.reader import BACK_CLASS, BACK_MIN, Reader
+from dominocam.vision.reading import PhotoReader
+from dominocam.vision.scene import Scene, SceneTile
+from dominocam.vision.verifier import Verifier
+from dominosynth.tile_crops import (
+    random_crop_span,
+    shrink_window,
+    tile_crop_candidates,
+    tile_crop_window,
+)
 
 if TYPE_CHECKING:
-    from vision.confidence import Calibration
-    from vision.detector import Detector
-    from vision.reader import Reader
+    from dominocam.vision.confidence import Calibration
+    from dominocam.vision.detector import Detector
+    from dominocam.vision.reader import Reader
 
 SETS = (
     "synthetic",
@@ -247,7 +247,7 @@ def add_border(image: np.ndarray, fraction: float) -> np.ndarray:
 
     A probe of scale: a close-up whose tile fills the frame becomes a tile on a plain table,
     as long in the detector's input as `1 / (1 + 2 * fraction)` of the input. (The runtime's
-    close-up pass frames a picture with few boxes the same way, `vision.detector`.)
+    close-up pass frames a picture with few boxes the same way, `dominocam.vision.detector`.)
     """
     return frame_in_grey(image, fraction)[0] if fraction > 0 else image
 
@@ -315,7 +315,8 @@ def probability_points(
     scene, label: dict | None = None, truth_file: Path | None = None
 ) -> list[tuple[float, bool]]:
     """(probability, read right) of every box of an assessed Scene, its tiles and its
-    rejected boxes, labelled as `dominocam calibrate` labels them (`measure.calibrate`)."""
+    rejected boxes, labelled as `dominocam calibrate` labels them
+    (`dominocam.measure.calibrate`)."""
     boxes = [(t.probability, t.face, t.corners, t.pips) for t in scene.tiles]
     boxes += [(b.probability, b.face, b.corners, b.pips) for b in scene.rejected]
     boxes = [b for b in boxes if b[0] is not None]
@@ -397,7 +398,7 @@ def eval_realval_halves(models, root: Path, limit: int | None, quiet: bool) -> S
 def eval_synthetic_halves(models, root: Path, limit: int | None, quiet: bool) -> SetResult:
     """The reader alone on the val half crops `dominocam synth` wrote (reader/val/<value>/);
     with a reader that has a `back` class and a set with reader/val/back/ crops, also how
-    often a back is read as a back and a face as a back (`vision.reader.BACK_MIN`)."""
+    often a back is read as a back and a face as a back (`dominocam.vision.reader.BACK_MIN`)."""
 
     folder = root / "reader" / "val"
     if not folder.is_dir():
@@ -452,7 +453,7 @@ class EvalModels:
         return {"closeups": self.closeups, "far_tiles": self.far_tiles}
 
     def photo_reader(self) -> PhotoReader:
-        """These models read as the product reads a photo (`vision.reading.PhotoReader`:
+        """These models read as the product reads a photo (`dominocam.vision.reading.PhotoReader`:
         `dominocam read`, the dashboard), with the second looks chosen and the calibration
         (None: without one, `--no-calibration`)."""
         assert self.detector is not None and self.reader is not None, "a set that reads photos"
@@ -519,7 +520,7 @@ def load_eval_models(
             closeup_border=closeup_border,
             **thresholds,
         )
-        # The verifier beside the detector, as `vision.pipeline.load_models` takes it.
+        # The verifier beside the detector, as `dominocam.vision.pipeline.load_models` takes it.
         beside = detector_path.parent / MODEL_FILES["verifier"]
         if beside.is_file():
             models.detector.verifier = Verifier(beside, threads=threads)
@@ -578,7 +579,7 @@ def run_eval(
     )
     models.closeups, models.far_tiles = closeups, far_tiles
     if calibrated and models.detector is not None:
-        from vision.confidence import CALIBRATION_FILE, load_calibration
+        from dominocam.vision.confidence import CALIBRATION_FILE, load_calibration
 
         # As `load_models`: the file given, else the one beside the detector, else none.
         beside = Path(models.detector.path).parent / CALIBRATION_FILE

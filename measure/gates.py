@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from measure.metrics import Rate
+from dominocam.measure.metrics import Rate
 
 # The columns of the table: a set of `dominocam eval` and its heading.
 COLUMNS: tuple[tuple[str, str], ...] = (

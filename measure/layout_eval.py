@@ -3,7 +3,7 @@
     dominocam layout-eval SYNTH_DIR [--limit N] [--json OUT] [--failures] [--draw DIR]
     dominocam layout-eval --generate 400 [--seed 101]
 
-`vision.layout.build_layout` runs on the *true* face-up tiles of every synthetic table
+`dominocam.vision.layout.build_layout` runs on the *true* face-up tiles of every synthetic table
 picture (exact corners and halves from `truth/*.json`, as `dominocam synth` wrote them; hand
 pictures are skipped), with the layout kind of the table's variant and, for Mexican Train,
 the number of trains and the engine's value (the game knows its players and its round; a
@@ -24,7 +24,7 @@ isolates the reconstruction from the detector and the reader. Per layout kind it
   `wrong_without_doubt`: tables whose open ends are wrong *and* no doubt was said - the
   silent errors a ruling could not flag.
 
-Rates carry Wilson 95% intervals (`measure.metrics`). Tables without a layout (loose
+Rates carry Wilson 95% intervals (`dominocam.measure.metrics`). Tables without a layout (loose
 tiles only) are reported as kind `scatter`: they must give no open end at all.
 """
 
@@ -40,10 +40,10 @@ from typing import Any
 
 import numpy as np
 
+from dominocam.measure.metrics import Rate
+from dominocam.vision.layout import LayoutConfig, LayoutTile, Reconstruction, build_layout
 from dominosynth.config import WEIGHT_CHOICES, SynthConfig
 from dominosynth.generate import Job, truth_dict
-from measure.metrics import Rate
-from vision.layout import LayoutConfig, LayoutTile, Reconstruction, build_layout
 
 # The generator's table layouts (a `dominocam synth` truth's `variant`), scored apart.
 KINDS: tuple[str, ...] = WEIGHT_CHOICES["variant_weights"]

@@ -9,9 +9,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from measure.metrics import LENGTH_METRICS, confusion_matrix
-from vision.geometry import rectify_tile
-from vision.image_io import load_image
+from dominocam.measure.metrics import LENGTH_METRICS, confusion_matrix
+from dominocam.vision.geometry import rectify_tile
+from dominocam.vision.image_io import load_image
 
 FONT = cv2.FONT_HERSHEY_SIMPLEX
 GREEN = (60, 200, 60)

@@ -1,6 +1,6 @@
 """How `dominocam eval` scores a reading: a set's counts (`SetResult`) and the scoring of one
 picture against its labels, boxed (synthetic truth), by identity (a real scene's labels) or
-as a single-tile crop. The figures are defined in `measure.evaluate`'s docstring; the
+as a single-tile crop. The figures are defined in `dominocam.measure.evaluate`'s docstring; the
 functions work on plain data (`Prediction`s and labels), so studies that read a set their own
 way score it the same way.
 """
@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from measure.metrics import (
+from dominocam.measure.metrics import (
     Rate,
     assign_reads,
     confusion_matrix,
@@ -25,7 +25,7 @@ from measure.metrics import (
     reliability_bins,
     tile_key,
 )
-from vision.geometry import box_length
+from dominocam.vision.geometry import box_length
 
 
 @dataclass

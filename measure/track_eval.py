@@ -18,7 +18,7 @@ Each event also gets a row (`EventRow`): every true move found, missed or never 
 every tracker event with why it is false (`FALSE_REASONS`), so that two runs (two readers, two
 tracker settings) can be compared event by event (`dominocam track-eval --events PATH`).
 
-Recall and precision carry Wilson 95 % intervals (`measure.metrics.wilson`).
+Recall and precision carry Wilson 95 % intervals (`dominocam.measure.metrics.wilson`).
 
     dominocam track-eval --seeds 0-9
 """
@@ -35,11 +35,11 @@ from typing import Any
 import numpy as np
 
 from dominocam.errors import UserInputError
+from dominocam.measure.metrics import wilson
+from dominocam.vision import geometry
+from dominocam.vision.layout import KINDS
+from dominocam.vision.track import PlainDetection, TableTracker, TrackerConfig
 from dominosynth.video import VideoSpec, plan_video
-from measure.metrics import wilson
-from vision import geometry
-from vision.layout import KINDS
-from vision.track import PlainDetection, TableTracker, TrackerConfig
 
 
 @dataclass(frozen=True)
@@ -363,10 +363,10 @@ def evaluate_seed(
 ) -> VideoResult:
     """Plan one synthetic video, track it and match its events to the truth.
 
-    Without `models` no pixels are drawn: detections come from the truth through the
-    simulated detector (`noise`). With `models` (`vision.pipeline.Models`) every frame is
-    rendered and goes through the real detector and reader (`vision.track.track_frame`), so
-    the figures are those of the whole live path; `reads` then counts the tiles read.
+    Without `models` no pixels are drawn: detections come from the truth through the simulated
+    detector (`noise`). With `models` (`dominocam.vision.pipeline.Models`) every frame is rendered
+    and goes through the real detector and reader (`dominocam.vision.track.track_frame`), so the
+    figures are those of the whole live path; `reads` then counts the tiles read.
     """
     spec = spec or VideoSpec()
     video = plan_video(seed, spec)
@@ -381,12 +381,12 @@ def evaluate_seed(
             events.extend(tracker.update(boxes, read, f / spec.fps).events)
         reads = sim.reads
     else:
+        from dominocam.vision.track import track_frame
         from dominosynth.video import render_frames
-        from vision.track import track_frame
 
         counting = _CountingReader(models.reader)
-        # `track_frame` itself, not `vision.reading.PhotoReader.track`: the reader is wrapped
-        # to count its reads, and the layout is the video's variant's (`_game_config`).
+        # `track_frame` itself, not `dominocam.vision.reading.PhotoReader.track`: the reader is
+        # wrapped to count its reads, and the layout is the video's variant's (`_game_config`).
         for f, frame in enumerate(render_frames(video)):
             result = track_frame(tracker, frame, models.detector, counting, f / spec.fps)
             events.extend(result.events)

@@ -1,6 +1,7 @@
 """The labelled sets the measuring commands read: a `dominocam synth` set's truth files and
 the real photos' labels (realval/scenes/labels.json). Shared by `dominocam eval`
-(`measure.evaluate`) and `dominocam calibrate` (`measure.calibrate`), and the studies.
+(`dominocam.measure.evaluate`) and `dominocam calibrate` (`dominocam.measure.calibrate`), and the
+studies.
 """
 
 from __future__ import annotations
@@ -11,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from dominocam.measure.metrics import tile_key
 from dominosynth.config import MIN_VISIBLE_FRACTION, READER_MIN_VISIBLE, SHOWN
-from measure.metrics import tile_key
 
 # The sources of the 66 real scenes added later: never fitted on, never tuned on.
 HELD_OUT_SOURCES: tuple[str, ...] = ("Guix266", "ljparrish", "MikeyGBG")

@@ -3,29 +3,29 @@
     dominocam round --table T.jpg --hand Ana=ana.jpg --hand Ben=ben.jpg --variant block
     dominocam round --table-json table.json --hand Ana=ana.json ... --variant mexican-train
 
-The table photo is read with its layout (`vision.layout`, as the variant's layout kind),
-each hand photo without; a `.json` file instead of a photo is taken as its Scene JSON
-(`dominocam read --json`), so the command works without models. Players are listed in
-clockwise seat order. The game state (docs/design.md) is built by `rounds.scene_state` (the
-conversion the dashboard uses too) and judged by `rules.check`.
+The table photo is read with its layout (`dominocam.vision.layout`, as the variant's layout kind),
+each hand photo without; a `.json` file instead of a photo is taken as its Scene JSON (`dominocam
+read --json`), so the command works without models. Players are listed in clockwise seat order. The
+game state (docs/design.md) is built by `dominocam.rounds.scene_state` (the conversion the dashboard
+uses too) and judged by `rules.check`.
 
 When the photos leave doubts (a line broken by a tile the detector missed, an open end cut
 by the border, touching halves that differ at an open end, an unread tile), a BLOCKED
 verdict is reported as "uncertain: ..." with the doubts and a confidence below 1: a missing
 tile must never silently give a wrong "blocked". When a photo's reading is itself unsure (a
-Scene with `needs_review`, or a `doubtful` tile: `vision.confidence`), every verdict is
+Scene with `needs_review`, or a `doubtful` tile: `dominocam.vision.confidence`), every verdict is
 "uncertain", naming the doubtful tiles and the reasons, with the ruling for the tiles as read
 below it: the round is never ruled silently on a reading a person should check.
 
-The ledger comes first (issue 32; `rounds.ledger_text`, `rules.ledger`, `rules.hold`):
-the table and every hand are counted against the set before anything is ruled. A tile in
-two places, a tile nowhere, a hand or a stock that does not fit the deal: the verdict is
-"uncertain" and names each problem, with the ruling for the tiles as read below it. The
-boneyard is what the host says (`--boneyard N`, or `--boneyard-in-view`: the face-down
-tiles of the table photo are all of it), never the face-down count by default: in a game
-that draws, nobody able to play with the boneyard unknown is "uncertain" and asks for the
-count, never BLOCKED. Any ruling that ends the round (a block, a domino) waits until the
-counts close, and says which is missing (`rules.hold`). `--ledger` prints where every tile is.
+The ledger comes first (issue 32; `dominocam.rounds.ledger_text`, `dominocam.rules.ledger`,
+`dominocam.rules.hold`): the table and every hand are counted against the set before anything is
+ruled. A tile in two places, a tile nowhere, a hand or a stock that does not fit the deal: the
+verdict is "uncertain" and names each problem, with the ruling for the tiles as read below it. The
+boneyard is what the host says (`--boneyard N`, or `--boneyard-in-view`: the face-down tiles of the
+table photo are all of it), never the face-down count by default: in a game that draws, nobody able
+to play with the boneyard unknown is "uncertain" and asks for the count, never BLOCKED. Any ruling
+that ends the round (a block, a domino) waits until the counts close, and says which is missing
+(`dominocam.rules.hold`). `--ledger` prints where every tile is.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import rules
+from dominocam import rules
 from dominocam.arguments import add_model_files, add_set, positive_int
 from dominocam.errors import UserInputError
 from dominocam.i18n import (
@@ -50,11 +50,11 @@ from dominocam.i18n import (
     resolve_language,
     use_language,
 )
-from rounds import ledger_text, scene_state
-from rules.hold import HoldReason, boneyard_known, judged_boneyard, verdict_hold
-from rules.ledger import reconcile
-from rules.tiles import SUPPORTED_SETS, set_size
-from vision.notes import ASK_CODES, Note, player_text
+from dominocam.rounds import ledger_text, scene_state
+from dominocam.rules.hold import HoldReason, boneyard_known, judged_boneyard, verdict_hold
+from dominocam.rules.ledger import reconcile
+from dominocam.rules.tiles import SUPPORTED_SETS, set_size
+from dominocam.vision.notes import ASK_CODES, Note, player_text
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -173,7 +173,7 @@ def _train_spec(text: str, players: list[str]) -> tuple[tuple[int, int], str | N
 
 
 def _load_scene_json(path: str) -> Any:
-    from vision.scene import Scene
+    from dominocam.vision.scene import Scene
 
     file = Path(path)
     if not file.is_file():
@@ -192,16 +192,16 @@ class _Reader:
         self.reader: Any = None
 
     def scene(self, path: str, set_max: int, game: Any | None, force_json: bool = False) -> Any:
-        """The Scene of a table photo of `game` (`vision.reading.Game`), or of a hand photo
-        when `game` is None."""
-        from vision.layout import layout_scene
+        """The Scene of a table photo of `game` (`dominocam.vision.reading.Game`), or of a hand
+        photo when `game` is None."""
+        from dominocam.vision.layout import layout_scene
 
         if force_json or path.lower().endswith(".json"):
             scene = _load_scene_json(path)
             # Scene JSON has corners and reads: the layout is rebuilt with this game's kind.
             return layout_scene(scene, game.layout()) if game is not None else scene
-        from vision.image_io import load_image
-        from vision.reading import PhotoReader
+        from dominocam.vision.image_io import load_image
+        from dominocam.vision.reading import PhotoReader
 
         if self.reader is None:
             self.reader = PhotoReader.load(self.args.detector, self.args.reader)
@@ -225,13 +225,13 @@ def judge(
     """The round's result from a table Scene (with layout) and hand Scenes; `owners` and
     `marked` say whose Mexican Train train is whose (`scene_state.state_layout`).
 
-    The ledger comes first (`rules.ledger.reconcile`, module docstring): `boneyard` is the
+    The ledger comes first (`dominocam.rules.ledger.reconcile`, module docstring): `boneyard` is the
     host's count (None: not known, never the face-down tiles unless `boneyard_in_view`
     says they are all of it), `hand_size` the house's deal when not the variant's.
 
     Returns a dict: `state` (the game state), `verdict` (its JSON; None when the readings
     contradict each other too much to be judged), `status` (`blocked`, `not blocked`,
-    `uncertain`), `hold` (why the ruling waits for the host, `rules.hold` codes), `ledger`
+    `uncertain`), `hold` (why the ruling waits for the host, `dominocam.rules.hold` codes), `ledger`
     (`Ledger.to_dict()`), `ledger_problems` (in words), `confidence`, `doubts`, `notes`,
     `warnings` per photo, the ruling `text` and the `--ledger` text `ledger_text`.
     """
@@ -297,7 +297,7 @@ def judge(
     shown_confidence = format_number(confidence, decimals=2)
     unsure_readings = bool(review["needs_review"] or problems or (hold and not blocked))
     # Never a bare BLOCKED on readings a person must check first: the ruling's verdict line
-    # says so in its place (`rules.ruling`'s `blocked`).
+    # says so in its place (`dominocam.rules.ruling`'s `blocked`).
     instead = None
     if unsure_readings:
         instead = _("Verdict for the tiles as read: BLOCKED.")
@@ -387,15 +387,15 @@ def _state_tiles(players: list[dict[str, Any]], layout: dict[str, Any]) -> int:
 
 
 def _judged_boneyard(ledger: Any, free: int) -> int:
-    """The boneyard count the rules engine judges with (`rules.hold.judged_boneyard`), never
-    more than the `free` tiles the state leaves (too many tiles is the ledger's problem to
+    """The boneyard count the rules engine judges with (`dominocam.rules.hold.judged_boneyard`),
+    never more than the `free` tiles the state leaves (too many tiles is the ledger's problem to
     name, not a reason to refuse the ruling)."""
     return min(judged_boneyard(ledger), max(0, free))
 
 
 def _count_questions(ledger: Any, hold: Sequence[str], unsorted: int) -> list[str]:
     """What the host is asked when a ruling that ends the round waits for a count
-    (`rules.hold`): the boneyard's, or the counts that keep the ledger from closing."""
+    (`dominocam.rules.hold`): the boneyard's, or the counts that keep the ledger from closing."""
     if HoldReason.BONEYARD_UNKNOWN in hold:
         return [_boneyard_question(ledger)]
     if HoldReason.COUNTS_OPEN not in hold:
@@ -506,7 +506,7 @@ _PHOTO_LABELS = {
 
 def _shown_doubt(photo: str | None, doubt: str) -> str:
     """A doubt of the layout or of a photo in the current language, in a player's words
-    (`vision.notes.player_text`)."""
+    (`dominocam.vision.notes.player_text`)."""
     text = player_text(doubt)
     return text if photo is None else _(_PHOTO_LABELS[photo]).format(warning=text)
 
@@ -562,7 +562,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, result_language: str) -> int:
-    from vision.reading import Game
+    from dominocam.vision.reading import Game
 
     try:
         variant = rules.get_variant(args.variant)

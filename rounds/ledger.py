@@ -1,21 +1,22 @@
 """The round's ledger before a ruling (issue 32): may the block check, the domino or the
 scoring go on, or does the round wait - for the players, for the host?
 
-Pure, as `lifecycle`: no database. A store reads plain values (the variant and its settings,
-the set, the table photo's Scene or none, each hand and its state, the boneyard's count and
-where it comes from, the host's override) and calls `round_facts`; `decide` then says whether
-a ruling goes on (`RulingGo`, with the boneyard count condition 2 is judged by) or waits
-(`RulingWait`, with machine codes, no words). Both stores call it: the embedded SQLite one
-(`server.game.review`, `server.game.rulings`) and the tournament's PostgreSQL one.
+Pure, as `lifecycle`: no database. A store reads plain values (the variant and its settings, the
+set, the table photo's Scene or none, each hand and its state, the boneyard's count and where it
+comes from, the host's override) and calls `round_facts`; `decide` then says whether a ruling goes
+on (`RulingGo`, with the boneyard count condition 2 is judged by) or waits (`RulingWait`, with
+machine codes, no words). Both stores call it: the embedded SQLite one
+(`dominocam.server.game.review`, `dominocam.server.game.rulings`) and the tournament's PostgreSQL
+one.
 
-Why a ruling waits is `rules.hold`'s to say, for every mode alike (`rules.hold.HoldReason`,
-here `WaitReason`): hands to confirm after play went on, a ledger that does not add up (the
-host corrects the table or a hand, or overrides with a reason; an override holds for the
-problems it saw, `problems_signature`), a block's boneyard nobody counted, counts that do not
-close (a player's proposal waits for the host; the host's own ruling answers it).
+Why a ruling waits is `dominocam.rules.hold`'s to say, for every mode alike
+(`dominocam.rules.hold.HoldReason`, here `WaitReason`): hands to confirm after play went on, a
+ledger that does not add up (the host corrects the table or a hand, or overrides with a reason; an
+override holds for the problems it saw, `problems_signature`), a block's boneyard nobody counted,
+counts that do not close (a player's proposal waits for the host; the host's own ruling answers it).
 
 What a problem names (tiles, whose hand) is for the host only: the store words it
-(`rounds.ledger_words`) on the host's screen and tells players only that the host is
+(`dominocam.rounds.ledger_words`) on the host's screen and tells players only that the host is
 checking.
 """
 
@@ -28,9 +29,9 @@ from enum import StrEnum
 from typing import Any
 
 from dominocam.errors import UserInputError
-from rules.hold import HoldReason as WaitReason
-from rules.hold import hold_reasons, judged_boneyard
-from rules.ledger import (
+from dominocam.rules.hold import HoldReason as WaitReason
+from dominocam.rules.hold import hold_reasons, judged_boneyard
+from dominocam.rules.ledger import (
     BoneyardReport,
     CountSource,
     HandReport,
@@ -41,8 +42,8 @@ from rules.ledger import (
     TableReport,
     reconcile,
 )
-from rules.tiles import Tile, parse_tile
-from rules.variants import Variant, get_variant
+from dominocam.rules.tiles import Tile, parse_tile
+from dominocam.rules.variants import Variant, get_variant
 
 
 class HandState(StrEnum):
@@ -301,7 +302,8 @@ def applies(override: Override | None, ledger: Ledger) -> bool:
 def decide(
     facts: RoundFacts, ruling: Ruling, went_out: str | None = None, *, by_host: bool = False
 ) -> RulingDecision:
-    """Whether `ruling` may go on now (`rules.hold.hold_reasons`, the policy of every mode).
+    """Whether `ruling` may go on now (`dominocam.rules.hold.hold_reasons`, the policy of every
+    mode).
 
     Args:
         facts: the round (`round_facts`).
@@ -334,9 +336,9 @@ def decide(
 
 def boneyard_floor(decision: RulingDecision) -> int | None:
     """A block that waits only for counts (the boneyard's, or others that keep the ledger
-    from closing) may still be judged on condition 1 (docs/rules.md, the blocked game): when
-    a player can play, the check stops whatever the uncounted places hold, and nobody needs
-    to count them. The boneyard count to judge that with (`rules.hold.judged_boneyard`: 0 when
+    from closing) may still be judged on condition 1 (docs/rules.md, the blocked game): when a
+    player can play, the check stops whatever the uncounted places hold, and nobody needs to count
+    them. The boneyard count to judge that with (`dominocam.rules.hold.judged_boneyard`: 0 when
     nobody counted it), or None when `decision` waits for anything else, or does not wait."""
     counts = {WaitReason.BONEYARD_UNKNOWN, WaitReason.COUNTS_OPEN}
     if isinstance(decision, RulingWait) and set(decision.reasons) <= counts:

@@ -1,18 +1,18 @@
 """The round's ledger for `dominocam round`: Scenes in, reports out, problems in words.
 
-`rules.ledger.reconcile` counts one round's readings against the set and says what does
+`dominocam.rules.ledger.reconcile` counts one round's readings against the set and says what does
 not add up in machine codes. This module is the command line's side of it:
 
 * Scenes -> reports: `hand_report` (a hand photo's read tiles, and its count when the photo
   shows tiles it could not read), `table_report` (the table's face-up tiles, its face-down
   count, and whether those are the whole stock), `boneyard_report` (`--boneyard N`).
 * Words, in the language of `dominocam.i18n.use_language`: `problem_text` (each problem in the
-  words of every mode, `rules.ledger_words`, with the command's own hints), `stock_text` (the
-  boneyard's count and where it comes from) and `ledger_text` (`--ledger`: a grid of the
-  set, one character per tile, with a legend).
+  words of every mode, `dominocam.rules.ledger_words`, with the command's own hints), `stock_text`
+  (the boneyard's count and where it comes from) and `ledger_text` (`--ledger`: a grid of the set,
+  one character per tile, with a legend).
 
-The command is run by the host at the table, so naming the tiles of every hand is fine here
-(the dashboard filters a problem before it shows it to a player: `rules.ledger` docstring).
+The command is run by the host at the table, so naming the tiles of every hand is fine here (the
+dashboard filters a problem before it shows it to a player: `dominocam.rules.ledger` docstring).
 Pure functions on Scenes and the ledger's typed values.
 """
 
@@ -22,8 +22,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from dominocam.i18n import _, format_number
-from rules import ledger_words
-from rules.ledger import (
+from dominocam.rules import ledger_words
+from dominocam.rules.ledger import (
     BoneyardReport,
     CountSource,
     FaceDown,
@@ -36,7 +36,7 @@ from rules.ledger import (
     StockCount,
     TableReport,
 )
-from rules.tiles import Tile
+from dominocam.rules.tiles import Tile
 
 # The grid's characters for places that are not a player's hand.
 TABLE_MARK = "T"
@@ -94,8 +94,8 @@ def boneyard_report(count: int | None) -> BoneyardReport:
 
 
 def problem_text(problem: Problem, max_pip: int) -> str:
-    """One problem in the words of every mode (`rules.ledger_words`), with what to do about a
-    deal on the command line: the house's deal is given with --hand-size."""
+    """One problem in the words of every mode (`dominocam.rules.ledger_words`), with what to do
+    about a deal on the command line: the house's deal is given with --hand-size."""
     text = ledger_words.problem_text(problem, max_pip, marks_pending=False)
     if problem.code in ledger_words.DEAL_PROBLEMS:
         text += " " + _("If the house deals otherwise, give its deal with --hand-size N.")

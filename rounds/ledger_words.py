@@ -1,10 +1,10 @@
 """The round's ledger in the dashboard's and tournament's words, in the reader's language.
 
-A problem's own words are every mode's (`rules.ledger_words.problem_text`); here are what the
-web pages add, one place for both stores: why a ruling waits and what the host does about it
-(`wait_text`), what players read meanwhile (`public_message`: nothing of any hand), what a
-player hears of their own hand alone (`owner_on_table`), and the round's result. A problem
-names tiles and hands: the host's screen, or the round's result once it has ended.
+A problem's own words are every mode's (`dominocam.rules.ledger_words.problem_text`); here are what
+the web pages add, one place for both stores: why a ruling waits and what the host does about it
+(`wait_text`), what players read meanwhile (`public_message`: nothing of any hand), what a player
+hears of their own hand alone (`owner_on_table`), and the round's result. A problem names tiles and
+hands: the host's screen, or the round's result once it has ended.
 """
 
 from __future__ import annotations
@@ -13,17 +13,17 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from dominocam.i18n import N_, _, ngettext
-from rounds.ledger import (
+from dominocam.rounds.ledger import (
     RoundFacts,
     Ruling,
     cells,
     decide,
     problems_signature,
 )
-from rules.hold import HoldReason
-from rules.ledger import Holder, HolderKind, Problem, ProblemCode
-from rules.ledger_words import and_text, problem_text, tiles_text
-from rules.tiles import Tile
+from dominocam.rules.hold import HoldReason
+from dominocam.rules.ledger import Holder, HolderKind, Problem, ProblemCode
+from dominocam.rules.ledger_words import and_text, problem_text, tiles_text
+from dominocam.rules.tiles import Tile
 
 # Marked here, translated where shown (the request's language).
 HOST_CHECKING = N_("A tile needs checking before a ruling: the table host is checking the round.")

@@ -1,9 +1,9 @@
 """The hand lifecycle and the round's rulings as rules, independent of any database.
 
-One place for each rule of a round the table can trust, called by both stores: the embedded
-SQLite one (`server.game.hands`, `server.game.rulings`) and the tournament's PostgreSQL one
-(`tournament.rounds`). The stores read rows, call these functions with plain values, and
-write what they return; nothing here touches a connection.
+One place for each rule of a round the table can trust, called by both stores: the embedded SQLite
+one (`dominocam.server.game.hands`, `dominocam.server.game.rulings`) and the tournament's PostgreSQL
+one (`dominocam.tournament.rounds`). The stores read rows, call these functions with plain values,
+and write what they return; nothing here touches a connection.
 
 * A photo's reading is *pending* until its owner confirms it, as read or corrected
   (`confirm_change`); only then is the hand in.
@@ -31,9 +31,9 @@ from typing import Any
 
 from dominocam.errors import Refused
 from dominocam.i18n import _
-from rounds import wording
-from rules import phrases
-from rules.tiles import Tile, parse_tile
+from dominocam.rounds import wording
+from dominocam.rules import phrases
+from dominocam.rules.tiles import Tile, parse_tile
 
 
 class Conflict(Refused):
@@ -106,7 +106,7 @@ def parse_hand(raw: object, set_max: int) -> list[list[int]]:
 
 def locked_message(locked_by: str) -> str:
     """Why a change is refused, in the reader's language (`locked_by`: the lock's reason, a
-    `rules.phrases.Phrase`, or its stored English when it has no code)."""
+    `dominocam.rules.phrases.Phrase`, or its stored English when it has no code)."""
     return _(
         "the hands are locked ({why}): only the host can change a hand now, with a reason"
     ).format(why=phrases.said(locked_by))
@@ -114,7 +114,7 @@ def locked_message(locked_by: str) -> str:
 
 def hands_locked(locked_by: str) -> Conflict:
     """The refusal of a player's change once the hands are locked: code `hands_locked`, the
-    lock's reason as its sentence's code and parameters (`rules.phrases.to_json`)."""
+    lock's reason as its sentence's code and parameters (`dominocam.rules.phrases.to_json`)."""
     return Conflict(locked_message(locked_by), "hands_locked", reason=phrases.to_json(locked_by))
 
 
@@ -267,7 +267,7 @@ def held_ruling(pending: dict[str, Any]) -> dict[str, Any]:
     """A ruling that would end the round, with the text everybody sees while it waits for
     the host: `{"by": "block", "proposer"}` or `{"by": "domino", "player"}`; with
     `"waiting": true` it is not judged yet, the host checks the round first (its ledger,
-    `rounds.ledger`)."""
+    `dominocam.rounds.ledger`)."""
     block = pending["by"] == "block"
     if pending.get("waiting"):
         template = wording.HELD_BLOCK_CHECKING if block else wording.HELD_DOMINO_CHECKING

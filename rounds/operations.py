@@ -1,7 +1,7 @@
-"""The round's operations, written once against a `RoundStore` (`rounds.store`).
+"""The round's operations, written once against a `RoundStore` (`dominocam.rounds.store`).
 
-Both modes call these: the single-table dashboard through `server.game` (SQLite) and
-tournament mode through `tournament.rounds` (PostgreSQL). Each runs in one transaction of
+Both modes call these: the single-table dashboard through `dominocam.server.game` (SQLite) and
+tournament mode through `dominocam.tournament.rounds` (PostgreSQL). Each runs in one transaction of
 the store and raises `lifecycle.Conflict` (HTTP 409) when the round does not allow it, or
 `UserInputError` (HTTP 400) for a bad request (bad tiles, no reason).
 
@@ -33,8 +33,8 @@ from typing import Any, TypeVar
 
 from dominocam.errors import UserInputError
 from dominocam.i18n import DEFAULT_LANGUAGE, N_, _, use_language
-from rounds import ledger_words, lifecycle, wording
-from rounds.ledger import (
+from dominocam.rounds import ledger_words, lifecycle, wording
+from dominocam.rounds.ledger import (
     HandState,
     Ruling,
     RulingGo,
@@ -45,18 +45,18 @@ from rounds.ledger import (
     problems_signature,
     round_ledger,
 )
-from rounds.lifecycle import (
+from dominocam.rounds.lifecycle import (
     HOST,
     AuditEntry,
     Conflict,
     confirm_change,
     require_reason,
 )
-from rounds.store import Judged, RoundRow, RoundStore
-from rules.blocked import check
-from rules.ledger_words import problem_text
-from rules.scoring import score_domino
-from rules.state import parse_state
+from dominocam.rounds.store import Judged, RoundRow, RoundStore
+from dominocam.rules.blocked import check
+from dominocam.rules.ledger_words import problem_text
+from dominocam.rules.scoring import score_domino
+from dominocam.rules.state import parse_state
 
 A = TypeVar("A")
 

@@ -1,11 +1,11 @@
 """Scene JSON -> the rules engine's game state: the one conversion the dashboard
-(`server.game`) and `dominocam round` share.
+(`dominocam.server.game`) and `dominocam round` share.
 
-Pure Python on plain JSON values (Scene dicts as `vision.scene.Scene.to_dict` writes them),
-so the server needs neither numpy nor the models to use it.
+Pure Python on plain JSON values (Scene dicts as `dominocam.vision.scene.Scene.to_dict` writes
+them), so the server needs neither numpy nor the models to use it.
 
 * A hand: the read face-up tiles of a hand photo (`hand_tiles`).
-* The table: the Scene's `layout` (rebuilt by `vision.layout`) as rules-engine lines:
+* The table: the Scene's `layout` (rebuilt by `dominocam.vision.layout`) as rules-engine lines:
   - `layout_lines(scene)`: one line per open end, `{"name", "open_end"}` plus
     `"open_double": true` when the end is a double other than the root (Mexican Train and
     Chicken Foot must cover it). What the dashboard stores and lets people correct.
@@ -21,7 +21,7 @@ so the server needs neither numpy nor the models to use it.
     the rules engine adds the trains not started yet.
 * Doubts (`photo_doubts`, `layout_doubts`): the layout's own doubts plus warnings of any
   scene that say the picture may hide a tile (cut by the border, not read): those whose code
-  is one of `vision.notes.DOUBT_CODES` (a warning without a code is not one).
+  is one of `dominocam.vision.notes.DOUBT_CODES` (a warning without a code is not one).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
 from dominocam.errors import UserInputError
-from vision.notes import DOUBT_CODES, Note, notes_of
+from dominocam.vision.notes import DOUBT_CODES, Note, notes_of
 
 OWNERSHIP_NOTE = (
     "train owners are not read from a photo: every train on the table is taken as open to "
@@ -214,8 +214,8 @@ def photo_doubts(
 ) -> list[tuple[str | None, str]]:
     """Why the photos may not show everything, as (photo, warning): the table layout's doubts
     (photo None), then the warnings of the table ("table") and the hands ("hand") whose code
-    says a tile may be hidden or unread (`vision.notes.DOUBT_CODES`). Each warning is a
-    `vision.notes.Note` where the Scene JSON gives its code (`notes`)."""
+    says a tile may be hidden or unread (`dominocam.vision.notes.DOUBT_CODES`). Each warning is a
+    `dominocam.vision.notes.Note` where the Scene JSON gives its code (`notes`)."""
     doubts: list[tuple[str | None, str]] = [
         (None, d) for d in notes_of(table.get("layout") or {}, "doubts")
     ]

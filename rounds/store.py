@@ -1,8 +1,8 @@
-"""What the round's operations (`rounds.operations`) need from a database: `RoundStore`.
+"""What the round's operations (`dominocam.rounds.operations`) need from a database: `RoundStore`.
 
 One store object is one table's rounds: a single-table game in SQLite
-(`server.game.round_store.SqliteRoundStore`) or a tournament table in PostgreSQL
-(`tournament.rounds.PgRoundStore`). Its methods are primitive reads and writes of plain
+(`dominocam.server.game.round_store.SqliteRoundStore`) or a tournament table in PostgreSQL
+(`dominocam.tournament.rounds.PgRoundStore`). Its methods are primitive reads and writes of plain
 values; every rule (what is refused, what is locked, what the audit trail says) is the
 operations'. They call the store inside `transaction()` only, and the store keeps the round
 row it returned from `open_round` locked until that transaction ends (PostgreSQL `FOR
@@ -16,8 +16,8 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from rounds.ledger import RoundFacts, RulingGo
-from rounds.lifecycle import AuditEntry
+from dominocam.rounds.ledger import RoundFacts, RulingGo
+from dominocam.rounds.lifecycle import AuditEntry
 
 
 @dataclass(frozen=True)
@@ -25,7 +25,7 @@ class RoundRow:
     """A round as the operations read it.
 
     Attributes:
-        locked_by: why the hands are locked (stored English, `rounds.wording`), or None.
+        locked_by: why the hands are locked (stored English, `dominocam.rounds.wording`), or None.
         pending_end: the ruling held for the host (`lifecycle.held_ruling`), or None.
     """
 
@@ -130,11 +130,11 @@ class RoundStore(Protocol):
 
     def set_override(self, rnd: RoundRow, override: Mapping[str, Any] | None) -> None:
         """The host's word on a round that does not add up (`{"problems", "reason"}`, as
-        `rounds.ledger.Override`), or None."""
+        `dominocam.rounds.ledger.Override`), or None."""
         ...
 
     def facts(self, rnd: RoundRow) -> RoundFacts:
-        """The round as the ledger takes it (`rounds.ledger.round_facts`)."""
+        """The round as the ledger takes it (`dominocam.rounds.ledger.round_facts`)."""
         ...
 
     def touched(self, rnd: RoundRow) -> bool:

@@ -1,19 +1,19 @@
 """The sentences the audit trail and a round's lock store, written from templates here and
 shown in the reader's language.
 
-An audit entry's text (and a lock's reason) is stored once, in English, when it happens,
-and every page shows it to everybody. Each template below is a `rules.phrases.Template`
-with a code: its `format` gives a `Phrase`, the English text holding its code and
-parameters (names, tiles, points, a nested sentence such as the lock's reason), which the
-store keeps beside the text (`server.game.audit.record`: the entry's `words`; a round's
-`locked_words`) and pages write in their reader's language (`rules.phrases.said`). An entry
-stored before codes shows its stored text.
+An audit entry's text (and a lock's reason) is stored once, in English, when it happens, and every
+page shows it to everybody. Each template below is a `dominocam.rules.phrases.Template` with a code:
+its `format` gives a `Phrase`, the English text holding its code and parameters (names, tiles,
+points, a nested sentence such as the lock's reason), which the store keeps beside the text
+(`dominocam.server.game.audit.record`: the entry's `words`; a round's `locked_words`) and pages
+write in their reader's language (`dominocam.rules.phrases.said`). An entry stored before codes
+shows its stored text.
 """
 
 from __future__ import annotations
 
 from dominocam.i18n import N_
-from rules.phrases import Template
+from dominocam.rules.phrases import Template
 
 # server.game.hands
 HOST_CHANGED_HAND = Template(

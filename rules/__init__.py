@@ -9,8 +9,7 @@ game-state JSON parsed and validated), `moves` (legal moves, applying moves), `b
 
 Public API (what the server, `dominocam round` and the data generator call):
 
-    import rules
-
+    from dominocam import rules
     state = rules.parse_state(dict_from_json)    # -> GameState; UserInputError if invalid
     state = rules.load_state("state.json")       # a file, or "-" for stdin
     verdict = rules.check(state)                 # -> Verdict
@@ -37,10 +36,10 @@ one-line message.
 
 from __future__ import annotations
 
-from rules.blocked import check, fouls, is_blocked, verify
-from rules.game import Game, RoundResult, descending_engines
-from rules.layout import Layout, Line, OpenEnd
-from rules.moves import (
+from dominocam.rules.blocked import check, fouls, is_blocked, verify
+from dominocam.rules.game import Game, RoundResult, descending_engines
+from dominocam.rules.layout import Layout, Line, OpenEnd
+from dominocam.rules.moves import (
     Move,
     all_legal_moves,
     available_ends,
@@ -50,12 +49,12 @@ from rules.moves import (
     pass_turn,
     play,
 )
-from rules.ruling import ruling
-from rules.scoring import RoundScore, round_to_nearest_5, score_blocked, score_domino
-from rules.state import GameState, Player, load_state, parse_state
-from rules.tiles import SUPPORTED_SETS, Tile, full_set, hand_points, parse_tile, set_size
-from rules.variants import SETTINGS, VARIANTS, Variant, get_variant, variant_names
-from rules.verdict import Confirmation, Verdict
+from dominocam.rules.ruling import ruling
+from dominocam.rules.scoring import RoundScore, round_to_nearest_5, score_blocked, score_domino
+from dominocam.rules.state import GameState, Player, load_state, parse_state
+from dominocam.rules.tiles import SUPPORTED_SETS, Tile, full_set, hand_points, parse_tile, set_size
+from dominocam.rules.variants import SETTINGS, VARIANTS, Variant, get_variant, variant_names
+from dominocam.rules.verdict import Confirmation, Verdict
 
 __all__ = [
     "SETTINGS",

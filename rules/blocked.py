@@ -3,7 +3,7 @@
 A round is blocked when both conditions hold at once (if either fails, play goes on):
 
 1. *No playable end*: no active player holds a tile that may legally extend any open end
-   under the variant (`rules.moves.legal_moves`; so in Mexican Train a tile that fits only
+   under the variant (`dominocam.rules.moves.legal_moves`; so in Mexican Train a tile that fits only
    another player's unmarked train does not break a block). If even one player can extend
    even one line, the game is not blocked.
 2. *Boneyard exhausted*: no tile can be drawn - the boneyard holds at most the variant's
@@ -22,10 +22,10 @@ tile and line, wherever they sit in the order.
 
 from __future__ import annotations
 
-from rules.moves import Move, legal_moves, open_ends
-from rules.scoring import score_blocked
-from rules.state import GameState
-from rules.verdict import Confirmation, Verdict
+from dominocam.rules.moves import Move, legal_moves, open_ends
+from dominocam.rules.scoring import score_blocked
+from dominocam.rules.state import GameState
+from dominocam.rules.verdict import Confirmation, Verdict
 
 
 def verify(

@@ -15,10 +15,10 @@ import json
 import sys
 
 from dominocam.i18n import add_language_option, resolve_language, use_language
-from rules.blocked import check
-from rules.ruling import ruling
-from rules.state import load_state
-from rules.variants import SETTINGS, VARIANTS
+from dominocam.rules.blocked import check
+from dominocam.rules.ruling import ruling
+from dominocam.rules.state import load_state
+from dominocam.rules.variants import SETTINGS, VARIANTS
 
 STATE_SCHEMA = """\
 The state is a JSON object (players in clockwise seat order):

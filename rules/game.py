@@ -16,10 +16,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from dominocam.errors import UserInputError
-from rules.scoring import RoundScore
-from rules.tiles import SUPPORTED_SETS, Tile
-from rules.variants import Variant
-from rules.verdict import Verdict
+from dominocam.rules.scoring import RoundScore
+from dominocam.rules.tiles import SUPPORTED_SETS, Tile
+from dominocam.rules.variants import Variant
+from dominocam.rules.verdict import Verdict
 
 
 def descending_engines(max_pip: int) -> tuple[Tile, ...]:

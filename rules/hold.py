@@ -1,9 +1,9 @@
 """When a round's ruling must wait for the host: the one policy of every mode (issue 32).
 
-A verdict is only as good as the readings it is made on. `rules.check` judges the tiles it
-is given; the ledger (`rules.ledger.reconcile`) says whether those tiles add up to the set.
+A verdict is only as good as the readings it is made on. `rules.check` judges the tiles it is given;
+the ledger (`dominocam.rules.ledger.reconcile`) says whether those tiles add up to the set.
 `hold_reasons` puts the two together. The single-table dashboard and tournament mode (through
-`rounds.ledger.decide`), `dominocam round` and the simulation of
+`dominocam.rounds.ledger.decide`), `dominocam round` and the simulation of
 `studies.round_simulation` all ask it whether to rule or to wait:
 
 * `HANDS_TO_CONFIRM`: a hand confirmed before play went on again (a stopped block check, an
@@ -20,7 +20,7 @@ is given; the ledger (`rules.ledger.reconcile`) says whether those tiles add up 
 * `COUNTS_OPEN`: the ruling rests on something absent (below), and the ledger does not close:
   face-down tiles on the table whose place nobody said, a table not read, a boneyard nobody
   counted, or a deal not known. An unknown count can swallow a tile a photo missed, or one a
-  player left out of their own hand (`rules.ledger`: `Ledger.closes`).
+  player left out of their own hand (`dominocam.rules.ledger`: `Ledger.closes`).
 
 A ruling *rests on something absent* when it ends the round: a block says that no tile
 can be played or drawn, a domino that a hand is empty. A tile missed in a photo would make
@@ -35,7 +35,7 @@ the ruling themselves (`host_rules`): the host's screen shows which counts are n
 the round's result says that not every count was. Neither answers a hand its owner has not
 confirmed, nor a block's boneyard nobody counted (a count is quicker to give than a reason).
 
-Pure functions on the ledger and the verdict; no words (`rules.ledger_words` writes them).
+Pure functions on the ledger and the verdict; no words (`dominocam.rules.ledger_words` writes them).
 """
 
 from __future__ import annotations
@@ -43,8 +43,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from enum import StrEnum
 
-from rules.ledger import CountSource, Ledger
-from rules.verdict import Verdict
+from dominocam.rules.ledger import CountSource, Ledger
+from dominocam.rules.verdict import Verdict
 
 # Sources of a boneyard count that a person stands behind: it was counted or entered.
 OWN_SOURCES = frozenset({CountSource.COUNTED, CountSource.ENTERED})

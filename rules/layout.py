@@ -36,9 +36,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from dominocam.errors import UserInputError
-from rules.places import PLACE_CODES
-from rules.tiles import Tile
-from rules.variants import Variant
+from dominocam.rules.places import PLACE_CODES
+from dominocam.rules.tiles import Tile
+from dominocam.rules.variants import Variant
 
 # Kinds of open end, for people reading a verdict.
 END_LINE = "line"  # the end of a line on the table
@@ -100,14 +100,13 @@ class Line:
         open_end: the pips of the free half at the end of the line.
         tiles: the tiles known on the line, in order from `root` (may be empty when the
             line is given by its open end only).
-        root: the value `tiles` start from; required when `tiles` is not empty.
-        owner: the player whose train this is, or None for a public line.
-        marked: a marker is on the train: anyone may play on it (Mexican Train).
-        open_double: the end is a double not yet satisfied (see the module docstring).
-        toes: tiles already played on that open double (lines branching from it).
-        on_hub: the line grows from the layout's spinner or engine.
-        branch_of: the line whose open double this line grows from (a toe), or None.
-        place: where its open end lies on a table photo (`rules.places.PLACES`, "top-right"),
+        root: the value `tiles` start from; required when `tiles` is not empty. owner: the player
+        whose train this is, or None for a public line. marked: a marker is on the train: anyone may
+        play on it (Mexican Train). open_double: the end is a double not yet satisfied (see the
+        module docstring). toes: tiles already played on that open double (lines branching from it).
+        on_hub: the line grows from the layout's spinner or engine. branch_of: the line whose open
+        double this line grows from (a toe), or None. place: where its open end lies on a table
+        photo (`dominocam.rules.places.PLACES`, "top-right"),
             or None; only for naming the line to players ("the 5 at the top right").
     """
 
@@ -219,7 +218,7 @@ class OpenEnd:
         needs: tiles this end still needs before anything else may be played anywhere
             (an open double, or the unstarted arms of a spinner that must be filled first).
         kind: `line`, `spinner-arm`, `train` or `lead`.
-        place: where the line's open end lies on a table photo (`rules.places`), or None.
+        place: where the line's open end lies on a table photo (`dominocam.rules.places`), or None.
     """
 
     line: str

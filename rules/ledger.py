@@ -63,8 +63,8 @@ from enum import StrEnum
 from types import MappingProxyType
 
 from dominocam.errors import UserInputError
-from rules.tiles import SUPPORTED_SETS, Tile, full_set, set_size
-from rules.variants import Variant
+from dominocam.rules.tiles import SUPPORTED_SETS, Tile, full_set, set_size
+from dominocam.rules.variants import Variant
 
 
 class HandStatus(StrEnum):

@@ -1,12 +1,12 @@
 """The ledger's problems in words, in the reader's language (`dominocam.i18n`): one wording for
 the dashboard, tournament mode and `dominocam round`.
 
-`rules.ledger` says what does not add up in codes and numbers (`Problem`); this module says
-it as a host would ("2-6 is in two places: in Ana's hand and in Caro's hand."). A problem
-names tiles and hands, so its words are for the host (or for a round that has ended); who may
-read them is the caller's care (`rounds.ledger_words.public_message` is what players
-read). What to do about a problem depends on the screen (a button, a command-line option):
-each caller adds that itself.
+`dominocam.rules.ledger` says what does not add up in codes and numbers (`Problem`); this module
+says it as a host would ("2-6 is in two places: in Ana's hand and in Caro's hand."). A problem names
+tiles and hands, so its words are for the host (or for a round that has ended); who may read them is
+the caller's care (`dominocam.rounds.ledger_words.public_message` is what players read). What to do
+about a problem depends on the screen (a button, a command-line option): each caller adds that
+itself.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from dominocam.i18n import _, format_number, ngettext
-from rules.ledger import Holder, HolderKind, Problem, ProblemCode
-from rules.tiles import Tile
+from dominocam.rules.ledger import Holder, HolderKind, Problem, ProblemCode
+from dominocam.rules.tiles import Tile
 
 # A problem lists at most this many tiles by name, then says how many more.
 MAX_NAMED_TILES = 10

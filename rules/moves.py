@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from dominocam.errors import UserInputError
-from rules.layout import (
+from dominocam.rules.layout import (
     END_LEAD,
     END_SPINNER,
     END_TRAIN,
@@ -30,8 +30,8 @@ from rules.layout import (
     Line,
     OpenEnd,
 )
-from rules.state import GameState, Player
-from rules.tiles import Tile
+from dominocam.rules.state import GameState, Player
+from dominocam.rules.tiles import Tile
 
 
 @dataclass(frozen=True, order=True)

@@ -1,11 +1,10 @@
 """A stored sentence as data: the code of its template and its parameters, put into words
 where it is shown, in the reader's language.
 
-The live camera's events (`vision.messages`) and the audit trail's lines and a round's lock
-reason (`rounds.wording`) are stored in English, for whoever reads the database, with
-their code and parameters beside them (`to_json`, JSON), so that a page, the API's `shown`
-fields or the overlay write them in the reader's language (`said`) without reading the
-English back.
+The live camera's events (`dominocam.vision.messages`) and the audit trail's lines and a round's
+lock reason (`dominocam.rounds.wording`) are stored in English, for whoever reads the database, with
+their code and parameters beside them (`to_json`, JSON), so that a page, the API's `shown` fields or
+the overlay write them in the reader's language (`said`) without reading the English back.
 
 A `Template` is an `N_`-marked English template with its code. Its `format` gives a
 `Phrase`: the English text (a `str`, so whatever stores, compares or prints the text does as

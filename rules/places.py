@@ -32,7 +32,7 @@ _WORDS = {
     "bottom-right": N_("at the bottom right"),
 }
 
-# Kinds of open end (`rules.layout.OpenEnd.kind`), repeated here so this module imports
+# Kinds of open end (`dominocam.rules.layout.OpenEnd.kind`), repeated here so this module imports
 # nothing of the layout.
 _SPINNER_ARM, _TRAIN, _LEAD = "spinner-arm", "train", "lead"
 
@@ -78,7 +78,7 @@ def line_words(
         value: the pips the open end shows (None for an empty table).
         place: a place code (`PLACES`) of a line read from a photo, or None.
         owner: the player whose train it is.
-        kind: `rules.layout.OpenEnd.kind` (line, spinner-arm, train, lead).
+        kind: `dominocam.rules.layout.OpenEnd.kind` (line, spinner-arm, train, lead).
         name: the line's name as a person typed it (never shown for a line with a place).
     """
     if kind == _LEAD or value is None:

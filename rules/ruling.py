@@ -9,11 +9,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from dominocam.i18n import _, format_number, ngettext
-from rules.layout import END_LEAD, END_SPINNER, END_TRAIN, OpenEnd
-from rules.moves import Move
-from rules.places import line_words
-from rules.state import GameState
-from rules.verdict import Verdict
+from dominocam.rules.layout import END_LEAD, END_SPINNER, END_TRAIN, OpenEnd
+from dominocam.rules.moves import Move
+from dominocam.rules.places import line_words
+from dominocam.rules.state import GameState
+from dominocam.rules.verdict import Verdict
 
 
 def ruling(
@@ -28,7 +28,7 @@ def ruling(
         boneyard_known: False when nobody counted the boneyard of a game that draws, so
             that `state.boneyard` is a stand-in (`dominocam round` judges with it empty):
             condition 2 is then said to be unknown instead of holding or failing, and the
-            caller says what the verdict line means (`rules.hold`).
+            caller says what the verdict line means (`dominocam.rules.hold`).
         blocked: the words said in place of "Verdict: BLOCKED." when the verdict is a block
             (`dominocam round`: the photos' doubts, the counts the verdict waits for); the
             reason after it stays.
@@ -116,7 +116,7 @@ def _ends(ends: tuple[OpenEnd, ...]) -> str:
 
 
 def end_words(end: OpenEnd) -> str:
-    """An open end named as a player sees it (`rules.places.line_words`)."""
+    """An open end named as a player sees it (`dominocam.rules.places.line_words`)."""
     return line_words(end.value, place=end.place, owner=end.owner, kind=end.kind, name=end.line)
 
 

@@ -3,7 +3,7 @@
 The founding rule (docs/rules.md, the blocked game): the round ends at once; the winner is
 the player whose remaining hand has the lowest pip total (5-10 counts 15, 12-12 counts 24) and is
 usually awarded the sum of all other players' remaining counts. Everything that varies is a
-setting of the variant (`rules.variants`):
+setting of the variant (`dominocam.rules.variants`):
 
 * who wins: `block_winner` - `lowest-hand`; `lowest-team` (partnership totals);
   `no-double` (Bergen: among hands holding no double, else among all); `blocker` (the
@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 
 from dominocam.errors import UserInputError
 from dominocam.i18n import N_, _, format_number, ngettext
-from rules.state import GameState
+from dominocam.rules.state import GameState
 
 
 def round_to_nearest_5(value: int) -> int:

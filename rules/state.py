@@ -31,11 +31,11 @@ The JSON form (docs/design.md "Game state JSON", extended; players in clockwise 
       "comment": "free text"              # ignored
     }
 
-`rules.layout` explains lines, roots, hubs and open doubles. A line's optional `place` says
-where its open end lies on a table photo (`rules.places`: one of nine, by thirds of the
-photo); the rulings then name it as players see it ("the 11 at the top right"). An explicit
-`proposer` counts as that player's declaration that they cannot play (proposing a block is
-that claim).
+`dominocam.rules.layout` explains lines, roots, hubs and open doubles. A line's optional `place`
+says where its open end lies on a table photo (`dominocam.rules.places`: one of nine, by thirds of
+the photo); the rulings then name it as players see it ("the 11 at the top right"). An explicit
+`proposer` counts as that player's declaration that they cannot play (proposing a block is that
+claim).
 
 Everything is checked: pips above the set's maximum, a tile held twice or both in a hand and
 on the table, unknown players (owner, proposer, leader, last_played, declarations), unknown
@@ -54,10 +54,10 @@ from typing import Any, TypeGuard
 
 from dominocam.errors import UserInputError
 from dominocam.i18n import N_, _
-from rules.layout import Layout, Line, chain_end, infer_root
-from rules.places import PLACE_CODES
-from rules.tiles import SUPPORTED_SETS, Tile, hand_points, parse_tile, set_size
-from rules.variants import VARIANTS, Variant, get_variant
+from dominocam.rules.layout import Layout, Line, chain_end, infer_root
+from dominocam.rules.places import PLACE_CODES
+from dominocam.rules.tiles import SUPPORTED_SETS, Tile, hand_points, parse_tile, set_size
+from dominocam.rules.variants import VARIANTS, Variant, get_variant
 
 DEFAULT_VARIANT = "seed"
 
@@ -557,7 +557,7 @@ def _bool(obj: Mapping[str, Any], key: str, where: str, default: bool = False) -
 
 
 def _place(obj: Mapping[str, Any], where: str) -> str | None:
-    """A line's place on a table photo (`rules.places.PLACES`), or None."""
+    """A line's place on a table photo (`dominocam.rules.places.PLACES`), or None."""
     value = obj.get("place")
     if value is None:
         return None

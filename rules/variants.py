@@ -40,7 +40,7 @@ from typing import Any
 
 from dominocam.errors import UserInputError
 from dominocam.i18n import N_, _
-from rules.tiles import SUPPORTED_SETS
+from dominocam.rules.tiles import SUPPORTED_SETS
 
 # The shapes a layout takes on the table (`Variant.layout`), and those grown from an engine.
 LAYOUT_KINDS: tuple[str, ...] = ("line", "spinner", "mexican", "chicken")
@@ -204,14 +204,14 @@ class Variant:
         description: one sentence on the game.
         set: the double-n set the game is usually played with (a state's `set` overrides it).
         hand_sizes: `(fewest players, most players, tiles each)` rows for dealing; data for
-            the synthetic generator and the round's ledger (`rules.ledger`, which lets the
+            the synthetic generator and the round's ledger (`dominocam.rules.ledger`, which lets the
             caller override it: sources differ by one or two), never enforced on a game
             state (hands shrink during play). What is left after the deal is the boneyard or
             sleeping tiles (`undealt`).
         layout: the shape the played tiles take on the table, one of `LAYOUT_KINDS`: `line`
             (a line growing at two ends), `spinner` (a first double played on four sides),
             `mexican` (trains from a central engine), `chicken` (toes around each double).
-            What `vision.layout` rebuilds from a photo of this game.
+            What `dominocam.vision.layout` rebuilds from a photo of this game.
         sources: where each default comes from, by setting name.
         play, double_cover, spinner_arms, spinner_first, draw, reserve, block_winner, points,
         rounding, bonus, tie, double_blank, game_end, target: the settings (`SETTINGS`).

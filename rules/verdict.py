@@ -19,9 +19,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from rules.layout import OpenEnd
-from rules.moves import Move
-from rules.scoring import RoundScore
+from dominocam.rules.layout import OpenEnd
+from dominocam.rules.moves import Move
+from dominocam.rules.scoring import RoundScore
 
 STATUSES = ("blocked", "playing", "went-out")
 

@@ -28,7 +28,7 @@ from werkzeug.routing import IntegerConverter
 
 from dominocam.errors import UserInputError
 from dominocam.i18n import _
-from server import retention
+from dominocam.server import retention
 
 # The variable that chooses the instance folder (`dominocam serve --instance DIR` too).
 INSTANCE_ENV = "DOMINOCAM_INSTANCE"
@@ -116,10 +116,10 @@ DEFAULTS: dict[str, Any] = {
 
 def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     """The dashboard application (see the module docstring for configuration)."""
-    from server import auth, storage
-    from server.camera import start_camera
-    from server.db import close_db
-    from server.events import Broker
+    from dominocam.server import auth, storage
+    from dominocam.server.camera import start_camera
+    from dominocam.server.db import close_db
+    from dominocam.server.events import Broker
 
     explicit = (test_config or {}).get("INSTANCE") or os.environ.get(INSTANCE_ENV)
     instance = instance_folder(explicit)
@@ -160,7 +160,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
             if not app.testing:
                 _announce_token(new_token)
         if app.config["DEMO"]:
-            from server.demo import ensure_demo_game
+            from dominocam.server.demo import ensure_demo_game
 
             with app.app_context():
                 ensure_demo_game(conn)
@@ -187,7 +187,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     )
     app.teardown_appcontext(close_db)
 
-    from server import api, dashboard, i18n, overlay
+    from dominocam.server import api, dashboard, i18n, overlay
 
     # Ids in paths beyond SQLite's 64-bit integers match no route (404), instead of failing
     # in the database.
@@ -205,7 +205,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         if request.method not in ("GET", "HEAD", "OPTIONS") and response.status_code < 400:
             app.extensions["dominocam.broker"].notify()
             if time.time() - app.extensions["dominocam.pruned_at"] > retention.PRUNE_EVERY_S:
-                from server.db import get_db
+                from dominocam.server.db import get_db
 
                 _prune(app, get_db())
         if auth.is_private():  # an admin's, a player's or a login's answer: kept nowhere
@@ -284,7 +284,7 @@ def _prune(app: Flask, conn: Any) -> None:
 def _refuse_other_hosts(app: Flask) -> None:
     """Every request must call the dashboard by a name it answers to (server.host_check:
     DNS rebinding). Registered after the language is chosen, so the 400 is in it."""
-    from server.host_check import allowed_names, host_allowed
+    from dominocam.server.host_check import allowed_names, host_allowed
 
     names = allowed_names(
         app.config["LISTEN_HOST"], app.config["PUBLIC_URL"], app.config["ALLOWED_HOSTS"]
@@ -303,7 +303,7 @@ def _refuse_other_hosts(app: Flask) -> None:
 
 
 def _public_state(conn: Any, game_id: int) -> dict[str, Any]:
-    from server import game
+    from dominocam.server import game
 
     return game.public_state(conn, game_id)
 
@@ -352,11 +352,11 @@ def _error(
 
 
 def _register_errors(app: Flask) -> None:
-    from server.auth import AuthError
-    from server.engine import EngineUnavailable
-    from server.events import StreamRefused
-    from server.game import Conflict, NotFound
-    from server.uploads import UploadError
+    from dominocam.server.auth import AuthError
+    from dominocam.server.engine import EngineUnavailable
+    from dominocam.server.events import StreamRefused
+    from dominocam.server.game import Conflict, NotFound
+    from dominocam.server.uploads import UploadError
 
     @app.errorhandler(UserInputError)
     def _user_input(error: UserInputError) -> Any:

@@ -25,12 +25,12 @@ from flask import (
 
 from dominocam.errors import UserInputError
 from dominocam.i18n import _, current_language
-from rounds import operations, scene_state
-from server import auth, engine, game, photo_space, storage, uploads
-from server.auth import admin_required
-from server.db import get_db
-from server.game.round_store import SqliteRoundStore
-from server.json_fields import (
+from dominocam.rounds import operations, scene_state
+from dominocam.server import auth, engine, game, photo_space, storage, uploads
+from dominocam.server.auth import admin_required
+from dominocam.server.db import get_db
+from dominocam.server.game.round_store import SqliteRoundStore
+from dominocam.server.json_fields import (
     ARRAY,
     BOOLEAN,
     INT64_MAX,
@@ -288,7 +288,7 @@ def events_poll() -> Any:
 def events() -> Response:
     """Server-Sent Events: `event: state` with the public state at every change (computed
     once for all listeners by the broker, server.events)."""
-    from server.events import sse_stream
+    from dominocam.server.events import sse_stream
 
     conn = get_db()
     gid = _game_id()
@@ -434,7 +434,7 @@ def finish_game(game_id: int) -> Any:
 
 def _phone_base_url() -> str:
     """Where phones reach this server (server.serving: --public-url, else the LAN address)."""
-    from server.serving import phone_base_url
+    from dominocam.server.serving import phone_base_url
 
     return phone_base_url(current_app.config, request.host_url)
 
@@ -468,7 +468,7 @@ def player_links(game_id: int) -> Any:
 
 def _phones() -> dict[str, Any]:
     """Where the links point, and whether phones can open it (server.serving)."""
-    from server.serving import phones_can_reach
+    from dominocam.server.serving import phones_can_reach
 
     base = _phone_base_url()
     return {"url": f"{base}/", "reachable": phones_can_reach(base)}
@@ -488,7 +488,7 @@ def player_qr(game_id: int, player_id: int) -> Any:
             )
         )
     url = f"{_phone_base_url()}/hand/{token}"
-    from server.qr import qr_svg
+    from dominocam.server.qr import qr_svg
 
     return Response(qr_svg(url), mimetype="image/svg+xml", headers={"Cache-Control": "no-store"})
 

@@ -48,9 +48,9 @@ from flask import current_app, g, request, session
 
 from dominocam.errors import UserInputError
 from dominocam.i18n import _
-from server import storage
-from server.db import get_db
-from server.host_check import names_loopback
+from dominocam.server import storage
+from dominocam.server.db import get_db
+from dominocam.server.host_check import names_loopback
 
 ADMIN_HASH_KEY = "admin_token_scrypt"
 PASSPHRASE_HASH_KEY = "admin_passphrase_scrypt"

@@ -9,15 +9,16 @@ reopens it with back-off; a file source loops from its start.
 
 Momentary occlusion: a tile hidden for a frame or two (a player's arm) must not vanish from
 the live state. The dashboard's loop (`start_camera`) reads frames through the vision
-runtime's tracker (`vision.track.TableTracker`): tiles are confirmed after a few frames, kept
-while hidden, removed only when gone, and each tile is read once instead of once per frame.
-A `CameraLoop` given a plain `reader` (no tracker, `tracked=False`) falls back to
+runtime's tracker (`dominocam.vision.track.TableTracker`): tiles are confirmed after a few
+frames, kept while hidden, removed only when gone, and each tile is read once instead of once
+per frame. A `CameraLoop` given a plain `reader` (no tracker, `tracked=False`) falls back to
 `hold_occluded`: the last Scene with at least as many face-up tiles is kept for `hold_s`
 seconds when a newer one suddenly shows fewer.
 
-Into the game: the changes the tracker confirms (`vision.track.TableEvent`, "6-4 played on
-line 2, open end now 4") are stored with the frame and its Scene in the current game's open
-round (`server.game.record_camera_update`, people's corrections standing), and the SSE streams
+Into the game: the changes the tracker confirms (`dominocam.vision.track.TableEvent`, "6-4
+played on line 2, open end now 4") are stored with the frame and its Scene in the current
+game's open round (`dominocam.server.game.record_camera_update`, people's corrections
+standing), and the SSE streams
 are woken, so the dashboard and the overlay show them at once.
 """
 
@@ -33,9 +34,9 @@ from typing import Any
 import numpy as np
 
 from dominocam.i18n import _, ngettext
-from server import engine, game, uploads
-from server.db import get_db
-from vision.scene import Scene
+from dominocam.server import engine, game, uploads
+from dominocam.server.db import get_db
+from dominocam.vision.scene import Scene
 
 
 def parse_source(source: str | int) -> str | int:
@@ -284,21 +285,21 @@ def tracking_reader(
 ) -> Callable[[np.ndarray], dict[str, Any]]:
     """A camera reader that tracks the table: `(pixels) -> stable Scene dict`.
 
-    One `vision.track.TableTracker` serves the loop (its thread is the only caller); it is
-    made again when the frame size or the set changes, and told the game's layout (variant,
-    players, engine double: `server.engine.reading_game`) when that changes. Its thresholds
-    follow the inference interval and its layout the game, as the vision runtime sets them
-    for every camera (`vision.reading.tracker_config`). With the vision runtime, only new
-    or moved tiles are read; with an injected `SCENE_PROVIDER` the provider's Scenes are
-    tracked as they are. The Scene dict carries `track` on each tile (the tracker's id of it),
-    `hidden` (ids of tiles held while not seen) and `events` (the changes confirmed at this
-    frame), and the events are stored in the current game (`store_camera_events`).
+    One `dominocam.vision.track.TableTracker` serves the loop (its thread is the only caller); it is
+    made again when the frame size or the set changes, and told the game's layout (variant, players,
+    engine double: `dominocam.server.engine.reading_game`) when that changes. Its thresholds follow
+    the inference interval and its layout the game, as the vision runtime sets them for every camera
+    (`dominocam.vision.reading.tracker_config`). With the vision runtime, only new or moved tiles
+    are read; with an injected `SCENE_PROVIDER` the provider's Scenes are tracked as they are. The
+    Scene dict carries `track` on each tile (the tracker's id of it), `hidden` (ids of tiles held
+    while not seen) and `events` (the changes confirmed at this frame), and the events are stored in
+    the current game (`store_camera_events`).
     """
     state: dict[str, Any] = {"key": None, "tracker": None, "pending": []}
 
     def reader(pixels: np.ndarray) -> dict[str, Any]:
-        from vision.reading import tracker_config
-        from vision.track import TableTracker
+        from dominocam.vision.reading import tracker_config
+        from dominocam.vision.track import TableTracker
 
         with app.app_context():
             conn = get_db()
@@ -359,7 +360,8 @@ def store_camera_events(
     events: list[dict[str, Any]],
 ) -> list[dict[str, Any]]:
     """Keep the frame as the round's table picture, store the events with the Scene
-    (`server.game.record_camera_update`) and wake the SSE streams; returns the stored events.
+    (`dominocam.server.game.record_camera_update`) and wake the SSE streams; returns the stored
+    events.
 
     The frame is kept because the Scene's outlines are drawn over it: a table photo uploaded
     earlier shows other coordinates. One file per round, replaced at each change.

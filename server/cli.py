@@ -94,8 +94,8 @@ def serve(args: argparse.Namespace) -> int:
     if getattr(args, "tournament", None):
         return int(args.serve_tournament(args))
 
-    from server import create_app
-    from server.serving import (
+    from dominocam.server import create_app
+    from dominocam.server.serving import (
         check_address_free,
         check_public_url,
         choose_host,
@@ -167,7 +167,7 @@ def _storage_config(args: argparse.Namespace) -> dict[str, object]:
 def _listening_message(app: Any, host: str, port: int, asked: str | None = None) -> str:
     """What `serve` prints on start: where the dashboard is, where phones open it, and where
     the games are kept. `asked` is the `--host` given (`auto` chose `host`)."""
-    from server.serving import AUTO_HOST, is_loopback, phone_base_url, phones_can_reach
+    from dominocam.server.serving import AUTO_HOST, is_loopback, phone_base_url, phones_can_reach
 
     shown = f"[{host}]" if ":" in host else host
     local = "127.0.0.1" if host in ("0.0.0.0", "::") else shown
@@ -214,7 +214,7 @@ def _earlier_instance_warning(earlier: Any, in_use: str) -> str:
 
 
 def _reset_token(storage: dict[str, object]) -> None:
-    from server import _announce_token, auth, create_app
+    from dominocam.server import _announce_token, auth, create_app
 
     token = auth.new_token()
     create_app({**storage, "ADMIN_TOKEN": token})
@@ -222,7 +222,7 @@ def _reset_token(storage: dict[str, object]) -> None:
 
 
 def _reset_passphrase(storage_config: dict[str, object]) -> None:
-    from server import auth, create_app, storage
+    from dominocam.server import auth, create_app, storage
 
     app = create_app(storage_config)
     conn = storage.connect(app.config["DATABASE"])

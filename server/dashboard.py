@@ -14,10 +14,10 @@ from flask import Blueprint, current_app, redirect, render_template, request, se
 
 from dominocam.errors import UserInputError
 from dominocam.i18n import _
-from server import auth, engine, game, setup_words
-from server.db import get_db
-from server.redirects import same_site_path
-from server.serving import is_loopback, phone_base_url, phones_can_reach
+from dominocam.server import auth, engine, game, setup_words
+from dominocam.server.db import get_db
+from dominocam.server.redirects import same_site_path
+from dominocam.server.serving import is_loopback, phone_base_url, phones_can_reach
 
 bp = Blueprint("dashboard", __name__)
 

@@ -6,7 +6,7 @@ import sqlite3
 
 from flask import current_app, g
 
-from server import storage
+from dominocam.server import storage
 
 
 def get_db() -> sqlite3.Connection:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from server import game
+from dominocam.server import game
 
 DEMO_GAME = {
     "name": "Demo: block game, double-6",

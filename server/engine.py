@@ -20,10 +20,10 @@ from typing import Any
 import numpy as np
 from flask import current_app
 
-import rules
+from dominocam import rules
 from dominocam.errors import UserInputError
 from dominocam.i18n import DEFAULT_LANGUAGE, N_, _, use_language
-from vision import onnx_model
+from dominocam.vision import onnx_model
 
 
 class EngineUnavailable(RuntimeError):
@@ -194,7 +194,7 @@ class TableGame:
 
     Attributes:
         variant: the rules variant's name; it picks the layout kind (line, spinner for All
-            Fives, mexican, chicken: `vision.layout.layout_kind`).
+            Fives, mexican, chicken: `dominocam.vision.layout.layout_kind`).
         players: players at the table (a Mexican Train engine offers one train each plus the
             public train).
         engine: the round's engine double (Mexican Train, Chicken Foot), else None.
@@ -211,8 +211,8 @@ class TableGame:
 
 def reading_game(table: TableGame | None) -> Any:
     """The game a table picture shows, as the vision runtime takes it
-    (`vision.reading.Game`); None without a game."""
-    from vision.reading import Game
+    (`dominocam.vision.reading.Game`); None without a game."""
+    from dominocam.vision.reading import Game
 
     return None if table is None else Game(table.variant, table.players, table.engine)
 
@@ -239,11 +239,11 @@ _reader_cache: dict[str, Any] = {}
 
 
 def photo_reader() -> Any:
-    """The vision runtime's `vision.reading.PhotoReader` with the bundled models, loaded
+    """The vision runtime's `dominocam.vision.reading.PhotoReader` with the bundled models, loaded
     once per process (missing files -> EngineUnavailable)."""
     with _reader_lock:
         if "reader" not in _reader_cache:
-            from vision.reading import PhotoReader
+            from dominocam.vision.reading import PhotoReader
 
             try:
                 _reader_cache["reader"] = PhotoReader.load()
@@ -260,7 +260,7 @@ def photo_reader() -> Any:
 def vision_scene(
     pixels: np.ndarray, kind: str, set_max: int, table: TableGame | None = None
 ) -> dict[str, Any]:
-    """The real vision runtime: the photo read as `vision.reading.PhotoReader` reads its
+    """The real vision runtime: the photo read as `dominocam.vision.reading.PhotoReader` reads its
     kind, a table photo laid out as the game lays it out."""
     scene = photo_reader().read(pixels, kind, set_max, reading_game(table))
     return plain(scene)

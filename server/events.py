@@ -31,7 +31,7 @@ from typing import Any
 
 from dominocam.errors import UserInputError
 from dominocam.i18n import DEFAULT_LANGUAGE, _, use_language
-from server import storage
+from dominocam.server import storage
 
 log = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ of .po files for the rulings, the command line, the pages, the scripts and the A
   `make messages` uses), translated here and rendered into the page as JSON
   (`<script type="application/json" id="dc-messages">`); common.js looks them up.
 
-Tournament mode's web app (`tournament.web`) calls `init_app` too: the same choice, cookie
+Tournament mode's web app (`dominocam.tournament.web`) calls `init_app` too: the same choice, cookie
 and catalogue; its scripts are those of its own package's static/ (the app's import name).
 """
 
@@ -29,8 +29,8 @@ from flask_babel import Babel, format_decimal, get_locale, get_translations
 
 from dominocam import i18n as dominocam_i18n
 from dominocam.i18n import _
-from server.redirects import same_site_path
-from server.setup_words import variant_title
+from dominocam.server.redirects import same_site_path
+from dominocam.server.setup_words import variant_title
 
 COOKIE = "dominocam_lang"
 # A year: the choice belongs to the device, like a setting.

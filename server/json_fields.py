@@ -7,7 +7,8 @@ are of another JSON type, with a message that names the field, the type it needs
 was sent (HTTP 400). Fields not named are ignored; nested values (tiles, lines, points) are
 checked by the parsers that read them.
 
-Shared by the single-table API (`server.api`) and tournament mode (`tournament.web`).
+Shared by the single-table API (`dominocam.server.api`) and tournament mode
+(`dominocam.tournament.web`).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ One player link could fill the disk: every photo sent was kept, 19 MB at a time.
 * only what the audit needs is kept: the table photo of each round, the photo behind each
   hand as it was confirmed, and the pending photo a player has not confirmed yet; a pending
   photo replaced by a newer one, or dropped, was never part of a hand and is deleted
-  (`server.api` deletes the file the game functions say was replaced), and so is a table
+  (`dominocam.server.api` deletes the file the game functions say was replaced), and so is a table
   photo replaced by a newer one;
 * the photos of a game (`PHOTO_BYTES_PER_GAME`) and of each player's hands in it
   (`PHOTO_BYTES_PER_PLAYER`) are capped; a photo that would pass a cap is refused (507) with
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dominocam.i18n import _
-from server.uploads import UploadError
+from dominocam.server.uploads import UploadError
 
 MIB = 1024 * 1024
 # HTTP 507 Insufficient Storage: the server cannot keep what the request needs stored.

@@ -18,7 +18,7 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from server import storage
+from dominocam.server import storage
 
 DAY_S = 86400.0
 PRUNE_EVERY_S = 3600.0

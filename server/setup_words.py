@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from dominocam.i18n import N_, _, format_number
-from rules import variants as rules_variants
-from rules.variants import SETTINGS, VARIANTS, Variant
+from dominocam.rules import variants as rules_variants
+from dominocam.rules.variants import SETTINGS, VARIANTS, Variant
 
 # Each setting as the question a host answers. (Whole-number settings are answered with a
 # number; the rest with the words of CHOICES.)
@@ -128,7 +128,7 @@ SITE = re.compile(r"\b((?:[a-z0-9-]+\.)+(?:com|net|org|nl|za))\b", re.I)
 
 
 def origin_sites(variant: Variant) -> list[str]:
-    """The web sites the variant's defaults cite (`rules.variants`), in order, by name."""
+    """The web sites the variant's defaults cite (`dominocam.rules.variants`), in order, by name."""
     found: dict[str, None] = {}
     for source in variant.sources.values():
         for site in SITE.findall(source):

@@ -171,7 +171,7 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE players ADD COLUMN link_counter INTEGER NOT NULL DEFAULT 0;  -- "New link": +1
     """,
     # 7: the lock's reason as data (issue 34): beside `locked_by`'s English, the code and
-    # parameters of its sentence (`rules.phrases.to_json`), which pages write in their
+    # parameters of its sentence (`dominocam.rules.phrases.to_json`), which pages write in their
     # reader's language. A lock stored before shows its English.
     """
     ALTER TABLE rounds ADD COLUMN locked_words TEXT;     -- JSON {"code", "params"} of locked_by

@@ -23,7 +23,7 @@ tile stays on the table:
   Scene says in its warnings that it no longer applies (never silently).
 
 Lines entered by hand are not touched here: the round keeps them (`rounds.lines_by_hand`) and
-the camera then updates the tiles only (`server.game.record_camera_update`).
+the camera then updates the tiles only (`dominocam.server.game.record_camera_update`).
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from vision import messages
-from vision.notes import note, notes_json, notes_of
+from dominocam.vision import messages
+from dominocam.vision.notes import note, notes_json, notes_of
 
 # `MergedTable.kept` of a tile a person deleted as no tile.
 DELETED = "deleted"

@@ -1,4 +1,4 @@
-"""The boxes left out that lie against an open end (`vision.layout.boxes_at_open_ends`):
+"""The boxes left out that lie against an open end (`dominocam.vision.layout.boxes_at_open_ends`):
 how often a tile the kept boxes missed lies there, and on how many pictures that reason is
 the only one for a review. `AGAINST_OPEN_END` was measured with it on the calibration's fit
 pictures:
@@ -20,11 +20,11 @@ from pathlib import Path
 
 import numpy as np
 
+from dominocam.vision import geometry
+from dominocam.vision.layout import boxes_at_open_ends
+from dominocam.vision.notes import Note
 from studies.product_reads import covering_label, real_scenes, synthetic_scenes, tally_sets
 from studies.review_reasons import REVIEW_REASONS
-from vision import geometry
-from vision.layout import boxes_at_open_ends
-from vision.notes import Note
 
 MISSED, TILE_KEPT, NO_TILE, UNKNOWN = "a missed tile", "a tile kept", "no tile", "unknown"
 

@@ -16,7 +16,7 @@ on it (its centre inside the label; on a real crop, which holds one tile, any fa
 A tile found at one stage and lost at the next was dropped by that stage; the counts of
 each such drop are printed, with the boxes the calibration left out (their `p_tile` is not
 kept by the Scene, so their `probability`, the calibrated p_right, is shown). It only
-measures. It imports no `measure` module but `measure.metrics`, so it runs as a file on an
+measures. It imports no `measure` module but `dominocam.measure.metrics`, so it runs as a file on an
 older checkout too (`PYTHONPATH=<old tree> python measure/closeup_stages.py ...`).
 """
 
@@ -29,8 +29,8 @@ from pathlib import Path
 
 import numpy as np
 
-from measure.metrics import wilson
-from vision.image_io import load_image
+from dominocam.measure.metrics import wilson
+from dominocam.vision.image_io import load_image
 
 STAGES: tuple[str, ...] = ("first look", "close-up pass", "windows", "product")
 
@@ -50,7 +50,7 @@ def _found(up_corners: list[np.ndarray], label: np.ndarray | None) -> bool:
 
 def stage_boxes(image: np.ndarray, models, set_max: int) -> tuple[list[list[np.ndarray]], list]:
     """The face-up boxes of each of `STAGES`, and the product Scene's rejected boxes."""
-    from vision.pipeline import read_image
+    from dominocam.vision.pipeline import read_image
 
     first = [d.corners for d in models.detector.detect(image) if d.face == "up"]
     out = [first]
@@ -134,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    from vision.pipeline import load_models
+    from dominocam.vision.pipeline import load_models
 
     models = load_models(threads=args.threads)
     sets = {}

@@ -27,8 +27,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"dominocam: error: no pictures under {root}/detector/images", file=sys.stderr)
         return 2
 
-    from vision.image_io import load_image
-    from vision.pipeline import VERIFIER_THRESHOLD, load_models, read_image
+    from dominocam.vision.image_io import load_image
+    from dominocam.vision.pipeline import VERIFIER_THRESHOLD, load_models, read_image
 
     models = load_models(threads=args.threads)
     if models.verifier is None:
@@ -40,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
         if truth["tiles"]:
             print(f"dominocam: error: {path.name} shows tiles; use empty_p: 1", file=sys.stderr)
             return 2
-        # Without the calibration (not `vision.reading.PhotoReader`): every box the
+        # Without the calibration (not `dominocam.vision.reading.PhotoReader`): every box the
         # detector finds is kept, to count the verifier's raw scores.
         scene = read_image(load_image(path), models.detector, models.reader, truth["set"])
         boxes += [(t.face, float(t.verifier_score)) for t in scene.tiles]

@@ -8,8 +8,8 @@ Each picture is read as `dominocam read` reads a table photo (`studies.product_r
 each face-down tile of the Scene:
 
 * how it came face down: the detector's class `tile_down`, or a face-up box the reader
-  turned (`vision.pipeline.backs_face_down`; its weaker half's back probability);
-* why it is doubtful: `turned on a weak back` (under `vision.reader.BACK_SURE`: the two
+  turned (`dominocam.vision.pipeline.backs_face_down`; its weaker half's back probability);
+* why it is doubtful: `turned on a weak back` (under `dominocam.vision.reader.BACK_SURE`: the two
   models disagree), `calibration` (its `probability` under `doubtful_below`), both, or not;
 * the features behind the probability: the detector's score, the verifier's score, the
   box's length against the median tile of the picture, whether it touches the border, and
@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.confidence import feature_matrix, logit
+from dominocam.vision.confidence import feature_matrix, logit
 
 FACE_DOWN, FACE_UP, NO_TILE = "a face-down tile", "a face-up tile", "no tile"
 NO_TILE_DOWN = "no tile face down"
@@ -40,7 +40,7 @@ NO_TILE_DOWN = "no tile face down"
 
 def _turned(scene) -> dict[int, float]:
     """Tile id -> the back probability of the tiles the reader turned face down (the
-    warnings' codes, `vision.notes`)."""
+    warnings' codes, `dominocam.vision.notes`)."""
     return {
         int(w.params["tile"]): float(w.params["p"])
         for w in scene.warnings
@@ -50,8 +50,8 @@ def _turned(scene) -> dict[int, float]:
 
 def facedown_rows(scene, calibration) -> list[dict]:
     """One row per face-down tile of an assessed Scene (module docstring)."""
-    from vision.geometry import boxes_cut_by_border
-    from vision.reader import BACK_SURE
+    from dominocam.vision.geometry import boxes_cut_by_border
+    from dominocam.vision.reader import BACK_SURE
 
     down = [t for t in scene.tiles if t.face == "down"]
     if not down:
@@ -173,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    from vision.pipeline import load_models
+    from dominocam.vision.pipeline import load_models
 
     models = load_models(threads=args.threads)
     found = {}

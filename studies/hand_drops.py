@@ -1,5 +1,5 @@
 """Tiles dropped from hand photos, and what asking about the boxes left out would catch
-(issue 36, point 2): the trade-off behind `vision.settings.HAND_REVIEW_REJECTED`.
+(issue 36, point 2): the trade-off behind `dominocam.vision.settings.HAND_REVIEW_REJECTED`.
 
     python -m studies.hand_drops --synthetic runs/data/hands-s73-n200:train \\
         [--synthetic runs/data/hands-s73-n200] [--realval ../shared/realval] [--json]
@@ -32,10 +32,10 @@ from pathlib import Path
 
 import numpy as np
 
-from measure.metrics import boxes_match, match_boxes
-from measure.truth import set_max as _set_max
-from measure.truth import synthetic_truth
-from vision.image_io import load_image
+from dominocam.measure.metrics import boxes_match, match_boxes
+from dominocam.measure.truth import set_max as _set_max
+from dominocam.measure.truth import synthetic_truth
+from dominocam.vision.image_io import load_image
 
 GRID: tuple[float, ...] = (0.0, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5)
 USEFUL, NEEDLESS = "useful", "needless"
@@ -45,8 +45,8 @@ def read_hand(image: np.ndarray, models, set_max: int):
     """(Scene, p_tile of each rejected box) of a hand photo read as the product reads it, with
     no box question in its warnings (`review_rejected` 0 asks about every box, then those
     questions are taken out, so that each threshold can be applied afterwards)."""
-    import vision.pipeline as pipeline
-    from vision.pipeline import read_image
+    import dominocam.vision.pipeline as pipeline
+    from dominocam.vision.pipeline import read_image
 
     captured: list[tuple[float, ...]] = []
     review = pipeline.review_scene
@@ -183,7 +183,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    from vision.pipeline import load_models
+    from dominocam.vision.pipeline import load_models
 
     models = load_models(threads=args.threads)
     found = {}

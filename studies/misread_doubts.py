@@ -4,16 +4,16 @@ misread that counting cannot see.)
     python -m studies.misread_doubts --synthetic runs/data/synth-s41-n300 \\
         --synthetic runs/data/hands-s73-n200 --realval ../shared/realval [--json]
 
-Each picture is read as the product reads it (`vision.reading.PhotoReader` with the committed
-models and calibration): a synthetic picture as a table or a hand photo as its truth says, a
-real scene as a hand photo when its label says `hand`, else as a table, a real single-tile
-crop as `dominocam eval` reads it (a table photo, the most confident face-up tile).
+Each picture is read as the product reads it (`dominocam.vision.reading.PhotoReader` with the
+committed models and calibration): a synthetic picture as a table or a hand photo as its truth says,
+a real scene as a hand photo when its label says `hand`, else as a table, a real single-tile crop as
+`dominocam eval` reads it (a table photo, the most confident face-up tile).
 
 A read face-up tile is paired with its labelled tile as `dominocam eval` pairs them
-(`measure.scoring`): synthetic boxes one to one (`measure.metrics.match_boxes`, scored tiles
-only: `measure.truth.synthetic_truth`), real scenes by identity (`measure.metrics.assign_reads`,
-the pairing most favourable to the reader: an upper bound on its accuracy, so misreads are if
-anything undercounted there). For each pair:
+(`dominocam.measure.scoring`): synthetic boxes one to one (`dominocam.measure.metrics.match_boxes`,
+scored tiles only: `dominocam.measure.truth.synthetic_truth`), real scenes by identity
+(`dominocam.measure.metrics.assign_reads`, the pairing most favourable to the reader: an upper bound
+on its accuracy, so misreads are if anything undercounted there). For each pair:
 
 * read right, or read with a WRONG value (either half);
 * the tile is `doubtful`, and whether its photo asks at all (`needs_review`, or any doubtful
@@ -25,7 +25,7 @@ Read tiles paired with no label (a box on no tile, read face up) are counted apa
 that is not there, with the same two doubts. A labelled face-up tile read face down or not
 read is a missed tile, not a misread (the ledger counts it), and is not counted here.
 
-Every figure is k of n with a Wilson 95% interval (`measure.metrics.wilson`). It only
+Every figure is k of n with a Wilson 95% interval (`dominocam.measure.metrics.wilson`). It only
 measures; nothing is fitted or tuned on what it reads. The synthetic figure of "a misread
 asks" is `studies.round_simulation.FaultRates.misread_asks` (and "a tile read right is
 doubtful" its `right_doubtful`); the real one is shown beside it.
@@ -41,9 +41,9 @@ from pathlib import Path
 
 import numpy as np
 
-from measure.metrics import assign_reads, match_boxes, tile_key, wilson
-from measure.truth import set_max, synthetic_truth
-from vision.image_io import load_image
+from dominocam.measure.metrics import assign_reads, match_boxes, tile_key, wilson
+from dominocam.measure.truth import set_max, synthetic_truth
+from dominocam.vision.image_io import load_image
 
 
 @dataclass(frozen=True)
@@ -343,8 +343,8 @@ def main(argv: list[str] | None = None) -> int:
         folder, _, split = spec.partition(":")
         if not (Path(folder) / "detector" / "images" / (split or "val")).is_dir():
             parser.error(f"--synthetic {spec}: not a dominocam synth folder with that split")
-    from vision.pipeline import load_models
-    from vision.reading import PhotoReader
+    from dominocam.vision.pipeline import load_models
+    from dominocam.vision.reading import PhotoReader
 
     reader = PhotoReader(load_models(threads=args.threads))
     sets = measure(args.synthetic, args.realval, reader, quiet=args.quiet)

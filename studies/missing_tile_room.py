@@ -1,5 +1,5 @@
 """When a tile may be missing beyond an open end: the room it needs
-(`vision.layout.MISSING_TILE_ROOM`) and what the gap looks like (`GAP_MAY_HOLD_TILE`).
+(`dominocam.vision.layout.MISSING_TILE_ROOM`) and what the gap looks like (`GAP_MAY_HOLD_TILE`).
 
     .venv/bin/python -m studies.missing_tile_room --synthetic runs/data/synth-s41-n300 \
         [--split val] [--limit 150] [--threads 2] [--room 0.5]
@@ -16,8 +16,8 @@ calibration):
    0: every doubt the rule would raise without the room it needs) and without the look at
    the gap;
 3. for each such doubt, the verifier's highest score on the gap's tile-sized boxes
-   (`vision.layout.gap_boxes` along the stretch no other tile fills, `free_stretch`: the
-   look `vision.pipeline` takes), and how many doubts and real misses each threshold on it
+   (`dominocam.vision.layout.gap_boxes` along the stretch no other tile fills, `free_stretch`: the
+   look `dominocam.vision.pipeline` takes), and how many doubts and real misses each threshold on it
    keeps.
 
 A missed tile needs at least its width (a double set crosswise); a room narrower than that
@@ -35,11 +35,11 @@ from pathlib import Path
 
 import numpy as np
 
+from dominocam.measure.truth import set_max
+from dominocam.vision import layout
+from dominocam.vision.image_io import load_image
+from dominocam.vision.layout import free_stretch, gap_boxes, room_ahead
 from dominosynth.config import READER_MIN_VISIBLE
-from measure.truth import set_max
-from vision import layout
-from vision.image_io import load_image
-from vision.layout import free_stretch, gap_boxes, room_ahead
 
 BEYOND = re.compile(r"tile (\d+) lies about one tile beyond the open end on tile (\d+)")
 MATCH_WIDTHS = 0.3
@@ -133,8 +133,8 @@ def main(argv: list[str] | None = None) -> int:
         "--room", type=float, default=0.0, help="MISSING_TILE_ROOM for this run (default 0)"
     )
     args = parser.parse_args(argv)
-    from vision.pipeline import gap_check_of
-    from vision.reading import PhotoReader
+    from dominocam.vision.pipeline import gap_check_of
+    from dominocam.vision.reading import PhotoReader
 
     root = Path(args.synthetic)
     split = root / "detector" / "images" / args.split

@@ -2,13 +2,13 @@
 
     python -m studies.overhead [--runs 20] [--threads 2] [--json]
 
-The stand-in detector is a constant graph emitting the raw OBB output a good detector would
-give for the bench table (`measure.bench.bench_table`, rendered by dominosynth): each tile as
-~20 jittered candidates over 8400 anchors at 640 px, so NMS does real work; the stand-in reader
-is a one-layer classifier on 64 px half crops. Their forward passes cost almost nothing, so
-the figures measure what the pipeline adds to the networks (letterbox, decode, NMS,
-rectification, batching, joint decoding, layout), not the networks. With the real models use
-`dominocam bench` instead. Needs `onnx` (dev extra).
+The stand-in detector is a constant graph emitting the raw OBB output a good detector would give for
+the bench table (`dominocam.measure.bench.bench_table`, rendered by dominosynth): each tile as ~20
+jittered candidates over 8400 anchors at 640 px, so NMS does real work; the stand-in reader is a
+one-layer classifier on 64 px half crops. Their forward passes cost almost nothing, so the figures
+measure what the pipeline adds to the networks (letterbox, decode, NMS, rectification, batching,
+joint decoding, layout), not the networks. With the real models use `dominocam bench` instead. Needs
+`onnx` (dev extra).
 """
 
 from __future__ import annotations
@@ -21,12 +21,12 @@ from pathlib import Path
 
 import numpy as np
 
-from measure.bench import BenchTable, bench_size, bench_table, format_table
-from vision import geometry
-from vision.detector import Detector
-from vision.pipeline import Models
-from vision.reader import Reader
-from vision.reading import PhotoReader
+from dominocam.measure.bench import BenchTable, bench_size, bench_table, format_table
+from dominocam.vision import geometry
+from dominocam.vision.detector import Detector
+from dominocam.vision.pipeline import Models
+from dominocam.vision.reader import Reader
+from dominocam.vision.reading import PhotoReader
 
 # The stand-in graphs are the tests' (tests/helpers/standin.py, not part of the product); a
 # study runs from a checkout, where they lie beside it.

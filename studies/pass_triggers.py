@@ -3,10 +3,10 @@
     .venv/bin/python -m studies.pass_triggers [--realval ../shared/realval] \
         [--synthetic runs/data/synth-s41-n300] [--tiles 200] [--threads 2]
 
-For every picture of the real scenes, the synthetic val split and the first `--tiles` real
-tile crops, the committed detector looks once, then each pass's trigger is applied as
-`vision.pipeline.detect_tiles` applies it: the close-up pass when the first look has at most
-`CLOSEUP_MAX_BOXES` boxes (counting the big boxes it adds), the far-tile pass when the tiles
+For every picture of the real scenes, the synthetic val split and the first `--tiles` real tile
+crops, the committed detector looks once, then each pass's trigger is applied as
+`dominocam.vision.pipeline.detect_tiles` applies it: the close-up pass when the first look has at
+most `CLOSEUP_MAX_BOXES` boxes (counting the big boxes it adds), the far-tile pass when the tiles
 are too small at the input (`needs_slices`) and the windows would enlarge them enough
 (`SLICE_MIN_ZOOM`). Prints the counts and the detector passes per picture (one, plus one per
 close-up, plus four per far-tile pass). It only measures.
@@ -19,14 +19,14 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from vision.image_io import IMAGE_SUFFIXES, load_image
+from dominocam.vision.image_io import IMAGE_SUFFIXES, load_image
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def count(files: list[Path], detector) -> Counter:
     """The trigger counts over `files` (see the module docstring)."""
-    from vision.detector import (
+    from dominocam.vision.detector import (
         CLOSEUP_MAX_BOXES,
         SLICE_MIN_ZOOM,
         frame_for_closeups,
@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     if not any(sets.values()):
         print(f"dominocam: error: no pictures under {realval} or --synthetic", file=sys.stderr)
         return 2
-    from vision.pipeline import load_models
+    from dominocam.vision.pipeline import load_models
 
     detector = load_models(threads=args.threads).detector
     for name, files in sets.items():

@@ -2,9 +2,10 @@
 every picture, each with its own set's top value. Shared by the tools that count what the
 product says (`studies.review_reasons`, `studies.turned_backs`, `studies.set_down`).
 
-The reading is `vision.pipeline.read_image` with the options of `vision.reading.PhotoReader`
-for a table photo of no known game, not the reader itself: a study may change one of them
-(`read_options`: `studies.set_down` turns a layout rule off) to weigh it."""
+The reading is `dominocam.vision.pipeline.read_image` with the options of
+`dominocam.vision.reading.PhotoReader` for a table photo of no known game, not the reader
+itself: a study may change one of them (`read_options`: `studies.set_down` turns a layout
+rule off) to weigh it."""
 
 from __future__ import annotations
 
@@ -16,9 +17,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from measure.truth import set_max
-from vision.image_io import load_image
-from vision.pipeline import load_models, read_image
+from dominocam.measure.truth import set_max
+from dominocam.vision.image_io import load_image
+from dominocam.vision.pipeline import load_models, read_image
 
 
 def real_scenes(root: Path, models, **read_options) -> Iterator[tuple[dict, object]]:

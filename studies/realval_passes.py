@@ -21,11 +21,11 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from measure.metrics import tile_key, wilson
-from measure.scoring import SetResult, scene_predictions, score_scene_photo
-from measure.truth import held_out, set_max
-from vision.image_io import load_image
-from vision.pipeline import VERIFIER_THRESHOLD, load_models, read_image
+from dominocam.measure.metrics import tile_key, wilson
+from dominocam.measure.scoring import SetResult, scene_predictions, score_scene_photo
+from dominocam.measure.truth import held_out, set_max
+from dominocam.vision.image_io import load_image
+from dominocam.vision.pipeline import VERIFIER_THRESHOLD, load_models, read_image
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -83,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
         image = load_image(root / "scenes" / label["image"])
         start = time.perf_counter()
         # The verifier's threshold alone, without the calibration: what this study weighs
-        # against the product's reading (`vision.reading.PhotoReader`).
+        # against the product's reading (`dominocam.vision.reading.PhotoReader`).
         scene = read_image(
             image,
             models.detector,

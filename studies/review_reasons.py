@@ -5,7 +5,7 @@
 
 Reads the real scenes (and the val split of a `dominocam synth` set) as `dominocam read`
 does, with the committed models and calibration. Each warning of a Scene that needs a review
-is counted by its code (`vision.notes`). Per set it prints:
+is counted by its code (`dominocam.vision.notes`). Per set it prints:
 
 - how many photos need a review;
 - for each kind of warning, on how many of those photos it appears;
@@ -26,14 +26,14 @@ from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
+from dominocam.vision.notes import Note
+from dominocam.vision.pipeline import load_models
 from studies.product_reads import real_scenes, synthetic_scenes
-from vision.notes import Note
-from vision.pipeline import load_models
 
 PLACEHOLDER = re.compile(r"\{[^}]*\}")
 
-# The review's own reasons (`vision.confidence.review_scene`): everything else is context.
-# Their codes (`vision.notes`).
+# The review's own reasons (`dominocam.vision.confidence.review_scene`): everything else is context.
+# Their codes (`dominocam.vision.notes`).
 REVIEW_REASONS = frozenset(
     {
         "may_be_misread",
@@ -53,7 +53,7 @@ REVIEW_REASONS = frozenset(
 
 
 def kind_of(warning: str, width: int = 64) -> str:
-    """The template `warning` was written from (its code's, `vision.notes.Note`; the text
+    """The template `warning` was written from (its code's, `dominocam.vision.notes.Note`; the text
     itself without a code), its fields shown as "#", cut to `width` characters."""
     template = PLACEHOLDER.sub("#", warning.kind.template if isinstance(warning, Note) else warning)
     return template if len(template) <= width else template[: width - 3] + "..."

@@ -33,8 +33,8 @@ Every round is ruled from the true state (the TRUE ruling) and by each policy:
 * `today`: the code before the ledger: the readings as they are, the boneyard taken as the
   table photo's face-down tiles (0 when the boneyard lies beside the view). An invalid state
   (a tile in two hands) is an error, exit status 2: a question of a kind.
-* `ledger`: `dominocam round` now: the ledger first (`rules.ledger.reconcile`,
-  `rules.hold.verdict_hold`); the host gives `--boneyard-in-view` when the boneyard is in
+* `ledger`: `dominocam round` now: the ledger first (`dominocam.rules.ledger.reconcile`,
+  `dominocam.rules.hold.verdict_hold`); the host gives `--boneyard-in-view` when the boneyard is in
   view and no count otherwise, so a block in a game that draws waits for the count.
 * `ledger+count`: the same after the host answered: the true boneyard entered.
 
@@ -42,7 +42,7 @@ A ruling is wrong when it differs from the TRUE one: blocked or not, gone out or
 for a block the winner, ties and points. A held round asks the host first: never wrong.
 Each policy is also ruled as with a reader that never doubts (`RoundResult.blind`: the
 figures before the doubts were modelled), so that what the doubts catch shows in one run.
-The figures are counts of rounds with Wilson 95% intervals (`measure.metrics.wilson`).
+The figures are counts of rounds with Wilson 95% intervals (`dominocam.measure.metrics.wilson`).
 """
 
 from __future__ import annotations
@@ -56,8 +56,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from dominocam.errors import UserInputError
-from measure.metrics import wilson
-from rules import (
+from dominocam.measure.metrics import wilson
+from dominocam.rules import (
     GameState,
     Layout,
     Player,
@@ -72,9 +72,9 @@ from rules import (
     play,
     variant_names,
 )
-from rules.hold import judged_boneyard, verdict_hold
-from rules.ledger import BoneyardReport, FaceDown, HandReport, TableReport, reconcile
-from rules.verdict import Verdict
+from dominocam.rules.hold import judged_boneyard, verdict_hold
+from dominocam.rules.ledger import BoneyardReport, FaceDown, HandReport, TableReport, reconcile
+from dominocam.rules.verdict import Verdict
 
 NAMES = ("Ana", "Ben", "Caro", "Dan", "Eva", "Finn")
 MAX_PLAYERS = len(NAMES)

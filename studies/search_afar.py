@@ -1,8 +1,8 @@
 """How the search in windows does where the first look holds no probable tile
-(`vision.pipeline.searched_afar`): for each picture whose first look (with its close-up pass)
-keeps no box the verifier takes for a tile, how many boxes the windows find that the
-verifier believes, and how many of those lie on a labelled tile. `MIN_TILES_AFAR` was chosen
-from its table on the calibration's fit pictures:
+(`dominocam.vision.pipeline.searched_afar`): for each picture whose first look (with its close-up
+pass) keeps no box the verifier takes for a tile, how many boxes the windows find that the verifier
+believes, and how many of those lie on a labelled tile. `MIN_TILES_AFAR` was chosen from its table
+on the calibration's fit pictures:
 
     python -m studies.search_afar --synthetic runs/data/synth-s41-n300:train \\
         --synthetic runs/data/negatives-s43-n80:train
@@ -18,9 +18,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from dominocam.vision.image_io import load_image
+from dominocam.vision.pipeline import first_look, look_in_windows, probable_tiles
 from studies.product_reads import covering_label, tally_sets
-from vision.image_io import load_image
-from vision.pipeline import first_look, look_in_windows, probable_tiles
 
 
 @dataclass(frozen=True)

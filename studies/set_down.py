@@ -1,4 +1,4 @@
-"""Tiles set down side by side, or a line broken by a misread? (`vision.layout`'s
+"""Tiles set down side by side, or a line broken by a misread? (`dominocam.vision.layout`'s
 `SET_DOWN_MISMATCHES_PER_LINK`)
 
     .venv/bin/python -m studies.set_down --synthetic runs/data/v4-synth-s75-n400:train \
@@ -10,7 +10,7 @@ instead, where most touching halves differ. Each picture is read as `dominocam r
 it (committed models and calibration, layout kind `auto`) but with that rule off
 (`LayoutConfig.set_down_ratio=None`), so that every such doubt is raised. For each doubt it
 records the table's links (matching contacts) and touching halves that differ
-(`vision.layout.touch_counts`), whether both tiles are sure (neither doubtful) and, where
+(`dominocam.vision.layout.touch_counts`), whether both tiles are sure (neither doubtful) and, where
 the picture has labelled boxes, whether both are read right (the labelled tile that covers
 each box). For each candidate ratio it prints:
 
@@ -34,13 +34,18 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from measure.scoring import SetResult, scene_predictions, score_boxed_image, score_scene_photo
-from measure.truth import synthetic_truth, synthetic_visibility
+from dominocam.measure.scoring import (
+    SetResult,
+    scene_predictions,
+    score_boxed_image,
+    score_scene_photo,
+)
+from dominocam.measure.truth import synthetic_truth, synthetic_visibility
+from dominocam.vision import messages
+from dominocam.vision.layout import AUTO, LayoutConfig, touch_counts
+from dominocam.vision.notes import Note
 from studies.product_reads import covering_label, real_scenes, synthetic_scenes, tally_sets
 from studies.review_reasons import reasons_of
-from vision import messages
-from vision.layout import AUTO, LayoutConfig, touch_counts
-from vision.notes import Note
 
 RATIOS: tuple[float, ...] = (0.5, 1.0, 2.0)
 NO_MATCH_KIND = "layout: " + messages.NO_MATCH_AT_END.split("{")[0]

@@ -2,8 +2,8 @@
 
     .venv/bin/python -m studies.stage_profile [--size 1280x720] [--runs 20] [--threads 2]
 
-Reads the benchmark table (`measure.bench.bench_table`) `--runs` times under cProfile and
-prints, per frame, the time spent inside each step of `vision.pipeline.read_image` (the
+Reads the benchmark table (`dominocam.measure.bench.bench_table`) `--runs` times under cProfile and
+prints, per frame, the time spent inside each step of `dominocam.vision.pipeline.read_image` (the
 cumulative time of the function that does it), and what is left for the rest. The profiler
 adds a little to every Python call, so the Python-heavy steps read somewhat slower than they
 run; `dominocam bench` gives the unprofiled totals. It only measures.
@@ -47,8 +47,8 @@ def profile(
     `clock` "wall" counts elapsed time; "cpu" the calling thread's CPU time, which other
     work on a busy machine disturbs less (but a network's worker threads are not counted).
     """
-    from measure.bench import bench_table
-    from vision.reading import PhotoReader
+    from dominocam.measure.bench import bench_table
+    from dominocam.vision.reading import PhotoReader
 
     reader = PhotoReader.load(threads=threads)
     image = bench_table(width, height).image

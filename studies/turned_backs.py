@@ -1,16 +1,15 @@
-"""How often the reader is right to turn a tile face down (`vision.reader.BACK_SURE`).
+"""How often the reader is right to turn a tile face down (`dominocam.vision.reader.BACK_SURE`).
 
     .venv/bin/python -m studies.turned_backs --synthetic runs/data/synth-s41-n300 \
         [--synthetic DIR:train ...] [--realval ../shared/realval] [--threads 2]
 
-`vision.pipeline.backs_face_down` counts face down a box the detector calls face up when the
-reader reads both its halves as a tile's back (`BACK_MIN`), and it is doubtful under
-`BACK_SURE`. Each picture is read as the product reads it (committed models and
-calibration); each tile so turned (its warning says so, with the weaker half's back
-probability) is matched to the labelled tile it overlaps most, by area (more than half of the
-box: else it is no tile). Per set and per band of that probability it prints how many tiles
-were turned, how many truly lie face down, and how many of the others are not doubtful: a
-wrong count that nothing asks a person about.
+`dominocam.vision.pipeline.backs_face_down` counts face down a box the detector calls face up when
+the reader reads both its halves as a tile's back (`BACK_MIN`), and it is doubtful under
+`BACK_SURE`. Each picture is read as the product reads it (committed models and calibration); each
+tile so turned (its warning says so, with the weaker half's back probability) is matched to the
+labelled tile it overlaps most, by area (more than half of the box: else it is no tile). Per set and
+per band of that probability it prints how many tiles were turned, how many truly lie face down, and
+how many of the others are not doubtful: a wrong count that nothing asks a person about.
 
 `--synthetic DIR[:SPLIT]` reads a `dominocam synth` set's split (val unless named). Real
 photos have no labelled boxes, so `--realval` only counts the turned tiles and their doubts.
@@ -27,8 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
+from dominocam.vision.notes import Note
 from studies.product_reads import covering_label, real_scenes, synthetic_scenes, tally_sets
-from vision.notes import Note
 
 # Bands of the weaker half's back probability: [low, high).
 BANDS: tuple[tuple[float, float], ...] = ((0.5, 0.7), (0.7, 0.9), (0.9, 0.99), (0.99, 1.01))

@@ -41,8 +41,8 @@ def realval_dir() -> Path:
 
 @pytest.fixture
 def command_runner(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
-    """`command_runner("measure.cli")` -> a function running `dominocam ARGS` with only those
-    modules' commands registered, returning (exit status, stdout, stderr)."""
+    """`command_runner("dominocam.measure.cli")` -> a function running `dominocam ARGS` with only
+    those modules' commands registered, returning (exit status, stdout, stderr)."""
     import dominocam.cli
 
     def make(*modules: str):

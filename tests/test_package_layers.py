@@ -11,6 +11,10 @@ what makes data or measures (`dominosynth`, `dominotrain`, `measure`), so a whee
 without the extras runs; the studies (`studies`, not installed) sit on top and nothing
 imports them. The allowed imports form no cycle between packages, and no package's modules
 import each other in a circle. Every import counts, also one inside a function.
+
+The rooms between the floors are installed as `dominocam.rules`, `dominocam.vision`, ...
+(their folders at the top level; pyproject.toml maps them): here each is named by its
+folder, `dominocam.rules.hold` read as `rules.hold`, and no code imports a bare `rules`.
 """
 
 from __future__ import annotations
@@ -75,6 +79,19 @@ FORBIDDEN: dict[str, set[str]] = {
 }
 
 
+# The packages installed under `dominocam.` from a top-level folder of the same name.
+ROOMS = ("rules", "vision", "rounds", "server", "measure", "tournament")
+
+
+def room_name(name: str) -> str:
+    """An imported name as this test names it: `dominocam.rules.hold` -> `rules.hold`;
+    `dominocam.i18n` and every other name unchanged."""
+    head, _, rest = name.partition(".")
+    if head == GROUND and rest.split(".")[0] in ROOMS:
+        return rest
+    return name
+
+
 def module_of(file: str) -> str:
     """`dominocam/cli.py` -> `dominocam.cli`; `rules/__init__.py` -> `rules`."""
     parts = file.removesuffix(".py").split("/")
@@ -93,7 +110,7 @@ def imports(folder: Path) -> Iterator[tuple[str, str]]:
             else:
                 continue
             for name in names:
-                yield str(path.relative_to(folder.parent)), name
+                yield str(path.relative_to(folder.parent)), room_name(name)
 
 
 def test_every_package_is_checked() -> None:
@@ -120,8 +137,8 @@ def floors() -> dict[str, set[str]]:
 
 def test_the_layers_form_no_cycle() -> None:
     """What each package may import is a one-way graph: no two packages import each other,
-    directly or round about (`server` once imported `tournament.cli` for `serve
-    --tournament`, which `tournament.cli` now adds to the command itself)."""
+    directly or round about (`server` once imported `dominocam.tournament.cli` for `serve
+    --tournament`, which `dominocam.tournament.cli` now adds to the command itself)."""
     try:
         list(graphlib.TopologicalSorter(floors()).static_order())
     except graphlib.CycleError as error:
@@ -206,9 +223,9 @@ def test_every_command_module_exists_and_registers() -> None:
     """Each entry of COMMAND_MODULES names a module of a package (not of the studies) that
     defines `register(subparsers)` at its top level."""
     modules = command_modules()
-    assert "rounds.cli" in modules and len(set(modules)) == len(modules)
+    assert "dominocam.rounds.cli" in modules and len(set(modules)) == len(modules)
     for module in modules:
-        package, *rest = module.split(".")
+        package, *rest = room_name(module).split(".")
         assert package in floors()["top"], module
         path = PACKAGES[package].joinpath(*rest).with_suffix(".py")
         assert path.is_file(), module
@@ -241,18 +258,19 @@ def module_graph(package: str, folder: Path | None = None) -> dict[str, set[str]
         names: set[str] = set()
         for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
             if isinstance(node, ast.Import):
-                names |= {alias.name for alias in node.names}
+                names |= {room_name(alias.name) for alias in node.names}
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                wanted = {f"{node.module}.{a.name}" for a in node.names}
-                names |= wanted if wanted <= set(files) else wanted | {node.module}
+                imported = room_name(node.module)
+                wanted = {f"{imported}.{a.name}" for a in node.names}
+                names |= wanted if wanted <= set(files) else wanted | {imported}
         graph[module] = {name for name in names if name in files and name != module}
     return graph
 
 
 @pytest.mark.parametrize("package", sorted(PACKAGES))
 def test_the_modules_of_a_package_import_each_other_one_way(package: str) -> None:
-    """No circle of imports inside a package (`measure.calibrate` and `measure.evaluate`
-    once imported each other)."""
+    """No circle of imports inside a package (`dominocam.measure.calibrate` and
+    `dominocam.measure.evaluate` once imported each other)."""
     graph = module_graph(package)
     try:
         list(graphlib.TopologicalSorter(graph).static_order())
@@ -265,15 +283,15 @@ def test_a_name_from_a_package_init_is_an_import_of_it(tmp_path: Path) -> None:
     `from pkg import storage` (a module) is an import of `pkg.storage` alone."""
     fake = tmp_path / "server"
     fake.mkdir()
-    (fake / "__init__.py").write_text("def create_app():\n    from server import api\n")
+    (fake / "__init__.py").write_text("def create_app():\n    from dominocam.server import api\n")
     (fake / "storage.py").write_text("")
-    (fake / "api.py").write_text("from server import storage\n")
+    (fake / "api.py").write_text("from dominocam.server import storage\n")
     assert module_graph("server", fake) == {
         "server": {"server.api"},
         "server.storage": set(),
         "server.api": {"server.storage"},
     }
-    (fake / "api.py").write_text("from server import create_app, storage\n")
+    (fake / "api.py").write_text("from dominocam.server import create_app, storage\n")
     assert module_graph("server", fake)["server.api"] == {"server", "server.storage"}
 
 
@@ -294,3 +312,24 @@ def test_an_import_inside_a_function_is_found(tmp_path: Path) -> None:
         ("vision/bad.py", "dominosynth.generate"),
     ]
     assert "dominosynth" not in ALLOWED["vision"]
+
+
+def test_every_import_of_a_room_uses_its_installed_name() -> None:
+    """`from dominocam.rules import hold`, never `from rules import hold`: run from a checkout
+    the bare name would still import (the repository is on the path), as a second copy of
+    the module that the installed wheel does not have. The tests, studies, benchmarks and
+    scripts are held to it too."""
+    folders = [*PACKAGES.values(), *(REPO / name for name in ("tests", "benchmarks", "scripts"))]
+    wrong = []
+    for folder in folders:
+        for path in sorted(folder.rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+                if isinstance(node, ast.Import):
+                    names = [alias.name for alias in node.names]
+                elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                    names = [node.module]
+                else:
+                    continue
+                where = path.relative_to(REPO)
+                wrong += [f"{where}: {n}" for n in names if n.split(".")[0] in ROOMS]
+    assert wrong == []

@@ -17,12 +17,38 @@ SKIPPED = {".venv", "tests", "build", "runs", ".git", "studies"}
 
 
 def package_folder(name: str) -> Path:
-    return REPO / SETUPTOOLS.get("package-dir", {}).get(name, name.replace(".", "/"))
+    """The folder setuptools takes a package from: its own mapping, else its nearest mapped
+    parent's folder and the rest of the name (`dominotrain` -> models/dominotrain), else the
+    name's path; a link (dominocam/rules -> ../rules) is followed."""
+    mapped = SETUPTOOLS.get("package-dir", {})
+    parts = name.split(".")
+    for end in range(len(parts), 0, -1):
+        parent = ".".join(parts[:end])
+        if parent in mapped:
+            return (REPO / mapped[parent] / "/".join(parts[end:])).resolve()
+    return (REPO / name.replace(".", "/")).resolve()
+
+
+# The product's own installed names (issue 35): everything under `dominocam.`, beside the
+# three uniquely named packages of the data generator, the training and the bundled models.
+OWN_TOP_LEVEL = {"dominocam", "dominosynth", "dominotrain", "dominomodels"}
+
+
+def test_every_installed_name_is_the_products_own() -> None:
+    """No generic top-level package (`rules` collides with a well-known Django package): the
+    rooms are installed as `dominocam.rules`, `dominocam.vision`, ..., their folders at the
+    top level, each reached from dominocam/ by a relative link (which a clone keeps)."""
+    assert {name.split(".")[0] for name in SETUPTOOLS["packages"]} == OWN_TOP_LEVEL
+    for room in ("rules", "vision", "rounds", "server", "measure", "tournament"):
+        link = REPO / "dominocam" / room
+        assert link.is_symlink() and link.readlink() == Path("..", room), room
+        assert package_folder(f"dominocam.{room}") == REPO / room
+        assert f"dominocam.{room}" in SETUPTOOLS["packages"]
 
 
 def test_every_folder_with_an_init_is_a_listed_package() -> None:
     on_disk = {
-        path.parent
+        path.parent  # rglob does not enter dominocam/'s links: each room is found once
         for path in REPO.rglob("__init__.py")
         if not SKIPPED & set(path.relative_to(REPO).parts)
     }
@@ -34,13 +60,14 @@ def test_the_bundled_models_and_cards_are_package_data() -> None:
     data = SETUPTOOLS["package-data"]
     models = package_folder("dominomodels")
     assert models == REPO / "models"
-    assert {"*.onnx", "*.md"} <= set(data["dominomodels"])
+    assert {"*.onnx", "*.md", "calibration.json"} <= set(data["dominomodels"])
+    assert (models / "calibration.json").is_file()  # read beside the detector at run time
     assert sorted(models.glob("*.onnx"))  # the detector and reader at least
     for model in models.glob("*.onnx"):
         assert model.with_suffix(".md").is_file(), f"{model.name} has no card"
 
 
-@pytest.mark.parametrize("package", ["server", "tournament"])
+@pytest.mark.parametrize("package", ["dominocam.server", "dominocam.tournament"])
 def test_the_templates_and_static_files_are_package_data(package: str) -> None:
     patterns = SETUPTOOLS["package-data"][package]
     for folder in ("templates", "static"):

@@ -28,20 +28,13 @@ PICTURE = REPO / "tests" / "assets" / "bundled" / "default-s22-003.jpg"
 INSTALL_TIMEOUT_S = 900
 SERVER_START_S = 60
 
+# Each installed package and the folder of the repository it is built from (pyproject.toml).
+ROOMS = ("rules", "vision", "rounds", "server", "measure", "tournament")
 PACKAGE_FOLDERS = {
-    **{
-        name: name.replace(".", "/")
-        for name in (
-            "dominocam",
-            "rules",
-            "vision",
-            "server",
-            "server.game",
-            "measure",
-            "tournament",
-            "tournament.web",
-        )
-    },
+    "dominocam": "dominocam",
+    **{f"dominocam.{room}": room for room in ROOMS},
+    "dominocam.server.game": "server/game",
+    "dominocam.tournament.web": "tournament/web",
     "dominosynth": "datasets/dominosynth",
     "dominotrain": "models/dominotrain",
     "dominomodels": "models",
@@ -109,16 +102,18 @@ def test_the_wheel_holds_the_package_data(wheel: Path) -> None:
     for model in sorted((REPO / "models").glob("*.onnx")):
         assert f"dominomodels/{model.name}" in names
         assert f"dominomodels/{model.stem}.md" in names
+    assert "dominomodels/calibration.json" in names  # read beside the detector
     for package in ("server", "tournament"):
         for folder in ("templates", "static"):
-            shipped = {n for n in names if n.startswith(f"{package}/{folder}/")}
-            on_disk = {f"{package}/{folder}/{p.name}" for p in (REPO / package / folder).iterdir()}
+            inside = f"dominocam/{package}/{folder}/"
+            shipped = {n for n in names if n.startswith(inside)}
+            on_disk = {f"{inside}{p.name}" for p in (REPO / package / folder).iterdir()}
             assert shipped == on_disk
     assert "dominotrain/yolov8-cls-narrow.yaml" in names
-    catalogues = sorted((REPO / "rules" / "locale").rglob("*.mo"))
+    catalogues = sorted((REPO / "dominocam" / "locale").rglob("*.mo"))
     assert len(catalogues) == 4  # hu, it, vi, es (dominocam/i18n.py reads them at run time)
     for mo in catalogues:
-        assert f"rules/locale/{mo.relative_to(REPO / 'rules' / 'locale').as_posix()}" in names
+        assert mo.relative_to(REPO).as_posix() in names
     for package, folder in PACKAGE_FOLDERS.items():
         # The modules of this package itself; its sub-packages are checked as packages.
         prefix = package.replace(".", "/") + "/"
@@ -130,6 +125,9 @@ def test_the_wheel_holds_the_package_data(wheel: Path) -> None:
         assert shipped == {f"{prefix}{p.name}" for p in (REPO / folder).glob("*.py")}
     not_product = ("tests/", "studies/", "dominomodels/dominotrain/")
     assert not [n for n in names if n.startswith(not_product)]
+    # Only the product's own names at the top (issue 35): no generic `rules` or `server`.
+    top_level = {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")}
+    assert top_level == {"dominocam", "dominosynth", "dominotrain", "dominomodels"}
     assert not [n for n in names if n.endswith("/standin.py")]  # the tests' ONNX stand-ins
 
 
@@ -147,6 +145,8 @@ def test_the_installed_wheel_reads_a_bundled_picture(installed: Path, tmp_path: 
     truth = json.loads(PICTURE.with_suffix(".json").read_text())
     assert len(scene["tiles"]) >= len(truth["tiles"]) // 2  # the bundled detector found tiles
     assert any(tile.get("pips") for tile in scene["tiles"])  # and the reader read some
+    # with the bundled calibration: each tile has its probability and may be doubtful
+    assert all("probability" in tile and "doubtful" in tile for tile in scene["tiles"])
 
 
 def test_the_installed_wheel_rules_in_hungarian(installed: Path, tmp_path: Path) -> None:
@@ -163,14 +163,34 @@ def test_the_installed_wheel_rules_in_hungarian(installed: Path, tmp_path: Path)
 
 
 def test_the_installed_runtime_needs_no_yaml(installed: Path, tmp_path: Path) -> None:
-    code = "import dominocam.cli, vision.pipeline, server, yaml"
+    code = "import dominocam.cli, dominocam.vision.pipeline, dominocam.server, yaml"
     done = subprocess.run([str(installed / "python"), "-c", code], cwd=tmp_path, timeout=120)
     assert done.returncode != 0  # pyyaml is not a runtime dependency
-    code = "import dominocam.cli, vision.pipeline, server; dominocam.cli.build_parser()"
+    code = (
+        "import dominocam.cli, dominocam.vision.pipeline, dominocam.server; "
+        "dominocam.cli.build_parser()"
+    )
     done = subprocess.run(
         [str(installed / "python"), "-c", code], cwd=tmp_path, capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr
+
+
+def test_the_installed_product_is_imported_through_its_own_names(
+    installed: Path, tmp_path: Path
+) -> None:
+    """Every room imports as `dominocam.<room>` from outside the checkout; no bare name is
+    installed."""
+    code = (
+        "import importlib, importlib.util\n"
+        f"for room in {ROOMS!r}:\n"
+        "    importlib.import_module('dominocam.' + room)\n"
+        "    assert importlib.util.find_spec(room) is None, room\n"
+    )
+    done = subprocess.run(
+        [str(installed / "python"), "-c", code], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
 
 
 def _free_port() -> int:

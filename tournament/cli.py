@@ -11,8 +11,8 @@ import sys
 from typing import Any
 
 from dominocam.errors import UserInputError
-from tournament.config import load_config
-from vision.onnx_model import resolve_model_path
+from dominocam.tournament.config import load_config
+from dominocam.vision.onnx_model import resolve_model_path
 
 EXTRA_HINT = "tournament mode needs the `tournament` extra: pip install -e '.[tournament]'"
 
@@ -74,7 +74,7 @@ def _check_services() -> None:
     """One-line errors when Redis or PostgreSQL cannot be reached."""
     import redis
 
-    from tournament import settings, store
+    from dominocam.tournament import settings, store
 
     try:
         redis.Redis.from_url(settings.redis_url(), socket_connect_timeout=5).ping()
@@ -92,7 +92,7 @@ def run_worker(args: argparse.Namespace) -> int:
     resolve_model_path("detector", None)  # a missing model: one line now, not per frame
     resolve_model_path("reader", None)
     os.environ["DOMINOCAM_WORKER_THREADS"] = str(args.threads)
-    from tournament.worker import QUEUE, app
+    from dominocam.tournament.worker import QUEUE, app
 
     name = args.name or f"worker-{os.getpid()}@{socket.gethostname()}"
     app.worker_main(
@@ -111,7 +111,7 @@ def run_worker(args: argparse.Namespace) -> int:
 
 
 def run_feed(args: argparse.Namespace) -> int:
-    from tournament.feed import run_feed as feed
+    from dominocam.tournament.feed import run_feed as feed
 
     if not args.token:
         raise UserInputError("give the event's admin token: --token or $DOMINOCAM_TOKEN")
@@ -158,7 +158,7 @@ def web_server(app: object, host: str, port: int, body_limit: int) -> object:
     """
     from waitress import create_server
 
-    from server.serving import (
+    from dominocam.server.serving import (
         ClientConnections,
         connection_bounds,
         guarded_channel,
@@ -206,14 +206,14 @@ def add_tournament_to_serve(subparsers: argparse._SubParsersAction) -> None:  # 
 
 def serve_tournament(args: argparse.Namespace) -> int:
     """`dominocam serve --tournament CONFIG`: make the event if new, then serve it."""
-    from server.serving import AUTO_HOST, LOOPBACK
+    from dominocam.server.serving import AUTO_HOST, LOOPBACK
 
     if args.host == AUTO_HOST:  # an event's web process sits behind its own front
         args.host = LOOPBACK
 
     config = load_config(args.tournament)
     _require_extra()
-    from tournament import settings, store
+    from dominocam.tournament import settings, store
 
     _check_services()
     conn = store.connect(settings.database_url())
@@ -229,7 +229,7 @@ def serve_tournament(args: argparse.Namespace) -> int:
             print(f"  host of {table_id}: {base}/host/{token}")
         for name, token in tokens.players.items():
             print(f"  {name}: {base}/hand/{token}")
-    from tournament.web import MAX_BODY_BYTES, create_app
+    from dominocam.tournament.web import MAX_BODY_BYTES, create_app
 
     app = create_app(settings.database_url(), settings.redis_url(), tokens.event_id)
     try:

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from dominocam.errors import UserInputError
-from rules.variants import Variant, get_variant
+from dominocam.rules.variants import Variant, get_variant
 
 TABLE_ID = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
 

@@ -10,10 +10,10 @@ and are counted as dropped. Both steps are Lua scripts, atomic in Redis.
 Sequence numbers start at Redis' clock in microseconds when a table's counter is created, so
 they keep growing if Redis restarts without its data (PostgreSQL keys Scenes by them).
 
-One frame of a table is read at a time (the `reading` mark): a table's frames go through one
-tracker (`vision.track.TableTracker`), whose state waits in Redis between frames (`tracker`),
-so whichever worker is free reads the table's next frame and the track goes on. A worker
-that finishes sends the task for a frame that came meanwhile (`release`).
+One frame of a table is read at a time (the `reading` mark): a table's frames go through one tracker
+(`dominocam.vision.track.TableTracker`), whose state waits in Redis between frames (`tracker`), so
+whichever worker is free reads the table's next frame and the track goes on. A worker that finishes
+sends the task for a frame that came meanwhile (`release`).
 
 Counters per table (`stats`): `sent`, `dropped` (replaced before any worker claimed
 them), `claimed`, `read` (a Scene stored); `claimed - read` frames were lost to a worker

@@ -1,6 +1,6 @@
 """Token guessing is limited per address across every web process: the counter is in Redis.
 
-The same limit as single-table mode (`server.auth`): past `GUESS_LIMIT` wrong tokens
+The same limit as single-table mode (`dominocam.server.auth`): past `GUESS_LIMIT` wrong tokens
 (director, table host or player) from one address in `GUESS_WINDOW_S`, every token from it
 gets 429 with `Retry-After` until the window passes. The window is fixed, starting at the
 address' first wrong token (a Redis `INCR` with an expiry): one round trip per check, and
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dominocam.i18n import _
-from tournament import frames
+from dominocam.tournament import frames
 
 # As single-table mode (server/__init__.py DEFAULTS): a person mistyping never reaches it;
 # a guesser gets 20 tries a minute against 144-bit secrets.

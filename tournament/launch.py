@@ -19,7 +19,7 @@ import time
 import urllib.request
 
 from dominocam.errors import UserInputError
-from tournament.config import load_config
+from dominocam.tournament.config import load_config
 
 
 def _wait_healthy(url: str, proc: subprocess.Popen[bytes], timeout: float = 60.0) -> None:
@@ -54,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _launch(args: argparse.Namespace) -> int:
-    from tournament import settings, store
+    from dominocam.tournament import settings, store
 
     config = load_config(args.config)
     conn = store.connect(settings.database_url())

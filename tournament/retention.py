@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dominocam.errors import UserInputError
-from tournament import frames
+from dominocam.tournament import frames
 
 DEFAULT_RETENTION_MIN = 60.0
 PRUNE_EVERY_S = 60

@@ -1,5 +1,5 @@
 """A tournament table's round in PostgreSQL, by the single-table rules: the round's
-operations (`rounds.operations`) run on `PgRoundStore`, and the functions here are their
+operations (`dominocam.rounds.operations`) run on `PgRoundStore`, and the functions here are their
 thin wrappers for the web app (a `lifecycle.Conflict` becomes a `RoundConflict`).
 
 The same lifecycle as `dominocam serve`, with the event's database behind it:
@@ -18,7 +18,7 @@ The same lifecycle as `dominocam serve`, with the event's database behind it:
   (`score_pending`): the standings count only confirmed rounds; `cancel_pending` drops it,
   `unlock_hands` lets play go on, `reopen_last_round` undoes the last round;
 * before a block check or a domino is held or scored, the round's ledger
-  (`rounds.ledger`, issue 32) counts the table camera's newest Scene, the hands
+  (`dominocam.rounds.ledger`, issue 32) counts the table camera's newest Scene, the hands
   and the boneyard against the set: a ruling that waits (a tile in two places, the
   boneyard's count unknown in a game that draws) is held for the table host, who reads the
   problems tile by tile (`host_review`: the set as cells, each problem in words) and
@@ -45,8 +45,8 @@ from psycopg.types.json import Jsonb
 
 from dominocam.errors import UserInputError
 from dominocam.i18n import _
-from rounds import ledger_words, lifecycle, operations
-from rounds.ledger import (
+from dominocam.rounds import ledger_words, lifecycle, operations
+from dominocam.rounds.ledger import (
     HandState,
     Override,
     RoundFacts,
@@ -55,15 +55,21 @@ from rounds.ledger import (
     round_facts,
     table_report,
 )
-from rounds.lifecycle import HOST, AuditEntry
-from rounds.store import HandRow, Judged, RoundRow
-from rules import phrases
-from rules.game import RoundResult
-from rules.tiles import Tile
-from server.game.review import doubt_signature
-from tournament import store
-from tournament.config import EventConfig
-from tournament.store import Player, RoundConflict, event_config, latest_scene, lock_reason
+from dominocam.rounds.lifecycle import HOST, AuditEntry
+from dominocam.rounds.store import HandRow, Judged, RoundRow
+from dominocam.rules import phrases
+from dominocam.rules.game import RoundResult
+from dominocam.rules.tiles import Tile
+from dominocam.server.game.review import doubt_signature
+from dominocam.tournament import store
+from dominocam.tournament.config import EventConfig
+from dominocam.tournament.store import (
+    Player,
+    RoundConflict,
+    event_config,
+    latest_scene,
+    lock_reason,
+)
 
 
 class HeldForHost(RoundConflict):
@@ -98,7 +104,8 @@ def record(
                     **entry.detail,
                     "text": entry.text,
                     "public_text": entry.public_text,
-                    # Beside the English, each text's code and parameters (`rules.phrases`).
+                    # Beside the English, each text's code and parameters
+                    # (`dominocam.rules.phrases`).
                     "words": phrases.to_json(entry.text),
                     "public_words": phrases.to_json(entry.public_text),
                 }
@@ -157,7 +164,7 @@ def _row(rnd: Mapping[str, Any]) -> RoundRow:
 
 
 class PgRoundStore:
-    """One tournament table's rounds in PostgreSQL (`rounds.store.RoundStore`). Each
+    """One tournament table's rounds in PostgreSQL (`dominocam.rounds.store.RoundStore`). Each
     operation's transaction holds the table's round row (`FOR UPDATE`), so two web processes
     acting on one table at once are serialised by PostgreSQL."""
 
@@ -381,7 +388,7 @@ def store_pending_reading(
 
 def refuse_photo_when_locked(conn: psycopg.Connection[Any], event_id: int, player: Player) -> None:
     """A photo is refused at once once the hands are locked, before it is sent to read
-    (`rounds.operations.refuse_photo_when_locked`)."""
+    (`dominocam.rounds.operations.refuse_photo_when_locked`)."""
     with _as_round_conflict():
         operations.refuse_photo_when_locked(PgRoundStore(conn, event_id, player.table_id))
 
@@ -396,7 +403,7 @@ def confirm_hand(
     author: str,
     reason: object = None,
 ) -> dict[str, Any]:
-    """Confirm `player`'s hand (`rounds.operations.confirm_hand`): `tiles` given (typed or
+    """Confirm `player`'s hand (`dominocam.rounds.operations.confirm_hand`): `tiles` given (typed or
     corrected), or the pending reading.
 
     Args:
@@ -423,7 +430,7 @@ def confirm_hand(
 
 def discard_pending(conn: psycopg.Connection[Any], event_id: int, player: Player) -> None:
     """Drop the photo's reading and keep the confirmed hand
-    (`rounds.operations.discard_pending`)."""
+    (`dominocam.rounds.operations.discard_pending`)."""
     with _as_round_conflict():
         operations.discard_pending(PgRoundStore(conn, event_id, player.table_id), player.name)
 
@@ -431,7 +438,7 @@ def discard_pending(conn: psycopg.Connection[Any], event_id: int, player: Player
 def declare_cannot_play(
     conn: psycopg.Connection[Any], event_id: int, player: Player, value: bool
 ) -> None:
-    """The player says they cannot play (`rounds.operations.declare_cannot_play`; a false
+    """The player says they cannot play (`dominocam.rounds.operations.declare_cannot_play`; a false
     declaration is a foul at the block check)."""
     with _as_round_conflict():
         operations.declare_cannot_play(
@@ -541,7 +548,7 @@ def _camera_layout(conn: psycopg.Connection[Any], event_id: int, table_id: str) 
     """The played lines from the table camera's newest Scene, for a round whose lines the
     host has not typed (`set_table`); a doubtful one refuses the ruling first
     (`_refuse_doubtful_table`)."""
-    from rounds.scene_state import state_layout
+    from dominocam.rounds.scene_state import state_layout
 
     newest = latest_scene(conn, event_id, table_id)
     if newest is None:
@@ -653,10 +660,10 @@ def rule(
     author: str,
     confirm: bool = False,
 ) -> dict[str, Any]:
-    """A block proposed by `who`, or domino called by `who` (`rounds.operations.rule`, as in
-    single-table mode): judged, then held for the table host (which locks the table's hands)
-    or, when the host rules with `confirm`, scored (`_end`). A block check that stops locks
-    nothing; play goes on.
+    """A block proposed by `who`, or domino called by `who` (`dominocam.rounds.operations.rule`, as
+    in single-table mode): judged, then held for the table host (which locks the table's hands) or,
+    when the host rules with `confirm`, scored (`_end`). A block check that stops locks nothing;
+    play goes on.
 
     Returns:
         `{"by", "ended": bool, "held": bool, "outcome" (block), "pending" (held),
@@ -693,7 +700,7 @@ def rule(
 def score_pending(
     conn: psycopg.Connection[Any], event_id: int, config: EventConfig, table_id: str
 ) -> dict[str, Any]:
-    """The host confirms the held ruling (`rounds.operations.score_held_ruling`): judged
+    """The host confirms the held ruling (`dominocam.rounds.operations.score_held_ruling`): judged
     again on the hands as they are now (the host may have corrected one) and, if it still
     ends the round, scored; a block that no longer holds is dropped and the hands released."""
 
@@ -719,7 +726,7 @@ def _end(
     """Score the round into the table's game (the variant's end: target, descending
     doubles) and open the next round unless the game is over (inside the ruling's
     transaction). Returns `{"round", "result", "next_round"}`."""
-    from tournament.standings import table_game
+    from dominocam.tournament.standings import table_game
 
     by, judged, author = ruling.by, ruling.value, ruling.author
     state_json, go = ruling.state, ruling.go
@@ -773,7 +780,7 @@ def _end(
 def cancel_pending(
     conn: psycopg.Connection[Any], event_id: int, table_id: str, reason: object
 ) -> None:
-    """The host drops a held ruling (`rounds.operations.cancel_ruling`): the hands are
+    """The host drops a held ruling (`dominocam.rounds.operations.cancel_ruling`): the hands are
     released and every hand is confirmed again before a new ruling."""
     with _as_round_conflict():
         operations.cancel_ruling(PgRoundStore(conn, event_id, table_id), reason)
@@ -782,7 +789,7 @@ def cancel_pending(
 def unlock_hands(
     conn: psycopg.Connection[Any], event_id: int, table_id: str, reason: object
 ) -> None:
-    """The host lets play go on (`rounds.operations.unlock_hands`)."""
+    """The host lets play go on (`dominocam.rounds.operations.unlock_hands`)."""
     with _as_round_conflict():
         operations.unlock_hands(PgRoundStore(conn, event_id, table_id), reason)
 
@@ -795,7 +802,7 @@ def override_ledger(
     reason: object,
 ) -> dict[str, Any]:
     """The table host rules the round although it does not add up
-    (`rounds.operations.override_ledger`); then "score" scores the held ruling
+    (`dominocam.rounds.operations.override_ledger`); then "score" scores the held ruling
     (`score_pending`), or the host rules again."""
     with _as_round_conflict():
         done = operations.override_ledger(PgRoundStore(conn, event_id, table_id, config), reason)
@@ -869,8 +876,8 @@ def reopen_last_round(
     reason: object,
     author: str = HOST,
 ) -> dict[str, Any]:
-    """Undo the table's last ended round (`rounds.operations.reopen_last_round`): open again
-    with its hands kept and locked, its points out of the standings; a round opened after it
+    """Undo the table's last ended round (`dominocam.rounds.operations.reopen_last_round`): open
+    again with its hands kept and locked, its points out of the standings; a round opened after it
     goes if nothing happened in it yet. Returns `{"round", "status": "open"}`."""
     with _as_round_conflict():
         number = operations.reopen_last_round(

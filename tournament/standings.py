@@ -1,7 +1,7 @@
 """Standings across the tables of an event, by the variant's rule.
 
-Each table plays one `rules.game.Game` (the variant's `game_end`, `target` and `points`); its
-rounds are the ended rounds stored in PostgreSQL. The event's standings add them up:
+Each table plays one `dominocam.rules.game.Game` (the variant's `game_end`, `target` and `points`);
+its rounds are the ended rounds stored in PostgreSQL. The event's standings add them up:
 
 * per player: the points of the player's scoring unit at their table (the player, or their
   partnership when the variant scores teams);
@@ -20,9 +20,9 @@ from typing import Any
 
 import psycopg
 
-from rules.game import Game, RoundResult
-from rules.tiles import Tile
-from tournament.config import EventConfig, TableConfig
+from dominocam.rules.game import Game, RoundResult
+from dominocam.rules.tiles import Tile
+from dominocam.tournament.config import EventConfig, TableConfig
 
 
 def scoring_units(config: EventConfig, table: TableConfig) -> dict[str, str]:

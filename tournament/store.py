@@ -4,8 +4,8 @@ Every web process and every worker talks to the same database; nothing lives in 
 Writes that a retried or duplicated task may repeat are idempotent: a Scene is keyed by
 (event, table, frame sequence number) and written with `ON CONFLICT DO NOTHING`, and a
 table's newest Scene only moves forward. A table's rounds (the hand lifecycle, rulings,
-undo, the audit trail) are `tournament.rounds`; standings add each table's
-`rules.game.Game` totals across tables (`tournament.standings`).
+undo, the audit trail) are `dominocam.tournament.rounds`; standings add each table's
+`dominocam.rules.game.Game` totals across tables (`dominocam.tournament.standings`).
 
 Links are stored as their SHA-256 only: a player's `ID.SECRET`, a table host's `hN.SECRET`,
 the event director's admin token. Hands are secret: `public_table` shows a confirmed hand's
@@ -28,10 +28,10 @@ from psycopg.types.json import Jsonb
 
 from dominocam.errors import UserInputError
 from dominocam.i18n import _
-from rounds.ledger_words import checking, ledger_entry
-from rounds.lifecycle import Conflict, public_outcome
-from rules import phrases
-from tournament.config import EventConfig, parse_config
+from dominocam.rounds.ledger_words import checking, ledger_entry
+from dominocam.rounds.lifecycle import Conflict, public_outcome
+from dominocam.rules import phrases
+from dominocam.tournament.config import EventConfig, parse_config
 
 # A player's link token: their ASCII id, a dot, the url-safe secret (as single-table mode);
 # a table host's: `h` and the table's position, a dot, the secret.
@@ -139,17 +139,17 @@ ALTER TABLE hands ADD COLUMN IF NOT EXISTS confirmed_at timestamptz;
 ALTER TABLE hands ADD COLUMN IF NOT EXISTS declared_cannot_play boolean NOT NULL DEFAULT false;
 ALTER TABLE rounds ADD COLUMN IF NOT EXISTS locked_at timestamptz;
 ALTER TABLE rounds ADD COLUMN IF NOT EXISTS locked_by text;
--- `locked_by`'s code and parameters (`rules.phrases.to_json`): shown in the reader's
+-- `locked_by`'s code and parameters (`dominocam.rules.phrases.to_json`): shown in the reader's
 -- language (`lock_reason`); NULL for a lock stored before them.
 ALTER TABLE rounds ADD COLUMN IF NOT EXISTS locked_words jsonb;
 ALTER TABLE rounds ADD COLUMN IF NOT EXISTS pending_end jsonb;
 ALTER TABLE rounds ADD COLUMN IF NOT EXISTS last_check jsonb;
 ALTER TABLE rounds ADD COLUMN IF NOT EXISTS layout jsonb;
 ALTER TABLE rounds ADD COLUMN IF NOT EXISTS boneyard integer;
--- Where the boneyard count comes from (`rounds.ledger.boneyard_report`): NULL
+-- Where the boneyard count comes from (`dominocam.rounds.ledger.boneyard_report`): NULL
 -- until the table host enters it ('entered'); a count without a source is not trusted.
 ALTER TABLE rounds ADD COLUMN IF NOT EXISTS boneyard_source text;
--- The table host's word on a round that does not add up (`rounds.ledger.Override`,
+-- The table host's word on a round that does not add up (`dominocam.rounds.ledger.Override`,
 -- JSON {"problems", "reason"}): it holds while the ledger's problems stay those it saw.
 ALTER TABLE rounds ADD COLUMN IF NOT EXISTS ledger_override jsonb;
 -- Play went on since the hand was confirmed (the host unlocked the hands, or reopened the
@@ -477,7 +477,7 @@ def public_table(conn: psycopg.Connection[Any], event_id: int, table_id: str) ->
         else:
             entry["to_confirm"] = [name for name in table.seats if name in again]
             # Stored English, with the sentence's code beside it (pages write it in their
-            # reader's language: `tournament.web.services.shown_table`).
+            # reader's language: `dominocam.tournament.web.services.shown_table`).
             entry["locked"] = lock_reason(row)
             entry["locked_words"] = phrases.to_json(entry["locked"])
             entry["pending"] = held_text(row["pending_end"])
@@ -504,7 +504,7 @@ def public_table(conn: psycopg.Connection[Any], event_id: int, table_id: str) ->
 
 
 def held_text(pending: Mapping[str, Any] | None) -> str | None:
-    """A held ruling's text as its `rules.phrases.Phrase` (its `words`), shown in the
+    """A held ruling's text as its `dominocam.rules.phrases.Phrase` (its `words`), shown in the
     reader's language; as stored when it has no words."""
     if pending is None:
         return None
@@ -513,8 +513,9 @@ def held_text(pending: Mapping[str, Any] | None) -> str | None:
 
 def lock_reason(rnd: Mapping[str, Any]) -> str | None:
     """Why a round's hands are locked (None while they are not): the stored English
-    `locked_by` as a `rules.phrases.Phrase` with its code and parameters (`locked_words`),
-    or as plain text for a lock stored before them (as `server.game.records.lock_reason`)."""
+    `locked_by` as a `dominocam.rules.phrases.Phrase` with its code and parameters
+    (`locked_words`), or as plain text for a lock stored before them (as
+    `dominocam.server.game.records.lock_reason`)."""
     if rnd["locked_at"] is None:
         return None
     return phrases.stored(str(rnd["locked_by"] or ""), rnd.get("locked_words"))

@@ -1,9 +1,9 @@
 """Reading on Celery workers: the Celery app, the reading task, and what a worker holds.
 
-    dominocam worker --concurrency 2       # or: celery -A tournament.worker worker
+    dominocam worker --concurrency 2       # or: celery -A dominocam.tournament.worker worker
 
 A task carries (event, table, frame sequence number) only; the frame itself waits in Redis
-as the table's newest (`tournament.frames`), so a worker that is behind reads the newest
+as the table's newest (`dominocam.tournament.frames`), so a worker that is behind reads the newest
 frame and the ones it replaced are dropped, never queued. Each worker process loads the
 models once (`worker_process_init`, or on its first task) and keeps one Redis client and one
 PostgreSQL connection.
@@ -29,10 +29,10 @@ from typing import Any
 from celery import Celery, signals
 
 from dominocam.errors import UserInputError
-from rounds import scene_state
-from rounds.lifecycle import parse_hand
-from tournament import frames, retention, rounds, settings, store
-from tournament.standings import table_game
+from dominocam.rounds import scene_state
+from dominocam.rounds.lifecycle import parse_hand
+from dominocam.tournament import frames, retention, rounds, settings, store
+from dominocam.tournament.standings import table_game
 
 log = logging.getLogger("dominocam.worker")
 
@@ -70,8 +70,8 @@ app = make_app()
 @dataclass
 class WorkerContext:
     """What one worker process holds: the photo reader with its models
-    (`vision.reading.PhotoReader`), a Redis client, a database connection, and each event's
-    configuration (read once)."""
+    (`dominocam.vision.reading.PhotoReader`), a Redis client, a database connection, and each
+    event's configuration (read once)."""
 
     reader: Any
     redis: Any
@@ -113,7 +113,7 @@ def context() -> WorkerContext:
     if _context is None or _context_pid != os.getpid():
         import redis
 
-        from vision.reading import PhotoReader
+        from dominocam.vision.reading import PhotoReader
 
         threads = int(os.environ.get("DOMINOCAM_WORKER_THREADS", "1"))
         _context = WorkerContext(
@@ -153,7 +153,7 @@ def table_tracker(ctx: WorkerContext, event_id: int, table_id: str, width: int, 
     """The table's tracker as its last frame left it (whichever worker read that frame), or
     a new one for the first frame or a new frame size; its layout follows the round (the
     tiles stay tracked when a new round brings a new engine)."""
-    from vision.reading import Game, tracker_config
+    from dominocam.vision.reading import Game, tracker_config
 
     event = ctx.event(event_id)
     # The round's engine double (descending-doubles games, Mexican Train): the hub the
@@ -187,7 +187,7 @@ def read_newest(ctx: WorkerContext, event_id: int, table_id: str) -> Outcome:
 def _track_claimed(
     ctx: WorkerContext, event_id: int, table_id: str, claimed: frames.Claimed
 ) -> Outcome:
-    from vision.image_io import decode_image
+    from dominocam.vision.image_io import decode_image
 
     started = time.perf_counter()
     try:
@@ -280,7 +280,8 @@ def hand_reading(
     reader: Any, jpeg: bytes, set_max: int, owner: str
 ) -> tuple[list[list[int]], dict[str, Any]]:
     """A hand photo (JPEG bytes) read as every hand photo is read, the dashboard's too
-    (`vision.reading.PhotoReader.read`, kind "hand"): (the tiles it shows, its Scene JSON).
+    (`dominocam.vision.reading.PhotoReader.read`, kind "hand"): (the tiles it shows, its Scene
+    JSON).
 
     A reading that cannot be a hand (a tile twice) gives no tiles and says why in the
     Scene's warnings: the owner corrects it.
@@ -288,7 +289,7 @@ def hand_reading(
     Raises:
         UserInputError: the bytes are not a picture (`owner` names it in the message).
     """
-    from vision.image_io import decode_image
+    from dominocam.vision.image_io import decode_image
 
     image = decode_image(jpeg, f"hand photo of {owner}")
     scene_json = reader.read(image, "hand", set_max).to_dict()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.scene import Scene
+from dominocam.vision.scene import Scene
 
 UP_COLOUR = (60, 200, 60)  # BGR
 DOWN_COLOUR = (200, 120, 40)

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from dominocam.errors import UserInputError
-from vision.onnx_model import parse_imgsz
+from dominocam.vision.onnx_model import parse_imgsz
 
 
 @dataclass(frozen=True)

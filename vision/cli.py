@@ -25,11 +25,11 @@ from dominocam.arguments import (
     add_threads,
 )
 from dominocam.errors import UserInputError
-from rules.places import place_words
-from rules.tiles import SUPPORTED_SETS
-from vision.image_io import IMAGE_SUFFIXES
-from vision.notes import Note, detail_text, player_text
-from vision.settings import DETECTOR_CONF
+from dominocam.rules.places import place_words
+from dominocam.rules.tiles import SUPPORTED_SETS
+from dominocam.vision.image_io import IMAGE_SUFFIXES
+from dominocam.vision.notes import Note, detail_text, player_text
+from dominocam.vision.settings import DETECTOR_CONF
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -113,7 +113,7 @@ def open_ends_words(scene: Any) -> str | None:
 
 
 def smallest_set(value: int) -> int:
-    """The smallest standard set (`rules.tiles.SUPPORTED_SETS`) that holds `value`; the
+    """The smallest standard set (`dominocam.rules.tiles.SUPPORTED_SETS`) that holds `value`; the
     largest when none does."""
     return next((s for s in SUPPORTED_SETS if s >= value), SUPPORTED_SETS[-1])
 
@@ -187,9 +187,9 @@ def run_read(args: argparse.Namespace) -> int:
     import cv2
     from tqdm import tqdm
 
-    from vision.annotate import annotate
-    from vision.image_io import load_image
-    from vision.reading import PhotoReader
+    from dominocam.vision.annotate import annotate
+    from dominocam.vision.image_io import load_image
+    from dominocam.vision.reading import PhotoReader
 
     reader = PhotoReader.load(
         args.detector,

@@ -2,7 +2,7 @@
 
 Every box the detector keeps gets two calibrated probabilities from a few features of its
 detection and its reading (`box_features`), each a logistic regression fitted by
-`dominocam calibrate` (`measure.calibrate`) and committed as `models/calibration.json`:
+`dominocam calibrate` (`dominocam.measure.calibrate`) and committed as `models/calibration.json`:
 
 * `p_tile`: the box is a real tile (face up or down) at all;
 * `p_right`: it is a real tile read right: right face, and for a face-up tile both halves
@@ -13,10 +13,10 @@ What follows (`assess_tiles`, then `review_scene` once the layout is known):
 * `p_tile < Calibration.reject_below`: probably not a tile. The box leaves `tiles` for
   `rejected` and is never counted.
 * otherwise `p_right < Calibration.doubtful_below`, or a read that another tile also has
-  (`vision.decode`): the tile stays, `doubtful`.
+  (`dominocam.vision.decode`): the tile stays, `doubtful`.
 * `needs_review` when anything could change a ruling: a doubtful tile, a layout doubt, a tile
   cut by the border, a rejected box that may still be a tile (`p_tile >= review_rejected`;
-  in a hand photo `vision.settings.HAND_REVIEW_REJECTED`), or one against an open end.
+  in a hand photo `dominocam.vision.settings.HAND_REVIEW_REJECTED`), or one against an open end.
   Each reason is a warning in words a player understands.
 
 Features (logits are clipped to +-9, a probability of 1e-4 .. 1 - 1e-4):
@@ -29,7 +29,7 @@ Features (logits are clipped to +-9, a probability of 1e-4 .. 1 - 1e-4):
               a back than about a face (a face's reading speaks too); a slope of its own
               lowered the fit's log-loss from 0.1052 to 0.1026 and its ECE from 0.018 to 0.013
     verifier  logit of the tile-or-not verifier's score, when the calibration uses it
-Only numpy runs at run time; the fit lives in `measure.calibrate`.
+Only numpy runs at run time; the fit lives in `dominocam.measure.calibrate`.
 """
 
 from __future__ import annotations
@@ -44,11 +44,11 @@ from typing import Any
 import numpy as np
 
 from dominocam.errors import UserInputError
-from vision import messages
-from vision.decode import _FLOOR, _restrict, _tile_scores, set_tiles
-from vision.layout import boxes_at_open_ends
-from vision.notes import note
-from vision.scene import RejectedBox, Scene, SceneTile
+from dominocam.vision import messages
+from dominocam.vision.decode import _FLOOR, _restrict, _tile_scores, set_tiles
+from dominocam.vision.layout import boxes_at_open_ends
+from dominocam.vision.notes import note
+from dominocam.vision.scene import RejectedBox, Scene, SceneTile
 
 CALIBRATION_FILE = "calibration.json"
 FEATURES: tuple[str, ...] = ("det", "half_lo", "half_hi", "up", "twice", "down_det")
@@ -200,7 +200,7 @@ def best_readings(
 ) -> tuple[list[tuple[int, int]], np.ndarray]:
     """The most likely tile (a, b), a <= b, of a double-`set_max` set for each box's half
     probabilities on its own, and the two halves' probabilities of it, weaker first: what
-    `vision.decode.joint_decode` gives each box decoded alone, for all boxes in one pass.
+    `dominocam.vision.decode.joint_decode` gives each box decoded alone, for all boxes in one pass.
 
     Returns:
         The n readings, and (n, 2) probabilities sorted ascending per row.
@@ -455,10 +455,11 @@ def review_scene(
         rejected_p_tile: `p_tile` of each of `scene.rejected`, same order.
         review_rejected: a rejected box with `p_tile` at least this asks; None: the
             calibration's `review_rejected`. A hand photo passes its own
-            (`vision.settings.HAND_REVIEW_REJECTED`, `vision.reading.PhotoReader`).
+            (`dominocam.vision.settings.HAND_REVIEW_REJECTED`,
+            `dominocam.vision.reading.PhotoReader`).
     """
     ask_from = calibration.review_rejected if review_rejected is None else review_rejected
-    from vision.geometry import boxes_cut_by_border
+    from dominocam.vision.geometry import boxes_cut_by_border
 
     reasons: list[str] = []
     for tile in scene.doubtful:

@@ -23,9 +23,9 @@ from dataclasses import replace
 
 import numpy as np
 
-from vision import messages
-from vision.notes import Note, note
-from vision.scene import SceneTile
+from dominocam.vision import messages
+from dominocam.vision.notes import Note, note
+from dominocam.vision.scene import SceneTile
 
 # A half of a tile: (tile id, half index 0 or 1 in the tile's current corner order).
 HalfRef = tuple[int, int]

@@ -18,11 +18,17 @@ import cv2
 import numpy as np
 
 from dominocam.errors import UserInputError
-from vision import geometry, overlaps
-from vision.onnx_model import metadata, open_session, parse_imgsz, parse_literal, parse_names
-from vision.overlaps import OVERLAP_THRESHOLD
-from vision.settings import DETECTOR_CONF, NMS_IOU
-from vision.verifier import Verifier
+from dominocam.vision import geometry, overlaps
+from dominocam.vision.onnx_model import (
+    metadata,
+    open_session,
+    parse_imgsz,
+    parse_literal,
+    parse_names,
+)
+from dominocam.vision.overlaps import OVERLAP_THRESHOLD
+from dominocam.vision.settings import DETECTOR_CONF, NMS_IOU
+from dominocam.vision.verifier import Verifier
 
 # Class names the runtime understands, and the face each one means.
 FACE_OF_CLASS: dict[str, str] = {"tile_up": "up", "tile_down": "down"}
@@ -36,12 +42,12 @@ class Detection:
 
     Attributes:
         corners: (4, 2) float64 corners, clockwise on screen, corners[0]-corners[1] a short
-            edge (the tile convention of `vision.geometry`).
+            edge (the tile convention of `dominocam.vision.geometry`).
         score: detector confidence 0..1.
         class_id: index into the model's `names`.
         name: class name, e.g. "tile_up".
         verifier_score: the verifier's probability that the box holds a real tile, looked
-            at in the full-resolution photo (`vision.verifier`); None when not verified.
+            at in the full-resolution photo (`dominocam.vision.verifier`); None when not verified.
         source: which look found it: "photo" (the whole photo), "closeup" (the photo framed
             by grey, `merge_closeups`) or "window" (the far-tile windows, `merge_slices`);
             the passes' boxes are right less often on real photos (docs/decisions/
@@ -290,7 +296,8 @@ class Detector:
 
     Attributes:
         verifier: the tile-or-not stage that looks at each box again at full resolution
-            (`vision.verifier.Verifier`, set by `vision.pipeline.load_models`); None: none.
+            (`dominocam.vision.verifier.Verifier`, set by `dominocam.vision.pipeline.load_models`);
+            None: none.
     """
 
     def __init__(
@@ -417,10 +424,10 @@ class Detector:
         tiles: list[Detection] | None = None,
     ) -> list[Detection]:
         """`first` (the boxes of `detect(image)`), with the boxes of a second look in
-        overlapping windows when its boxes are too small at the input (`needs_slices`), or
-        when `tiles` are: the boxes of `first` the verifier takes for tiles, which
-        `vision.pipeline.detect_tiles` passes so that large boxes on grass or wood grain do
-        not hide tiles too small to be boxed at all (no such box: look again)."""
+        overlapping windows when its boxes are too small at the input (`needs_slices`), or when
+        `tiles` are: the boxes of `first` the verifier takes for tiles, which
+        `dominocam.vision.pipeline.detect_tiles` passes so that large boxes on grass or wood grain
+        do not hide tiles too small to be boxed at all (no such box: look again)."""
         scale = input_scale(image.shape[:2], self.imgsz, self.max_upscale)
         windows = slice_windows(image.shape[:2])
         x0, y0, x1, y1 = windows[0]

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.settings import NMS_IOU
+from dominocam.vision.settings import NMS_IOU
 
 
 def rectify_tile(image: np.ndarray, corners: np.ndarray, side: int = 64) -> np.ndarray:

@@ -4,7 +4,7 @@ The blocked-game rule is about open ends, so this module answers, from tile geom
 values alone: which face-up tiles are played together, in which lines, and what each
 line's free end shows.
 
-Geometry conventions are those of `vision.geometry`: points are (x, y) pixels, a tile's
+Geometry conventions are those of `dominocam.vision.geometry`: points are (x, y) pixels, a tile's
 corners[0]-corners[1] is the short edge at the end of half 0, corners[2]-corners[3] the
 short edge at the end of half 1. Lengths in `LayoutConfig` are in tile widths (the short
 side), so nothing depends on the camera's distance.
@@ -71,11 +71,11 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from rules.variants import LAYOUT_KINDS, VARIANTS
-from vision import messages
-from vision.decode import AdjacencyConstraint
-from vision.notes import note
-from vision.scene import LayoutLine, Scene, SceneLayout, SceneOpenEnd
+from dominocam.rules.variants import LAYOUT_KINDS, VARIANTS
+from dominocam.vision import messages
+from dominocam.vision.decode import AdjacencyConstraint
+from dominocam.vision.notes import note
+from dominocam.vision.scene import LayoutLine, Scene, SceneLayout, SceneOpenEnd
 
 # Layout kinds: the rules variants' `layout` (how many places the root offers and what a
 # double does), and `auto` for a photo whose game is not known (`dominocam read`): the shape
@@ -244,7 +244,7 @@ class LayoutTile:
 
     Attributes:
         id: the tile's id in its Scene.
-        corners: (4, 2) float pixels, in the order of `vision.geometry`.
+        corners: (4, 2) float pixels, in the order of `dominocam.vision.geometry`.
         halves: the values of half 0 and half 1, in corner order (not sorted).
         cut: the tile is cut by the image border (its far end may hide a neighbour).
     """
@@ -1192,7 +1192,7 @@ def _layout_tiles(scene: Scene, cut: set[int] | None = None) -> list[LayoutTile]
 
 
 def _cut_tiles(scene: Scene) -> set[int]:
-    from vision.geometry import boxes_cut_by_border
+    from dominocam.vision.geometry import boxes_cut_by_border
 
     cut = boxes_cut_by_border(np.array([t.corners for t in scene.tiles]), scene.width, scene.height)
     return {t.id for t, is_cut in zip(scene.tiles, cut, strict=True) if is_cut}
@@ -1239,7 +1239,7 @@ def safe_adjacency(
     support: float = 0.05,
 ) -> list[AdjacencyConstraint]:
     """The touching halves that joint decoding may force to agree: the safe subset of
-    `touching_halves` (the hook `vision.pipeline.read_image` uses by default).
+    `touching_halves` (the hook `dominocam.vision.pipeline.read_image` uses by default).
 
     A pair is kept only when (1) the reads differ now, (2) at least one of the two halves
     is doubtful (its best value has probability < `doubtful`) and (3) some value is
@@ -1273,7 +1273,7 @@ def touching_halves(
     """Pairs of halves in contact that the layout would link if they matched.
 
     Each pair is `((tile id, half), (tile id, half))` in the tiles' current corner order,
-    for `vision.decode.joint_decode`. Only END and SIDE contacts of face-up, read tiles
+    for `dominocam.vision.decode.joint_decode`. Only END and SIDE contacts of face-up, read tiles
     count (a radial contact is too loose to force two reads to agree); each pair once.
     """
     tiles = _layout_tiles(scene)

@@ -1,21 +1,22 @@
 """The English templates of the vision layer's warnings and of the live camera's events.
 
-A warning is data: a code with its parameters (`vision.notes.Note`), produced where it is
+A warning is data: a code with its parameters (`dominocam.vision.notes.Note`), produced where it is
 known from one template here (`notes.note(messages.CUT_BY_BORDER, tile=3)`); the template
 writes the English text the Scene's `warnings` hold, and, translated, the host's details
 (`notes.detail_text`). A player reads the sentence of its code (`notes.player_text`). The
 templates are marked with `N_`, so `make messages` puts them in the catalogues. Nothing reads
 a warning's text back: see docs/decisions/2026-12-01-warning-languages.md.
 
-The live camera's event sentences (`vision.track.event_text`, below) are data the same way:
-each template has a code (`rules.phrases.Template`), an event keeps its code and parameters
-beside its English text, and pages write it in their reader's language (`rules.phrases.said`).
+The live camera's event sentences (`dominocam.vision.track.event_text`, below) are data the same
+way: each template has a code (`dominocam.rules.phrases.Template`), an event keeps its code and
+parameters beside its English text, and pages write it in their reader's language
+(`dominocam.rules.phrases.said`).
 """
 
 from __future__ import annotations
 
 from dominocam.i18n import N_
-from rules.phrases import Template
+from dominocam.rules.phrases import Template
 
 # vision.decode
 HALF_ABOVE_SET = N_(
@@ -155,11 +156,11 @@ ALL: tuple[str, ...] = (
     DELETION_UNMATCHED,
 )  # fmt: skip
 
-# vision.track: the live camera's moves, one sentence per event (`vision.track.event_text`),
-# each a `rules.phrases.Template`: the event stores its English text and, beside it, the code
-# and parameters (`TableEvent.words`) that pages write in their reader's language. The tile
-# (`name`: its value `[a, b]`, or a phrase below), the open ends (`ends`: the values, or
-# NO_OPEN_ENDS) and a move to check (`event`) are parameters.
+# vision.track: the live camera's moves, one sentence per event
+# (`dominocam.vision.track.event_text`), each a `dominocam.rules.phrases.Template`: the event stores
+# its English text and, beside it, the code and parameters (`TableEvent.words`) that pages write in
+# their reader's language. The tile (`name`: its value `[a, b]`, or a phrase below), the open ends
+# (`ends`: the values, or NO_OPEN_ENDS) and a move to check (`event`) are parameters.
 EVENT_PLAYED = Template("event_played", N_("{name} played (open ends: {ends})"), ("name",))
 EVENT_PLAYED_ON_LINE = Template(
     "event_played_on_line", N_("{name} played on line {line} (open ends: {ends})"), ("name",)

@@ -3,7 +3,7 @@
 Each warning the vision layer gives (decode, pipeline, confidence, layout, and the server's
 merge of the live camera with corrections) is a `Note`: a code (`"read_changed"`), its
 parameters (tile ids, tile values as `[a, b]`, probabilities, counts, a nested reason) and
-the English sentence of its template in `vision.messages`, which is what the Scene's
+the English sentence of its template in `dominocam.vision.messages`, which is what the Scene's
 `warnings` hold (a `Note` is that `str`, so everything that reads warnings as text reads it
 as before). Nothing reads a warning's text back: the words are made from the code and the
 parameters where they are shown, in the current language (`dominocam.i18n.use_language`), at two
@@ -17,7 +17,7 @@ levels:
 In the Scene JSON the notes sit beside the texts (`notes`, one `{code, params, text}` per
 warning, docs/design.md); a warning without a code (a Scene written before notes, a note
 from elsewhere) has `code: null` and is shown as its text. The place of a tile
-(`params["place"]`, one of `rules.places.PLACE_CODES`) is added where the Scene knows its
+(`params["place"]`, one of `dominocam.rules.places.PLACE_CODES`) is added where the Scene knows its
 tiles' corners (`placed`).
 
     >>> n = note(messages.CUT_BY_BORDER, tile=3)   # str(n) == "tile 3 is cut by the image border"
@@ -32,17 +32,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from dominocam.i18n import N_, _, format_number
-from rules.places import PLACE_CODES, place_of, place_text
-from vision import messages as m
+from dominocam.rules.places import PLACE_CODES, place_of, place_text
+from dominocam.vision import messages as m
 
-# Where a tile lies is said as a line's open end is (`rules.places`): one of nine places by
-# thirds of the photo; "in the photo" when a note has none.
+# Where a tile lies is said as a line's open end is (`dominocam.rules.places`): one of nine places
+# by thirds of the photo; "in the photo" when a note has none.
 NO_PLACE = N_("in the photo")
 
 
 def place_words(place: str | None) -> str:
-    """A place code (`rules.places.PLACE_CODES`) as a player says it in the current language
-    ("at the top right"); "in the photo" when unknown."""
+    """A place code (`dominocam.rules.places.PLACE_CODES`) as a player says it in the current
+    language ("at the top right"); "in the photo" when unknown."""
     return place_text(place) if place in PLACE_CODES else _(NO_PLACE)
 
 
@@ -94,8 +94,8 @@ P_DELETION_UNMATCHED = N_(
 
 @dataclass(frozen=True)
 class Kind:
-    """One code: its English template (`vision.messages`), the player's sentence and how the
-    parameters fill it.
+    """One code: its English template (`dominocam.vision.messages`), the player's sentence and how
+    the parameters fill it.
 
     Attributes:
         code: the stable name (JSON `code`).
@@ -106,7 +106,7 @@ class Kind:
         values: parameters holding tile values `[a, b]`, written "a-b".
         where: the tile-id parameter whose tile the player is pointed to; "box" for one
             at (`x`, `y`); None for none.
-        doubt: the picture may hide a tile (`rounds.scene_state.layout_doubts`).
+        doubt: the picture may hide a tile (`dominocam.rounds.scene_state.layout_doubts`).
     """
 
     code: str
@@ -309,8 +309,8 @@ def _fields(template: str) -> list[tuple[str, str]]:
 
 
 def note(template: str, **params: Any) -> Note:
-    """The note of a `vision.messages` template with its parameters: tile ids as ints (lists
-    of ints), tile values as `(a, b)`, probabilities as floats, a reason as a `Note`."""
+    """The note of a `dominocam.vision.messages` template with its parameters: tile ids as ints
+    (lists of ints), tile values as `(a, b)`, probabilities as floats, a reason as a `Note`."""
     kind = _BY_TEMPLATE.get(template)
     if kind is None:
         raise ValueError(f"no warning code for the template {template!r}")

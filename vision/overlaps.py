@@ -23,7 +23,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from vision import geometry
+from dominocam.vision import geometry
 
 # Two boxes overlap when this share of either one's area lies inside the other. Chosen on the
 # synthetic val (`dominocam eval --overlap`): 0.25 lost tiles of lines whose boxes are loose,

@@ -5,9 +5,9 @@
 `read_image` returns its result and stores nothing, so one Detector and one Reader can serve
 several threads (the Flask dev server is threaded).
 
-The product reads through `vision.reading.PhotoReader`, which decides the options below for
-each kind of photo (table or hand) once; `read_image` is the lower level, for measuring a
-stage alone or with another option.
+The product reads through `dominocam.vision.reading.PhotoReader`, which decides the options below
+for each kind of photo (table or hand) once; `read_image` is the lower level, for measuring a stage
+alone or with another option.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from time import perf_counter
 
 import numpy as np
 
-from vision import geometry, messages
-from vision.confidence import (
+from dominocam.vision import geometry, messages
+from dominocam.vision.confidence import (
     CALIBRATION_FILE,
     Calibration,
     load_calibration,
@@ -29,8 +29,8 @@ from vision.confidence import (
     reject_boxes,
     review_scene,
 )
-from vision.decode import AdjacencyConstraint, joint_decode
-from vision.detector import (
+from dominocam.vision.decode import AdjacencyConstraint, joint_decode
+from dominocam.vision.detector import (
     CLOSEUP_BORDER,
     CLOSEUP_MAX_BOXES,
     Detection,
@@ -38,13 +38,13 @@ from vision.detector import (
     frame_for_closeups,
     merge_closeups,
 )
-from vision.layout import AUTO, GapCheck, LayoutConfig, layout_scene, safe_adjacency
-from vision.notes import Note, note, renumbered
-from vision.onnx_model import MODEL_FILES, resolve_model_path
-from vision.reader import BACK_SURE, HalfReads, Reader, shows_back
-from vision.scene import RejectedBox, Scene, SceneTile
-from vision.settings import DETECTOR_CONF, NMS_IOU
-from vision.verifier import Verifier
+from dominocam.vision.layout import AUTO, GapCheck, LayoutConfig, layout_scene, safe_adjacency
+from dominocam.vision.notes import Note, note, renumbered
+from dominocam.vision.onnx_model import MODEL_FILES, resolve_model_path
+from dominocam.vision.reader import BACK_SURE, HalfReads, Reader, shows_back
+from dominocam.vision.scene import RejectedBox, Scene, SceneTile
+from dominocam.vision.settings import DETECTOR_CONF, NMS_IOU
+from dominocam.vision.verifier import Verifier
 
 # Stages timed by `read_image(..., timings=...)` (detect is split in three).
 STAGES: tuple[str, ...] = (
@@ -159,26 +159,26 @@ def read_image(
     """Read one photo into a Scene.
 
     Args:
-        image: BGR uint8 HxWx3 at full resolution (see `vision.image_io.load_image`).
+        image: BGR uint8 HxWx3 at full resolution (see `dominocam.vision.image_io.load_image`).
         detector: the tile detector.
         reader: the pip reader; None leaves face-up tiles unread (with a warning).
         set_max: the set's highest value (6, 9, 12 or 15).
         adjacency: layout hook, called with the decoded Scene; the touching halves it
-            returns are decoded again jointly (see `vision.decode.joint_decode`). By default
-            (None) a table photo uses `vision.layout.safe_adjacency`: only halves in contact
-            where one read is doubtful and a value fits both; a hand photo uses none.
-        timings: when given, seconds per stage of `STAGES` are added to it.
-        with_layout: rebuild lines and open ends (`vision.layout`); False for a hand photo,
+            returns are decoded again jointly (see `dominocam.vision.decode.joint_decode`). By
+            default (None) a table photo uses `dominocam.vision.layout.safe_adjacency`: only halves
+            in contact where one read is doubtful and a value fits both; a hand photo uses none.
+        timings: when given, seconds per stage of `STAGES` are added to it. with_layout: rebuild
+        lines and open ends (`dominocam.vision.layout`); False for a hand photo,
             whose tiles lie side by side without being played.
-        layout_config: the layout kind and tolerances (`vision.layout.LayoutConfig`).
+        layout_config: the layout kind and tolerances (`dominocam.vision.layout.LayoutConfig`).
         closeups: when the first detection finds few boxes, detect again in the picture
             framed by grey, for a tile too big for the detector's input
-            (`vision.detector.merge_closeups`); False skips that second pass.
+            (`dominocam.vision.detector.merge_closeups`); False skips that second pass.
         far_tiles: when the first detection's tiles are small at the network input, detect
             again in overlapping windows of the photo (`Detector.detect_far_tiles`); False
             skips that.
         calibration: turns the scores into each tile's `probability` and acts on it
-            (`vision.confidence`): boxes that are probably not tiles go to `rejected`,
+            (`dominocam.vision.confidence`): boxes that are probably not tiles go to `rejected`,
             probably misread tiles are `doubtful`, and `needs_review` says why in
             `warnings`. None (the default) leaves tiles unassessed.
         verifier_threshold: boxes the detector's verifier scores below this are left out.
@@ -188,7 +188,7 @@ def read_image(
         rejected: when given, the boxes left out by the verifier are appended to it.
         review_rejected: a box the calibration leaves out asks for a review from this tile
             probability (`p_tile`) on; None: the calibration's own `review_rejected`. A hand
-            photo asks from `vision.settings.HAND_REVIEW_REJECTED` (`PhotoReader.read`).
+            photo asks from `dominocam.vision.settings.HAND_REVIEW_REJECTED` (`PhotoReader.read`).
 
     Returns:
         The Scene; an image without tiles gives a Scene without tiles, not an error.
@@ -281,7 +281,7 @@ def read_image(
 
 
 def gap_check_of(image: np.ndarray, detector: Detector) -> GapCheck | None:
-    """The layout's look at a gap where a tile may be missing (`vision.layout.GapCheck`):
+    """The layout's look at a gap where a tile may be missing (`dominocam.vision.layout.GapCheck`):
     the detector's verifier on those boxes of this photo, the highest score; None without a
     verifier."""
     # getattr: a stand-in detector (tests, tools) need not carry the attribute.
@@ -409,7 +409,7 @@ def backs_face_down(
     tiles: list[SceneTile], up: Sequence[SceneTile], reads: HalfReads
 ) -> tuple[list[SceneTile], list[str]]:
     """Turn face down the tiles of `up` whose two halves the reader reads as a tile's back
-    (`vision.reader.shows_back`); a tile turned on a weaker back read than `BACK_SURE` on
+    (`dominocam.vision.reader.shows_back`); a tile turned on a weaker back read than `BACK_SURE` on
     either half is doubtful (the detector and the reader disagree).
 
     The detector decides face up or down from the letterboxed picture; the reader looks at
@@ -448,7 +448,7 @@ def _renumbered(
 ) -> list[str]:
     """Warnings about `before`, their tile ids renumbered to `after` (the same tiles less the
     rejected ones, same order; matched by their corners); a warning about a rejected box is
-    dropped (`vision.notes.renumbered`)."""
+    dropped (`dominocam.vision.notes.renumbered`)."""
     if len(before) == len(after):
         return warnings
     new_id: dict[int, int] = {}

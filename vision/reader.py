@@ -8,7 +8,7 @@ batched call (in chunks of the model's fixed batch size when it has one).
 A reader may also have a class `back` (`BACK_CLASS`): the half of a tile lying face down.
 Its probability is reported apart (`HalfReads.back`), and the pip values are the
 probabilities given that the crop shows a face. The pipeline uses it as a second opinion on
-the detector's face up / face down (`vision.pipeline`).
+the detector's face up / face down (`dominocam.vision.pipeline`).
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from pathlib import Path
 import numpy as np
 
 from dominocam.errors import UserInputError
-from vision import geometry
-from vision.classifier import as_probabilities, classifier_input, run_classifier
-from vision.onnx_model import metadata, open_session, parse_names
+from dominocam.vision import geometry
+from dominocam.vision.classifier import as_probabilities, classifier_input, run_classifier
+from dominocam.vision.onnx_model import metadata, open_session, parse_names
 
 # The class of a half crop cut from a face-down tile (the generator writes such crops).
 BACK_CLASS = "back"
@@ -32,7 +32,7 @@ BACK_CLASS = "back"
 BACK_MIN = 0.5
 # Turning a tile the detector saw face up face down is sure only when both halves read as a
 # back at this probability or more; under it the two models disagree and the tile is
-# doubtful (`vision.pipeline.backs_face_down`), for a person to look at. Chosen on two
+# doubtful (`dominocam.vision.pipeline.backs_face_down`), for a person to look at. Chosen on two
 # dominosynth 0.3.0 sets no committed model was trained on (v4-synth-s75 and rj-synth-s51,
 # train splits; `python -m studies.turned_backs`): of 182 tiles turned under 0.9, 68 truly
 # lay face up or were no tile (1 in 3; 37 of them not doubtful, so counted wrong without a
@@ -107,7 +107,7 @@ class Reader:
 
         Args:
             image: the original BGR uint8 image, HxWx3.
-            corners: N (4, 2) corner arrays in the tile convention of `vision.geometry`.
+            corners: N (4, 2) corner arrays in the tile convention of `dominocam.vision.geometry`.
         """
         tiles = np.empty((len(corners), 2 * self.side, self.side, 3), dtype=np.uint8)
         for i, c in enumerate(corners):

@@ -11,21 +11,21 @@ dashboard (uploads and the live camera), the tournament workers and `dominocam e
 `bench` all read through a `PhotoReader`, so a hand photo reads the same everywhere.
 
 * Every picture is read with the detector, its verifier (the `verifier.onnx` beside the
-  detector) and the calibration beside them (`vision.pipeline.load_models`): tiles carry
+  detector) and the calibration beside them (`dominocam.vision.pipeline.load_models`): tiles carry
   their probability, a box that is probably not a tile is `rejected` (never counted), a
   probably misread tile is `doubtful`, and `needs_review` says why.
 * A table photo gets its layout rebuilt: as the game lays it out when the `game` is known
-  (`vision.layout.game_layout_config`), else of any kind (`auto`); touching halves where a
-  read is doubtful are decoded together (`vision.layout.safe_adjacency`).
+  (`dominocam.vision.layout.game_layout_config`), else of any kind (`auto`); touching halves where a
+  read is doubtful are decoded together (`dominocam.vision.layout.safe_adjacency`).
 * A hand photo gets no layout (its tiles lie side by side, not played) and no adjacency.
   With no open end to tell which left-out box matters, every box the calibration leaves out
-  whose tile probability is at least `vision.settings.HAND_REVIEW_REJECTED` asks for a
+  whose tile probability is at least `dominocam.vision.settings.HAND_REVIEW_REJECTED` asks for a
   review: a tile dropped from a hand changes the count.
-* A camera's frames are tracked (`vision.track`): `tracker_config` gives the thresholds for
-  a frame rate and the layout of the game (a line game whose first tile is the root when no
-  game is known), `PhotoReader.tracker` the tracker with the calibration, `track` one frame.
+* A camera's frames are tracked (`dominocam.vision.track`): `tracker_config` gives the thresholds
+  for a frame rate and the layout of the game (a line game whose first tile is the root when no game
+  is known), `PhotoReader.tracker` the tracker with the calibration, `track` one frame.
 
-`vision.pipeline.read_image` stays the lower level, for measuring one stage alone (without
+`dominocam.vision.pipeline.read_image` stays the lower level, for measuring one stage alone (without
 calibration, with another layout setting); a product path never calls it directly.
 A `PhotoReader` holds ONNX sessions and stores no result: threads may share one.
 """
@@ -38,11 +38,11 @@ from typing import Any
 
 import numpy as np
 
-from vision.layout import AUTO, LayoutConfig, game_layout_config
-from vision.pipeline import Models, load_models, read_image
-from vision.scene import Scene
-from vision.settings import DETECTOR_CONF, HAND_REVIEW_REJECTED
-from vision.track import TableTracker, TrackerConfig, TrackResult, track_frame
+from dominocam.vision.layout import AUTO, LayoutConfig, game_layout_config
+from dominocam.vision.pipeline import Models, load_models, read_image
+from dominocam.vision.scene import Scene
+from dominocam.vision.settings import DETECTOR_CONF, HAND_REVIEW_REJECTED
+from dominocam.vision.track import TableTracker, TrackerConfig, TrackResult, track_frame
 
 TABLE, HAND = "table", "hand"
 KINDS: tuple[str, ...] = (TABLE, HAND)
@@ -54,7 +54,7 @@ class Game:
 
     Attributes:
         variant: the rules variant's name (or a layout kind); it picks the layout kind (line,
-            spinner for All Fives, mexican, chicken: `vision.layout.layout_kind`).
+            spinner for All Fives, mexican, chicken: `dominocam.vision.layout.layout_kind`).
         players: players at the table (a Mexican Train engine offers one train each plus the
             public train); None: not known.
         engine: the round's engine double (Mexican Train, Chicken Foot), else None.
@@ -116,7 +116,7 @@ class PhotoReader:
     ) -> PhotoReader:
         """The reader of the bundled models ($DOMINOCAM_MODELS or the repository's models/),
         or of the ONNX files named, each with the verifier and calibration beside the
-        detector (`vision.pipeline.load_models`).
+        detector (`dominocam.vision.pipeline.load_models`).
 
         Args:
             detector: the detector's ONNX file; None: the bundled one.
@@ -144,12 +144,12 @@ class PhotoReader:
         """Read one photo into a Scene.
 
         Args:
-            image: BGR uint8 HxWx3 at full resolution (`vision.image_io.load_image`).
+            image: BGR uint8 HxWx3 at full resolution (`dominocam.vision.image_io.load_image`).
             kind: "table" (tiles, lines and open ends) or "hand" (tiles only).
             set_max: the set's highest value (6, 9, 12 or 15).
             game: the game a table photo shows, for its layout; None: not known. A hand
                 photo does not use it.
-            timings: when given, seconds per stage (`vision.pipeline.STAGES`) are added.
+            timings: when given, seconds per stage (`dominocam.vision.pipeline.STAGES`) are added.
 
         Raises:
             ValueError: an unknown `kind`, or an image that is not BGR uint8 HxWx3.
@@ -193,7 +193,7 @@ class PhotoReader:
         timings: dict[str, float] | None = None,
     ) -> TrackResult:
         """One camera frame (BGR uint8 HxWx3) at `timestamp` seconds through `tracker`:
-        detect, read only what the tracker asks for (`vision.track.track_frame`)."""
+        detect, read only what the tracker asks for (`dominocam.vision.track.track_frame`)."""
         return track_frame(
             tracker, frame, self.models.detector, self.models.reader, timestamp, timings
         )

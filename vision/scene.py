@@ -1,9 +1,9 @@
 """The Scene: what one photo of a table (or a hand) shows, and its JSON form (docs/design.md).
 
-Coordinates are pixels of the input image, x to the right, y down. A tile's `corners` follow
-the convention of `vision.geometry`: corners[0] -> corners[1] is the short edge at the end of
-half 0. For a read face-up tile the corners are turned so that half 0 shows `pips[0]` (the
-smaller value), so the JSON keeps which value lies at which end even though `pips` is sorted.
+Coordinates are pixels of the input image, x to the right, y down. A tile's `corners` follow the
+convention of `dominocam.vision.geometry`: corners[0] -> corners[1] is the short edge at the end of
+half 0. For a read face-up tile the corners are turned so that half 0 shows `pips[0]` (the smaller
+value), so the JSON keeps which value lies at which end even though `pips` is sorted.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from dominocam.errors import UserInputError
-from vision.notes import Note, notes_json, placed, with_notes
+from dominocam.vision.notes import Note, notes_json, placed, with_notes
 
 FACES: tuple[str, ...] = ("up", "down")
 
@@ -75,15 +75,15 @@ class SceneTile:
             corner order, as the reader gave them; kept for joint decoding and the layout,
             not written to JSON. None when face down or unread.
         probability: calibrated probability that this is a real tile read right (detection
-            and both halves together, `vision.confidence`); None when not assessed (no
+            and both halves together, `dominocam.vision.confidence`); None when not assessed (no
             calibration, or an old Scene JSON without the key).
         doubtful: probably a tile, probably misread: a person should look before a ruling
             uses it (below the calibration's `doubtful_below`, a read another tile also
             has, or a tile the reader turned face down on a weak back read,
-            `vision.reader.BACK_SURE`).
+            `dominocam.vision.reader.BACK_SURE`).
         verifier_score: the verifier's probability that the box holds a real tile
-            (`vision.verifier`); None when no verifier looked at it. A feature of the
-            probability (`vision.confidence`).
+            (`dominocam.vision.verifier`); None when no verifier looked at it. A feature of the
+            probability (`dominocam.vision.confidence`).
     """
 
     id: int
@@ -298,10 +298,10 @@ class SceneLayout:
         lines: each line's tiles from where it grows (the root, or the double a Chicken Foot
             toe grows from) and its open end.
         open_ends: the values of every open end.
-        kind: the layout kind it was rebuilt as (`vision.layout.KINDS`), None if unknown.
+        kind: the layout kind it was rebuilt as (`dominocam.vision.layout.KINDS`), None if unknown.
         root: the id of the root tile (set tile, spinner, engine), None without a layout.
-        doubts: why the picture may not show the whole layout (`vision.layout`): English
-            texts, each a `vision.notes.Note` (its code and parameters) where it has one;
+        doubts: why the picture may not show the whole layout (`dominocam.vision.layout`): English
+            texts, each a `dominocam.vision.notes.Note` (its code and parameters) where it has one;
             in JSON the codes are `notes`, beside `doubts` (docs/design.md).
         confidence: 1.0 without doubts, lower with each.
     """
@@ -358,7 +358,7 @@ class Scene:
         tiles: the tiles found; `tiles[i].id == i`.
         layout: lines and open ends (empty until the layout module fills it).
         warnings: human-readable notes on doubtful input or changed reads: English texts,
-            each a `vision.notes.Note` (its code and parameters) where it has one; in JSON
+            each a `dominocam.vision.notes.Note` (its code and parameters) where it has one; in JSON
             the codes are `notes`, beside `warnings` (docs/design.md).
         needs_review: any doubt that could change a ruling (a doubtful tile, a layout doubt,
             a tile cut by the border, two reads of one tile); the reasons are in `warnings`.
@@ -416,7 +416,7 @@ class Scene:
 
     def placed(self, warnings: list[str]) -> list[str]:
         """`warnings` (this Scene's, or its layout's doubts) with the place of the tile or
-        box each points to (`vision.notes.placed`)."""
+        box each points to (`dominocam.vision.notes.placed`)."""
         centres = {t.id: tuple(np.asarray(t.corners).mean(axis=0).tolist()) for t in self.tiles}
         return [placed(w, centres, self.width, self.height) for w in warnings]
 

@@ -1,7 +1,7 @@
 """The detector's two thresholds, each defined here once and imported wherever it is a default
 (the detector, its output decoding, the rotated NMS, `load_models` and the `--conf` option
 of `dominocam read` and `watch`), and the tile probability from which a box left out of a
-hand photo asks for a review (`vision.reading.PhotoReader`).
+hand photo asks for a review (`dominocam.vision.reading.PhotoReader`).
 
 Only plain numbers: importing this module costs nothing, so command-line modules may use it.
 """
@@ -19,7 +19,7 @@ NMS_IOU = 0.7
 
 # A hand photo has no open end to say which box the calibration leaves out matters, and a
 # tile dropped from a hand changes its count: there, every box left out whose tile
-# probability (`p_tile`) is at least this asks for a review (`vision.reading.PhotoReader`;
+# probability (`p_tile`) is at least this asks for a review (`dominocam.vision.reading.PhotoReader`;
 # a table photo keeps the calibration's `review_rejected`, 0.2, and asks at an open end
 # whatever the probability). The highest of 0, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5
 # at which no picture with a missed tile asks for no review, on the train splits of two

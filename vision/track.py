@@ -27,7 +27,8 @@ and answers with a stable Scene and the changes it has confirmed:
   neither followed nor read, until boxes of that size have come for `resize_frames` frames.
 * Events: each confirmed change (a tile added, removed, or read differently after it moved)
   becomes a `TableEvent` with its frame and timestamp; lines and open ends are named by
-  `vision.layout.layout_scene` on the confirmed tiles ("6-4 played on line 2, open end now 4").
+  `dominocam.vision.layout.layout_scene` on the confirmed tiles ("6-4 played on line 2, open end now
+  4").
 
 Frame counts are counts of `update` calls (frames the tracker was given): a caller that
 processes every second frame of a 30 fps camera gives 15 updates a second.
@@ -48,24 +49,24 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from rules import phrases
-from rules.phrases import Phrase
-from rules.tiles import SUPPORTED_SETS
-from vision import geometry, messages
-from vision.confidence import Calibration, mark_doubtful
-from vision.decode import joint_decode
-from vision.layout import LayoutConfig, layout_scene
-from vision.scene import Scene, SceneTile
+from dominocam.rules import phrases
+from dominocam.rules.phrases import Phrase
+from dominocam.rules.tiles import SUPPORTED_SETS
+from dominocam.vision import geometry, messages
+from dominocam.vision.confidence import Calibration, mark_doubtful
+from dominocam.vision.decode import joint_decode
+from dominocam.vision.layout import LayoutConfig, layout_scene
+from dominocam.vision.scene import Scene, SceneTile
 
 EVENT_KINDS: tuple[str, ...] = ("added", "removed", "changed")
 
 # `read(corners_list) -> (N, 2, V)` probabilities of pip values for half 0 and half 1 of
-# each box, in the corner order given (`vision.reader.Reader.read` bound to the frame).
+# each box, in the corner order given (`dominocam.vision.reader.Reader.read` bound to the frame).
 ReadFn = Callable[[list[np.ndarray]], np.ndarray]
 
 
 class Observation(Protocol):
-    """What the tracker needs of one detection (`vision.detector.Detection` has it)."""
+    """What the tracker needs of one detection (`dominocam.vision.detector.Detection` has it)."""
 
     corners: np.ndarray
     score: float
@@ -135,7 +136,7 @@ class TrackerConfig:
         doubt_wait: frames a doubtfully read new tile waits for a clear read before it is
             shown anyway (with its doubtful values).
         set_max: the set's highest value (6, 9, 12 or 15), for decoding readings.
-        layout: how lines and open ends are rebuilt (`vision.layout.LayoutConfig`: the
+        layout: how lines and open ends are rebuilt (`dominocam.vision.layout.LayoutConfig`: the
             layout kind of the game, Mexican Train's number of trains...); by default a
             line game whose first tile is the root even before a second one touches it.
     """
@@ -231,7 +232,7 @@ class TableEvent:
         open_end: the value the tile leaves free at the end of its line (None if it ends none).
         open_ends: every open end of the table after the change.
         text: one sentence for people ("6-4 played on line 2, open end now 4"), in English;
-            a `rules.phrases.Phrase` when made here, whose code and parameters `to_dict`
+            a `dominocam.rules.phrases.Phrase` when made here, whose code and parameters `to_dict`
             writes as `words` (pages write it in their reader's language).
         doubtful: the tile is not read surely (`SceneTile.doubtful`): `pips` is None and the
             text asks for a check; a doubtful tile is never announced as a confirmed move.
@@ -423,10 +424,10 @@ class TableTracker:
         width, height: frame size in pixels.
         config: thresholds.
         calibration: gives each shown tile its `probability` and marks it `doubtful` below
-            the calibration's threshold (`vision.confidence`); without one a tile is doubtful
-            when its weaker half is below `TrackerConfig.doubt`. Either way, and when two
-            tiles are read as one (`vision.decode`), a doubtful tile is shown as such, never
-            as a confirmed move.
+            the calibration's threshold (`dominocam.vision.confidence`); without one a tile is
+            doubtful when its weaker half is below `TrackerConfig.doubt`. Either way, and when two
+            tiles are read as one (`dominocam.vision.decode`), a doubtful tile is shown as such,
+            never as a confirmed move.
 
     Example::
 
@@ -459,8 +460,8 @@ class TableTracker:
     def grow_set(self, reach: int) -> None:
         """Let the set grow with the values read (`dominocam watch` without a set): each
         time the Scene is built, `config.set_max` becomes the smallest standard set
-        (`rules.tiles.SUPPORTED_SETS`) that holds the highest value read on a confirmed tile
-        (each half's most likely value before the set limits it), never smaller than it was
+        (`dominocam.rules.tiles.SUPPORTED_SETS`) that holds the highest value read on a confirmed
+        tile (each half's most likely value before the set limits it), never smaller than it was
         nor larger than `reach` (the largest set the reader reads)."""
         self._set_reach = reach
 
@@ -848,7 +849,7 @@ class TableTracker:
         )
 
 
-# The name `server.camera` looks for.
+# The name `dominocam.server.camera` looks for.
 Tracker = TableTracker
 
 
@@ -877,8 +878,8 @@ def track_frame(
     Args:
         tracker: the source's tracker.
         image: BGR uint8 HxWx3 frame.
-        detector: `vision.detector.Detector` (or anything with `detect(image, timings)`).
-        reader: `vision.reader.Reader` (or anything with `read(image, corners)`), or None.
+        detector: `dominocam.vision.detector.Detector` (or anything with `detect(image, timings)`).
+        reader: `dominocam.vision.reader.Reader` (or anything with `read(image, corners)`), or None.
         timestamp: seconds.
         timings: when given, seconds of "detect" and "track" (reading included) are added.
     """
@@ -907,8 +908,8 @@ def event_text(
     open_ends: Sequence[int],
 ) -> Phrase:
     """The event's sentence for people ("6-4 played on line 2, open end now 4 (open ends: 4,
-    6)"): a `rules.phrases.Phrase` of `vision.messages`' templates, its English text with the
-    code and parameters pages write in their language."""
+    6)"): a `dominocam.rules.phrases.Phrase` of `dominocam.vision.messages`' templates, its English
+    text with the code and parameters pages write in their language."""
     name: Any
     if pips is not None:
         name = [int(pips[0]), int(pips[1])]

@@ -22,9 +22,9 @@ from typing import Any
 
 from dominocam.arguments import add_conf, add_model_files, add_set, add_threads, positive_int
 from dominocam.errors import UserInputError
-from rules.tiles import SUPPORTED_SETS
-from rules.variants import LAYOUT_KINDS, get_variant
-from vision.settings import DETECTOR_CONF
+from dominocam.rules.tiles import SUPPORTED_SETS
+from dominocam.rules.variants import LAYOUT_KINDS, get_variant
+from dominocam.vision.settings import DETECTOR_CONF
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -96,7 +96,7 @@ def open_source(source: str) -> tuple[Any, bool]:
     warnings) are kept off the terminal while it is opened: the error says what is wrong."""
     import cv2
 
-    from vision.image_io import IMAGE_SUFFIXES
+    from dominocam.vision.image_io import IMAGE_SUFFIXES
 
     text = source.strip()
     is_camera = text.isdigit()
@@ -179,10 +179,10 @@ def run_watch(args: argparse.Namespace) -> int:
 def _watch(args: argparse.Namespace, capture: Any, live: bool) -> int:
     import cv2
 
-    from vision.annotate import annotate
-    from vision.cli import highest_value_read, smallest_set
-    from vision.reading import Game, PhotoReader, tracker_config
-    from vision.track import TableTracker
+    from dominocam.vision.annotate import annotate
+    from dominocam.vision.cli import highest_value_read, smallest_set
+    from dominocam.vision.reading import Game, PhotoReader, tracker_config
+    from dominocam.vision.track import TableTracker
 
     variant = get_variant(args.variant) if args.variant else None
     reader = PhotoReader.load(args.detector, args.reader, threads=args.threads, conf=args.conf)

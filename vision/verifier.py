@@ -1,12 +1,12 @@
 """The tile-or-not stage: a small classifier on each detected box, at full resolution.
 
-The detector sees the photo shrunk to its input and boxes what looks like a tile there:
-wood grain, a board's grid, a printed domino, lettering. The verifier looks again at each box
-cut from the ORIGINAL photo (`verifier_crop`): a square aligned with the box, as wide as the
-box is long plus `CONTEXT` of margin, so that the tile's edges, thickness and shadow are in
-view (a printed domino has none). Its score is the probability that the box holds a real tile
-(face up or down); `vision.pipeline` puts it on every tile (`SceneTile.verifier_score`) for
-the calibration to use.
+The detector sees the photo shrunk to its input and boxes what looks like a tile there: wood grain,
+a board's grid, a printed domino, lettering. The verifier looks again at each box cut from the
+ORIGINAL photo (`verifier_crop`): a square aligned with the box, as wide as the box is long plus
+`CONTEXT` of margin, so that the tile's edges, thickness and shadow are in view (a printed domino
+has none). Its score is the probability that the box holds a real tile (face up or down);
+`dominocam.vision.pipeline` puts it on every tile (`SceneTile.verifier_score`) for the calibration
+to use.
 
 The model is an ultralytics classification network exported to ONNX (models/verifier.md):
 input [N, 3, s, s] RGB 0..1, output [N, 2] probabilities, metadata `names` with the classes
@@ -23,8 +23,8 @@ import cv2
 import numpy as np
 
 from dominocam.errors import UserInputError
-from vision.classifier import as_probabilities, classifier_input, run_classifier
-from vision.onnx_model import metadata, open_session, parse_names
+from dominocam.vision.classifier import as_probabilities, classifier_input, run_classifier
+from dominocam.vision.onnx_model import metadata, open_session, parse_names
 
 TILE_CLASS = "tile"
 NOT_TILE_CLASS = "not_tile"

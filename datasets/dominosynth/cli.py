@@ -10,8 +10,8 @@ from pathlib import Path
 
 from dominocam.arguments import add_output_folder, output_folder, positive_int
 from dominocam.errors import UserInputError
+from dominocam.rules.tiles import SUPPORTED_SETS
 from dominosynth.config import CONFIGS, load_config
-from rules.tiles import SUPPORTED_SETS
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -283,7 +283,7 @@ def reader_crops(image: np.ndarray, truth: dict, cfg: SynthConfig, rng: np.rando
     labelled with their pips, then (`cfg.reader_back_crops`) face-down tiles labelled
     `BACK_CLASS`. The face-up crops come first so that they draw the same jitter as before
     back crops existed."""
-    from vision.reader import BACK_CLASS
+    from dominocam.vision.reader import BACK_CLASS
 
     out = []
     for face in ("up", "down") if cfg.reader_back_crops else ("up",):
@@ -305,7 +305,7 @@ def _jittered_halves(
     image: np.ndarray, corners: np.ndarray, cfg: SynthConfig, rng: np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray]:
     """The two half crops of one tile, its corners scaled, shifted and jittered at random."""
-    from vision.geometry import rectify_tile, split_halves
+    from dominocam.vision.geometry import rectify_tile, split_halves
 
     centre = corners.mean(axis=0)
     width = np.linalg.norm(corners[1] - corners[0])
@@ -372,7 +372,7 @@ def generate(
     sets = (max_pip,) if isinstance(max_pip, int) else tuple(max_pip)
     set_of_picture = picture_sets(count, seed, sets)
     val = val_indices(count, seed, val_fraction)
-    from vision.reader import BACK_CLASS
+    from dominocam.vision.reader import BACK_CLASS
 
     labels = [str(v) for v in range(max(sets) + 1)]
     labels += [BACK_CLASS] if config.reader_back_crops else []

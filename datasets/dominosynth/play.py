@@ -22,7 +22,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from rules.tiles import Tile
+from dominocam.rules.tiles import Tile
 
 VARIANTS: tuple[str, ...] = ("line", "spinner", "mexican", "chicken")
 LINE_KINDS: tuple[str, ...] = ("main", "arm", "train", "public", "toe")

@@ -16,12 +16,12 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from dominocam.rules.tiles import Tile, full_set
 from dominosynth import backgrounds, distractors, printed, sprites
 from dominosynth.config import WEIGHT_CHOICES, SynthConfig
 from dominosynth.distractors import Distractor
 from dominosynth.placement import Occupancy, Pose, TablePlacer, overlap, rect_corners
 from dominosynth.play import VARIANTS, PlayedLayout, simulate
-from rules.tiles import Tile, full_set
 
 ID_SIDE = 100000  # id-map offset for the sides of a box (not its face)
 

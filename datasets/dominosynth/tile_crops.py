@@ -1,6 +1,6 @@
 """Pictures of one tile cut out of a synthetic picture and shrunk: the crop geometry that
-`dominocam eval` (its `synthetic_tiles` set, `measure.evaluate`) and the detector's training
-crops (`dominotrain.crop_data`) share, so that what is measured is what is trained on.
+`dominocam eval` (its `synthetic_tiles` set, `dominocam.measure.evaluate`) and the detector's
+training crops (`dominotrain.crop_data`) share, so that what is measured is what is trained on.
 
 A crop is a square around one whole face-up tile with no other tile reaching into it,
 `TILE_CROP_SPAN` tile lengths wide, shrunk to `TILE_CROP_PX`: the single-tile crops of the

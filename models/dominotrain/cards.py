@@ -12,7 +12,7 @@ import json
 import re
 from pathlib import Path
 
-from measure.metrics import LENGTH_METRICS, Rate
+from dominocam.measure.metrics import LENGTH_METRICS, Rate
 
 METRIC_LABELS = {
     "detection_recall": "detection recall",
@@ -43,12 +43,12 @@ PURPOSE = {
     ),
     "reader": (
         "Reads one half of a face-up tile: a square crop rectified from the full-resolution "
-        "photo, divider at the bottom (`vision.geometry.rectify_tile` + `split_halves`), "
+        "photo, divider at the bottom (`dominocam.vision.geometry.rectify_tile` + `split_halves`), "
         "classified into pip counts. Input N x 3 x S x S, RGB scaled to 0..1, no mean or std; "
         "output N x classes softmax. Class index i means `int(names[i])` pips (ultralytics "
         "sorts the class folders as strings: 0, 1, 10, 11, 12, 2, ...); a class `back`, when "
         "there is one, is a half of a face-down tile: a face-up box whose two halves both read "
-        "as a back is counted face down (`vision.pipeline.backs_face_down`)."
+        "as a back is counted face down (`dominocam.vision.pipeline.backs_face_down`)."
     ),
 }
 
@@ -174,7 +174,7 @@ def write_card(path: Path, summary: dict, evaluation: dict | None = None) -> Pat
         f"- input size {summary['imgsz']} px"
         + (
             " at most: height and width are dynamic, each photo gets the smallest rectangle "
-            "that holds it (`vision.geometry.rect_input_shape`)"
+            "that holds it (`dominocam.vision.geometry.rect_input_shape`)"
             if kind == "detector"
             else ""
         )

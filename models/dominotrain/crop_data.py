@@ -2,17 +2,16 @@
 
     python -m dominotrain.crop_data --synth runs/data/synth-s91-n900 --out runs/data/crops-s91
 
-A photo of one tile, small and low in resolution (a crop of a bigger photo, a thumbnail),
-is a use the product measures (`dominocam eval --sets synthetic_tiles,realval_tiles`). The
-detector's training pictures never look like it: the runtime enlarges such a picture at most
-`vision.detector.MAX_UPSCALE` times and pads the rest of its input with grey, while training
-enlarges every picture to fill the input. This cuts such crops from a `dominocam synth`
-set's pictures exactly the way `dominocam eval` cuts its val crops (`dominosynth.tile_crops`:
-a square around one whole face-up tile with no other tile reaching into it,
-`TILE_CROP_SPAN` tile lengths wide, shrunk to `TILE_CROP_PX`), saves each once more as a
-JPEG (a phone's crop is one), and writes it letterboxed into the detector's square input
-(`vision.geometry.letterbox`) at the scale the runtime gives it, with its tile's box as the
-label.
+A photo of one tile, small and low in resolution (a crop of a bigger photo, a thumbnail), is a use
+the product measures (`dominocam eval --sets synthetic_tiles,realval_tiles`). The detector's
+training pictures never look like it: the runtime enlarges such a picture at most
+`dominocam.vision.detector.MAX_UPSCALE` times and pads the rest of its input with grey, while
+training enlarges every picture to fill the input. This cuts such crops from a `dominocam synth`
+set's pictures exactly the way `dominocam eval` cuts its val crops (`dominosynth.tile_crops`: a
+square around one whole face-up tile with no other tile reaching into it, `TILE_CROP_SPAN` tile
+lengths wide, shrunk to `TILE_CROP_PX`), saves each once more as a JPEG (a phone's crop is one), and
+writes it letterboxed into the detector's square input (`dominocam.vision.geometry.letterbox`) at
+the scale the runtime gives it, with its tile's box as the label.
 
 Each split of the source set gives the same split here, so the val crops stay out of
 training. The output is a `dominocam synth`-shaped detector folder with a `card.json` that
@@ -32,6 +31,9 @@ import numpy as np
 import yaml
 
 from dominocam.errors import UserInputError
+from dominocam.vision import geometry
+from dominocam.vision.detector import MAX_UPSCALE
+from dominocam.vision.image_io import IMAGE_SUFFIXES
 from dominosynth.tile_crops import (
     TILE_CROP_PX,
     TILE_CROP_SPAN,
@@ -40,9 +42,6 @@ from dominosynth.tile_crops import (
     tile_crop_candidates,
     tile_crop_window,
 )
-from vision import geometry
-from vision.detector import MAX_UPSCALE
-from vision.image_io import IMAGE_SUFFIXES
 
 INPUT_PX = 640  # the detector's square input (models/detector.md)
 JPEG_QUALITY = (50, 95)  # a crop saved again by a phone or a browser

@@ -38,10 +38,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from dominocam.errors import UserInputError
+from dominocam.measure.keep_gates import check_gates
 from dominosynth.config import load_config
 from dominotrain import offline
 from dominotrain.offline import PROJECT_ROOT
-from measure.keep_gates import check_gates
 
 MODELS_DIR = PROJECT_ROOT / "models"
 CANDIDATE_FILES = ("detector.onnx", "reader.onnx", "verifier.onnx", "calibration.json")
@@ -480,7 +480,7 @@ def stage_calibrate(run: Run) -> dict:
     """The calibration fitted to the candidates (`dominocam calibrate`): the hold-out sets'
     train halves (print scenes among them), and the first 42 real scenes when --realval is
     given."""
-    from measure import calibrate
+    from dominocam.measure import calibrate
 
     (run.candidates / "calibration.json").unlink(missing_ok=True)  # read without one
     os.environ["DOMINOCAM_MODELS"] = str(run.candidates)
@@ -510,9 +510,9 @@ def stage_calibrate(run: Run) -> dict:
 def stage_eval(run: Run) -> dict:
     """`dominocam eval` of the candidates on the hold-out set's val split, the print
     scenes' hold-out val split (`synthetic_print`) and --realval when given."""
-    from measure import plots
-    from measure.evaluate import describe_models, run_eval
-    from measure.gates import gate_table
+    from dominocam.measure import plots
+    from dominocam.measure.evaluate import describe_models, run_eval
+    from dominocam.measure.gates import gate_table
 
     sets = SYNTHETIC_SETS + (REALVAL_SETS if run.realval else ())
     results = run_eval(
@@ -576,7 +576,7 @@ STAGE_FUNCTIONS = {
 
 def write_report(run: Run, seconds: dict[str, float]) -> Path:
     """`candidates/report.json`: what was made, how, how long it took and what it measured,
-    with the gates of issue 36 that the figures here can decide (`measure.keep_gates`)."""
+    with the gates of issue 36 that the figures here can decide (`dominocam.measure.keep_gates`)."""
     evaluation = json.loads(run.folder("eval", "eval.json").read_text())
     report = {
         "made_by": "scripts/train-on-device.sh (python -m dominotrain.device_run)",

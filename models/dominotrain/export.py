@@ -4,7 +4,7 @@ The ONNX files are what the runtime (`vision/`) loads; their contract:
 
 * `models/detector.onnx`: ultralytics' OBB export (`simplify=True`, default opset) with a
   dynamic input 1x3xHxW, H and W multiples of the stride up to the metadata's `imgsz`: the
-  runtime letterboxes a photo into the smallest such rectangle (`vision.geometry.
+  runtime letterboxes a photo into the smallest such rectangle (`dominocam.vision.geometry.
   rect_input_shape`), so a 16:9 frame costs 640x384, not the whole square. A static
   1x3xSxS detector (an earlier export) still loads and gets the square. Raw output
   `[1, 4 + classes + 1, anchors]` (cx, cy, w, h, class scores, angle in radians last).
@@ -30,9 +30,9 @@ from pathlib import Path
 import numpy as np
 
 from dominocam.errors import UserInputError
+from dominocam.vision.onnx_model import file_sha256
 from dominotrain import cards, offline
 from dominotrain.offline import PROJECT_ROOT
-from vision.onnx_model import file_sha256
 
 MODELS_DIR = PROJECT_ROOT / "models"
 TASK_KIND = {"obb": "detector", "classify": "reader"}

@@ -11,10 +11,10 @@
    crops (the "no worse than today" baseline);
 3. `dominocam bench` times the candidates at 1280x720 on 2 threads here (the speed gate is
    about this kind of machine, not the GPU machine);
-4. `measure.keep_gates` checks every gate. Only when all hold (and not `--dry-run`) are the
-   four files copied into `models/`, with `detector.md` and `reader.md` written again from
-   their metadata and the figures, and a note at the top of `verifier.md` and
-   `calibration.md`. Otherwise `models/` is left as it is and the exit status is 1.
+4. `dominocam.measure.keep_gates` checks every gate. Only when all hold (and not `--dry-run`) are
+   the four files copied into `models/`, with `detector.md` and `reader.md` written again from their
+   metadata and the figures, and a note at the top of `verifier.md` and `calibration.md`. Otherwise
+   `models/` is left as it is and the exit status is 1.
 
 Everything measured is written to `--work` (default `runs/keep/`): `keep.json` (the report
 with the figures added and the gates checked) and the eval plots.
@@ -32,9 +32,9 @@ from pathlib import Path
 from typing import Any
 
 from dominocam.errors import UserInputError
+from dominocam.measure.keep_gates import BENCH_SIZE, BENCH_THREADS, check_gates, format_gates
 from dominotrain.device_run import CANDIDATE_FILES, REALVAL_SETS, REPORT, _sha256
 from dominotrain.offline import PROJECT_ROOT
-from measure.keep_gates import BENCH_SIZE, BENCH_THREADS, check_gates, format_gates
 
 MODELS_DIR = PROJECT_ROOT / "models"
 NOTE_BEGIN = "<!-- kept from a candidate run: begin -->"
@@ -64,8 +64,8 @@ def load_report(candidates: Path) -> dict[str, Any]:
 def measure_realval(report: dict, candidates: Path, realval: Path, work: Path, threads: int):
     """Add the candidates' real figures (the sets the report lacks) and the committed models'
     single-tile figures (the baseline) to `report`."""
-    from measure import plots
-    from measure.evaluate import describe_models, run_eval
+    from dominocam.measure import plots
+    from dominocam.measure.evaluate import describe_models, run_eval
 
     sets = report.setdefault("eval", {}).setdefault("sets", {})
     missing = [name for name in REALVAL_SETS if name not in sets]
@@ -110,8 +110,8 @@ def measure_realval(report: dict, candidates: Path, realval: Path, work: Path, t
 
 def measure_bench(report: dict, candidates: Path, runs: int) -> None:
     """`dominocam bench` of the candidates at 1280x720 on 2 threads, into `report`."""
-    from measure.bench import bench_size
-    from vision.reading import PhotoReader
+    from dominocam.measure.bench import bench_size
+    from dominocam.vision.reading import PhotoReader
 
     reader = PhotoReader.load(
         candidates / "detector.onnx", candidates / "reader.onnx", threads=BENCH_THREADS

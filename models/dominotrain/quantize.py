@@ -65,7 +65,7 @@ class _Pictures:
         self.files, self.detector = list(files), detector
 
     def get_next(self):
-        from vision.image_io import load_image
+        from dominocam.vision.image_io import load_image
 
         if not self.files:
             return None
@@ -87,7 +87,7 @@ def quantize(
     )
     from onnxruntime.quantization.shape_inference import quant_pre_process
 
-    from vision.detector import Detector
+    from dominocam.vision.detector import Detector
 
     detector = Detector(source, threads=1)
     with tempfile.TemporaryDirectory() as tmp:

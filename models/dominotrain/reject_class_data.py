@@ -10,7 +10,7 @@ split), the reader's training halves that the generator wrote (`SET/reader/SPLIT
 linked into `DIR/SPLIT/CLASS`, and the boxes that `dominotrain.verifier_data` takes as
 `not_tile` (the committed detector's false boxes and tile-shaped boxes at random on
 distractors, background and border) are cut the way the reader cuts a tile
-(`vision.geometry.rectify_tile`, then both halves) into `DIR/SPLIT/not_tile`. The reader
+(`dominocam.vision.geometry.rectify_tile`, then both halves) into `DIR/SPLIT/not_tile`. The reader
 trained on it (`dominocam train reader --data DIR`) reads 13 pip values, a back and
 `not_tile`.
 
@@ -35,15 +35,15 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from dominocam.measure.calibrate import label_real
+from dominocam.measure.truth import set_max
+from dominocam.vision import geometry
+from dominocam.vision.classifier import as_probabilities, classifier_input, run_classifier
+from dominocam.vision.image_io import load_image
+from dominocam.vision.onnx_model import metadata, open_session, parse_names
+from dominocam.vision.pipeline import detect_tiles, load_models, read_image
 from dominotrain.verifier_data import RANDOM_NEGATIVES as RANDOM_BOXES
 from dominotrain.verifier_data import label_detections, random_negatives, truth_boxes
-from measure.calibrate import label_real
-from measure.truth import set_max
-from vision import geometry
-from vision.classifier import as_probabilities, classifier_input, run_classifier
-from vision.image_io import load_image
-from vision.onnx_model import metadata, open_session, parse_names
-from vision.pipeline import detect_tiles, load_models, read_image
 
 REJECT_CLASS = "not_tile"
 SIDE = 64
@@ -149,7 +149,7 @@ def _real_boxes(models, realval: Path):
     labels = json.loads((realval / "scenes" / "labels.json").read_text())
     for label in labels:
         image = load_image(realval / "scenes" / label["image"])
-        # Without the calibration (not `vision.reading.PhotoReader`): every box is kept
+        # Without the calibration (not `dominocam.vision.reading.PhotoReader`): every box is kept
         # with its raw verifier score, to be labelled.
         scene = read_image(image, models.detector, models.reader, set_max(label["set"]))
         records = label_real(scene, label).boxes

@@ -4,7 +4,7 @@
     python -m dominotrain.verifier_data --measure models/verifier.onnx --crops DIR/val
 
 For every picture of a set (its own train / val split), the committed detector's boxes are
-cut with `vision.verifier.verifier_crop` the way the runtime cuts them:
+cut with `dominocam.vision.verifier.verifier_crop` the way the runtime cuts them:
 
 * `tile`: a box that overlaps a tile of the truth (face up or down, at least half visible)
   by IoU >= `POSITIVE_IOU`, and the truth box of each such tile with jittered corners (the
@@ -28,10 +28,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from dominocam.vision.image_io import load_image
+from dominocam.vision.pipeline import detect_tiles, load_models
+from dominocam.vision.verifier import NOT_TILE_CLASS, TILE_CLASS, Verifier, verifier_crop
 from dominosynth.config import MIN_VISIBLE_FRACTION
-from vision.image_io import load_image
-from vision.pipeline import detect_tiles, load_models
-from vision.verifier import NOT_TILE_CLASS, TILE_CLASS, Verifier, verifier_crop
 
 POSITIVE_IOU = 0.5
 NEGATIVE_IOU = 0.1
@@ -49,7 +49,7 @@ def polygon_iou(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def tile_box(centre: np.ndarray, length: float, angle: float) -> np.ndarray:
-    """The (4, 2) corners of a 2:1 box in the tile order of `vision.geometry`."""
+    """The (4, 2) corners of a 2:1 box in the tile order of `dominocam.vision.geometry`."""
     down = np.array([np.cos(angle), np.sin(angle)])
     right = np.array([-down[1], down[0]])
     h, w = length / 2, length / 4

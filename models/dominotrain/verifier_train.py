@@ -1,5 +1,5 @@
 """Train the verifier (tile or not) on the crops of `dominotrain.verifier_data` and export it
-to ONNX for `vision.verifier` (the `train` extra: torch, onnx).
+to ONNX for `dominocam.vision.verifier` (the `train` extra: torch, onnx).
 
     python -m dominotrain.verifier_train --data runs/data/verifier-crops --out runs/verifier/v1
 

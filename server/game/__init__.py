@@ -16,8 +16,8 @@
 - `views`: what the pages show (`public_state`, `player_view`).
 
 Functions take an open connection and plain values and return JSON-able dicts; the HTTP layer
-(`server.api`) only parses requests and calls them. Every write records an event, which the
-SSE stream and the polling endpoint forward to the pages.
+(`dominocam.server.api`) only parses requests and calls them. Every write records an event, which
+the SSE stream and the polling endpoint forward to the pages.
 
 Hands are secret: `public_state` never contains another player's tiles (only counts) until the
 round has ended; a player's own view adds their hand (`player_view`).
@@ -25,14 +25,14 @@ round has ended; a player's own view adds their hand (`player_view`).
 This package re-exports each module's public functions, so callers write `game.public_state`.
 """
 
-from rounds.lifecycle import Conflict, parse_hand
-from server.game.camera_events import (
+from dominocam.rounds.lifecycle import Conflict, parse_hand
+from dominocam.server.game.camera_events import (
     LATEST_TABLE_EVENTS,
     latest_table_events,
     record_camera_update,
     table_events,
 )
-from server.game.games import (
+from dominocam.server.game.games import (
     MAX_PLAYERS,
     create_game,
     engine_double,
@@ -41,7 +41,7 @@ from server.game.games import (
     start_round,
     update_settings,
 )
-from server.game.hands import (
+from dominocam.server.game.hands import (
     attach_hand_photo,
     confirm_hand,
     declare_cannot_play,
@@ -50,8 +50,8 @@ from server.game.hands import (
     read_hand_photo,
     set_hand,
 )
-from server.game.history import export_csv, export_json, round_history
-from server.game.records import (
+from dominocam.server.game.history import export_csv, export_json, round_history
+from dominocam.server.game.records import (
     NotFound,
     Refused,
     current_game_id,
@@ -64,8 +64,8 @@ from server.game.records import (
     players,
     round_hands,
 )
-from server.game.review import host_review, mark_table_checked
-from server.game.rulings import (
+from dominocam.server.game.review import host_review, mark_table_checked
+from dominocam.server.game.rulings import (
     block_check,
     cancel_pending,
     end_by_domino,
@@ -77,8 +77,8 @@ from server.game.rulings import (
     score_pending,
     unlock_hands,
 )
-from server.game.scoreboard import final_result, finish_if_over, game_progress, scoreboard
-from server.game.table import (
+from dominocam.server.game.scoreboard import final_result, finish_if_over, game_progress, scoreboard
+from dominocam.server.game.table import (
     add_table_tile,
     correct_table_tile,
     layout_from_scene,
@@ -88,14 +88,14 @@ from server.game.table import (
     set_layout,
     table_game,
 )
-from server.game.undo import (
+from dominocam.server.game.undo import (
     correct_score,
     delete_game,
     rename_player,
     reopen_last_round,
     reorder_players,
 )
-from server.game.views import player_view, public_state
+from dominocam.server.game.views import player_view, public_state
 
 __all__ = [
     "LATEST_TABLE_EVENTS",

@@ -14,7 +14,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from rounds.lifecycle import (
+from dominocam.rounds.lifecycle import (
     HOST,
     HOST_ONLY,
     TYPED_OVER_READING,
@@ -22,8 +22,8 @@ from rounds.lifecycle import (
     require_reason,
     shown_entry,
 )
-from rules import phrases
-from server.storage import dumps, loads, now
+from dominocam.rules import phrases
+from dominocam.server.storage import dumps, loads, now
 
 __all__ = [
     "HOST",
@@ -57,8 +57,8 @@ def record(
     detail: dict[str, Any] | None = None,
 ) -> None:
     """Add an entry (inside the caller's transaction). `text` and `public_text` made from
-    `rounds.wording`'s templates (`rules.phrases.Phrase`) are stored with their code
-    and parameters beside them (`words`, `public_words`), which pages write in their
+    `dominocam.rounds.wording`'s templates (`dominocam.rules.phrases.Phrase`) are stored with their
+    code and parameters beside them (`words`, `public_words`), which pages write in their
     reader's language."""
     public = public_text or text
     payload = dict(detail or {}, text=str(text), public_text=str(public))

@@ -1,17 +1,18 @@
 """The live camera's confirmed changes, stored per round (people's corrections standing:
-`server.table_scene`). Tile values on the table are public; nothing here touches a hand."""
+`dominocam.server.table_scene`). Tile values on the table are public; nothing here touches a
+hand."""
 
 from __future__ import annotations
 
 import sqlite3
 from typing import Any
 
-from rules import phrases
-from server import storage, table_scene
-from server.game.records import get_game, get_round
-from server.game.table import layout_from_scene
-from server.storage import dumps, loads, now, transaction
-from vision import messages
+from dominocam.rules import phrases
+from dominocam.server import storage, table_scene
+from dominocam.server.game.records import get_game, get_round
+from dominocam.server.game.table import layout_from_scene
+from dominocam.server.storage import dumps, loads, now, transaction
+from dominocam.vision import messages
 
 # How many camera events the public state carries (the dashboard and the overlay show them).
 LATEST_TABLE_EVENTS = 8
@@ -26,12 +27,12 @@ def record_camera_update(
 ) -> list[dict[str, Any]]:
     """Store the camera's confirmed changes and its table (a frame and its Scene) in the round.
 
-    The camera's table replaces the round's table Scene as an uploaded photo does, except
-    that people's corrections stand (`server.table_scene`) and lines entered by hand are kept.
+    The camera's table replaces the round's table Scene as an uploaded photo does, except that
+    people's corrections stand (`dominocam.server.table_scene`) and lines entered by hand are kept.
 
     Args:
-        scene: the tracker's Scene dict; each tile carries its `track`.
-        events: `vision.track.TableEvent.to_dict()` of the changes confirmed since the last call.
+        scene: the tracker's Scene dict; each tile carries its `track`. events:
+        `dominocam.vision.track.TableEvent.to_dict()` of the changes confirmed since the last call.
         image_name: the frame the Scene was read from, under the game's upload folder.
 
     Returns:

@@ -12,15 +12,15 @@ from typing import Any
 
 from dominocam.errors import UserInputError
 from dominocam.i18n import _
-from rounds.lifecycle import Conflict
-from rules.ledger import make_deal
-from rules.tiles import SUPPORTED_SETS
-from rules.variants import VARIANTS, get_variant
-from server import engine, json_fields, storage
-from server.game.records import Refused, get_game, get_round
-from server.game.rulings import rules_state
-from server.game.scoreboard import finish_if_over, scoreboard
-from server.storage import dumps, loads, now, transaction
+from dominocam.rounds.lifecycle import Conflict
+from dominocam.rules.ledger import make_deal
+from dominocam.rules.tiles import SUPPORTED_SETS
+from dominocam.rules.variants import VARIANTS, get_variant
+from dominocam.server import engine, json_fields, storage
+from dominocam.server.game.records import Refused, get_game, get_round
+from dominocam.server.game.rulings import rules_state
+from dominocam.server.game.scoreboard import finish_if_over, scoreboard
+from dominocam.server.storage import dumps, loads, now, transaction
 
 MAX_PLAYERS = 10
 

@@ -7,7 +7,7 @@ is proposed or a domino called the round's hands are locked (`rulings.lock_hands
 only the host may change a hand, with a reason. Every change of a confirmed hand goes to the
 audit trail (`audit`), whoever makes it. When play goes on again (`play_goes_on`) every
 confirmed hand is to be confirmed again by its owner, as it is or corrected, before the next
-ruling (`rounds.ledger`).
+ruling (`dominocam.rounds.ledger`).
 """
 
 from __future__ import annotations
@@ -17,12 +17,12 @@ from typing import Any
 
 from dominocam.errors import UserInputError
 from dominocam.i18n import _
-from rounds import lifecycle, operations
-from server import storage
-from server.game import audit
-from server.game.records import lock_reason, open_round
-from server.game.round_store import SqliteRoundStore
-from server.storage import dumps, loads, now, transaction
+from dominocam.rounds import lifecycle, operations
+from dominocam.server import storage
+from dominocam.server.game import audit
+from dominocam.server.game.records import lock_reason, open_round
+from dominocam.server.game.round_store import SqliteRoundStore
+from dominocam.server.storage import dumps, loads, now, transaction
 
 
 def hand_row(conn: sqlite3.Connection, round_id: int, player_id: int) -> sqlite3.Row | None:
@@ -82,7 +82,7 @@ def attach_hand_photo(conn: sqlite3.Connection, player: sqlite3.Row, image_name:
 
 def discard_pending(conn: sqlite3.Connection, player: sqlite3.Row) -> str | None:
     """Drop the new photo's reading and keep the confirmed hand
-    (`rounds.operations.discard_pending`). Returns the dropped photo (never confirmed: the
+    (`dominocam.rounds.operations.discard_pending`). Returns the dropped photo (never confirmed: the
     caller deletes its file), or None."""
     store = SqliteRoundStore(conn, player["game_id"])
     return operations.discard_pending(store, player["name"])
@@ -140,7 +140,7 @@ def play_goes_on(conn: sqlite3.Connection, round_id: int) -> None:
     wrong), or after a block check that stopped: every confirmed hand may now list tiles
     played since, so each is to be confirmed again by its owner before the next ruling
     (inside a transaction); the host's word on the ledger's old problems no longer holds
-    (`rounds.operations.play_goes_on`, which the round's operations call)."""
+    (`dominocam.rounds.operations.play_goes_on`, which the round's operations call)."""
     conn.execute(
         "UPDATE hands SET to_confirm = 1 WHERE round_id = ? AND confirmed_at IS NOT NULL",
         (round_id,),
@@ -162,7 +162,7 @@ def set_hand(
 
 
 def declare_cannot_play(conn: sqlite3.Connection, player: sqlite3.Row, value: bool) -> None:
-    """Record the player's declaration (`rounds.operations.declare_cannot_play`); a false
+    """Record the player's declaration (`dominocam.rounds.operations.declare_cannot_play`); a false
     "cannot play" is a foul at the block check."""
     store = SqliteRoundStore(conn, player["game_id"])
     operations.declare_cannot_play(store, player["name"], value)

@@ -12,11 +12,11 @@ import io
 import sqlite3
 from typing import Any
 
-from rounds import ledger_words
-from server.game import audit
-from server.game.records import get_game, players, round_hands
-from server.game.scoreboard import scoreboard
-from server.storage import loads
+from dominocam.rounds import ledger_words
+from dominocam.server.game import audit
+from dominocam.server.game.records import get_game, players, round_hands
+from dominocam.server.game.scoreboard import scoreboard
+from dominocam.server.storage import loads
 
 CSV_COLUMNS = (
     "game",

@@ -1,6 +1,6 @@
 """Looking up games, players, rounds and hands, and the errors every module raises.
 
-`NotFound` becomes HTTP 404 and `Conflict` (`rounds.lifecycle`, both modes') HTTP 409
+`NotFound` becomes HTTP 404 and `Conflict` (`dominocam.rounds.lifecycle`, both modes') HTTP 409
 (`server.__init__`).
 """
 
@@ -11,9 +11,9 @@ from typing import Any
 
 from dominocam.errors import Refused
 from dominocam.i18n import _
-from rounds.lifecycle import Conflict
-from rules import phrases
-from server.storage import loads
+from dominocam.rounds.lifecycle import Conflict
+from dominocam.rules import phrases
+from dominocam.server.storage import loads
 
 __all__ = ["Conflict", "NotFound", "Refused"]
 
@@ -76,7 +76,7 @@ def open_round(conn: sqlite3.Connection, game_id: int) -> sqlite3.Row:
 
 def lock_reason(rnd: Any) -> str | None:
     """Why the round's hands are locked (None while they are not): the stored English
-    `locked_by` as a `rules.phrases.Phrase` with its code and parameters (`locked_words`),
+    `locked_by` as a `dominocam.rules.phrases.Phrase` with its code and parameters (`locked_words`),
     or as plain text for a lock stored before them."""
     if not rnd["locked_at"]:
         return None

@@ -7,10 +7,10 @@ and the round's ledger (every tile of the set in exactly one place).
   (`mark_table_checked`) or corrected it.
   The check holds for the doubts it saw (`doubt_signature`): a new doubt needs a new check.
   Scenes without these keys have no doubt.
-* **The round's ledger** (`rounds.ledger`, issue 32). Before a ruling the table,
+* **The round's ledger** (`dominocam.rounds.ledger`, issue 32). Before a ruling the table,
   the hands and the boneyard are counted against the set (`decide`): a tile in two places
   (two hands, the table and a hand), a tile missed, a hand not confirmed since play went on,
-  or a draw game's boneyard nobody counted holds the ruling (`rounds.operations.rule`).
+  or a draw game's boneyard nobody counted holds the ruling (`dominocam.rounds.operations.rule`).
   Which tile and whose hand goes to the host's correction screen (`host_review`: the set as
   a picture, each problem in words), never to a player or the public table before the round
   ends; the public state says only that the host is checking (`host_checking`), a flag that
@@ -23,8 +23,8 @@ import sqlite3
 from typing import Any
 
 from dominocam.i18n import N_, _
-from rounds import ledger_words, operations, wording
-from rounds.ledger import (
+from dominocam.rounds import ledger_words, operations, wording
+from dominocam.rounds.ledger import (
     HandState,
     Override,
     RoundFacts,
@@ -33,14 +33,14 @@ from rounds.ledger import (
     round_facts,
     table_report,
 )
-from rounds.lifecycle import Conflict
-from rules import phrases
-from rules.tiles import Tile
-from server import storage
-from server.game import audit
-from server.game.records import get_game, open_round, players, round_hands
-from server.storage import dumps, loads, transaction
-from vision.notes import detail_text, notes_json, notes_of, player_text
+from dominocam.rounds.lifecycle import Conflict
+from dominocam.rules import phrases
+from dominocam.rules.tiles import Tile
+from dominocam.server import storage
+from dominocam.server.game import audit
+from dominocam.server.game.records import get_game, open_round, players, round_hands
+from dominocam.server.storage import dumps, loads, transaction
+from dominocam.vision.notes import detail_text, notes_json, notes_of, player_text
 
 # Marked here, translated where raised or shown (the request's language).
 TABLE_NEEDS_CHECK = N_(
@@ -55,8 +55,8 @@ HANDS_NEED_CHECK = N_(
 
 def shown_warnings(scene: dict[str, Any] | None) -> list[str]:
     """A Scene's warnings as a player reads them, in the current language: what to check and
-    where, written from each warning's code (`vision.notes.player_text`), each sentence once
-    (several warnings may ask the same check). The Scene's own `warnings` stay English
+    where, written from each warning's code (`dominocam.vision.notes.player_text`), each sentence
+    once (several warnings may ask the same check). The Scene's own `warnings` stay English
     (machine output); a warning without a code is shown as its text."""
     shown: list[str] = []
     for warning in notes_of(scene or {}):
@@ -68,7 +68,7 @@ def shown_warnings(scene: dict[str, Any] | None) -> list[str]:
 
 def warning_details(scene: dict[str, Any] | None) -> list[str]:
     """A Scene's warnings as the reader gave them, for the host: tile numbers and
-    probabilities, in the current language (`vision.notes.detail_text`)."""
+    probabilities, in the current language (`dominocam.vision.notes.detail_text`)."""
     return [detail_text(w) for w in notes_of(scene or {})]
 
 

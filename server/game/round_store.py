@@ -1,5 +1,5 @@
 """A single-table game's rounds in SQLite, as the round's operations take them
-(`rounds.store.RoundStore`, `rounds.operations`)."""
+(`dominocam.rounds.store.RoundStore`, `dominocam.rounds.operations`)."""
 
 from __future__ import annotations
 
@@ -9,13 +9,13 @@ from contextlib import contextmanager
 from typing import Any
 
 from dominocam.i18n import _
-from rounds.ledger import RoundFacts
-from rounds.lifecycle import AuditEntry, Conflict
-from rounds.store import HandRow, Judged, RoundRow
-from rules import phrases
-from server import engine, storage
-from server.game import audit, review
-from server.game.records import (
+from dominocam.rounds.ledger import RoundFacts
+from dominocam.rounds.lifecycle import AuditEntry, Conflict
+from dominocam.rounds.store import HandRow, Judged, RoundRow
+from dominocam.rules import phrases
+from dominocam.server import engine, storage
+from dominocam.server.game import audit, review
+from dominocam.server.game.records import (
     get_game,
     get_round,
     lock_reason,
@@ -23,8 +23,8 @@ from server.game.records import (
     players,
     round_hands,
 )
-from server.game.scoreboard import finish_if_over
-from server.storage import dumps, loads, now
+from dominocam.server.game.scoreboard import finish_if_over
+from dominocam.server.storage import dumps, loads, now
 
 
 def rules_state(
@@ -81,7 +81,7 @@ def rules_state(
 
 
 class SqliteRoundStore:
-    """The rounds of game `game_id` (`rounds.store.RoundStore`)."""
+    """The rounds of game `game_id` (`dominocam.rounds.store.RoundStore`)."""
 
     def __init__(self, conn: sqlite3.Connection, game_id: int) -> None:
         self.conn = conn

@@ -1,8 +1,8 @@
 """Rulings on the open round: the block check and the end by domino, written once in
-`rounds.operations.rule` and stored here by `SqliteRoundStore`; the game state they judge
+`dominocam.rounds.operations.rule` and stored here by `SqliteRoundStore`; the game state they judge
 (it holds every hand: never shown before the round ends).
 
-Every ruling consults the round's ledger first (`rounds.ledger.decide`): hands to confirm
+Every ruling consults the round's ledger first (`dominocam.rounds.ledger.decide`): hands to confirm
 again refuse it before anything locks; a round that does not add up, a draw game's boneyard
 nobody counted, or a state the rules engine refuses holds it for the host (the hands lock),
 who resolves it and scores (`score_pending`). Condition 2 of a block is judged from the
@@ -14,12 +14,12 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from rounds import lifecycle, operations
-from server.game import audit
-from server.game.records import (
+from dominocam.rounds import lifecycle, operations
+from dominocam.server.game import audit
+from dominocam.server.game.records import (
     player_by_name,
 )
-from server.game.round_store import SqliteRoundStore, rules_state
+from dominocam.server.game.round_store import SqliteRoundStore, rules_state
 
 __all__ = [
     "block_check",
@@ -43,7 +43,7 @@ def game_state_for_rules(conn: sqlite3.Connection, game_id: int) -> dict[str, An
 
 
 def lock_hands(conn: sqlite3.Connection, game_id: int, why: str, author: str) -> None:
-    """Lock every hand of the open round (`rounds.operations.lock`): from now on only the
+    """Lock every hand of the open round (`dominocam.rounds.operations.lock`): from now on only the
     host changes a hand, with a reason (`hands.confirm_hand`)."""
     store = SqliteRoundStore(conn, game_id)
     with store.transaction():
@@ -51,7 +51,7 @@ def lock_hands(conn: sqlite3.Connection, game_id: int, why: str, author: str) ->
 
 
 def unlock_hands(conn: sqlite3.Connection, game_id: int, reason: object) -> None:
-    """The host lets play go on (`rounds.operations.unlock_hands`)."""
+    """The host lets play go on (`dominocam.rounds.operations.unlock_hands`)."""
     operations.unlock_hands(SqliteRoundStore(conn, game_id), reason)
 
 
@@ -62,7 +62,7 @@ def block_check(
     confirm: bool = False,
     by_host: bool = False,
 ) -> dict[str, Any]:
-    """Run the clockwise verification from `proposer_name` (`rounds.operations.rule`).
+    """Run the clockwise verification from `proposer_name` (`dominocam.rounds.operations.rule`).
 
     Only the host turns a ruling into a score: a confirmed block ends the round when the
     host rules with `confirm` (`by_host`). Otherwise a blocked round is held for the host
@@ -75,7 +75,7 @@ def block_check(
         `awaiting_confirmation` when held.
 
     Raises:
-        Conflict: as `rounds.operations.rule` (`HeldForHost` when held for the host).
+        Conflict: as `dominocam.rounds.operations.rule` (`HeldForHost` when held for the host).
     """
     name = player_by_name(conn, game_id, proposer_name)["name"]
     author = audit.HOST if by_host else name
@@ -92,7 +92,7 @@ def end_by_domino(
     confirm: bool = False,
     by_host: bool = False,
 ) -> dict[str, Any]:
-    """`winner_name` played their last tile (`rounds.operations.rule`): with the host's
+    """`winner_name` played their last tile (`dominocam.rounds.operations.rule`): with the host's
     `confirm`, end the round and score it per the variant (returns the result). Otherwise
     the call is held for the host (`score_pending`), which locks the hands, and returns
     `{"pending": ...}` with nothing scored. Only the host calls domino in single-table mode
@@ -113,9 +113,10 @@ def end_by_domino(
 
 
 def score_pending(conn: sqlite3.Connection, game_id: int) -> dict[str, Any]:
-    """The host confirms the ruling that ends the round (`rounds.operations.score_held_ruling`):
-    judged again on the hands as they are now and, if it still ends the round, scored; a
-    block that no longer holds is dropped and the hands are released (play goes on).
+    """The host confirms the ruling that ends the round
+    (`dominocam.rounds.operations.score_held_ruling`): judged again on the hands as they are now
+    and, if it still ends the round, scored; a block that no longer holds is dropped and the hands
+    are released (play goes on).
 
     Returns:
         `{"ended": bool, "outcome" | "result": ...}`.
@@ -134,12 +135,13 @@ def score_pending(conn: sqlite3.Connection, game_id: int) -> dict[str, Any]:
 
 def override_ledger(conn: sqlite3.Connection, game_id: int, reason: object) -> None:
     """The host rules the round although it does not add up, with a reason
-    (`rounds.operations.override_ledger`)."""
+    (`dominocam.rounds.operations.override_ledger`)."""
     operations.override_ledger(SqliteRoundStore(conn, game_id), reason)
 
 
 def cancel_pending(conn: sqlite3.Connection, game_id: int, reason: object) -> None:
-    """The host dismisses a ruling awaiting confirmation (`rounds.operations.cancel_ruling`):
-    the hands are released, play goes on, and every hand is confirmed again before a new
-    ruling (`rounds.operations.rule` refuses a player's ruling until then)."""
+    """The host dismisses a ruling awaiting confirmation
+    (`dominocam.rounds.operations.cancel_ruling`): the hands are released, play goes on, and every
+    hand is confirmed again before a new
+    ruling (`dominocam.rounds.operations.rule` refuses a player's ruling until then)."""
     operations.cancel_ruling(SqliteRoundStore(conn, game_id), reason)

@@ -7,9 +7,9 @@ import sqlite3
 from typing import Any
 
 from dominocam.i18n import _, format_number, ngettext
-from server import engine, storage
-from server.game.records import get_game, players
-from server.storage import loads
+from dominocam.server import engine, storage
+from dominocam.server.game.records import get_game, players
+from dominocam.server.storage import loads
 
 
 def _ended_rounds(conn: sqlite3.Connection, game_id: int) -> list[dict[str, Any]]:

@@ -1,5 +1,5 @@
 """The round's table: lines entered by hand, the boneyard, the table photo's Scene and the
-corrections people make to it (open ends follow, `server.table_scene`)."""
+corrections people make to it (open ends follow, `dominocam.server.table_scene`)."""
 
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ import sqlite3
 from typing import Any
 
 from dominocam.i18n import _
-from rounds import scene_state
-from rounds.lifecycle import Conflict
-from rules.places import PLACE_CODES, place_of
-from rules.tiles import parse_tile
-from server import engine, json_fields, storage, table_scene
-from server.game.records import (
+from dominocam.rounds import scene_state
+from dominocam.rounds.lifecycle import Conflict
+from dominocam.rules.places import PLACE_CODES, place_of
+from dominocam.rules.tiles import parse_tile
+from dominocam.server import engine, json_fields, storage, table_scene
+from dominocam.server.game.records import (
     NotFound,
     Refused,
     get_game,
@@ -20,7 +20,7 @@ from server.game.records import (
     open_round,
     players,
 )
-from server.storage import dumps, loads, transaction
+from dominocam.server.storage import dumps, loads, transaction
 
 
 def _parse_line(raw: object, index: int, set_max: int, names: set[str]) -> dict[str, Any]:
@@ -61,7 +61,8 @@ def _parse_line(raw: object, index: int, set_max: int, names: set[str]) -> dict[
                 owner=str(owner),
             )
         line["owner"] = owner
-    # Where a photo's line lies (`rules.places`), kept when the host edits the photo's lines.
+    # Where a photo's line lies (`dominocam.rules.places`), kept when the host edits the photo's
+    # lines.
     place = raw.get("place")
     if place is not None:
         if place not in PLACE_CODES:
@@ -129,7 +130,7 @@ def _set_boneyard(conn: sqlite3.Connection, round_id: int, boneyard: object) -> 
 
 def set_boneyard(conn: sqlite3.Connection, game_id: int, boneyard: object) -> None:
     """The host enters the boneyard's count (null: not known). Until then a draw game's
-    boneyard is unknown, never 0 by default (`rounds.ledger`)."""
+    boneyard is unknown, never 0 by default (`dominocam.rounds.ledger`)."""
     with transaction(conn):
         rnd = open_round(conn, game_id)
         _set_boneyard(conn, rnd["id"], boneyard)
@@ -138,9 +139,9 @@ def set_boneyard(conn: sqlite3.Connection, game_id: int, boneyard: object) -> No
 
 def layout_from_scene(scene: dict[str, Any]) -> list[dict[str, Any]]:
     """Rules-engine lines from a Scene's layout: one line per open end the photo shows
-    (`rounds.scene_state.layout_lines`, shared with `dominocam round`), each with the
-    place of its open end in the photo (`rules.places`): players are told "the 5 at the top
-    right", never a line's number."""
+    (`dominocam.rounds.scene_state.layout_lines`, shared with `dominocam round`), each with the
+    place of its open end in the photo (`dominocam.rules.places`): players are told "the 5 at the
+    top right", never a line's number."""
     lines = scene_state.layout_lines(scene)
     image = scene.get("image") or {}
     width, height = image.get("width"), image.get("height")

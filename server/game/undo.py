@@ -13,14 +13,14 @@ from typing import Any
 
 from dominocam.errors import UserInputError
 from dominocam.i18n import _
-from rounds import operations, wording
-from rounds.lifecycle import Conflict
-from server import storage
-from server.game import audit
-from server.game.records import get_game, get_round, player_by_id, players
-from server.game.round_store import SqliteRoundStore
-from server.game.scoreboard import finish_if_over
-from server.storage import dumps, loads, transaction
+from dominocam.rounds import operations, wording
+from dominocam.rounds.lifecycle import Conflict
+from dominocam.server import storage
+from dominocam.server.game import audit
+from dominocam.server.game.records import get_game, get_round, player_by_id, players
+from dominocam.server.game.round_store import SqliteRoundStore
+from dominocam.server.game.scoreboard import finish_if_over
+from dominocam.server.storage import dumps, loads, transaction
 
 MAX_NAME = 40
 
@@ -37,8 +37,8 @@ def _between_rounds(conn: sqlite3.Connection, game_id: int, what: str) -> None:
 
 
 def reopen_last_round(conn: sqlite3.Connection, game_id: int, reason: object) -> int:
-    """Reopen the latest ended round (`rounds.operations.reopen_last_round`): its score leaves
-    the scoreboard, its hands stay locked (the host corrects them with a reason) and it is
+    """Reopen the latest ended round (`dominocam.rounds.operations.reopen_last_round`): its score
+    leaves the scoreboard, its hands stay locked (the host corrects them with a reason) and it is
     ruled and scored again. Returns the reopened round's number."""
     get_game(conn, game_id)
     return operations.reopen_last_round(SqliteRoundStore(conn, game_id), reason)

@@ -6,19 +6,19 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from rounds.scene_state import hand_tiles
-from rules import phrases
-from rules.places import line_words, place_text
-from rules.variants import get_variant
-from server import storage
-from server.game import audit, history, review
-from server.game.camera_events import latest_table_events
-from server.game.games import usual_deal
-from server.game.records import get_game, get_round, lock_reason, players, round_hands
-from server.game.rulings import public_outcome
-from server.game.scoreboard import scoreboard
-from server.setup_words import variant_title
-from server.storage import loads
+from dominocam.rounds.scene_state import hand_tiles
+from dominocam.rules import phrases
+from dominocam.rules.places import line_words, place_text
+from dominocam.rules.variants import get_variant
+from dominocam.server import storage
+from dominocam.server.game import audit, history, review
+from dominocam.server.game.camera_events import latest_table_events
+from dominocam.server.game.games import usual_deal
+from dominocam.server.game.records import get_game, get_round, lock_reason, players, round_hands
+from dominocam.server.game.rulings import public_outcome
+from dominocam.server.game.scoreboard import scoreboard
+from dominocam.server.setup_words import variant_title
+from dominocam.server.storage import loads
 
 
 def public_state(conn: sqlite3.Connection, game_id: int) -> dict[str, Any]:

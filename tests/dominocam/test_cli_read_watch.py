@@ -34,7 +34,7 @@ def paint(halves: list[tuple[int, int]]) -> np.ndarray:
     for its value (first value at the end of corners 0-1)."""
     from standin import value_level
 
-    from vision import geometry
+    from dominocam.vision import geometry
 
     image = np.full((HEIGHT, WIDTH, 3), (40, 90, 30), np.uint8)
     for box, values in zip(BOXES, halves, strict=True):
@@ -53,7 +53,7 @@ def models(tmp_path_factory: pytest.TempPathFactory) -> Path:
     pytest.importorskip("onnx")
     from standin import raw_from_boxes, write_detector, write_reader
 
-    from vision import geometry
+    from dominocam.vision import geometry
 
     folder = tmp_path_factory.mktemp("models")
     _, transform = geometry.letterbox(np.zeros((HEIGHT, WIDTH, 3), np.uint8), DETECTOR_SIZE)
@@ -86,7 +86,7 @@ def photos(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 def read(models: Path, command_runner, monkeypatch: pytest.MonkeyPatch):
     """`read("a.png", "--json")` -> (exit status, stdout, stderr) of `dominocam read`."""
     monkeypatch.setenv("DOMINOCAM_MODELS", str(models))
-    run = command_runner("vision.cli")
+    run = command_runner("dominocam.vision.cli")
 
     def call(*args: str | Path) -> tuple[int, str, str]:
         return run("read", *(str(a) for a in args), "--no-closeups")
@@ -109,7 +109,7 @@ def test_summary_names_each_open_end_and_where_it_lies(read, photos):
 
 
 def test_place_words_by_thirds_of_the_photo():
-    from rules.places import place_words
+    from dominocam.rules.places import place_words
 
     assert place_words((310, 5), 320, 240) == "at the top right"
     assert place_words((160, 120), 320, 240) == "in the middle"

@@ -154,7 +154,7 @@ def test_back_crops_are_the_face_down_tiles_and_leave_face_crops_as_they_were(
 ) -> None:
     """Back crops come after the face crops: the face crops (and their jitter) are the same
     with and without them, and every back crop is a half of a fully visible face-down tile."""
-    from vision.reader import BACK_CLASS
+    from dominocam.vision.reader import BACK_CLASS
 
     cfg = CONFIGS["default"]
     without = dataclasses.replace(cfg, reader_back_crops=False)

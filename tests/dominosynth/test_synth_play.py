@@ -6,10 +6,9 @@ import random
 
 import pytest
 
-import rules
-import rules.layout
+from dominocam import rules
+from dominocam.rules.tiles import full_set
 from dominosynth.play import VARIANTS, check_layout, line_start_value, simulate
-from rules.tiles import full_set
 
 
 @pytest.mark.parametrize("variant", VARIANTS)

@@ -8,9 +8,9 @@ import json
 
 import numpy as np
 
+from dominocam.measure.metrics import boxes_match
 from dominosynth.config import CONFIGS
 from dominosynth.generate import generate, yolo_lines
-from measure.metrics import boxes_match
 
 PRINT = CONFIGS["print"]
 BOARD_AND_LID = dataclasses.replace(PRINT, print_board_p=1.0, print_lid_p=1.0, empty_p=0.0)

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from dominocam.cli import main
+from dominocam.rules.tiles import Tile
 from dominosynth.video import VideoSpec, plan_video, read_truth, render_frames, write_video
-from rules.tiles import Tile
 
 SMALL = VideoSpec(width=320, height=180, move_gap=(4, 6), tail=6)
 

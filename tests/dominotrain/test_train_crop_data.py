@@ -8,6 +8,8 @@ import json
 import cv2
 import numpy as np
 
+from dominocam.vision import geometry
+from dominocam.vision.detector import MAX_UPSCALE
 from dominosynth.tile_crops import TILE_CROP_PX
 from dominotrain.crop_data import (
     INPUT_PX,
@@ -18,8 +20,6 @@ from dominotrain.crop_data import (
     picture_crops,
 )
 from dominotrain.verifier_data import tile_box
-from vision import geometry
-from vision.detector import MAX_UPSCALE
 
 WHITE = (235, 235, 235)
 

@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from dominocam.measure.keep_gates import KEEP_GATES
 from dominotrain.device_run import CANDIDATE_FILES, REPORT, STAGES
-from measure.keep_gates import KEEP_GATES
 
 pytestmark = pytest.mark.train
 

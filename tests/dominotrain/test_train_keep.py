@@ -1,5 +1,5 @@
-"""`dominotrain.keep` (scripts/keep-candidate-models.sh) and `measure.keep_gates`: candidates
-are copied into models/ with their cards only when every gate of issue 36 holds.
+"""`dominotrain.keep` (scripts/keep-candidate-models.sh) and `dominocam.measure.keep_gates`:
+candidates are copied into models/ with their cards only when every gate of issue 36 holds.
 
 The candidates here are copies of the committed files with a report written by hand, so no
 training is needed; the real run is tests/dominotrain/test_train_device_run.py.
@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from dominocam.measure.keep_gates import KEEP_GATES, PRINT_SET, check_gates
 from dominotrain import keep
 from dominotrain.device_run import CANDIDATE_FILES, REPORT
 from dominotrain.export import add_metadata
-from measure.keep_gates import KEEP_GATES, PRINT_SET, check_gates
 
 ROOT = Path(__file__).resolve().parents[2]
 

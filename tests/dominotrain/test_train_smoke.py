@@ -147,7 +147,7 @@ def test_train_export_and_run(cli, data, tmp_path_factory):
     assert np.allclose(probs.sum(axis=1), 1, atol=1e-4)
 
     # and the torch-free runtime reads a picture with them (no accuracy asked of one epoch)
-    from vision.pipeline import load_models, read_image
+    from dominocam.vision.pipeline import load_models, read_image
 
     loaded = load_models(models / "detector.onnx", models / "reader.onnx")
     assert loaded.reader.has_back

@@ -1,5 +1,5 @@
 """The verifier's training: a short run on painted crops learns them and exports an ONNX file
-that `vision.verifier.Verifier` reads."""
+that `dominocam.vision.verifier.Verifier` reads."""
 
 from __future__ import annotations
 
@@ -24,8 +24,8 @@ def _write_crops(folder, rng) -> None:
 
 def test_a_short_run_learns_painted_crops_and_exports_a_readable_verifier(tmp_path):
     pytest.importorskip("torch")
+    from dominocam.vision.verifier import Verifier
     from dominotrain.verifier_train import train
-    from vision.verifier import Verifier
 
     _write_crops(tmp_path / "crops", np.random.default_rng(0))
     record = train(tmp_path / "crops", tmp_path / "run", epochs=25, threads=1, seed=0, command="t")

@@ -14,8 +14,8 @@ import copy
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from rules import GameState, Tile, parse_state
-from rules.tiles import parse_tile
+from dominocam.rules import GameState, Tile, parse_state
+from dominocam.rules.tiles import parse_tile
 
 DESIGN_EXAMPLE: dict[str, Any] = {
     "variant": "block",

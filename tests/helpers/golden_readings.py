@@ -15,7 +15,7 @@ when compared. It records the SHA-256 of the models it was read with; with other
 comparison means nothing, so the test is skipped and says to run the command above.
 
 The pictures are built from committed ones only, each chosen to run one path of
-`vision.pipeline.read_image`: the bundled tables as they are (detection, verifier, reader,
+`dominocam.vision.pipeline.read_image`: the bundled tables as they are (detection, verifier, reader,
 joint decoding, layout), the benchmark table of `dominocam bench` (rendered by dominosynth
 from a fixed seed), one tile cut out and enlarged (the close-up pass) and a 4 x 4 mosaic of
 the tables (its tiles are small at the network input: the far-tile pass).
@@ -34,7 +34,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.notes import notes_json
+from dominocam.vision.notes import notes_json
 
 ROOT = Path(__file__).resolve().parents[2]
 ASSETS = ROOT / "tests" / "assets"
@@ -65,7 +65,7 @@ class Picture:
 
 
 def _load(relative: str) -> np.ndarray:
-    from vision.image_io import load_image
+    from dominocam.vision.image_io import load_image
 
     return load_image(ASSETS / relative)
 
@@ -85,14 +85,14 @@ def _closeup() -> np.ndarray:
 
 def _mosaic() -> np.ndarray:
     """The four tables side by side, 4 x 4 (3200 x 2400): 90 px tiles shrink to about 19 px
-    at the network input, below `vision.detector.SLICE_BELOW_INPUT_PX`."""
+    at the network input, below `dominocam.vision.detector.SLICE_BELOW_INPUT_PX`."""
     tables = [_load(name) for name in TABLES]
     rows = [np.hstack([tables[(r + c) % 4] for c in range(4)]) for r in range(4)]
     return np.vstack(rows)
 
 
 def _bench() -> np.ndarray:
-    from measure.bench import bench_table
+    from dominocam.measure.bench import bench_table
 
     return bench_table(1280, 720, 36).image
 
@@ -154,7 +154,7 @@ def read_all(reader: Any) -> dict[str, dict[str, Any]]:
 
 
 def read_all_of(reader: Any, chosen: Sequence[Picture]) -> dict[str, dict[str, Any]]:
-    """The pictures `chosen` read by the product's reader (`vision.reading.PhotoReader`,
+    """The pictures `chosen` read by the product's reader (`dominocam.vision.reading.PhotoReader`,
     as `dominocam read` and the dashboard read: a table photo of no known game, or a hand
     photo), described."""
     return {
@@ -165,7 +165,7 @@ def read_all_of(reader: Any, chosen: Sequence[Picture]) -> dict[str, dict[str, A
 
 def model_hashes(models: Any) -> dict[str, str]:
     """SHA-256 of the detector, verifier and reader files, and of the calibration."""
-    from vision.onnx_model import file_sha256
+    from dominocam.vision.onnx_model import file_sha256
 
     files = {"detector": models.detector.path, "reader": models.reader.path}
     if models.verifier is not None:
@@ -395,7 +395,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true", help=f"write {GOLDEN.relative_to(ROOT)}")
     args = parser.parse_args(argv)
-    from vision.reading import PhotoReader
+    from dominocam.vision.reading import PhotoReader
 
     reader = PhotoReader.load(threads=2)
     found = {"models": model_hashes(reader.models), "readings": read_all(reader)}

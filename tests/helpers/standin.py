@@ -135,7 +135,7 @@ def write_reader(
     Value v has level `value_level(v, levels)`; the class "back" (`BACK_CLASS`) has the level
     of value `num_values`, so give `levels=num_values + 1` with it.
     """
-    from vision.reader import BACK_CLASS
+    from dominocam.vision.reader import BACK_CLASS
 
     order = class_order or list(range(num_values))
     levels = levels or num_values

@@ -99,7 +99,7 @@ def make_scene(rng: np.random.Generator, size=(320, 240), count: int = 3):
 
 def write_synth_like(root: Path, images: int = 8, seed: int = 0) -> Path:
     """A folder in the layout of `dominocam synth --out` (detector, reader, truth, card)."""
-    from vision.geometry import rectify_tile, split_halves
+    from dominocam.vision.geometry import rectify_tile, split_halves
 
     rng = np.random.default_rng(seed)
     for split in ("train", "val"):

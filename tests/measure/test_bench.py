@@ -8,7 +8,7 @@ import sys
 
 import numpy as np
 
-from measure.bench import bench_config, bench_table
+from dominocam.measure.bench import bench_config, bench_table
 
 
 def test_the_bench_table_is_a_full_table_inside_the_picture() -> None:
@@ -35,7 +35,10 @@ def test_the_bench_config_is_the_clean_look_with_tiles_scaled_to_the_width() -> 
 
 
 def test_the_pipeline_never_imports_the_generator() -> None:
-    code = "import sys, vision.pipeline, measure.bench; print('dominosynth' in sys.modules)"
+    code = (
+        "import sys, dominocam.vision.pipeline, dominocam.measure.bench; "
+        "print('dominosynth' in sys.modules)"
+    )
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60
     )

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from measure import calibrate
+from dominocam.measure import calibrate
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ import pytest
 
 import dominocam.cli
 from dominocam.errors import UserInputError
-from measure.evaluate import SET_MODELS, SETS, run_eval, sets_to_run
+from dominocam.measure.evaluate import SET_MODELS, SETS, run_eval, sets_to_run
 
 pytest.importorskip("onnx")
 from standin import value_level, write_reader
@@ -121,7 +121,7 @@ def test_sets_without_their_folder_are_a_clear_error(reader_only, synthetic) -> 
 def test_eval_command_on_reader_sets_reports_only_the_reader(
     reader_only, realval, tmp_path, monkeypatch, capsys
 ) -> None:
-    monkeypatch.setattr(dominocam.cli, "COMMAND_MODULES", ("measure.cli",))
+    monkeypatch.setattr(dominocam.cli, "COMMAND_MODULES", ("dominocam.measure.cli",))
     out = tmp_path / "eval"
     code = dominocam.cli.main(
         ["eval", "--realval", str(realval), "--sets", "realval_halves", "--out", str(out)]
@@ -133,7 +133,7 @@ def test_eval_command_on_reader_sets_reports_only_the_reader(
 
 
 def test_detector_thresholds_reach_the_detector_and_the_report() -> None:
-    from measure.evaluate import describe_models, load_eval_models
+    from dominocam.measure.evaluate import describe_models, load_eval_models
 
     models = load_eval_models(["realval_scenes"], conf=0.4, iou=0.3)
     assert (models.detector.conf, models.detector.iou) == (0.4, 0.3)
@@ -152,8 +152,8 @@ def test_a_real_set_without_its_labels_is_a_clear_error(reader_only, realval) ->
 
 
 def test_max_upscale_reaches_the_detector_and_the_report() -> None:
-    from measure.evaluate import describe_models, load_eval_models
-    from vision.detector import MAX_UPSCALE
+    from dominocam.measure.evaluate import describe_models, load_eval_models
+    from dominocam.vision.detector import MAX_UPSCALE
 
     assert load_eval_models(["realval_scenes"]).detector.max_upscale == MAX_UPSCALE
     models = load_eval_models(["realval_scenes"], max_upscale=None)
@@ -162,9 +162,9 @@ def test_max_upscale_reaches_the_detector_and_the_report() -> None:
 
 
 def test_the_report_names_every_model_read_with_and_the_close_up_frame() -> None:
-    from measure.evaluate import describe_models, load_eval_models
-    from vision.confidence import load_calibration
-    from vision.onnx_model import file_sha256
+    from dominocam.measure.evaluate import describe_models, load_eval_models
+    from dominocam.vision.confidence import load_calibration
+    from dominocam.vision.onnx_model import file_sha256
 
     models = load_eval_models(["realval_scenes"], closeup_border=0.25)
     assert models.detector.closeup_border == 0.25
@@ -182,7 +182,7 @@ def test_the_report_names_every_model_read_with_and_the_close_up_frame() -> None
     "given, chosen", [(None, 2.0), ("none", None), ("NONE", None), ("1", 1.0), ("3.5", 3.5)]
 )
 def test_max_upscale_flag(given, chosen) -> None:
-    from measure.cli import chosen_upscale, upscale
+    from dominocam.measure.cli import chosen_upscale, upscale
 
     assert chosen_upscale(None if given is None else upscale(given), 2.0) == chosen
 
@@ -194,7 +194,7 @@ def test_a_max_upscale_below_1_is_refused(value, realval, capsys) -> None:
 
 
 def test_add_border_frames_the_picture_in_grey() -> None:
-    from measure.evaluate import add_border
+    from dominocam.measure.evaluate import add_border
 
     image = np.full((60, 100, 3), 200, np.uint8)
     framed = add_border(image, 0.5)  # 50 px: half the longer side
@@ -206,8 +206,8 @@ def test_add_border_frames_the_picture_in_grey() -> None:
 
 
 def test_border_and_closeups_reach_every_real_tile_crop(tmp_path: Path, monkeypatch) -> None:
-    from measure.evaluate import describe_models
-    from vision.scene import Scene
+    from dominocam.measure.evaluate import describe_models
+    from dominocam.vision.scene import Scene
 
     root = tmp_path / "realval"
     (root / "tiles").mkdir(parents=True)
@@ -219,7 +219,7 @@ def test_border_and_closeups_reach_every_real_tile_crop(tmp_path: Path, monkeypa
         seen.append((image.shape, closeups))
         return Scene(image.shape[1], image.shape[0])
 
-    monkeypatch.setattr("vision.reading.read_image", fake_read)  # under PhotoReader.read
+    monkeypatch.setattr("dominocam.vision.reading.read_image", fake_read)  # under PhotoReader.read
     results = run_eval(None, root, sets=["realval_tiles"], quiet=True, border=0.5)
     assert seen == [((160, 200, 3), True)]
     assert "grey border 0.5" in results["realval_tiles"].note
@@ -251,8 +251,8 @@ def _square(cx: float, cy: float, half_w: float, half_h: float) -> np.ndarray:
 
 
 def test_synthetic_tile_crops_cut_whole_lone_face_up_tiles(tmp_path: Path) -> None:
+    from dominocam.measure.evaluate import synthetic_tile_crops
     from dominosynth.tile_crops import TILE_CROP_PX
-    from measure.evaluate import synthetic_tile_crops
 
     root = tmp_path / "synth"
     (root / "detector" / "images" / "val").mkdir(parents=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from dominocam.cli import main
-from measure.layout_eval import evaluate, generated_truths
+from dominocam.measure.layout_eval import evaluate, generated_truths
 
 
 def test_synthetic_tables_give_the_true_open_ends_or_say_why_not() -> None:

@@ -14,7 +14,7 @@ import dominocam.cli
 @pytest.fixture
 def run(command_runner):
     """Run `dominocam ARGS` with only the measuring commands registered."""
-    return command_runner("measure.cli")
+    return command_runner("dominocam.measure.cli")
 
 
 def test_help_lists_the_commands() -> None:
@@ -26,7 +26,7 @@ def test_help_lists_the_commands() -> None:
 def test_measuring_and_training_commands_import_neither_torch_nor_matplotlib() -> None:
     code = (
         "import sys, dominotrain.cli, measure.cli, measure.evaluate, measure.plots, "
-        "measure.bench, measure.layout_eval, measure.track_eval; "
+        "dominocam.measure.bench, measure.layout_eval, measure.track_eval; "
         "bad = {'torch', 'ultralytics', 'matplotlib'} & set(sys.modules); "
         "sys.exit(str(bad) if bad else 0)"
     )

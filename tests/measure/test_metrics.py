@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
-from measure.metrics import (
+from dominocam.measure.metrics import (
     Rate,
     assign_reads,
     boxes_match,

@@ -6,9 +6,9 @@ import cv2
 import numpy as np
 from train_factories import make_scene
 
-from measure.metrics import Rate
-from measure.plots import draw_by_length, draw_confusion, write_plots
-from measure.scoring import Failure, Prediction, SetResult
+from dominocam.measure.metrics import Rate
+from dominocam.measure.plots import draw_by_length, draw_confusion, write_plots
+from dominocam.measure.scoring import Failure, Prediction, SetResult
 
 
 def test_confusion_picture():

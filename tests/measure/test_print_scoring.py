@@ -9,11 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from dominocam.measure.evaluate import SET_FOLDER, SETS, run_eval, sets_to_run
+from dominocam.measure.scoring import SetResult, scene_predictions, score_print_image
+from dominocam.vision.scene import Scene, SceneTile
 from dominosynth.config import CONFIGS
 from dominosynth.generate import generate
-from measure.evaluate import SET_FOLDER, SETS, run_eval, sets_to_run
-from measure.scoring import SetResult, scene_predictions, score_print_image
-from vision.scene import Scene, SceneTile
 
 
 def box(x: float, y: float, length: float = 60.0) -> np.ndarray:

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from measure.evaluate import format_table
-from measure.scoring import (
+from dominocam.measure.evaluate import format_table
+from dominocam.measure.scoring import (
     Prediction,
     SetResult,
     score_boxed_image,
     score_scene_photo,
     score_tile_crop,
 )
-from measure.truth import synthetic_truth
+from dominocam.measure.truth import synthetic_truth
 
 
 def box(cx, cy, w=40.0, h=20.0):

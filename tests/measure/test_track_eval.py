@@ -1,10 +1,11 @@
-"""The event matching of `measure.track_eval`: every event gets a row saying what became of it."""
+"""The event matching of `dominocam.measure.track_eval`: every event gets a row saying what
+became of it."""
 
 from __future__ import annotations
 
 import json
 
-from measure.track_eval import (
+from dominocam.measure.track_eval import (
     FALSE_REASONS,
     NO_NOISE,
     TRUTH_OUTCOMES,
@@ -184,7 +185,7 @@ def test_compare_refuses_a_file_that_is_not_event_rows(tmp_path, capsys) -> None
 
 
 def test_events_of_synthetic_videos_match_the_truth() -> None:
-    from measure.track_eval import NO_NOISE, evaluate_seed
+    from dominocam.measure.track_eval import NO_NOISE, evaluate_seed
 
     for seed in (1, 2):
         result = evaluate_seed(seed, noise=NO_NOISE)
@@ -195,9 +196,9 @@ def test_events_of_synthetic_videos_match_the_truth() -> None:
 
 
 def test_track_eval_runs_the_bundled_models_on_rendered_frames() -> None:
+    from dominocam.measure.track_eval import evaluate_seed
+    from dominocam.vision.pipeline import load_models
     from dominosynth.video import TINY_GAME, plan_video
-    from measure.track_eval import evaluate_seed
-    from vision.pipeline import load_models
 
     spec = TINY_GAME
     result = evaluate_seed(5, spec=spec, models=load_models())
@@ -208,7 +209,7 @@ def test_track_eval_runs_the_bundled_models_on_rendered_frames() -> None:
 
 
 def test_a_noisy_detector_still_gives_the_moves() -> None:
-    from measure.track_eval import DetectorNoise, evaluate_seed, summarise
+    from dominocam.measure.track_eval import DetectorNoise, evaluate_seed, summarise
 
     noise = DetectorNoise(misread_p=0.0)
     results = [evaluate_seed(seed, noise=noise) for seed in (1, 6)]

@@ -186,7 +186,7 @@ def test_a_doubtful_tile_in_a_hand_makes_the_round_uncertain(tmp_path: Path) -> 
 def test_a_doubtful_tile_in_another_hand_holds_a_domino(tmp_path: Path) -> None:
     # The guard against a misread no count can see (studies.round_simulation models it):
     # every count known, Ana went out, and Ben's 4-4 may be misread: the domino waits for a
-    # person, though the ledger closes and `rules.hold` has nothing to say.
+    # person, though the ledger closes and `dominocam.rules.hold` has nothing to say.
     table = scene(chain([0, 1, 2]))
     ben = hand((4, 4), (5, 5))
     args = ("--variant", "draw", "--hand-size", "2", "--boneyard", "24")
@@ -500,8 +500,8 @@ def test_the_needs_review_lines_come_in_the_chosen_language(
 ) -> None:
     # The Scene's warning is English (machine output) with its code beside it (`notes`);
     # `--lang` writes a player's sentence from the code in the language (issue 34).
-    from vision import messages
-    from vision.notes import note, notes_json
+    from dominocam.vision import messages
+    from dominocam.vision.notes import note, notes_json
 
     table = scene(chain([0, 1, 2, 3]))
     table["tiles"][2]["doubtful"] = True

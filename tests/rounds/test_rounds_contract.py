@@ -1,7 +1,7 @@
-"""The round's operations (`rounds.operations`) on both stores, through `RoundStore`: one set
-of scenarios, run on SQLite (the single-table dashboard's `SqliteRoundStore`) and on
-PostgreSQL (tournament mode's `PgRoundStore`, with the `tournament` marker and a real
-server: `make test-tournament`). Only a round's setup that the operations do not cover
+"""The round's operations (`dominocam.rounds.operations`) on both stores, through `RoundStore`: one
+set of scenarios, run on SQLite (the single-table dashboard's `SqliteRoundStore`) and on PostgreSQL
+(tournament mode's `PgRoundStore`, with the `tournament` marker and a real server: `make
+test-tournament`). Only a round's setup that the operations do not cover
 (ending a round by hand, the table's lines, the camera's reading) is written per store."""
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 
 from dominocam.errors import UserInputError
-from rounds import lifecycle, operations, wording
-from rounds.ledger import HandState
-from rounds.lifecycle import HOST, Conflict
-from rounds.store import RoundStore
+from dominocam.rounds import lifecycle, operations, wording
+from dominocam.rounds.ledger import HandState
+from dominocam.rounds.lifecycle import HOST, Conflict
+from dominocam.rounds.store import RoundStore
 
 
 @dataclass
@@ -34,9 +34,9 @@ class Table:
 
 
 def sqlite_table(tmp_path: Path) -> Iterator[Table]:
-    from server import storage
-    from server.game import create_game, start_round
-    from server.game.round_store import SqliteRoundStore
+    from dominocam.server import storage
+    from dominocam.server.game import create_game, start_round
+    from dominocam.server.game.round_store import SqliteRoundStore
 
     conn = storage.connect(str(tmp_path / "rounds.sqlite"))
     storage.migrate(conn)
@@ -73,7 +73,7 @@ def sqlite_table(tmp_path: Path) -> Iterator[Table]:
             )
 
     def host_checks_table() -> None:
-        from server.game.review import mark_table_checked
+        from dominocam.server.game.review import mark_table_checked
 
         mark_table_checked(conn, game_id)
 
@@ -89,9 +89,9 @@ def postgres_table() -> Iterator[Table]:
         pytest.skip("needs PostgreSQL: run `make test-tournament`")
     from psycopg.types.json import Jsonb
 
-    from tournament import rounds, store
-    from tournament.config import parse_config
-    from tournament.rounds import PgRoundStore
+    from dominocam.tournament import rounds, store
+    from dominocam.tournament.config import parse_config
+    from dominocam.tournament.rounds import PgRoundStore
 
     config = parse_config(
         {

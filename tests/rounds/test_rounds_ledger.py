@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from dominocam.errors import UserInputError
-from rounds import ledger_words
-from rounds.ledger import (
+from dominocam.rounds import ledger_words
+from dominocam.rounds.ledger import (
     CellKind,
     HandState,
     Override,
@@ -32,9 +32,9 @@ from rounds.ledger import (
     round_ledger,
     table_report,
 )
-from rules import Tile, full_set
-from rules.ledger import BoneyardReport, CountSource, ProblemCode, TableReport
-from rules.ledger_words import problem_text
+from dominocam.rules import Tile, full_set
+from dominocam.rules.ledger import BoneyardReport, CountSource, ProblemCode, TableReport
+from dominocam.rules.ledger_words import problem_text
 
 SET6 = full_set(6)
 T = Tile.of
@@ -218,7 +218,7 @@ def _draw(boneyard: int | None, source: str | None, table=True, rules=None) -> o
 
 def test_a_block_in_a_draw_game_waits_for_a_boneyard_not_known() -> None:
     # The table photo has no face-down tile: the ledger derives 14, never ruled on
-    # (`rules.hold`): a tile a photo missed would be counted as in the boneyard.
+    # (`dominocam.rules.hold`): a tile a photo missed would be counted as in the boneyard.
     derived = decide(_draw(None, None), Ruling.BLOCK)
     assert isinstance(derived, RulingWait)
     assert derived.ledger.boneyard.count == 14

@@ -1,4 +1,4 @@
-"""rounds.ledger_text: Scenes into the ledger's reports, and its problems, stock and grid
+"""dominocam.rounds.ledger_text: Scenes into the ledger's reports, and its problems, stock and grid
 in words (issue 32)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 from factories import t
 
 from dominocam.i18n import use_language
-from rounds.ledger_text import (
+from dominocam.rounds.ledger_text import (
     boneyard_report,
     hand_report,
     ledger_grid,
@@ -19,8 +19,8 @@ from rounds.ledger_text import (
     stock_text,
     table_report,
 )
-from rules import get_variant
-from rules.ledger import (
+from dominocam.rules import get_variant
+from dominocam.rules.ledger import (
     TABLE,
     BoneyardReport,
     CountSource,
@@ -34,7 +34,7 @@ from rules.ledger import (
     TableReport,
     reconcile,
 )
-from vision.scene import Scene
+from dominocam.vision.scene import Scene
 
 
 def scene(*tiles: tuple[int, int] | str, doubtful: int | None = None) -> Any:

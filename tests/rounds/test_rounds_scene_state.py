@@ -1,15 +1,15 @@
-"""`rounds.scene_state`: table and hand Scenes as the rules engine's game state."""
+"""`dominocam.rounds.scene_state`: table and hand Scenes as the rules engine's game state."""
 
 from __future__ import annotations
 
 from test_rounds_cli import chain, hand, scene, tile
 
-import rules
-from rounds import scene_state
-from vision import messages
-from vision.layout import LayoutConfig, layout_scene
-from vision.notes import note, notes_json
-from vision.scene import Scene
+from dominocam import rules
+from dominocam.rounds import scene_state
+from dominocam.vision import messages
+from dominocam.vision.layout import LayoutConfig, layout_scene
+from dominocam.vision.notes import note, notes_json
+from dominocam.vision.scene import Scene
 
 
 def laid_out(tiles: list[dict], kind: str, **config) -> dict:

@@ -15,8 +15,8 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from dominocam.errors import UserInputError
-from rules import Tile, full_set, get_variant
-from rules.ledger import (
+from dominocam.rules import Tile, full_set, get_variant
+from dominocam.rules.ledger import (
     BoneyardReport,
     CountSource,
     FaceDown,
@@ -31,7 +31,7 @@ from rules.ledger import (
     TableReport,
     reconcile,
 )
-from rules.variants import VARIANTS, Variant
+from dominocam.rules.variants import VARIANTS, Variant
 
 PROPERTY = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 SET6 = full_set(6)

@@ -1,4 +1,5 @@
-"""rules.blocked: the two conditions and the verification, as docs/rules.md states them."""
+"""dominocam.rules.blocked: the two conditions and the verification, as docs/rules.md states
+them."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any
 import pytest
 from factories import DESIGN_VERDICT, design_example, make_state
 
-from rules import check, parse_state
+from dominocam.rules import check, parse_state
 
 FOUR = {"Ana": ["0-1"], "Ben": ["2-3"], "Cy": ["4-5"], "Dee": ["6-7"]}
 

@@ -1,4 +1,4 @@
-"""rules.game: rounds accumulated into a game."""
+"""dominocam.rules.game: rounds accumulated into a game."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import pytest
 from factories import make_state
 
 from dominocam.errors import UserInputError
-from rules import Game, RoundResult, Tile, check, descending_engines, get_variant
-from rules.game import play_game
+from dominocam.rules import Game, RoundResult, Tile, check, descending_engines, get_variant
+from dominocam.rules.game import play_game
 
 
 def test_mexican_train_has_13_rounds_from_12_12_down_to_0_0() -> None:

@@ -1,13 +1,13 @@
-"""rules.hold: when a ruling waits for the host, from the ledger and the verdict (issue 32);
-and rules.ruling's words for a boneyard nobody counted."""
+"""dominocam.rules.hold: when a ruling waits for the host, from the ledger and the verdict (issue
+32); and rules.ruling's words for a boneyard nobody counted."""
 
 from __future__ import annotations
 
 import pytest
 from factories import make_state, t
 
-from rules import check, get_variant, ruling
-from rules.hold import (
+from dominocam.rules import check, get_variant, ruling
+from dominocam.rules.hold import (
     HoldReason,
     boneyard_known,
     hold_reasons,
@@ -15,7 +15,7 @@ from rules.hold import (
     rests_on_absence,
     verdict_hold,
 )
-from rules.ledger import BoneyardReport, HandReport, TableReport, reconcile
+from dominocam.rules.ledger import BoneyardReport, HandReport, TableReport, reconcile
 
 # A Draw round of two dealt 7 each: 0-1 1-2 on the table (ends 0 and 2), 12 tiles in the
 # hands, none with a 0 or a 2, and 14 left: nobody can play.

@@ -27,7 +27,7 @@ from dominocam.i18n import (
     resolve_language,
     use_language,
 )
-from rules import check, parse_state, ruling
+from dominocam.rules import check, parse_state, ruling
 
 REPO = Path(__file__).resolve().parents[2]
 TRANSLATED = [code for code in LANGUAGES if code != "en"]

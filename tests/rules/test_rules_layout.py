@@ -1,4 +1,4 @@
-"""rules.layout: lines and their open ends, spinner arms, the train hub, open doubles."""
+"""dominocam.rules.layout: lines and their open ends, spinner arms, the train hub, open doubles."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 from factories import hand, t
 
 from dominocam.errors import UserInputError
-from rules.layout import (
+from dominocam.rules.layout import (
     END_LEAD,
     END_SPINNER,
     END_TRAIN,
@@ -15,7 +15,7 @@ from rules.layout import (
     chain_end,
     infer_root,
 )
-from rules.variants import get_variant
+from dominocam.rules.variants import get_variant
 
 
 @pytest.mark.parametrize(

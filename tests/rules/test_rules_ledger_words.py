@@ -1,4 +1,5 @@
-"""rules.ledger_words: each problem of the ledger in the words every mode shows (issue 32)."""
+"""dominocam.rules.ledger_words: each problem of the ledger in the words every mode shows
+(issue 32)."""
 
 from __future__ import annotations
 
@@ -6,8 +7,8 @@ import pytest
 from factories import t
 
 from dominocam.i18n import use_language
-from rules.ledger import TABLE, Holder, HolderKind, Problem, ProblemCode
-from rules.ledger_words import problem_text
+from dominocam.rules.ledger import TABLE, Holder, HolderKind, Problem, ProblemCode
+from dominocam.rules.ledger_words import problem_text
 
 ANA = Holder(HolderKind.HAND, "Ana")
 CARO = Holder(HolderKind.HAND, "Caro")

@@ -1,4 +1,4 @@
-"""rules.moves: who may play where, and applying moves (the simulation API)."""
+"""dominocam.rules.moves: who may play where, and applying moves (the simulation API)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 from factories import make_state, t
 
 from dominocam.errors import UserInputError
-from rules import Move, draw, legal_moves, pass_turn, play
+from dominocam.rules import Move, draw, legal_moves, pass_turn, play
 
 
 def _where(state, player: str) -> set[tuple[str, str]]:  # type: ignore[no-untyped-def]

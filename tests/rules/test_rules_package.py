@@ -5,12 +5,12 @@ from __future__ import annotations
 import subprocess
 import sys
 
-import rules
+from dominocam import rules
 
 
 def test_rules_imports_neither_opencv_nor_numpy() -> None:
     code = (
-        "import sys, rules, rules.cli\n"
+        "import sys, dominocam.rules, dominocam.rules.cli\n"
         "heavy = {'cv2', 'numpy', 'onnxruntime', 'flask', 'torch'} & set(sys.modules)\n"
         "assert not heavy, heavy\n"
     )

@@ -8,8 +8,8 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rules import Tile, check, full_set, get_variant, parse_state, variant_names
-from rules.tiles import parse_tile
+from dominocam.rules import Tile, check, full_set, get_variant, parse_state, variant_names
+from dominocam.rules.tiles import parse_tile
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 NAMES = ("Ana", "Ben", "Cy", "Dee")

@@ -1,4 +1,4 @@
-"""rules.ruling: the verdict in words, as a referee would rule."""
+"""dominocam.rules.ruling: the verdict in words, as a referee would rule."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from factories import design_example, make_state
 
 from dominocam.errors import UserInputError
 from dominocam.i18n import use_language
-from rules import check, parse_state, ruling
-from rules.places import line_words
+from dominocam.rules import check, parse_state, ruling
+from dominocam.rules.places import line_words
 
 # A line a person named, with no place on a photo: its name and its open end.
 SIDE = "“side” (open end 4)"

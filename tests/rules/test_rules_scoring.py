@@ -1,4 +1,4 @@
-"""rules.scoring: winner, ties per policy and points, one case per variant setting."""
+"""dominocam.rules.scoring: winner, ties per policy and points, one case per variant setting."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from factories import make_state
 
 from dominocam.errors import UserInputError
-from rules import Verdict, check, round_to_nearest_5, score_domino
+from dominocam.rules import Verdict, check, round_to_nearest_5, score_domino
 
 # Pip totals Ana 3, Ben 27, Cy 28; nobody can play on an 11 end.
 THREE = {"Ana": ["0-3"], "Ben": ["7-10", "4-6"], "Cy": ["12-10", "2-4"]}

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rules import (
+from dominocam.rules import (
     GameState,
     Layout,
     Player,

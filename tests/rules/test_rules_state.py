@@ -1,4 +1,5 @@
-"""rules.state: the game-state JSON parsed into dataclasses, every invalid input refused."""
+"""dominocam.rules.state: the game-state JSON parsed into dataclasses, every invalid input
+refused."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ import pytest
 from factories import design_example, hand, make_state, state_dict, t
 
 from dominocam.errors import UserInputError
-from rules import parse_state
-from rules.state import load_state, read_json
+from dominocam.rules import parse_state
+from dominocam.rules.state import load_state, read_json
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "states"
 

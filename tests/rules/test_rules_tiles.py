@@ -1,12 +1,12 @@
-"""rules.tiles: pip values (docs/rules.md, the blocked game's "Scoring") and set sizes (what
-varies)."""
+"""dominocam.rules.tiles: pip values (docs/rules.md, the blocked game's "Scoring") and set sizes
+(what varies)."""
 
 from __future__ import annotations
 
 import pytest
 
 from dominocam.errors import UserInputError
-from rules.tiles import SUPPORTED_SETS, Tile, full_set, hand_points, parse_tile, set_size
+from dominocam.rules.tiles import SUPPORTED_SETS, Tile, full_set, hand_points, parse_tile, set_size
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""rules.variants: variants as data, resolved by name, every setting overridable."""
+"""dominocam.rules.variants: variants as data, resolved by name, every setting overridable."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 from dominocam.errors import UserInputError
-from rules.variants import SETTINGS, VARIANTS, Variant, get_variant, variant_names
+from dominocam.rules.variants import SETTINGS, VARIANTS, Variant, get_variant, variant_names
 
 REQUIRED = (
     "block",
@@ -217,7 +217,7 @@ def test_team_scoring() -> None:
 
 
 def test_every_variant_names_its_layout_and_engine_games_are_data() -> None:
-    from rules.variants import LAYOUT_KINDS
+    from dominocam.rules.variants import LAYOUT_KINDS
 
     assert {name: v.layout for name, v in VARIANTS.items() if v.layout != "line"} == {
         "all-fives": "spinner",

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from server_factories import ADMIN, ADMIN_TOKEN, fake_scene
 
-from server import create_app
+from dominocam.server import create_app
 
 
 @pytest.fixture

@@ -222,7 +222,7 @@ class ThreadedServer:
     def __init__(self, app) -> None:
         import threading
 
-        from server.serving import create_server
+        from dominocam.server.serving import create_server
 
         self.app = app
         self.server = create_server(app, "127.0.0.1", 0)
@@ -232,7 +232,7 @@ class ThreadedServer:
         self.thread.start()
 
     def close(self) -> None:
-        from server.serving import stop_server
+        from dominocam.server.serving import stop_server
 
         stop_server(self.server)
         self.thread.join(10)
@@ -253,10 +253,10 @@ class TableScript:
     """A stand-in reader for camera frames (never used by product code): each frame shows the
     tiles the test has put in `tiles`, read with certainty.
 
-    `tiles` maps a name to ((a, b), x): a tile lying at x in one row, showing a on its left
-    half and b on its right, so (0, 3) at 40 and (3, 5) at 124 make a line 0-3|3-5. The
-    tracker that follows the frames (`vision.track`) and the layout it rebuilds are the real
-    ones; only the pixels-to-tiles step is scripted.
+    `tiles` maps a name to ((a, b), x): a tile lying at x in one row, showing a on its left half and
+    b on its right, so (0, 3) at 40 and (3, 5) at 124 make a line 0-3|3-5. The tracker that follows
+    the frames (`dominocam.vision.track`) and the layout it rebuilds are the real ones; only the
+    pixels-to-tiles step is scripted.
     """
 
     def __init__(self) -> None:
@@ -323,7 +323,7 @@ def rendered_sample(
 
 @functools.lru_cache(maxsize=1)
 def _bundled_models() -> Any:
-    from vision import pipeline
+    from dominocam.vision import pipeline
 
     return pipeline.load_models()
 
@@ -332,13 +332,13 @@ def runtime_scene(
     photo: bytes, kind: str, set_max: int, variant: str = "block", players: int = 2
 ) -> dict[str, Any]:
     """Scene JSON of a photo as the real vision runtime reads it with the bundled models
-    (`vision.pipeline.read_image`), independently of the server: what its pages must show.
+    (`dominocam.vision.pipeline.read_image`), independently of the server: what its pages must show.
 
-    A table photo's layout is rebuilt for the game (`vision.layout.game_layout_config` of
+    A table photo's layout is rebuilt for the game (`dominocam.vision.layout.game_layout_config` of
     the variant and the number of players); a hand photo gets no layout.
     """
-    from vision import image_io, pipeline
-    from vision.layout import game_layout_config
+    from dominocam.vision import image_io, pipeline
+    from dominocam.vision.layout import game_layout_config
 
     models = _bundled_models()
     table = kind == "table"
@@ -358,7 +358,7 @@ def old_database(path, migrations: int):
     """An SQLite file at `path` migrated only to the first `migrations` schema versions, with
     one block game, players Ana and Ben and its first round (main line open at 3): what a
     database written by an older version holds. Returns the open connection."""
-    from server import storage
+    from dominocam.server import storage
 
     conn = storage.connect(str(path))
     storage.migrate(conn, storage.MIGRATIONS[:migrations])
@@ -390,7 +390,7 @@ class StoppedServer:
 
 def serve_without_listening(monkeypatch) -> None:
     """Make `dominocam serve` bind nothing: neither the port check nor the server."""
-    from server import serving
+    from dominocam.server import serving
 
     monkeypatch.setattr(serving, "check_address_free", lambda host, port: None)
     monkeypatch.setattr(serving, "create_server", lambda app, host, port: StoppedServer())

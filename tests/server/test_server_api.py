@@ -7,7 +7,7 @@ import json
 import pytest
 from server_factories import ADMIN, confirm_again, jpeg_bytes, propose_and_score
 
-from server import engine, storage
+from dominocam.server import engine, storage
 
 
 def _gid(game) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from server_factories import ADMIN, ADMIN_TOKEN
 
-from server import auth, storage
+from dominocam.server import auth, storage
 
 CONTROL_ENDPOINTS = [
     ("post", "/api/games", {"variant": "block", "players": ["A", "B"]}),

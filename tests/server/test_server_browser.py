@@ -2,11 +2,10 @@
 runtime and the bundled models: set up a game, upload a rendered table photo and two rendered
 hand photos, correct them, propose a block, read winner and points.
 
-The photos are rendered by dominosynth at a fixed seed. The models are not perfect, so the
-test never assumes what they see: it reads the same photos with `vision.pipeline` itself to
-know what the pages must show, drives the corrections to a known state through the pages, and
-judges that state with the rules engine to know the verdict, winner and points the pages must
-show.
+The photos are rendered by dominosynth at a fixed seed. The models are not perfect, so the test
+never assumes what they see: it reads the same photos with `dominocam.vision.pipeline` itself to
+know what the pages must show, drives the corrections to a known state through the pages, and judges
+that state with the rules engine to know the verdict, winner and points the pages must show.
 
 Screenshots are kept in $DOMINOCAM_ARTIFACTS (default: this test's tmp dir); with
 DOMINOCAM_UPDATE_SCREENSHOTS=1 they also replace docs/screenshots/. Install the browser with
@@ -24,10 +23,10 @@ from typing import Any
 import pytest
 from server_factories import ADMIN_TOKEN, ThreadedServer, rendered_photo, runtime_scene
 
-import rules
-from rounds.scene_state import hand_tiles, layout_lines
-from server import game as server_game
-from server.db import get_db
+from dominocam import rules
+from dominocam.rounds.scene_state import hand_tiles, layout_lines
+from dominocam.server import game as server_game
+from dominocam.server.db import get_db
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 SET_MAX = 6
@@ -426,8 +425,8 @@ def test_the_correction_screen_shows_what_to_check(browser, make_app, tmp_path) 
     from playwright.sync_api import expect
     from server_factories import ADMIN, fake_scene, jpeg_bytes
 
-    from vision import messages
-    from vision.notes import note, notes_json
+    from dominocam.vision import messages
+    from dominocam.vision.notes import note, notes_json
 
     # The reader's warning on tile 1 (3-5, at the top left of the stand-in photo).
     misread = note(messages.MAY_BE_MISREAD_COULD_BE, tile=(3, 5), id=1, other=(3, 6))

@@ -10,8 +10,8 @@ import time
 import numpy as np
 from server_factories import ADMIN
 
+from dominocam.server.camera import CameraLoop, hold_occluded, start_camera, status_text
 from dominosynth.video import TINY_GAME, write_video
-from server.camera import CameraLoop, hold_occluded, start_camera, status_text
 
 
 class FlakyCapture:

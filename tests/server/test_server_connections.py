@@ -12,7 +12,7 @@ import time
 import pytest
 from server_factories import ADMIN, ThreadedServer
 
-from server.serving import ClientConnections
+from dominocam.server.serving import ClientConnections
 
 # Small numbers, the same shape as the defaults: waitress' connection_limit is
 # SSE_MAX_STREAMS + threads (2 + 2 + 1 + 2 = 7 here, about 2,050 by default).

@@ -1,11 +1,12 @@
 """The real vision runtime behind the API: a rendered photo uploaded with the bundled models
-(no stand-in reader) is stored exactly as `vision.pipeline.read_image` reads the same bytes."""
+(no stand-in reader) is stored exactly as `dominocam.vision.pipeline.read_image` reads the
+same bytes."""
 
 from __future__ import annotations
 
 from server_factories import ADMIN, rendered_photo, runtime_scene
 
-from rounds.scene_state import hand_tiles, layout_lines
+from dominocam.rounds.scene_state import hand_tiles, layout_lines
 
 
 def _block_game(client) -> dict:

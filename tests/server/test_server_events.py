@@ -112,7 +112,7 @@ def test_a_game_deleted_while_streaming_ends_the_stream(app, client, game) -> No
     assert text.startswith(b"retry:")
     while b"event: state" not in text:
         text += next(chunks)
-    from server import storage
+    from dominocam.server import storage
 
     conn = storage.connect(app.config["DATABASE"])
     conn.execute("DELETE FROM games WHERE id = ?", (gid,))

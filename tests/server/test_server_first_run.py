@@ -8,7 +8,7 @@ import re
 
 from server_factories import ADMIN, ADMIN_TOKEN
 
-from server import auth, storage
+from dominocam.server import auth, storage
 
 PASSPHRASE = "green double six"
 LAN = {"REMOTE_ADDR": "192.168.1.7"}
@@ -101,7 +101,7 @@ def test_bad_passphrases_and_forged_forms_are_refused(app, client) -> None:
 
 
 def test_reset_passphrase_opens_the_page_again(app, client) -> None:
-    from server import cli
+    from dominocam.server import cli
 
     assert _set(client).status_code == 302
     cli._reset_passphrase({"DATABASE": app.config["DATABASE"]})

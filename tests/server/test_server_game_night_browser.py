@@ -33,7 +33,7 @@ from server_factories import ADMIN_TOKEN, ThreadedServer, rendered_sample, runti
 from test_server_browser import DOCS, PHONE, TIMEOUT_MS
 from test_server_layout_browser import LAPTOP, _in_first_viewport
 
-from rounds.scene_state import hand_tiles
+from dominocam.rounds.scene_state import hand_tiles
 
 FIRST_ROUND_GOAL = 12
 NEXT_ROUND_GOAL = 6

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from server_factories import ADMIN
 
-from server import storage
+from dominocam.server import storage
 
 HANDS = {"Ana": [[0, 1], [6, 6]], "Ben": [[1, 1], [0, 6]], "Caro": [[2, 4], [4, 4]],
          "Dev": [[0, 2], [1, 6]]}  # fmt: skip

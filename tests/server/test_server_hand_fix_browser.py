@@ -11,7 +11,7 @@ import pytest
 from server_factories import ADMIN, ADMIN_TOKEN, ThreadedServer
 from test_server_hand_fix import reopened_round
 
-from server import storage
+from dominocam.server import storage
 
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True}
 TIMEOUT_MS = 15000

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from server_factories import ADMIN, fake_scene, jpeg_bytes, old_database, propose_and_score
 
-from server import create_app, storage
+from dominocam.server import create_app, storage
 
 
 class Reader:

@@ -11,7 +11,7 @@ import socket
 import pytest
 from server_factories import ADMIN, ADMIN_TOKEN, ThreadedServer
 
-from server import auth, storage
+from dominocam.server import auth, storage
 
 EVIL = {"Host": "evil.example:5000"}
 LOCAL = {"REMOTE_ADDR": "127.0.0.1"}

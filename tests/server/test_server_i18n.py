@@ -14,11 +14,11 @@ from babel.messages.extract import extract_from_dir
 from babel.messages.frontend import parse_mapping_cfg
 from server_factories import ADMIN, ADMIN_TOKEN
 
-import server
+from dominocam import server
 from dominocam.i18n import use_language
-from rounds import wording
-from rules import phrases
-from server import i18n
+from dominocam.rounds import wording
+from dominocam.rules import phrases
+from dominocam.server import i18n
 
 REPO = Path(__file__).resolve().parents[2]
 STATIC = Path(server.__file__).parent / "static"

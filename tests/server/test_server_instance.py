@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from server_factories import ADMIN_TOKEN, serve_without_listening
 
-import server
+from dominocam import server
 from dominocam.cli import main as dominocam_main
-from server import create_app
+from dominocam.server import create_app
 
 linux_only = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="the XDG folders are Linux's convention"

@@ -12,7 +12,7 @@ import pytest
 from server_factories import ADMIN, confirm_again, hands_beside_fake_table, jpeg_bytes
 
 from dominocam.i18n import use_language
-from rules.places import line_words, place_text
+from dominocam.rules.places import line_words, place_text
 
 LANGUAGES = ("en", "hu", "it", "vi", "es")
 

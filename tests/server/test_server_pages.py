@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from server_factories import ADMIN_TOKEN
 
-import server
+from dominocam import server
 
 STATIC = Path(server.__file__).parent / "static"
 TEMPLATES = Path(server.__file__).parent / "templates"

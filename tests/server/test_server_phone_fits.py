@@ -15,7 +15,7 @@ from server_factories import ADMIN, ThreadedServer, fake_scene, jpeg_bytes
 from test_server_browser import PHONE, TIMEOUT_MS
 
 from dominocam.i18n import use_language
-from server.setup_words import variant_title
+from dominocam.server.setup_words import variant_title
 
 LANGUAGES = ("en", "hu", "it", "vi", "es")
 

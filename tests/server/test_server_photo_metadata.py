@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from server_factories import ADMIN, jpeg_bytes, png_bytes, png_chunk
 
-from server import uploads
+from dominocam.server import uploads
 
 # 47°29'N 19°03'E, as a phone writes it: the bytes that must not come back.
 LATITUDE = struct.pack("<6I", 47, 1, 29, 1, 5999, 100)

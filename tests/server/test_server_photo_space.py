@@ -134,7 +134,7 @@ def test_a_photo_deleted_while_the_space_is_counted_is_not_an_error(tmp_path, mo
     counted the folder (listed, then gone before its size was read) answered 500."""
     import os
 
-    from server import photo_space
+    from dominocam.server import photo_space
 
     (tmp_path / "table-a.jpg").write_bytes(b"x" * 10)
     (tmp_path / "table-b.jpg").write_bytes(b"x" * 7)

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from server_factories import ADMIN
 
-from server import auth, cli, serving, storage
-from server.host_check import allowed_names, host_allowed, names_loopback
+from dominocam.server import auth, cli, serving, storage
+from dominocam.server.host_check import allowed_names, host_allowed, names_loopback
 
 LOCAL = {"REMOTE_ADDR": "127.0.0.1"}
 
@@ -43,7 +43,7 @@ def test_the_key_file_is_made_owner_only_beside_the_database(app) -> None:
 
 
 def test_the_default_key_file_is_in_the_instance_folder(tmp_path) -> None:
-    from server import create_app
+    from dominocam.server import create_app
 
     app = create_app({"TESTING": True, "INSTANCE": str(tmp_path / "data"), "SECRET_KEY": "x"})
     assert Path(app.config["LINK_KEY_FILE"]) == tmp_path / "data" / "dominocam-links.key"

@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from server_factories import ADMIN, ADMIN_TOKEN, fake_scene, jpeg_bytes
 
-from server import create_app
+from dominocam.server import create_app
 
 NAMES = ("Ana", "Ben", "Caro", "Dev")
 # The stand-in table photo shows 0-3 and 3-5 (public); hands are dealt from the rest.
@@ -436,7 +436,7 @@ def test_a_rules_engine_refusal_is_told_to_the_host_only(tables, monkeypatch) ->
     tile needs checking, the ruling is held for the host (the hands lock), and the host's
     screen gets the engine's words."""
     from dominocam.errors import UserInputError
-    from rounds import operations
+    from dominocam.rounds import operations
 
     t = tables()
     c = t.client

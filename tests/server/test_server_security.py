@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from server_factories import ADMIN, ADMIN_TOKEN, ThreadedServer, jpeg_bytes
 
-from server import auth, cli, storage
+from dominocam.server import auth, cli, storage
 
 
 def _database_bytes(app) -> bytes:

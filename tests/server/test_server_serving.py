@@ -23,8 +23,8 @@ from server_factories import (
 
 from dominocam.cli import main as dominocam_main
 from dominocam.errors import UserInputError
-from server import cli, serving
-from server.qr import qr_svg
+from dominocam.server import cli, serving
+from dominocam.server.qr import qr_svg
 
 
 def _links(client, gid: int, **kwargs) -> list[dict]:

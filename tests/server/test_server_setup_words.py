@@ -13,8 +13,8 @@ from page_words import SAME_ALLOWED, SITE, english_in, visible
 from server_factories import ADMIN, ADMIN_TOKEN, propose_and_score
 
 from dominocam.i18n import LOCALE_DIR, use_language
-from rules.variants import SETTINGS, VARIANTS
-from server import setup_words
+from dominocam.rules.variants import SETTINGS, VARIANTS
+from dominocam.server import setup_words
 
 LANGUAGES = ("en", "hu", "it", "vi", "es")
 TRANSLATED = ("hu", "it", "vi", "es")

@@ -6,7 +6,7 @@ import pytest
 from server_factories import old_database
 
 from dominocam.errors import UserInputError
-from server import storage
+from dominocam.server import storage
 
 
 def test_migrate_is_idempotent_and_versioned(tmp_path) -> None:
@@ -49,7 +49,7 @@ def test_database_path() -> None:
 
 def test_a_first_schema_database_opens_and_upgrades(tmp_path) -> None:
     """A database written before camera events (schema 1) keeps its games and gains them."""
-    from server import create_app
+    from dominocam.server import create_app
 
     path = tmp_path / "old.sqlite3"
     conn = old_database(path, 1)
@@ -73,7 +73,7 @@ def test_a_fourth_schema_database_keeps_its_rounds_with_a_boneyard_not_known(tmp
     so it becomes "not known" (a draw game's block waits for the host's count); a nonzero one
     was entered; a round whose hands were flagged still waits for the host; hands stay
     confirmed."""
-    from server import create_app
+    from dominocam.server import create_app
 
     path = tmp_path / "old.sqlite3"
     conn = old_database(path, 4)

@@ -2,8 +2,8 @@
 and parameters beside their English (issue 34): the API and the pages show them in the
 reader's language with no English word left, and a row stored before codes shows its text.
 
-Through the real app: camera frames go through the real tracker (`server.camera`), only the
-pixels-to-tiles step is scripted (`TableScript`); the block is proposed through the API.
+Through the real app: camera frames go through the real tracker (`dominocam.server.camera`), only
+the pixels-to-tiles step is scripted (`TableScript`); the block is proposed through the API.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 from server_factories import ADMIN, TableScript, ThreadedServer, old_database
 
-from server.camera import store_camera_events, tracking_reader
-from server.db import get_db
-from vision.track import TableEvent, _Track, event_text
+from dominocam.server.camera import store_camera_events, tracking_reader
+from dominocam.server.db import get_db
+from dominocam.vision.track import TableEvent, _Track, event_text
 
 TRANSLATED = ("hu", "it", "vi", "es")
 LOCALES = {"hu": "hu-HU", "it": "it-IT", "vi": "vi-VN", "es": "es-ES"}
@@ -150,7 +150,7 @@ def test_audit_lines_and_the_lock_are_shown_in_the_language_without_english(
 def test_rows_stored_before_codes_show_their_text(tmp_path) -> None:
     """A database of schema 6 (before codes): its camera event, audit line and lock have no
     code; they show their stored English in every language, and the lock gains its column."""
-    from server import create_app, storage
+    from dominocam.server import create_app, storage
 
     path = tmp_path / "old.sqlite3"
     conn = old_database(path, 6)

@@ -1,7 +1,7 @@
 """The live camera's confirmed changes in the game: stored per round, listed by the API, pushed
 over SSE, and merged with people's corrections (server.table_scene's rule).
 
-Frames go through the real tracking path (`server.camera.tracking_reader`: vision.track's
+Frames go through the real tracking path (`dominocam.server.camera.tracking_reader`: vision.track's
 TableTracker and vision.layout); only the pixels-to-tiles step is scripted (`TableScript`).
 """
 
@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from server_factories import ADMIN, TableScript, jpeg_bytes
 
-from server.camera import tracking_reader
+from dominocam.server.camera import tracking_reader
 
 FRAME = np.zeros((200, 600, 3), np.uint8)
 A, B, C, D = ((0, 3), 40.0), ((3, 5), 124.0), ((5, 6), 208.0), ((2, 2), 320.0)

@@ -8,7 +8,7 @@ import pytest
 from server_factories import ADMIN, ADMIN_TOKEN, ThreadedServer
 from test_server_hand_fix import reopened_round
 
-from server import storage
+from dominocam.server import storage
 
 HOST_WORDS = "The hands are locked: give a reason for the change (it is kept in the audit trail)."
 TIMEOUT_MS = 15000

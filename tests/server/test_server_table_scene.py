@@ -6,7 +6,7 @@ from typing import Any
 
 from server_factories import row_box
 
-from server.table_scene import merge_camera_scene
+from dominocam.server.table_scene import merge_camera_scene
 
 
 def _tile(tile_id: int, pips: list[int], x: float, **marks: Any) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from server_factories import (
     png_bytes,
 )
 
-from server import create_app, retention, storage, uploads
+from dominocam.server import create_app, retention, storage, uploads
 
 LIMIT = 1024 * 1024
 

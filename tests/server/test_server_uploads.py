@@ -7,7 +7,7 @@ import functools
 import pytest
 from server_factories import ADMIN, jpeg_bytes, jpeg_with_size, png_bomb, png_bytes
 
-from server import uploads
+from dominocam.server import uploads
 
 MAX_PIXELS = 50_000_000
 

@@ -17,9 +17,9 @@ class CodedReader(UnsureReader):
     to 3-5 by the half it touches (issue 34's "tile 7 read 0-1 (p=0.71) changed to 0-0")."""
 
     def __call__(self, pixels: Any, kind: str, set_max: int) -> dict[str, Any]:
-        from vision import messages
-        from vision.notes import note
-        from vision.scene import Scene
+        from dominocam.vision import messages
+        from dominocam.vision.notes import note
+        from dominocam.vision.scene import Scene
 
         scene = super().__call__(pixels, kind, set_max)
         if kind != "table" or not self.unsure:

@@ -28,7 +28,7 @@ from test_server_layout_browser import LAPTOP
 from test_server_setup_words import LANGUAGES, codes_in
 
 from dominocam.i18n import use_language
-from rules.places import line_words
+from dominocam.rules.places import line_words
 
 # The table photos, told apart by their width: before and after Ben plays 0-6.
 BEFORE, AFTER = (640, 480), (600, 480)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from dominocam.vision.scene import Scene, SceneTile
 from studies.boxes_at_ends import MISSED, NO_TILE, TILE_KEPT, UNKNOWN, AtEnd, tally, under_box
-from vision.scene import Scene, SceneTile
 
 
 def square(x: float, y: float, side: float = 40.0) -> np.ndarray:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from dominocam.vision import messages
+from dominocam.vision.confidence import load_calibration
+from dominocam.vision.notes import note
+from dominocam.vision.scene import Scene, SceneTile
 from studies.facedown_doubts import FACE_DOWN, NO_TILE, facedown_rows, tally
-from vision import messages
-from vision.confidence import load_calibration
-from vision.notes import note
-from vision.scene import Scene, SceneTile
 
 
 def square(x: float, y: float) -> np.ndarray:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from dominocam.vision.scene import Scene, SceneTile
 from studies.hand_drops import NEEDLESS, USEFUL, missed_tiles, real_tally, synthetic_tally
-from vision.scene import Scene, SceneTile
 
 
 def square(x: float, y: float, side: float = 40.0) -> np.ndarray:

@@ -10,6 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
+from dominocam.vision.scene import Scene, SceneTile
 from studies.misread_doubts import (
     ReadTile,
     Tally,
@@ -20,7 +21,6 @@ from studies.misread_doubts import (
     real_crop_tiles,
     real_scene_tiles,
 )
-from vision.scene import Scene, SceneTile
 
 
 def box(x: float) -> np.ndarray:

@@ -7,9 +7,9 @@ import math
 
 import numpy as np
 
+from dominocam.vision.layout import AUTO, LayoutConfig, layout_scene
+from dominocam.vision.scene import Scene, SceneTile
 from studies.missing_tile_room import beyond_doubts, edge_errors
-from vision.layout import AUTO, LayoutConfig, layout_scene
-from vision.scene import Scene, SceneTile
 
 WIDTH = 40.0  # px; tiles 80 x 40
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from dominocam.vision import messages
+from dominocam.vision.notes import note
+from dominocam.vision.scene import Scene, SceneLayout
 from studies.review_reasons import kind_of, tally
-from vision import messages
-from vision.notes import note
-from vision.scene import Scene, SceneLayout
 
 MISREAD = note(messages.MAY_BE_MISREAD_COULD_BE, tile=(5, 6), id=3, other=(5, 5))
 BEYOND = note(messages.TILE_BEYOND_END, beyond=9, tile=4)

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import pytest
 
-from rules import Tile, check, get_variant, variant_names
+from dominocam.rules import Tile, check, get_variant, variant_names
 from studies.round_simulation import (
     CHEAT,
     ERROR,

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 from train_factories import tile_corners
 
+from dominocam.vision.detector import Detection, Detector
 from studies.search_afar import Search, search, tally
-from vision.detector import Detection, Detector
 
 
 def box(cx: float, cy: float, length: float, score: float = 0.9) -> Detection:
@@ -19,7 +19,7 @@ class _Verifier:
     """Boxes longer than 100 px are clutter."""
 
     def scores(self, image, corners) -> np.ndarray:
-        from vision import geometry
+        from dominocam.vision import geometry
 
         return np.where(geometry.box_lengths(np.array(corners)) > 100, 0.01, 0.99)
 
@@ -50,7 +50,7 @@ def test_a_first_look_of_clutter_is_searched_and_the_believed_boxes_matched() ->
     photo = np.full((720, 1280, 3), 90, np.uint8)
     detector = _Detector([box(200, 200, 200, 0.6)] * 9)  # 9 boxes: no close-up pass
     # One labelled tile lies under the top-left window's box (the window's centre).
-    from vision.detector import slice_windows
+    from dominocam.vision.detector import slice_windows
 
     x0, y0, x1, y1 = slice_windows(photo.shape[:2])[0]
     label = _label_at(box((x0 + x1) / 2, (y0 + y1) / 2, 30))

@@ -7,11 +7,11 @@ from dataclasses import replace
 
 import numpy as np
 
+from dominocam.vision import messages
+from dominocam.vision.layout import AUTO, LayoutConfig, layout_scene
+from dominocam.vision.notes import note
+from dominocam.vision.scene import Scene, SceneTile
 from studies.set_down import Doubt, Picture, no_match_pairs, picture_of, tally
-from vision import messages
-from vision.layout import AUTO, LayoutConfig, layout_scene
-from vision.notes import note
-from vision.scene import Scene, SceneTile
 
 
 def row_tile(tile_id: int, x: float, halves: tuple[int, int], doubtful: bool = False):
@@ -25,7 +25,7 @@ def row_tile(tile_id: int, x: float, halves: tuple[int, int], doubtful: bool = F
 
 def set_down_row(doubtful: bool = False) -> Scene:
     """Four tiles end to end: 0-1 matches 1-2, then 2 meets 4 and 5 meets 6; laid out with
-    the rule off, and with the reasons the review would add (`vision.confidence`)."""
+    the rule off, and with the reasons the review would add (`dominocam.vision.confidence`)."""
     halves = [(0, 1), (1, 2), (4, 5), (6, 3)]
     tiles = [row_tile(i, 100 + 86 * i, h, doubtful and i == 2) for i, h in enumerate(halves)]
     off = LayoutConfig(kind=AUTO, set_down_ratio=None)

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from dominocam.vision import messages
+from dominocam.vision.notes import note
+from dominocam.vision.scene import Scene, SceneTile
 from studies.turned_backs import NO_TILE, Turned, tally, truth_face, turned_tiles
-from vision import messages
-from vision.notes import note
-from vision.scene import Scene, SceneTile
 
 
 def square(x: float, y: float, side: float = 40.0) -> np.ndarray:

@@ -37,7 +37,7 @@ def redis_client(urls: dict[str, str]) -> Any:
 
 @pytest.fixture
 def db(urls: dict[str, str]) -> Any:
-    from tournament import store
+    from dominocam.tournament import store
 
     conn = store.connect(urls["database"])
     store.migrate(conn)
@@ -48,8 +48,8 @@ def db(urls: dict[str, str]) -> Any:
 @pytest.fixture
 def make_event(db: Any) -> Callable[..., Any]:
     """Create an event in the database; returns (config, tokens)."""
-    from tournament import store
-    from tournament.config import parse_config
+    from dominocam.tournament import store
+    from dominocam.tournament.config import parse_config
 
     def make(data: dict[str, Any] | None = None, **kw: Any) -> Any:
         config = parse_config(data or event_data(**kw))
@@ -76,7 +76,7 @@ def game_frames() -> list[bytes]:
 
 @pytest.fixture
 def workers(urls: dict[str, str], redis_client: Any, tmp_path: Path) -> Iterator[Workers]:
-    from tournament.worker import QUEUE
+    from dominocam.tournament.worker import QUEUE
 
     redis_client.delete(QUEUE)  # tasks left by an earlier test are not this test's
     pool = Workers(urls, tmp_path)
@@ -87,7 +87,7 @@ def workers(urls: dict[str, str], redis_client: Any, tmp_path: Path) -> Iterator
 @pytest.fixture
 def web(urls: dict[str, str]) -> Callable[[int], Any]:
     """A Flask test client of the event's web app, on the real services."""
-    from tournament.web import create_app
+    from dominocam.tournament.web import create_app
 
     apps: list[Any] = []
 
@@ -104,13 +104,13 @@ def web(urls: dict[str, str]) -> Callable[[int], Any]:
 @pytest.fixture
 def served(urls: dict[str, str]) -> Iterator[Callable[[int], tuple[str, Any]]]:
     """The event's web app served on loopback by the web process's own server (waitress,
-    `tournament.cli.web_server`) from a thread, for the browser tests: `serve(event_id)`
+    `dominocam.tournament.cli.web_server`) from a thread, for the browser tests: `serve(event_id)`
     gives its address and a Flask test client of the same app (on the real services)."""
     import threading
 
-    from server.serving import stop_server
-    from tournament.cli import web_server
-    from tournament.web import MAX_BODY_BYTES, create_app
+    from dominocam.server.serving import stop_server
+    from dominocam.tournament.cli import web_server
+    from dominocam.tournament.web import MAX_BODY_BYTES, create_app
 
     running: list[tuple[Any, Any, threading.Thread]] = []
 

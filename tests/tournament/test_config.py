@@ -10,7 +10,7 @@ import pytest
 
 from dominocam.cli import main
 from dominocam.errors import UserInputError
-from tournament.config import load_config, parse_config
+from dominocam.tournament.config import load_config, parse_config
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 

@@ -360,7 +360,7 @@ def test_an_unreachable_broker_gets_503_not_a_traceback(make_event, urls) -> Non
     """Redis away (here: a port nothing listens on): the API says so with 503 JSON."""
     from tournament_factories import free_port
 
-    from tournament.web import create_app
+    from dominocam.tournament.web import create_app
 
     _, tokens = make_event(tables=1)
     app = create_app(urls["database"], f"redis://127.0.0.1:{free_port()}/0", tokens.event_id)

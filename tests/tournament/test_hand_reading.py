@@ -1,11 +1,11 @@
 """A hand photo reads the same in tournament mode as on the dashboard: the worker's reading
-(`tournament.worker.hand_reading`) and the dashboard's upload both go through
-`vision.reading.PhotoReader`, so a tournament hand gets the verifier and the calibration
+(`dominocam.tournament.worker.hand_reading`) and the dashboard's upload both go through
+`dominocam.vision.reading.PhotoReader`, so a tournament hand gets the verifier and the calibration
 too (a box that is probably not a tile is left out, tiles carry their probability) and no
 layout.
 
 No Redis or PostgreSQL is needed: the worker's reading is tested without its services. The
-tests are marked `tournament` only because `tournament.worker` needs that extra (Celery).
+tests are marked `tournament` only because `dominocam.tournament.worker` needs that extra (Celery).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ SET_MAX = 6
 
 @pytest.fixture(scope="module")
 def reader() -> Any:
-    from vision.reading import PhotoReader
+    from dominocam.vision.reading import PhotoReader
 
     return PhotoReader.load(threads=2)
 
@@ -51,7 +51,7 @@ def rendered_hand(index: int) -> bytes:
 def dashboard_reading(tmp_path: Path, photo: bytes) -> tuple[list[list[int]], dict[str, Any]]:
     """(tiles, Scene JSON) of `photo` uploaded as Ana's hand photo to a single-table
     dashboard reading with the bundled models (no stand-in)."""
-    from server import create_app
+    from dominocam.server import create_app
 
     app = create_app(
         {
@@ -78,7 +78,7 @@ def dashboard_reading(tmp_path: Path, photo: bytes) -> tuple[list[list[int]], di
 def test_a_hand_photo_reads_the_same_in_tournament_mode_and_on_the_dashboard(
     reader, tmp_path: Path, photo: str
 ) -> None:
-    from tournament.worker import hand_reading
+    from dominocam.tournament.worker import hand_reading
 
     data = rendered_hand(1) if photo == "rendered hand" else PRINTED.read_bytes()
     tiles, scene = hand_reading(reader, data, SET_MAX, "Ana")
@@ -89,7 +89,7 @@ def test_a_hand_photo_reads_the_same_in_tournament_mode_and_on_the_dashboard(
 def test_a_tournament_hand_photo_gets_the_verifier_and_the_calibration(reader) -> None:
     """The worker read hand photos with neither (and laid them out as a table), so boxes of
     printed dominoes counted as tiles of the hand, and no tile was ever doubted."""
-    from tournament.worker import hand_reading
+    from dominocam.tournament.worker import hand_reading
 
     tiles, scene = hand_reading(reader, PRINTED.read_bytes(), SET_MAX, "Ana")
     assert tiles == [] and scene["tiles"] == [] and scene["pip_total"] == 0

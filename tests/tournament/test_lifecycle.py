@@ -204,7 +204,7 @@ def test_a_ruling_uses_the_cameras_open_ends_unless_the_reading_is_doubtful(
 ) -> None:
     """With no lines typed by the host, a block check judges the open ends of the table
     camera's newest Scene; a Scene the reading doubts is refused until the host types them."""
-    from tournament import store
+    from dominocam.tournament import store
 
     _, tokens = make_event(tables=2)
     client = web(tokens.event_id)

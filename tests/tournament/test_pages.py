@@ -31,7 +31,7 @@ def test_phone_page_and_overlays_follow_the_table(
     """A player saves their hand on the phone page; the table's overlay shows tile counts
     (never tiles), the open ends of a Scene published for the table, and the round's points
     once it ends; the event's overlay shows the standings."""
-    from tournament import frames
+    from dominocam.tournament import frames
 
     data = {
         "event": f"pages-{uuid.uuid4().hex[:8]}",

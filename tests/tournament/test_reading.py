@@ -28,8 +28,8 @@ def stored_seqs(db: Any, event_id: int, table_id: str) -> list[int]:
 def test_newest_frame_wins(db, redis_client, make_event, workers, game_frames) -> None:
     """Ten frames sent while no worker runs: one task waits, the newest frame is read, nine
     are dropped and counted; the stored Scene is what the table's tracker makes of it."""
-    from tournament import frames
-    from tournament.worker import QUEUE, make_app, send_frame
+    from dominocam.tournament import frames
+    from dominocam.tournament.worker import QUEUE, make_app, send_frame
 
     config, tokens = make_event(tables=1)
     app = make_app(os.environ["DOMINOCAM_REDIS_URL"])
@@ -65,9 +65,9 @@ class LocalTracker:
     """A table's tracker run in the test process, as a worker runs it."""
 
     def __init__(self, config: Any, jpeg: bytes) -> None:
-        from tournament.worker import TRACK_FPS
-        from vision.image_io import decode_image
-        from vision.reading import Game, PhotoReader, tracker_config
+        from dominocam.tournament.worker import TRACK_FPS
+        from dominocam.vision.image_io import decode_image
+        from dominocam.vision.reading import Game, PhotoReader, tracker_config
 
         self.reader = PhotoReader.load(threads=1)
         image = decode_image(jpeg)
@@ -78,7 +78,7 @@ class LocalTracker:
         self.scene = self.next(jpeg)
 
     def next(self, jpeg: bytes) -> dict[str, Any]:
-        from vision.image_io import decode_image
+        from dominocam.vision.image_io import decode_image
 
         self.t += 0.5
         result = self.reader.track(self.tracker, decode_image(jpeg), self.t)
@@ -104,7 +104,7 @@ def test_one_track_across_workers(db, redis_client, make_event, workers, game_fr
     second worker goes on from the tracker state the first left in Redis, so its first
     Scene already shows the tiles with the same track ids (a fresh tracker would show
     nothing until it had seen them in a few frames)."""
-    from tournament.worker import make_app, send_frame
+    from dominocam.tournament.worker import make_app, send_frame
 
     _, tokens = make_event(tables=1)
     app = make_app(os.environ["DOMINOCAM_REDIS_URL"])
@@ -152,9 +152,9 @@ def test_two_tables_two_workers_one_killed_mid_frame(
     worker starts another), or its whole worker (a machine lost). Only that frame is lost:
     both tables keep being read, by the other worker among others, every stored Scene is
     whole, and every frame sent is read, dropped or that one lost frame."""
-    from tournament import frames
-    from tournament.worker import make_app, send_frame
-    from vision.scene import Scene
+    from dominocam.tournament import frames
+    from dominocam.tournament.worker import make_app, send_frame
+    from dominocam.vision.scene import Scene
 
     _, tokens = make_event(tables=2)
     event_id = tokens.event_id
@@ -238,7 +238,7 @@ def test_sequence_numbers_keep_growing_when_redis_loses_its_data(
     """Redis runs without persistence: if it restarts empty, a table's sequence numbers
     still grow (they start at Redis' clock), so PostgreSQL's Scenes keyed by them are never
     confused with older ones, and the newest-Scene pointer keeps moving forward."""
-    from tournament import frames, store
+    from dominocam.tournament import frames, store
 
     _, tokens = make_event(tables=1)
     first = frames.submit(redis_client, tokens.event_id, "t1", game_frames[0])
@@ -272,8 +272,8 @@ def test_a_worker_reconnects_when_postgresql_drops_its_connection(
 ) -> None:
     """PostgreSQL ends the worker's connection (as a restart or failover would): at most
     the frame being stored then is lost, and the worker goes on storing the next ones."""
-    from tournament import frames
-    from tournament.worker import make_app, send_frame
+    from dominocam.tournament import frames
+    from dominocam.tournament.worker import make_app, send_frame
 
     _, tokens = make_event(tables=1)
     event_id = tokens.event_id
@@ -312,8 +312,8 @@ def test_a_tables_tracker_follows_the_rounds_engine(db, redis_client, make_event
     (12-12, then 11-11 once a round is scored), as single-table mode's camera."""
     from types import SimpleNamespace
 
-    from tournament.worker import WorkerContext, table_tracker
-    from vision.reading import PhotoReader
+    from dominocam.tournament.worker import WorkerContext, table_tracker
+    from dominocam.vision.reading import PhotoReader
 
     data = {
         "event": f"mexican-{os.urandom(4).hex()}",

@@ -20,7 +20,7 @@ def seqs(db, event_id: int, table_id: str) -> list[int]:
 
 
 def store(db, event_id: int, table_id: str, seq: int, minutes_ago: float) -> None:
-    from tournament import store as tstore
+    from dominocam.tournament import store as tstore
 
     assert tstore.store_scene(
         db, event_id, table_id, seq, SCENE, sent_at=0.0, read_s=0.1, worker="test"
@@ -33,7 +33,7 @@ def store(db, event_id: int, table_id: str, seq: int, minutes_ago: float) -> Non
 
 
 def test_old_scenes_are_pruned_but_each_tables_newest_stays(db, make_event, monkeypatch) -> None:
-    from tournament import retention
+    from dominocam.tournament import retention
 
     _, tokens = make_event(tables=2)
     _, other_tokens = make_event(tables=1)
@@ -58,7 +58,7 @@ def test_old_scenes_are_pruned_but_each_tables_newest_stays(db, make_event, monk
 
 
 def test_pruning_runs_once_a_minute_across_workers(db, make_event, redis_client) -> None:
-    from tournament import retention
+    from dominocam.tournament import retention
 
     _, tokens = make_event(tables=1)
     store(db, tokens.event_id, "t1", 1, 120)

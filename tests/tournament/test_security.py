@@ -13,7 +13,7 @@ pytestmark = pytest.mark.tournament
 
 
 def test_links_are_id_dot_secret_and_the_database_cannot_recreate_one(db, make_event) -> None:
-    from tournament import store
+    from dominocam.tournament import store
 
     _, tokens = make_event(tables=2)
     for name, token in tokens.players.items():
@@ -51,7 +51,7 @@ def test_a_new_seat_link_revokes_the_old_one(make_event, web) -> None:
 def test_guessing_gets_429_past_the_limit_in_every_web_process(make_event, web) -> None:
     """20 wrong tokens from one address, sent to two web processes of the event, use up
     the limit: the 21st gets 429 with Retry-After at either, a right token too."""
-    from tournament.guard import GUESS_LIMIT
+    from dominocam.tournament.guard import GUESS_LIMIT
 
     _, tokens = make_event(tables=1)
     first, second = web(tokens.event_id), web(tokens.event_id)
@@ -156,7 +156,7 @@ def test_token_answers_are_never_stored(make_event, web) -> None:
 def test_numbers_past_64_bits_and_bodies_past_the_limit(make_event, web) -> None:
     """A seat past 64-bit integers is a 404, a `since` past them a 400, a body past the
     limit a JSON 413 (issue 33, item 11)."""
-    from tournament.web import MAX_BODY_BYTES
+    from dominocam.tournament.web import MAX_BODY_BYTES
 
     _, tokens = make_event(tables=1)
     client = web(tokens.event_id)

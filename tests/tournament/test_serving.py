@@ -14,7 +14,7 @@ import pytest
 from flask import Flask
 
 from dominocam.errors import UserInputError
-from tournament import cli
+from dominocam.tournament import cli
 
 
 def _app() -> Flask:
@@ -29,7 +29,7 @@ def _app() -> Flask:
 
 @pytest.fixture
 def served(monkeypatch):
-    from server.serving import stop_server
+    from dominocam.server.serving import stop_server
 
     monkeypatch.setenv("DOMINOCAM_CONNECTIONS_PER_CLIENT", "3")
     monkeypatch.setenv("DOMINOCAM_WEB_THREADS", "4")

@@ -20,7 +20,7 @@ MARKUP = "<i>x</i>"
 @pytest.fixture
 def app_of(urls: dict[str, str]) -> Any:
     """`app_of(event_id, **test_config)`: the event's app on the real services."""
-    from tournament.web import create_app
+    from dominocam.tournament.web import create_app
 
     apps: list[Any] = []
 

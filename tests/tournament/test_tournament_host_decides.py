@@ -29,7 +29,7 @@ def put_hand(client, token: str, tiles: list[list[int]]):
 
 def read_photo(db, event_id: int, seat: int, tiles: list[list[int]]) -> None:
     """A worker's reading of a hand photo, stored as the worker stores it (pending)."""
-    from tournament import rounds, store
+    from dominocam.tournament import rounds, store
 
     player = store.seat_player(db, event_id, "t1", seat)
     assert rounds.store_pending_reading(db, event_id, player, tiles, {"tiles": []})
@@ -152,7 +152,7 @@ def test_a_block_check_that_stops_locks_nothing(make_event, web) -> None:
 def test_a_refused_ruling_is_held_for_the_host_and_locks_the_hands(make_event, web) -> None:
     """The rules engine refuses the round (the host typed an open end the set does not
     have): the player hears only that a tile needs checking; the ruling waits for the host
-    and the hands lock, as in single-table mode (`rounds.operations.rule`). The host reads
+    and the hands lock, as in single-table mode (`dominocam.rounds.operations.rule`). The host reads
     the engine's refusal, corrects the table and cancels; play goes on."""
     _, tokens = make_event(tables=1)
     client = web(tokens.event_id)

@@ -34,8 +34,8 @@ def test_a_tile_on_the_table_and_in_a_hand_holds_the_ruling_for_the_host(
     """6-6 is on the table camera's newest Scene and in P2's confirmed hand: P1's block waits
     for the host. P1, the public table and the public audit trail name no tile; the host
     reads which tile and whose hand."""
-    from rounds import ledger_words
-    from tournament import store
+    from dominocam.rounds import ledger_words
+    from dominocam.tournament import store
 
     _, tokens = make_event(tables=1)
     client = web(tokens.event_id)
@@ -75,7 +75,7 @@ def test_a_tile_on_the_table_and_in_a_hand_holds_the_ruling_for_the_host(
 def test_a_mexican_train_block_waits_for_the_boneyard_count_then_rules(make_event, web) -> None:
     """Mexican Train draws: a block is not ruled on a boneyard assumed empty. It waits for
     the host's count; once the host enters 0, the held block is scored."""
-    from rounds import ledger_words
+    from dominocam.rounds import ledger_words
 
     data = event_data(tables=1, variant="mexican-train")
     data["set"] = 12
@@ -124,7 +124,7 @@ def test_a_round_that_adds_up_is_ruled_as_before_and_keeps_its_ledger(db, make_e
     ).fetchone()
     assert row["result"]["ledger"]["adds_up"] is True
     # A block game never draws: the rules engine judges with the 14 tiles set aside
-    # (`rules.hold.judged_boneyard`), which nobody can draw from.
+    # (`dominocam.rules.hold.judged_boneyard`), which nobody can draw from.
     assert row["result"]["state"]["boneyard"] == 14
 
 
@@ -155,7 +155,7 @@ PROBLEMS = [
 def _claimed_round(db, make_event, web, p2_tiles: list[list[int]]):
     """One table: the camera reads 6-6 on the table, P2 claims it in a confirmed hand, P1
     proposes a block: held for the host's check. Returns (client, tokens)."""
-    from tournament import store
+    from dominocam.tournament import store
 
     _, tokens = make_event(tables=1)
     client = web(tokens.event_id)
@@ -334,7 +334,7 @@ def test_players_read_only_that_the_table_host_is_checking(db, make_event, web) 
     """While the host checks, a player reads that the host is checking, never which tile or
     whose hand: every answer to P1's token is the same whatever P2 holds, and none names
     the tile in two places."""
-    from rounds import ledger_words
+    from dominocam.rounds import ledger_words
 
     client_a, tokens_a = _claimed_round(db, make_event, web, P2_HAND)
     client_b, tokens_b = _claimed_round(db, make_event, web, P2_OTHER)

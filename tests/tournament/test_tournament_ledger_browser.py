@@ -36,7 +36,7 @@ def test_the_table_host_resolves_a_round_that_does_not_add_up_on_a_phone(
 ) -> None:
     from playwright.sync_api import expect
 
-    from tournament import store
+    from dominocam.tournament import store
 
     shots = Path(os.environ.get("DOMINOCAM_ARTIFACTS") or tmp_path / "screenshots")
     shots.mkdir(parents=True, exist_ok=True)

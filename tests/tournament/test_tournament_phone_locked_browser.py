@@ -84,7 +84,7 @@ def test_the_host_page_shows_tiles_typed_over_a_reading(browser, make_event, ser
     typed instead of the photo's reading; the player's own page does not."""
     from playwright.sync_api import expect
 
-    from tournament import rounds, store
+    from dominocam.tournament import rounds, store
 
     _, tokens = make_event(tables=1)
     url, client = served(tokens.event_id)

@@ -18,8 +18,8 @@ from page_words import SAME_ALLOWED, english_in, visible
 from tournament_factories import bearer, event_data
 
 from dominocam.i18n import use_language
-from rules import phrases
-from server import i18n
+from dominocam.rules import phrases
+from dominocam.server import i18n
 
 pytestmark = pytest.mark.tournament
 

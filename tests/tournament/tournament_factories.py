@@ -60,7 +60,7 @@ class Workers:
 
     def wait_ready(self, names: list[str], timeout: float = 60.0) -> None:
         """Until every named worker answers a ping (its child then loads the models)."""
-        from tournament.worker import make_app
+        from dominocam.tournament.worker import make_app
 
         app = make_app(self.urls["redis"])
         deadline = time.monotonic() + timeout
@@ -229,7 +229,7 @@ class StreamClient:
 
 def settled(redis_client: Any, event_id: int, tables: list[str]) -> bool:
     """No table has a frame claimed and not stored, nor a task waiting."""
-    from tournament import frames
+    from dominocam.tournament import frames
 
     return all(
         frames.reading(redis_client, event_id, t) is None

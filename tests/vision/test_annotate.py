@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.annotate import DOUBT_COLOUR, REJECTED_COLOUR, UP_COLOUR, annotate
-from vision.scene import RejectedBox, Scene, SceneTile
+from dominocam.vision.annotate import DOUBT_COLOUR, REJECTED_COLOUR, UP_COLOUR, annotate
+from dominocam.vision.scene import RejectedBox, Scene, SceneTile
 
 
 def box(x: float, y: float) -> np.ndarray:

@@ -1,13 +1,14 @@
-"""The reader's second opinion on face up / face down (`vision.pipeline.backs_face_down`)."""
+"""The reader's second opinion on face up / face down
+(`dominocam.vision.pipeline.backs_face_down`)."""
 
 from __future__ import annotations
 
 import numpy as np
 from vision_factories import tile_corners
 
-from vision.pipeline import backs_face_down
-from vision.reader import BACK_MIN, BACK_SURE, HalfReads
-from vision.scene import SceneTile
+from dominocam.vision.pipeline import backs_face_down
+from dominocam.vision.reader import BACK_MIN, BACK_SURE, HalfReads
+from dominocam.vision.scene import SceneTile
 
 
 def _tiles(faces: list[str]) -> list[SceneTile]:
@@ -64,7 +65,7 @@ def test_a_doubtful_tile_stays_doubtful_when_turned_on_a_sure_back_read():
 
 
 def test_calibration_keeps_the_doubt_of_a_weakly_turned_tile():
-    from vision.confidence import Calibration, Logistic, mark_doubtful
+    from dominocam.vision.confidence import Calibration, Logistic, mark_doubtful
 
     tiles = _tiles(["up"])
     out, _ = backs_face_down(tiles, tiles, _reads([(0.6, 0.7)]))

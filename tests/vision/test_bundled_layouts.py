@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from vision import pipeline
-from vision.image_io import load_image
+from dominocam.vision import pipeline
+from dominocam.vision.image_io import load_image
 
 PICTURE = Path(__file__).resolve().parents[1] / "assets" / "layouts" / "spinner-t-s31-000.jpg"
 
@@ -94,7 +94,7 @@ def erased_table():
 
 
 def test_a_tile_beyond_an_open_end_over_bare_table_raises_no_doubt(erased_table) -> None:
-    from vision.layout import AUTO, LayoutConfig, layout_scene
+    from dominocam.vision.layout import AUTO, LayoutConfig, layout_scene
 
     _, truth, _, _, read = erased_table
     true_up = sorted(
@@ -110,7 +110,7 @@ def test_a_tile_beyond_an_open_end_over_bare_table_raises_no_doubt(erased_table)
 
 
 def test_the_look_at_the_gap_sees_a_tile_that_lies_there(erased_table) -> None:
-    from vision.layout import AUTO, GAP_MAY_HOLD_TILE, LayoutConfig, layout_scene
+    from dominocam.vision.layout import AUTO, GAP_MAY_HOLD_TILE, LayoutConfig, layout_scene
 
     models, _, original, image, read = erased_table
     gaps = []

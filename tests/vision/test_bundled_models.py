@@ -2,7 +2,7 @@
 
 Each picture in tests/assets/bundled/ is a `dominocam synth` image kept with the truth JSON
 the generator wrote for it (tests/assets/README.md says how to make them). The test runs the
-whole runtime (`vision.pipeline`: detector, reader, joint decoding, layout) as `dominocam
+whole runtime (`dominocam.vision.pipeline`: detector, reader, joint decoding, layout) as `dominocam
 read` does and asserts the face-up tiles, the face-down count and the open ends. A new model
 that misreads one of them is a regression to look at before it is committed.
 """
@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from vision import pipeline
-from vision.image_io import load_image
-from vision.layout import game_layout_config
+from dominocam.vision import pipeline
+from dominocam.vision.image_io import load_image
+from dominocam.vision.layout import game_layout_config
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets" / "bundled"
 PICTURES = sorted(ASSETS.glob("*.jpg"))

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from vision import pipeline
-from vision.image_io import load_image
+from dominocam.vision import pipeline
+from dominocam.vision.image_io import load_image
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets" / "not-tiles"
 PICTURES = sorted(ASSETS.glob("*.jpg"))

@@ -5,15 +5,15 @@ from __future__ import annotations
 import numpy as np
 from vision_factories import upright_detection as _box
 
-from vision import geometry
-from vision.detector import (
+from dominocam.vision import geometry
+from dominocam.vision.detector import (
     CLOSEUP_BORDER,
     CLOSEUP_MAX_BOXES,
     Detection,
     frame_for_closeups,
     merge_closeups,
 )
-from vision.pipeline import read_image
+from dominocam.vision.pipeline import read_image
 
 
 def test_frame_for_closeups_adds_grey_around_the_picture() -> None:

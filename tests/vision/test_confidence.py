@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from dominocam.errors import UserInputError
-from vision.confidence import (
+from dominocam.vision.confidence import (
     FEATURES,
     Calibration,
     Logistic,
@@ -20,9 +20,9 @@ from vision.confidence import (
     reject_boxes,
     review_scene,
 )
-from vision.decode import joint_decode
-from vision.layout import layout_scene
-from vision.scene import Scene, SceneTile
+from dominocam.vision.decode import joint_decode
+from dominocam.vision.layout import layout_scene
+from dominocam.vision.scene import Scene, SceneTile
 
 SQUARE = np.array([[0, 0], [20, 0], [20, 40], [0, 40]], float)
 
@@ -156,7 +156,7 @@ def test_review_names_doubtful_tiles_cut_tiles_and_rejected_boxes_in_players_wor
         doubtful=True,
     )
     scene = Scene(640, 480, [doubtful, cut])
-    from vision.scene import RejectedBox
+    from dominocam.vision.scene import RejectedBox
 
     scene = replace(scene, rejected=[RejectedBox(SQUARE + 300, 0.1, "up", (1, 1))])
     reviewed = review_scene(scene, calibration, 12, rejected_p_tile=[0.45])
@@ -241,7 +241,7 @@ def _lying(tile_id: int, x: float, pips: tuple[int, int]) -> SceneTile:
     ],
 )
 def test_a_box_left_out_against_an_open_end_asks_for_a_review_whatever_its_p(box_x, asks):
-    from vision.scene import RejectedBox
+    from dominocam.vision.scene import RejectedBox
 
     calibration = committed()
     scene = layout_scene(Scene(640, 480, [_lying(0, 80, (1, 2)), _lying(1, 160, (2, 3))]))
@@ -254,7 +254,7 @@ def test_a_box_left_out_against_an_open_end_asks_for_a_review_whatever_its_p(box
 
 
 def test_a_box_left_out_beside_a_line_asks_nothing():
-    from vision.scene import RejectedBox
+    from dominocam.vision.scene import RejectedBox
 
     calibration = committed()
     scene = layout_scene(Scene(640, 480, [_lying(0, 80, (1, 2)), _lying(1, 160, (2, 3))]))
@@ -264,7 +264,7 @@ def test_a_box_left_out_beside_a_line_asks_nothing():
 
 
 def test_a_double_left_out_crosswise_at_an_open_end_is_against_it():
-    from vision.layout import boxes_at_open_ends
+    from dominocam.vision.layout import boxes_at_open_ends
 
     scene = layout_scene(Scene(640, 480, [_lying(0, 80, (1, 2)), _lying(1, 160, (2, 3))]))
     crosswise = np.array([[242, 80], [282, 80], [282, 160], [242, 160]], float)

@@ -1,4 +1,4 @@
-"""The one-pass forms of `vision.confidence` give what their definitions give box by box:
+"""The one-pass forms of `dominocam.vision.confidence` give what their definitions give box by box:
 `best_readings` what `joint_decode` gives each box decoded alone, `feature_matrix` the rows
 of `box_features` (which `dominocam calibrate` fits on)."""
 
@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from dominocam.errors import UserInputError
-from vision.confidence import FEATURES, best_readings, box_features, feature_matrix
-from vision.decode import joint_decode
-from vision.scene import SceneTile
+from dominocam.vision.confidence import FEATURES, best_readings, box_features, feature_matrix
+from dominocam.vision.decode import joint_decode
+from dominocam.vision.scene import SceneTile
 
 SQUARE = np.array([[0, 0], [20, 0], [20, 40], [0, 40]], float)
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from vision_factories import upright_detection as _box
 
-from vision.detector import (
+from dominocam.vision.detector import (
     SLICE_BELOW_INPUT_PX,
     SLICE_OVERLAP,
     Detector,
@@ -16,7 +16,7 @@ from vision.detector import (
     needs_slices,
     slice_windows,
 )
-from vision.pipeline import read_image
+from dominocam.vision.pipeline import read_image
 
 
 @pytest.mark.parametrize("shape", [(720, 1280), (3024, 4032), (101, 203)])
@@ -120,7 +120,7 @@ class _Verifier:
         self.max_tile_px = max_tile_px
 
     def scores(self, image, corners) -> np.ndarray:
-        from vision import geometry
+        from dominocam.vision import geometry
 
         lengths = geometry.box_lengths(np.array(corners))
         return np.where(lengths > self.max_tile_px, 0.01, 0.99)
@@ -162,7 +162,7 @@ def _window_box(length: float, score: float, verifier_score: float):
 
 
 def test_a_search_afar_counts_from_enough_probable_tiles_and_adds_only_those() -> None:
-    from vision.pipeline import MIN_TILES_AFAR, searched_afar
+    from dominocam.vision.pipeline import MIN_TILES_AFAR, searched_afar
 
     first = [_box(600, 300, 200, 0.6)]
     first[0].verifier_score = 0.01  # clutter: the first look holds no probable tile

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from vision_factories import tile_corners
 
-from vision import geometry
+from dominocam.vision import geometry
 
 ANGLES = [0.0, 0.3, math.pi / 4, math.pi / 2, 2.0, math.pi, 4.0, -0.7, 3 * math.pi / 2 + 0.2]
 

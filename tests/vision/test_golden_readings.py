@@ -18,9 +18,9 @@ import golden_readings
 import numpy as np
 import pytest
 
-from vision import messages
-from vision.notes import Note, note, renumbered
-from vision.reading import PhotoReader
+from dominocam.vision import messages
+from dominocam.vision.notes import Note, note, renumbered
+from dominocam.vision.reading import PhotoReader
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +46,7 @@ def golden(models) -> dict:
 
 
 def test_the_golden_pictures_run_every_pass(models) -> None:
-    from vision.pipeline import detect_tiles
+    from dominocam.vision.pipeline import detect_tiles
 
     sources = {
         d.source

@@ -1,7 +1,8 @@
 """A box the calibration leaves out of a hand photo asks for a review from
-`vision.settings.HAND_REVIEW_REJECTED` on (issue 36, point 2): a hand has no open end to
+`dominocam.vision.settings.HAND_REVIEW_REJECTED` on (issue 36, point 2): a hand has no open end to
 say which box matters, and a tile dropped from it changes the count. Read through
-`vision.reading.PhotoReader` with ONNX doubles of the models (tests/vision/conftest.py)."""
+`dominocam.vision.reading.PhotoReader` with ONNX doubles of the models
+(tests/vision/conftest.py)."""
 
 from __future__ import annotations
 
@@ -9,10 +10,10 @@ from dataclasses import replace
 
 import pytest
 
-from vision.confidence import FEATURES, Calibration, Logistic, load_calibration
-from vision.pipeline import Models, load_models
-from vision.reading import PhotoReader
-from vision.settings import HAND_REVIEW_REJECTED
+from dominocam.vision.confidence import FEATURES, Calibration, Logistic, load_calibration
+from dominocam.vision.pipeline import Models, load_models
+from dominocam.vision.reading import PhotoReader
+from dominocam.vision.settings import HAND_REVIEW_REJECTED
 
 
 def by_detector_score(reject_below: float, review_rejected: float) -> Calibration:

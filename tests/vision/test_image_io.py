@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from dominocam.errors import UserInputError
-from vision.image_io import decode_image, load_image
+from dominocam.vision.image_io import decode_image, load_image
 
 
 def marked_image(width: int = 40, height: int = 20) -> np.ndarray:

@@ -7,8 +7,8 @@ import re
 import numpy as np
 import pytest
 
-from vision.decode import joint_decode, set_tiles
-from vision.scene import SceneTile
+from dominocam.vision.decode import joint_decode, set_tiles
+from dominocam.vision.scene import SceneTile
 
 SQUARE = np.array([[0, 0], [10, 0], [10, 20], [0, 20]], float)
 

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from vision.layout import (
+from dominocam.vision.layout import (
     LayoutConfig,
     LayoutTile,
     build_layout,
@@ -20,7 +20,7 @@ from vision.layout import (
     set_down_side_by_side,
     touching_halves,
 )
-from vision.scene import Scene, SceneTile
+from dominocam.vision.scene import Scene, SceneTile
 
 WIDTH = 40.0  # px; tiles are 2:1, so 80 px long
 
@@ -549,7 +549,7 @@ def test_layout_scene_keeps_kind_root_doubts_and_confidence_in_json() -> None:
 
 def read_scene(probs: list[np.ndarray], chain: list[LayoutTile]) -> Scene:
     """A Scene of read tiles with given half probabilities, decoded on their own."""
-    from vision.decode import joint_decode
+    from dominocam.vision.decode import joint_decode
 
     tiles = [
         SceneTile(t.id, "up", t.corners, 0.9, half_probs=p)
@@ -578,7 +578,7 @@ def test_touching_halves_lists_each_contact_once() -> None:
 
 
 def test_safe_adjacency_corrects_a_doubtful_read_that_fits_its_neighbour() -> None:
-    from vision.decode import joint_decode
+    from dominocam.vision.decode import joint_decode
 
     chain = horizontal_chain([0, 1, 2])  # tile 1 shows 1|2; its 1 touches tile 0's 1
     doubtful = one_hot(4, 2)
@@ -646,8 +646,8 @@ def test_a_games_variant_picks_the_layout_kind(variant, players, engine, kind, t
 
 
 def test_the_layout_kind_is_the_variants_own() -> None:
-    from rules.variants import VARIANTS
-    from vision.layout import layout_kind
+    from dominocam.rules.variants import VARIANTS
+    from dominocam.vision.layout import layout_kind
 
     for name, variant in VARIANTS.items():
         assert layout_kind(name) == variant.layout

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from test_layout import tile_at
 
-from vision.layout import LayoutConfig, find_contacts
+from dominocam.vision.layout import LayoutConfig, find_contacts
 
 # Tile 0 lies along x with its half-0 end at x = 140; tile 1 continues it 12 px (0.3 widths)
 # further; the double 2 lies diagonally near that end, 0.09 widths from its edge.

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from vision_factories import DETECTOR_SIZE, to_input_boxes
 
-from vision.pipeline import load_models, read_image
+from dominocam.vision.pipeline import load_models, read_image
 
 SIZE = (320, 240)
 # Two tiles in line, 4 px apart: A = 3|1 at x 60..140, B = ?|5 at x 144..224 (80 x 40 px).

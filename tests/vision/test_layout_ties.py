@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 from test_layout import WIDTH, horizontal_chain, tile_at
 
-from vision.layout import (
+from dominocam.vision.layout import (
     TIE_WIDTHS,
     LayoutConfig,
     LayoutTile,

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from dominocam.errors import UserInputError
-from vision import geometry
-from vision.detector import Detection, Detector, decode_obb_output
+from dominocam.vision import geometry
+from dominocam.vision.detector import Detection, Detector, decode_obb_output
 
 
 def _raw(columns: list[list[float]]) -> np.ndarray:

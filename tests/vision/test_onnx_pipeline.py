@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 from dominocam.errors import UserInputError
-from vision.detector import Detector
-from vision.onnx_model import resolve_model_path
-from vision.pipeline import STAGES, load_models, read_image
-from vision.reader import BACK_CLASS, Reader
-from vision.scene import Scene
+from dominocam.vision.detector import Detector
+from dominocam.vision.onnx_model import resolve_model_path
+from dominocam.vision.pipeline import STAGES, load_models, read_image
+from dominocam.vision.reader import BACK_CLASS, Reader
+from dominocam.vision.scene import Scene
 
 
 def test_reader_reads_each_half_in_corner_order(painted_table, double_models):
@@ -166,7 +166,7 @@ def test_missing_models_say_how_to_get_them(tmp_path: Path, monkeypatch):
 
 
 def test_default_models_dir_is_the_repository_models_folder(monkeypatch):
-    from vision.onnx_model import default_models_dir
+    from dominocam.vision.onnx_model import default_models_dir
 
     monkeypatch.delenv("DOMINOCAM_MODELS", raising=False)
     assert default_models_dir() == Path(__file__).resolve().parents[2] / "models"
@@ -179,7 +179,7 @@ def test_read_image_with_a_calibration_rejects_flags_and_asks_for_review(
     # score itself and a threshold of 0.8 for "not a tile", the 0.75 box leaves the tiles.
     from dataclasses import replace
 
-    from vision.confidence import FEATURES, Calibration, Logistic
+    from dominocam.vision.confidence import FEATURES, Calibration, Logistic
 
     identity = Logistic(FEATURES, tuple(float(f == "det") for f in FEATURES), 0.0)
     calibration = Calibration(identity, identity, 0.8, 0.9, 0.5)
@@ -216,7 +216,7 @@ def test_a_dynamic_shape_detector_gets_the_tight_rectangle_and_boxes_map_back(
     from standin import raw_from_boxes, write_detector
     from vision_factories import DETECTOR_SIZE
 
-    from vision import geometry
+    from dominocam.vision import geometry
 
     shape = painted_table.image.shape[:2]  # 240 x 320: 4:3
     rect = geometry.rect_input_shape(shape, (DETECTOR_SIZE, DETECTOR_SIZE), 32)

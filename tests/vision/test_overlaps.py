@@ -1,4 +1,5 @@
-"""vision.overlaps: of the boxes NMS keeps, the most confident set that does not overlap."""
+"""dominocam.vision.overlaps: of the boxes NMS keeps, the most confident set that does not
+overlap."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import numpy as np
 import pytest
 from vision_factories import tile_corners
 
-from vision import geometry, overlaps
+from dominocam.vision import geometry, overlaps
 
 
 def _scores(*values: float) -> np.ndarray:

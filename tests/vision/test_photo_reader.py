@@ -1,5 +1,5 @@
-"""`vision.reading.PhotoReader`, the one way the product reads a picture, and the detector's
-thresholds defined once (`vision.settings`)."""
+"""`dominocam.vision.reading.PhotoReader`, the one way the product reads a picture, and the
+detector's thresholds defined once (`dominocam.vision.settings`)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.layout import AUTO, LayoutConfig
-from vision.reading import Game, PhotoReader, table_layout, tracker_config
-from vision.settings import DETECTOR_CONF, NMS_IOU
+from dominocam.vision.layout import AUTO, LayoutConfig
+from dominocam.vision.reading import Game, PhotoReader, table_layout, tracker_config
+from dominocam.vision.settings import DETECTOR_CONF, NMS_IOU
 
 ROOT = Path(__file__).resolve().parents[2]
 # Every first-party package of the product and its tools.

@@ -143,8 +143,8 @@ def test_bench_table_output(double_models):
 
 def test_help_stays_light():
     code = (
-        "import sys, argparse, vision.cli; "
-        "vision.cli.register(argparse.ArgumentParser().add_subparsers()); "
+        "import sys, argparse, dominocam.vision.cli; "
+        "dominocam.vision.cli.register(argparse.ArgumentParser().add_subparsers()); "
         "print('onnxruntime' in sys.modules, 'cv2' in sys.modules)"
     )
     result = subprocess.run(
@@ -160,7 +160,7 @@ def test_read_with_a_calibration_beside_the_models_rejects_and_asks_for_review(
     # score: the painted table's scores are 0.95 .. 0.75, "not a tile" below 0.8.
     import shutil
 
-    from vision.confidence import FEATURES, Calibration, Logistic
+    from dominocam.vision.confidence import FEATURES, Calibration, Logistic
 
     folder = tmp_path / "models"
     shutil.copytree(double_models, folder)

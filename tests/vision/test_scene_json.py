@@ -9,7 +9,14 @@ import numpy as np
 import pytest
 
 from dominocam.errors import UserInputError
-from vision.scene import LayoutLine, RejectedBox, Scene, SceneLayout, SceneOpenEnd, SceneTile
+from dominocam.vision.scene import (
+    LayoutLine,
+    RejectedBox,
+    Scene,
+    SceneLayout,
+    SceneOpenEnd,
+    SceneTile,
+)
 
 CORNERS = [[10.0, 10.0], [30.0, 10.0], [30.0, 50.0], [10.0, 50.0]]
 

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from dominocam.cli import main
-from vision import geometry
-from vision.scene import Scene, SceneTile
-from vision.track import PlainDetection, TableTracker, TrackerConfig
+from dominocam.vision import geometry
+from dominocam.vision.scene import Scene, SceneTile
+from dominocam.vision.track import PlainDetection, TableTracker, TrackerConfig
 
 W, H = 640, 360
 TILE_L, TILE_W = 60.0, 30.0
@@ -257,7 +257,7 @@ def test_a_doubtful_tile_is_never_announced_as_a_confirmed_move() -> None:
 def test_with_a_calibration_the_tracker_marks_by_its_probability() -> None:
     from dataclasses import replace
 
-    from vision.confidence import FEATURES, Logistic, load_calibration
+    from dominocam.vision.confidence import FEATURES, Logistic, load_calibration
 
     calibration = load_calibration(required=True)
     identity = Logistic(
@@ -385,7 +385,7 @@ def test_watch_runs_a_video_end_to_end(double_models, painted_table, tmp_path, c
     assert len(lines) == len(painted_table.halves)
     assert all(e["kind"] == "added" for e in lines)
     # The same reads as the still pipeline on a decoded frame (mp4 shifts the painted codes).
-    from vision.pipeline import load_models, read_image
+    from dominocam.vision.pipeline import load_models, read_image
 
     models = load_models(double_models / "detector.onnx", double_models / "reader.onnx")
     capture = cv2.VideoCapture(str(video))
@@ -402,7 +402,7 @@ def test_watch_runs_a_video_end_to_end(double_models, painted_table, tmp_path, c
 def test_a_calibration_fitted_with_the_verifier_gives_way_to_the_trackers_own_rule() -> None:
     # The live path boxes frames with the detector alone (no verifier score): the committed
     # calibration cannot weigh such a box, so the tracker marks by its own doubt threshold.
-    from vision.confidence import load_calibration
+    from dominocam.vision.confidence import load_calibration
 
     calibration = load_calibration(required=True)
     assert "verifier" in calibration.features

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from dominocam.errors import UserInputError
-from vision.verifier import CONTEXT, Verifier, verifier_crop
+from dominocam.vision.verifier import CONTEXT, Verifier, verifier_crop
 
 onnx = pytest.importorskip("onnx")
 from standin import write_verifier  # noqa: E402
@@ -80,7 +80,7 @@ class _ScoresByPosition:
 def test_the_pipeline_scores_every_box_and_leaves_out_what_is_not_a_tile(
     painted_table, double_models
 ):
-    from vision.pipeline import VERIFIER_THRESHOLD, load_models, read_image
+    from dominocam.vision.pipeline import VERIFIER_THRESHOLD, load_models, read_image
 
     models = load_models(double_models / "detector.onnx", double_models / "reader.onnx", threads=1)
     everything = read_image(painted_table.image, models.detector, models.reader, 12, closeups=False)

@@ -1,7 +1,7 @@
-"""vision.messages: the live camera's event sentences read as before in English, carry their
-code and parameters (`rules.phrases`), and are shown in each language with their values, from
-the event itself or from its stored JSON; nothing reads the English back. (The warnings are
-codes: tests/vision/test_vision_notes.py.)"""
+"""dominocam.vision.messages: the live camera's event sentences read as before in English, carry
+their code and parameters (`dominocam.rules.phrases`), and are shown in each language with their
+values, from the event itself or from its stored JSON; nothing reads the English back. (The warnings
+are codes: tests/vision/test_vision_notes.py.)"""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from dominocam.i18n import LANGUAGES, use_language
-from rules import phrases
-from rules.phrases import Phrase
-from vision import messages
+from dominocam.rules import phrases
+from dominocam.rules.phrases import Phrase
+from dominocam.vision import messages
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -22,7 +22,7 @@ def _event_texts() -> list[Phrase]:
     """Every kind of live-camera sentence, written by the tracker's own `event_text`."""
     import numpy as np
 
-    from vision.track import _Track, event_text
+    from dominocam.vision.track import _Track, event_text
 
     def track(face: str, guess=None) -> _Track:
         return _Track(7, np.zeros((4, 2)), {face: 1}, 0.9, guess=guess)
@@ -87,7 +87,7 @@ def test_the_camera_events_are_shown_in_the_language(language: str) -> None:
 def test_the_tracker_event_carries_its_words() -> None:
     import numpy as np
 
-    from vision.track import TableEvent, _Track, event_text
+    from dominocam.vision.track import TableEvent, _Track, event_text
 
     text = event_text(
         "added", _Track(3, np.zeros((4, 2)), {"up": 1}, 0.9), (2, 5), False, 0, 5, [5]
@@ -119,7 +119,7 @@ def test_nothing_reads_an_event_or_audit_sentence_back() -> None:
         for path in (REPO / folder).rglob("*.py"):
             text = path.read_text()
             # ... nor finds a sentence of its own output again to rewrite it (the ruling's
-            # verdict line: `rules.ruling`'s `blocked`).
+            # verdict line: `dominocam.rules.ruling`'s `blocked`).
             for banned in (
                 "shown_from",
                 "shown_event",

@@ -1,5 +1,5 @@
-"""vision.notes: each warning is a code with typed parameters, its English text written from
-its template (what the Scene's `warnings` held before codes), a player's sentence and the
+"""dominocam.vision.notes: each warning is a code with typed parameters, its English text written
+from its template (what the Scene's `warnings` held before codes), a player's sentence and the
 host's details made from the code in each language; the JSON carries both, and nothing reads
 a warning's text back."""
 
@@ -17,13 +17,13 @@ from test_confidence import up as up_read
 from test_joint_decode import up
 
 from dominocam.i18n import LANGUAGES, use_language
-from rules.places import PLACE_CODES
-from vision import messages, notes
-from vision.confidence import review_scene
-from vision.decode import joint_decode
-from vision.layout import LayoutConfig, layout_scene
-from vision.notes import KINDS, Note, detail_text, note, player_text
-from vision.scene import RejectedBox, Scene, SceneTile
+from dominocam.rules.places import PLACE_CODES
+from dominocam.vision import messages, notes
+from dominocam.vision.confidence import review_scene
+from dominocam.vision.decode import joint_decode
+from dominocam.vision.layout import LayoutConfig, layout_scene
+from dominocam.vision.notes import KINDS, Note, detail_text, note, player_text
+from dominocam.vision.scene import RejectedBox, Scene, SceneTile
 
 REPO = Path(__file__).resolve().parents[2]
 OTHER_LANGUAGES = [code for code in LANGUAGES if code != "en"]

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision import geometry
-from vision.detector import Detection
+from dominocam.vision import geometry
+from dominocam.vision.detector import Detection
 
 DETECTOR_SIZE = 160
 READER_SIDE = 32

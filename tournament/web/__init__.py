@@ -3,13 +3,13 @@
     dominocam serve --tournament CONFIG --port 5000     # as many as you like, one address
 
 A web process keeps nothing of its own: state is in PostgreSQL, a table's live events come
-from Redis pub/sub (`tournament.web.streams`), so any number of them serve the same event.
+from Redis pub/sub (`dominocam.tournament.web.streams`), so any number of them serve the same event.
 
 `create_app(database_url, redis_url, event_id, test_config=None)` builds the app as
 single-table mode does (`server.create_app`, Flask's tutorial): configuration layered as the
 defaults below, then `DOMINOCAM_*` environment variables (values parsed as JSON where they
 can be), then the arguments, then `test_config` (a web process has no instance folder: it
-keeps nothing); the process's resources made once (`tournament.web.services`); one
+keeps nothing); the process's resources made once (`dominocam.tournament.web.services`); one
 blueprint per audience, with plain module-level views:
 
 * `public` - the standings page, the OBS overlays, the public API;
@@ -21,13 +21,13 @@ blueprint per audience, with plain module-level views:
 Pages are Jinja templates under `tournament/templates/` (autoescaped), their script and style
 under `tournament/static/` (no inline script or style).
 
-Auth (`tournament.web.auth`): public (standings, tables, Scenes, streams, the audit trail's
-public texts: no hand before its round ends); the event director's admin token (frames, host
-links, and everything a table host does, at every table); a table host's link (its table's
-rounds: rulings confirmed or cancelled, hands changed with a reason, undo, seat links); a
-player's link (their own hand, proposing a block, calling domino). Tokens come as
-`Authorization: Bearer TOKEN` (pages: in their path); wrong ones count against the address
-in Redis (`tournament.guard`), shared by every web process.
+Auth (`dominocam.tournament.web.auth`): public (standings, tables, Scenes, streams, the audit
+trail's public texts: no hand before its round ends); the event director's admin token (frames, host
+links, and everything a table host does, at every table); a table host's link (its table's rounds:
+rulings confirmed or cancelled, hands changed with a reason, undo, seat links); a player's link
+(their own hand, proposing a block, calling domino). Tokens come as `Authorization: Bearer TOKEN`
+(pages: in their path); wrong ones count against the address in Redis
+(`dominocam.tournament.guard`), shared by every web process.
 """
 
 from __future__ import annotations
@@ -43,14 +43,14 @@ from werkzeug.exceptions import HTTPException
 
 from dominocam.errors import UserInputError
 from dominocam.i18n import _
-from server import CONTENT_SECURITY_POLICY, Int64Converter, i18n
-from tournament import frames, store
-from tournament.guard import GuessGuard, TooManyGuesses
-from tournament.web import director, host, player, public, streams
-from tournament.web.auth import NoCredentials
-from tournament.web.bodies import MAX_BODY_BYTES, MAX_FRAME_BYTES
-from tournament.web.services import EXTENSION, UnknownTable
-from tournament.worker import make_app
+from dominocam.server import CONTENT_SECURITY_POLICY, Int64Converter, i18n
+from dominocam.tournament import frames, store
+from dominocam.tournament.guard import GuessGuard, TooManyGuesses
+from dominocam.tournament.web import director, host, player, public, streams
+from dominocam.tournament.web.auth import NoCredentials
+from dominocam.tournament.web.bodies import MAX_BODY_BYTES, MAX_FRAME_BYTES
+from dominocam.tournament.web.services import EXTENSION, UnknownTable
+from dominocam.tournament.worker import make_app
 
 __all__ = ["DEFAULTS", "MAX_BODY_BYTES", "MAX_FRAME_BYTES", "create_app", "security_headers"]
 

@@ -1,6 +1,6 @@
 """Who a request is: the token it carries (`Authorization: Bearer TOKEN`; pages: in their
 path) and the actor it belongs to. A wrong token counts against the address in Redis
-(`tournament.guard`), shared by every web process."""
+(`dominocam.tournament.guard`), shared by every web process."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from flask import request
 
 from dominocam.i18n import _
-from tournament import store
-from tournament.web.services import event_id, guard, pool
+from dominocam.tournament import store
+from dominocam.tournament.web.services import event_id, guard, pool
 
 
 class NoCredentials(PermissionError):

@@ -1,4 +1,4 @@
-"""What a request sends: JSON bodies with typed fields (`server.json_fields`, as
+"""What a request sends: JSON bodies with typed fields (`dominocam.server.json_fields`, as
 single-table mode), `?confirm=`, and JPEG photos."""
 
 from __future__ import annotations
@@ -9,7 +9,15 @@ from flask import request
 
 from dominocam.errors import UserInputError
 from dominocam.i18n import _
-from server.json_fields import INTEGER, OBJECT, STRING, Field, checked, optional, query_flag
+from dominocam.server.json_fields import (
+    INTEGER,
+    OBJECT,
+    STRING,
+    Field,
+    checked,
+    optional,
+    query_flag,
+)
 
 MAX_FRAME_BYTES = 8 * 1024 * 1024
 # The largest body read at all (a frame, or a JSON body): larger is 413, as JSON; waitress

@@ -1,16 +1,17 @@
 """The event director (the admin token): the director's page, camera frames, host links.
-Everything a table host does, the director may do at every table (`tournament.web.host`)."""
+Everything a table host does, the director may do at every table
+(`dominocam.tournament.web.host`)."""
 
 from __future__ import annotations
 
 from flask import Blueprint, Response, jsonify
 
 from dominocam.i18n import _
-from server.qr import qr_svg
-from tournament import store
-from tournament.web.auth import require_admin, who
-from tournament.web.bodies import jpeg_body
-from tournament.web.services import (
+from dominocam.server.qr import qr_svg
+from dominocam.tournament import store
+from dominocam.tournament.web.auth import require_admin, who
+from dominocam.tournament.web.bodies import jpeg_body
+from dominocam.tournament.web.services import (
     celery_app,
     config,
     event_id,
@@ -20,7 +21,7 @@ from tournament.web.services import (
     public_base,
     redis_client,
 )
-from tournament.worker import send_frame
+from dominocam.tournament.worker import send_frame
 
 bp = Blueprint("director", __name__)
 

@@ -8,13 +8,13 @@ from flask import Blueprint, Response, jsonify, request
 
 from dominocam.errors import UserInputError
 from dominocam.i18n import _
-from rounds.lifecycle import HOST
-from server.json_fields import ARRAY, STRING, required
-from server.qr import qr_svg
-from tournament import rounds, store
-from tournament.web.auth import require_host, who
-from tournament.web.bodies import REASON, TABLE_FIELDS, body_object, confirm_query
-from tournament.web.services import (
+from dominocam.rounds.lifecycle import HOST
+from dominocam.server.json_fields import ARRAY, STRING, required
+from dominocam.server.qr import qr_svg
+from dominocam.tournament import rounds, store
+from dominocam.tournament.web.auth import require_host, who
+from dominocam.tournament.web.bodies import REASON, TABLE_FIELDS, body_object, confirm_query
+from dominocam.tournament.web.services import (
     UnknownTable,
     config,
     event_id,

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, jsonify
 
-from server.json_fields import ARRAY, BOOLEAN, optional, required
-from tournament import rounds
-from tournament.web.auth import require_player
-from tournament.web.bodies import body_object, jpeg_body
-from tournament.web.services import (
+from dominocam.server.json_fields import ARRAY, BOOLEAN, optional, required
+from dominocam.tournament import rounds
+from dominocam.tournament.web.auth import require_player
+from dominocam.tournament.web.bodies import body_object, jpeg_body
+from dominocam.tournament.web.services import (
     celery_app,
     config,
     event_id,
@@ -21,7 +21,7 @@ from tournament.web.services import (
     shown_outcome,
     shown_text,
 )
-from tournament.worker import send_hand_photo
+from dominocam.tournament.worker import send_hand_photo
 
 bp = Blueprint("player", __name__)
 

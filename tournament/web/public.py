@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, jsonify, render_template, request
 
-from tournament import frames, rounds, store
-from tournament.standings import event_standings
-from tournament.web.auth import bearer, who
-from tournament.web.services import (
+from dominocam.tournament import frames, rounds, store
+from dominocam.tournament.standings import event_standings
+from dominocam.tournament.web.auth import bearer, who
+from dominocam.tournament.web.services import (
     config,
     event_id,
     known_table,

@@ -3,15 +3,15 @@
 `create_app` makes the process's resources once and keeps them in
 `app.extensions["dominocam.tournament"]`: `pool` (PostgreSQL connections), `client` (Redis),
 `celery` (the app tasks are sent to), `hub` (the process's one pub/sub connection,
-`tournament.web.streams`) and `guard` (wrong tokens per address, `tournament.guard`). The
-event is `current_app.config["EVENT_ID"]`; its configuration is read once per request and
-kept in `g`.
+`dominocam.tournament.web.streams`) and `guard` (wrong tokens per address,
+`dominocam.tournament.guard`). The event is `current_app.config["EVENT_ID"]`; its configuration is
+read once per request and kept in `g`.
 
-Words: every request is answered in its language (`server.i18n`, as single-table mode). The
-sentences the store keeps in English (a held ruling, a lock's reason, the audit trail's
-entries: `rounds.wording`) stay as stored in the JSON, their codes beside them, and each gains
-its `shown` twin, written from the code in the request's language (`shown_table`,
-`shown_outcome`, `shown_audit`); nothing reads the English back.
+Words: every request is answered in its language (`dominocam.server.i18n`, as single-table mode).
+The sentences the store keeps in English (a held ruling, a lock's reason, the audit trail's entries:
+`dominocam.rounds.wording`) stay as stored in the JSON, their codes beside them, and each gains its
+`shown` twin, written from the code in the request's language (`shown_table`, `shown_outcome`,
+`shown_audit`); nothing reads the English back.
 """
 
 from __future__ import annotations
@@ -25,10 +25,10 @@ from flask import Response, current_app, g, render_template, request
 from psycopg_pool import ConnectionPool
 
 from dominocam.i18n import _
-from rules import phrases
-from tournament import frames, rounds, store
-from tournament.config import EventConfig
-from tournament.guard import GuessGuard
+from dominocam.rules import phrases
+from dominocam.tournament import frames, rounds, store
+from dominocam.tournament.config import EventConfig
+from dominocam.tournament.guard import GuessGuard
 
 EXTENSION = "dominocam.tournament"
 
@@ -52,7 +52,7 @@ def redis_client() -> redis.Redis:
 
 
 def celery_app() -> Any:
-    """The Celery app tasks are sent to (`tournament.worker.make_app`)."""
+    """The Celery app tasks are sent to (`dominocam.tournament.worker.make_app`)."""
     return resources()["celery"]
 
 
@@ -115,7 +115,7 @@ def private_page(template: str, **values: Any) -> Response:
 
 
 def shown_text(text: str | None, words: object = None) -> str | None:
-    """A stored sentence in the request's language, from its code (`rules.phrases`); a
+    """A stored sentence in the request's language, from its code (`dominocam.rules.phrases`); a
     sentence stored without one as it is."""
     return None if text is None else phrases.said(text, words)
 

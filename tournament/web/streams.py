@@ -21,9 +21,9 @@ import redis
 from flask import Blueprint, Response, request
 
 from dominocam.i18n import current_language, use_language
-from server.json_fields import query_int
-from tournament import frames, store
-from tournament.web.services import (
+from dominocam.server.json_fields import query_int
+from dominocam.tournament import frames, store
+from dominocam.tournament.web.services import (
     event_channel,
     event_id,
     known_table,
