@@ -6,6 +6,7 @@ HTTP 400; anything else that escapes is a bug and keeps its traceback.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 
@@ -22,3 +23,23 @@ class Refused(UserInputError):
         super().__init__(message)
         self.code = code
         self.params = params
+
+
+def plain_value(value: Any, limit: int = 80) -> Any:
+    """`value` as a refusal's parameter: a number, boolean, null or text as it is (text cut
+    to `limit` characters); anything else (a list or object that was sent where it does not
+    fit) as its JSON text, cut to `limit`."""
+    if value is None or isinstance(value, bool | int | float):
+        return value
+    if isinstance(value, str):
+        return value[:limit]
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def with_context(error: UserInputError, message: str, **params: Any) -> Refused:
+    """A refusal that says where `error` happened (`message`), keeping its code and
+    parameters and adding `params` (e.g. which hand, which position)."""
+    return Refused(
+        message, getattr(error, "code", None), **{**getattr(error, "params", {}), **params}
+    )

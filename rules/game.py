@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from dominocam.errors import UserInputError
+from dominocam.errors import Refused
 from dominocam.rules.scoring import RoundScore
 from dominocam.rules.tiles import SUPPORTED_SETS, Tile
 from dominocam.rules.variants import Variant
@@ -25,7 +25,9 @@ from dominocam.rules.verdict import Verdict
 def descending_engines(max_pip: int) -> tuple[Tile, ...]:
     """The engine double of each round: n-n, (n-1)-(n-1), ..., 0-0 (13 rounds for double-12)."""
     if max_pip not in SUPPORTED_SETS:
-        raise UserInputError(f"unknown set double-{max_pip}")
+        raise Refused(
+            f"unknown set double-{max_pip}", "unknown_set", set=max_pip, valid=list(SUPPORTED_SETS)
+        )
     return tuple(Tile(v, v) for v in range(max_pip, -1, -1))
 
 
@@ -50,7 +52,11 @@ class RoundResult:
     def __post_init__(self) -> None:
         for name, value in self.points.items():
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                raise UserInputError(f"round points for {name} must be a whole number >= 0")
+                raise Refused(
+                    f"round points for {name} must be a whole number >= 0",
+                    "bad_points",
+                    name=name,
+                )
 
     @classmethod
     def from_score(
@@ -66,7 +72,7 @@ class RoundResult:
             UserInputError: the verdict is not a block (score a domino with `score_domino`).
         """
         if not verdict.blocked or verdict.score is None:
-            raise UserInputError("only a blocked round has a result in its verdict")
+            raise Refused("only a blocked round has a result in its verdict", "not_blocked")
         return cls.from_score(verdict.score, blocked=True, engine=engine)
 
     def to_json(self) -> dict[str, object]:
@@ -99,17 +105,26 @@ class Game:
         if self.max_pip is None:
             object.__setattr__(self, "max_pip", self.variant.set)
         if len(self.names) < 2 or len(set(self.names)) != len(self.names):
-            raise UserInputError("a game needs at least two distinct players or teams")
+            raise Refused("a game needs at least two distinct players or teams", "too_few_players")
         for number, result in enumerate(self.rounds, start=1):
             unknown = set(result.points) - set(self.names)
             if unknown:
-                raise UserInputError(
+                raise Refused(
                     f"round {number} scores unknown {', '.join(sorted(unknown))}; "
-                    f"the game is between {', '.join(self.names)}"
+                    f"the game is between {', '.join(self.names)}",
+                    "unknown_player",
+                    round=number,
+                    names=sorted(unknown),
+                    players=list(self.names),
                 )
         planned = self.planned_rounds
         if planned is not None and len(self.rounds) > planned:
-            raise UserInputError(f"{self.variant.title} has only {planned} rounds")
+            raise Refused(
+                f"{self.variant.title} has only {planned} rounds",
+                "too_many_rounds",
+                variant=self.variant.name,
+                rounds=planned,
+            )
 
     @property
     def planned_rounds(self) -> int | None:
@@ -136,7 +151,7 @@ class Game:
             UserInputError: the game is over, or the result names unknown players.
         """
         if self.is_over:
-            raise UserInputError("the game is over; start a new one")
+            raise Refused("the game is over; start a new one", "game_over")
         if result.engine is None and self.variant.game_end == "descending-doubles":
             result = RoundResult(
                 result.points, result.winner, result.blocked, self.next_engine(), result.void

@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from dominocam.errors import UserInputError
+from dominocam.errors import Refused, UserInputError, plain_value
 from dominocam.rules.places import PLACE_CODES
 from dominocam.rules.tiles import Tile
 from dominocam.rules.variants import Variant
@@ -60,9 +60,14 @@ def chain_end(root: int, tiles: Sequence[Tile], line: str = "line") -> int:
     value = root
     for index, tile in enumerate(tiles):
         if not tile.has(value):
-            raise UserInputError(
+            raise Refused(
                 f"line {line!r}: tile {tile} (number {index + 1} from the root) does not "
-                f"match the {value} it would be played on"
+                f"match the {value} it would be played on",
+                "tile_does_not_match",
+                line=line,
+                tile=tile.as_list(),
+                position=index + 1,
+                value=value,
             )
         value = tile.other_half(value)
     return value
@@ -75,19 +80,31 @@ def infer_root(tiles: Sequence[Tile], line: str = "line") -> int:
         UserInputError: one non-double tile (ambiguous) or the first two tiles do not match.
     """
     if not tiles:
-        raise UserInputError(f"line {line!r} has no tiles and no open_end: give one of them")
+        raise Refused(
+            f"line {line!r} has no tiles and no open_end: give one of them",
+            "line_without_end",
+            line=line,
+        )
     first = tiles[0]
     if first.is_double:
         return first.low
     if len(tiles) == 1:
-        raise UserInputError(
+        raise Refused(
             f"line {line!r}: cannot tell which half of {first} faces the root; "
-            "give the line's root value (or its open_end)"
+            "give the line's root value (or its open_end)",
+            "line_root_unknown",
+            line=line,
+            tile=first.as_list(),
         )
     second = tiles[1]
     shared = {first.low, first.high} & {second.low, second.high}
     if not shared:
-        raise UserInputError(f"line {line!r}: tiles {first} and {second} do not match")
+        raise Refused(
+            f"line {line!r}: tiles {first} and {second} do not match",
+            "tiles_do_not_match",
+            line=line,
+            tiles=[first.as_list(), second.as_list()],
+        )
     return first.other_half(shared.pop())
 
 
@@ -146,9 +163,13 @@ class Line:
                 raise UserInputError(f"line {self.name!r}: a line given by tiles needs its root")
             end = chain_end(self.root, self.tiles, self.name)
             if end != self.open_end:
-                raise UserInputError(
+                raise Refused(
                     f"line {self.name!r}: its tiles end on {end}, but its open_end says "
-                    f"{self.open_end}"
+                    f"{self.open_end}",
+                    "line_end_mismatch",
+                    line=self.name,
+                    end=end,
+                    open_end=self.open_end,
                 )
         for flag in ("marked", "open_double", "on_hub"):
             if not isinstance(getattr(self, flag), bool):
@@ -276,34 +297,58 @@ class Layout:
         if not isinstance(self.lines, tuple) or not all(isinstance(x, Line) for x in self.lines):
             raise UserInputError("layout lines must be a tuple of Line")
         if self.spinner is not None and self.engine is not None:
-            raise UserInputError("a layout has a spinner or an engine, not both")
+            raise Refused("a layout has a spinner or an engine, not both", "two_hubs")
         for label, hub in (("spinner", self.spinner), ("engine", self.engine)):
             if hub is not None and (not isinstance(hub, Tile) or not hub.is_double):
                 raise UserInputError(f"the layout's {label} must be a double, got {hub}")
         names = [line.name for line in self.lines]
         for name in names:
             if names.count(name) > 1:
-                raise UserInputError(f"two lines are called {name!r}; line names must differ")
+                raise Refused(
+                    f"two lines are called {name!r}; line names must differ",
+                    "duplicate_line",
+                    name=name,
+                )
         by_name = {line.name: line for line in self.lines}
         for line in self.lines:
             if line.on_hub and self.hub is None:
-                raise UserInputError(f"line {line.name!r} grows from a hub the layout lacks")
+                raise Refused(
+                    f"line {line.name!r} grows from a hub the layout lacks",
+                    "no_hub",
+                    line=line.name,
+                )
             if line.on_hub and line.root is not None and line.root != self.hub_value:
-                raise UserInputError(
-                    f"line {line.name!r} grows from the hub {self.hub} but starts on {line.root}"
+                raise Refused(
+                    f"line {line.name!r} grows from the hub {self.hub} but starts on {line.root}",
+                    "line_root_mismatch",
+                    line=line.name,
+                    root=line.root,
+                    expected=self.hub_value,
                 )
             if line.branch_of is not None:
                 parent = by_name.get(line.branch_of)
                 if parent is None:
-                    raise UserInputError(
-                        f"line {line.name!r} branches from an unknown line {line.branch_of!r}"
+                    raise Refused(
+                        f"line {line.name!r} branches from an unknown line {line.branch_of!r}",
+                        "unknown_line",
+                        line=line.branch_of,
+                        branch=line.name,
+                        lines=names,
                     )
                 if parent.name == line.name:
-                    raise UserInputError(f"line {line.name!r} cannot branch from itself")
+                    raise Refused(
+                        f"line {line.name!r} cannot branch from itself",
+                        "branch_loop",
+                        lines=[line.name],
+                    )
                 if line.root is not None and line.root != parent.open_end:
-                    raise UserInputError(
+                    raise Refused(
                         f"line {line.name!r} branches from {parent.name!r}, whose end shows "
-                        f"{parent.open_end}, but starts on {line.root}"
+                        f"{parent.open_end}, but starts on {line.root}",
+                        "line_root_mismatch",
+                        line=line.name,
+                        root=line.root,
+                        expected=parent.open_end,
                     )
 
     @property
@@ -329,8 +374,11 @@ class Layout:
         for line in self.lines:
             if line.name == name:
                 return line
-        raise UserInputError(
-            f"unknown line {name!r}; lines: {', '.join(x.name for x in self.lines) or 'none'}"
+        raise Refused(
+            f"unknown line {name!r}; lines: {', '.join(x.name for x in self.lines) or 'none'}",
+            "unknown_line",
+            line=plain_value(name),
+            lines=[x.name for x in self.lines],
         )
 
     def table_tiles(self) -> list[tuple[Tile, str]]:

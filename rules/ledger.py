@@ -62,7 +62,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from types import MappingProxyType
 
-from dominocam.errors import UserInputError
+from dominocam.errors import Refused, UserInputError
 from dominocam.rules.tiles import SUPPORTED_SETS, Tile, full_set, set_size
 from dominocam.rules.variants import Variant
 
@@ -611,7 +611,12 @@ def reconcile(
     n = variant.set if max_pip is None else max_pip
     if n not in SUPPORTED_SETS:
         valid = ", ".join(str(size) for size in SUPPORTED_SETS)
-        raise UserInputError(f"unknown set double-{n}; valid sets: {valid}")
+        raise Refused(
+            f"unknown set double-{n}; valid sets: {valid}",
+            "unknown_set",
+            set=n,
+            valid=list(SUPPORTED_SETS),
+        )
     seats = _checked_hands(hands)
     report = BoneyardReport.unknown() if boneyard is None else boneyard
     deal = make_deal(variant, len(seats), n, hand_size)
@@ -656,11 +661,17 @@ def make_deal(variant: Variant, players: int, max_pip: int, hand_size: int | Non
     total = set_size(max_pip)
     if hand_size is not None:
         if _count(hand_size, "hand_size") == 0:
-            raise UserInputError("hand_size must be at least 1")
+            raise Refused("hand_size must be at least 1", "bad_deal")
         if hand_size * players > total:
-            raise UserInputError(
+            raise Refused(
                 f"dealing {hand_size} tiles to {players} players needs {hand_size * players}, "
-                f"more than the {total} of a double-{max_pip} set"
+                f"more than the {total} of a double-{max_pip} set",
+                "deal_too_big",
+                deal=hand_size,
+                players=players,
+                needed=hand_size * players,
+                set_size=total,
+                set=max_pip,
             )
         size: int | None = hand_size
     else:
@@ -680,11 +691,15 @@ def _checked_hands(hands: Sequence[HandReport]) -> tuple[HandReport, ...]:
     if not all(isinstance(hand, HandReport) for hand in hands):
         raise UserInputError("hands must be HandReport values")
     if len(hands) < 2:
-        raise UserInputError(f"a round needs at least 2 hands, got {len(hands)}")
+        raise Refused(
+            f"a round needs at least 2 hands, got {len(hands)}", "too_few_players", count=len(hands)
+        )
     names = [hand.player for hand in hands]
     for name in names:
         if names.count(name) > 1:
-            raise UserInputError(f"two hands are {name!r}'s; each player has one hand")
+            raise Refused(
+                f"two hands are {name!r}'s; each player has one hand", "duplicate_player", name=name
+            )
     return hands
 
 

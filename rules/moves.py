@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from dominocam.errors import UserInputError
+from dominocam.errors import Refused, UserInputError
 from dominocam.rules.layout import (
     END_LEAD,
     END_SPINNER,
@@ -134,7 +134,14 @@ def play(state: GameState, move: Move) -> GameState:
         UserInputError: the move is not legal in this state.
     """
     if move not in legal_moves(state, move.player):
-        raise UserInputError(f"illegal move: {move}")
+        raise Refused(
+            f"illegal move: {move}",
+            "illegal_move",
+            player=move.player,
+            tile=move.tile.as_list(),
+            line=move.line,
+            end=move.end,
+        )
     seat = state.player(move.player)
     hand = list(seat.hand)
     hand.remove(move.tile)
@@ -202,9 +209,11 @@ def draw(state: GameState, player: str) -> GameState:
         UserInputError: the boneyard's tiles are not known, or nothing may be drawn.
     """
     if state.boneyard_tiles is None:
-        raise UserInputError("the boneyard's tiles are not known, so nothing can be drawn")
+        raise Refused(
+            "the boneyard's tiles are not known, so nothing can be drawn", "boneyard_unknown"
+        )
     if state.drawable == 0:
-        raise UserInputError("nothing can be drawn: the boneyard is down to its reserve")
+        raise Refused("nothing can be drawn: the boneyard is down to its reserve", "boneyard_empty")
     tile, rest = state.boneyard_tiles[0], state.boneyard_tiles[1:]
     players = tuple(
         replace(p, hand=(*p.hand, tile)) if p.name == player else p for p in state.players

@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from dominocam.errors import UserInputError
+from dominocam.errors import Refused
 from dominocam.i18n import N_, _, format_number, ngettext
 from dominocam.rules.state import GameState
 
@@ -201,10 +201,13 @@ def score_domino(state: GameState, winner: str) -> RoundScore:
     """
     seat = state.player(winner)
     if not seat.active:
-        raise UserInputError(f"{winner} is not an active player")
+        raise Refused(f"{winner} is not an active player", "player_not_active", name=winner)
     if seat.hand:
-        raise UserInputError(
-            f"{winner} still holds {len(seat.hand)} tile(s), so they have not gone out"
+        raise Refused(
+            f"{winner} still holds {len(seat.hand)} tile(s), so they have not gone out",
+            "not_gone_out",
+            name=winner,
+            tiles=len(seat.hand),
         )
     table = _Table.of(state)
     unit = table.unit_of[winner]
@@ -228,7 +231,12 @@ def _contenders(table: _Table) -> tuple[list[str], str]:
     if variant.block_winner == "blocker":
         blocker = state.blocker
         if blocker not in table.unit_of:
-            raise UserInputError(f"the blocker {blocker!r} is not an active player")
+            raise Refused(
+                f"the blocker {blocker!r} is not an active player",
+                "player_not_active",
+                name=blocker,
+                role="blocker",
+            )
         why = _("who caused the block ({blocker} played last)").format(blocker=blocker)
         return [table.unit_of[blocker]], why
     if variant.block_winner == "lowest-team":

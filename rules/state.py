@@ -52,7 +52,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeGuard
 
-from dominocam.errors import UserInputError
+from dominocam.errors import Refused, UserInputError, plain_value, with_context
 from dominocam.i18n import N_, _
 from dominocam.rules.layout import Layout, Line, chain_end, infer_root
 from dominocam.rules.places import PLACE_CODES
@@ -172,52 +172,71 @@ class GameState:
             object.__setattr__(self, "max_pip", self.variant.set)
         if self.max_pip not in SUPPORTED_SETS:
             valid = ", ".join(str(n) for n in SUPPORTED_SETS)
-            raise UserInputError(
+            raise Refused(
                 _("unknown set double-{set}; valid sets: {valid}").format(
                     set=self.max_pip, valid=valid
-                )
+                ),
+                "unknown_set",
+                set=plain_value(self.max_pip),
+                valid=list(SUPPORTED_SETS),
             )
         if not isinstance(self.players, tuple) or not all(
             isinstance(p, Player) for p in self.players
         ):
             raise UserInputError("players must be a tuple of Player")
         if len(self.players) < 2:
-            raise UserInputError(
-                _("a round needs at least 2 players, got {count}").format(count=len(self.players))
+            raise Refused(
+                _("a round needs at least 2 players, got {count}").format(count=len(self.players)),
+                "too_few_players",
+                count=len(self.players),
             )
         names = [p.name for p in self.players]
         for name in names:
             if names.count(name) > 1:
-                raise UserInputError(
-                    _("two players are called {name!r}; names must differ").format(name=name)
+                raise Refused(
+                    _("two players are called {name!r}; names must differ").format(name=name),
+                    "duplicate_player",
+                    name=name,
                 )
         if sum(p.active for p in self.players) < 2:
-            raise UserInputError(_("a round needs at least 2 active players"))
+            raise Refused(
+                _("a round needs at least 2 active players"),
+                "too_few_active_players",
+                count=sum(p.active for p in self.players),
+            )
         if self.boneyard_tiles is not None:
             if not isinstance(self.boneyard_tiles, tuple):
                 raise UserInputError("boneyard_tiles must be a tuple of Tile")
             object.__setattr__(self, "boneyard", len(self.boneyard_tiles))
         if not isinstance(self.boneyard, int) or isinstance(self.boneyard, bool):
-            raise UserInputError(
+            raise Refused(
                 _("boneyard must be a whole number of tiles, got {value!r}").format(
                     value=self.boneyard
-                )
+                ),
+                "bad_boneyard",
+                value=plain_value(self.boneyard),
             )
         if self.boneyard < 0:
-            raise UserInputError(
-                _("boneyard cannot be negative, got {count}").format(count=self.boneyard)
+            raise Refused(
+                _("boneyard cannot be negative, got {count}").format(count=self.boneyard),
+                "bad_boneyard",
+                value=self.boneyard,
             )
         for label in ("proposer", "leader", "last_played"):
             value = getattr(self, label)
             if value is not None:
-                self._known(value, label)
+                self._known(value, label, role=label)
         if self.proposer is not None and not self.player(self.proposer).active:
-            raise UserInputError(
-                _("proposer {name!r} is not an active player").format(name=self.proposer)
+            raise Refused(
+                _("proposer {name!r} is not an active player").format(name=self.proposer),
+                "proposer_not_active",
+                name=self.proposer,
             )
         for line in self.layout.lines:
             if line.owner is not None:
-                self._known(line.owner, f"owner of line {line.name!r}")
+                self._known(
+                    line.owner, f"owner of line {line.name!r}", role="owner", line=line.name
+                )
         self._check_pips()
         self._check_tiles()
         if self.variant.team_scoring:
@@ -225,12 +244,18 @@ class GameState:
 
     # --- validation -------------------------------------------------------------------------
 
-    def _known(self, name: object, label: str) -> None:
+    def _known(self, name: object, label: str, **where: object) -> None:
+        """Refuses `name` unless it is a player's (code `unknown_player`; `where`, e.g. the
+        `role` it was given as and the `line` it owns, joins the parameters)."""
         if not isinstance(name, str) or name not in {p.name for p in self.players}:
-            raise UserInputError(
+            raise Refused(
                 _("unknown {label} {name!r}; players: {players}").format(
                     label=label, name=name, players=", ".join(p.name for p in self.players)
-                )
+                ),
+                "unknown_player",
+                name=plain_value(name),
+                players=list(self.names),
+                **where,
             )
 
     def _check_pips(self) -> None:
@@ -238,15 +263,26 @@ class GameState:
         top = _("{top}, the highest of a double-{top} set").format(top=n)
         for tile, where in self._all_tiles():
             if tile.high > n:  # type: ignore[operator]
-                raise UserInputError(
+                raise Refused(
                     _("tile {tile} in {where} has a half above {top}").format(
                         tile=tile, where=where, top=top
-                    )
+                    ),
+                    "tile_above_set",
+                    tile=tile.as_list(),
+                    set=n,
+                    where=where,
                 )
         for line in self.layout.lines:
             for label, value in (("open end", line.open_end), ("root", line.root)):
                 if value is not None and value > n:  # type: ignore[operator]
-                    raise UserInputError(f"line {line.name!r}: {label} {value} is above {top}")
+                    raise Refused(
+                        f"line {line.name!r}: {label} {value} is above {top}",
+                        "line_value_above_set",
+                        line=line.name,
+                        field=label.replace(" ", "_"),
+                        value=value,
+                        set=n,
+                    )
 
     def _all_tiles(self) -> list[tuple[Tile, str]]:
         found = [(t, f"{p.name}'s hand") for p in self.players for t in p.hand]
@@ -258,16 +294,26 @@ class GameState:
         seen: dict[Tile, str] = {}
         for tile, where in self._all_tiles():
             if tile in seen:
-                raise UserInputError(_twice(tile, seen[tile], where))
+                raise Refused(
+                    _twice(tile, seen[tile], where),
+                    "tile_twice",
+                    tile=tile.as_list(),
+                    first=seen[tile],
+                    second=where,
+                )
             seen[tile] = where
         total = set_size(self.max_pip)  # type: ignore[arg-type]
         if len(seen) + self.boneyard - len(self.boneyard_tiles or ()) > total:
             free = total - len(seen) + len(self.boneyard_tiles or ())
-            raise UserInputError(
+            raise Refused(
                 _(
                     "boneyard of {count} is more than the {free} tiles of the "
                     "double-{set} set that are not in hands or on the table"
-                ).format(count=self.boneyard, free=free, set=self.max_pip)
+                ).format(count=self.boneyard, free=free, set=self.max_pip),
+                "boneyard_too_big",
+                count=self.boneyard,
+                free=free,
+                set=self.max_pip,
             )
 
     # --- queries ----------------------------------------------------------------------------
@@ -294,7 +340,7 @@ class GameState:
         for player in self.players:
             if player.name == name:
                 return player
-        self._known(name, "player")
+        self._known(name, "player", role="player")
         raise AssertionError("unreachable")
 
     @property
@@ -352,17 +398,23 @@ class GameState:
             return {p.name: p.name for p in active}
         if any(team is not None for team in given):
             missing = ", ".join(p.name for p in active if p.team is None)
-            raise UserInputError(
+            raise Refused(
                 _("{title} scores teams, but some players have no team: {missing}").format(
                     title=_(self.variant.title), missing=missing
-                )
+                ),
+                "teams_incomplete",
+                variant=self.variant.name,
+                missing=[p.name for p in active if p.team is None],
             )
         if len(active) != 4:
-            raise UserInputError(
+            raise Refused(
                 _(
                     "{title} scores teams: give every player a team "
                     "(the default pairs need exactly 4 players, got {count})"
-                ).format(title=_(self.variant.title), count=len(active))
+                ).format(title=_(self.variant.title), count=len(active)),
+                "teams_needed",
+                variant=self.variant.name,
+                count=len(active),
             )
         return {p.name: "A" if i % 2 == 0 else "B" for i, p in enumerate(active)}
 
@@ -416,10 +468,13 @@ def parse_state(raw: object) -> GameState:
     max_pip = obj.get("set", variant.set)
     if not _is_int(max_pip) or max_pip not in SUPPORTED_SETS:
         valid = ", ".join(str(n) for n in SUPPORTED_SETS)
-        raise UserInputError(
+        raise Refused(
             _("set must be one of {valid} (double-n), got {value!r}").format(
                 valid=valid, value=max_pip
-            )
+            ),
+            "unknown_set",
+            set=plain_value(max_pip),
+            valid=list(SUPPORTED_SETS),
         )
     players = _players(obj.get("players"), max_pip)
     names = [p.name for p in players]
@@ -439,18 +494,25 @@ def parse_state(raw: object) -> GameState:
     elif _is_int(boneyard_raw) and boneyard_raw >= 0:
         boneyard = boneyard_raw
     else:
-        raise UserInputError(
+        raise Refused(
             _(
                 "boneyard must be a count of tiles (a whole number >= 0) or a list of tiles, "
                 "got {value!r}"
-            ).format(value=boneyard_raw)
+            ).format(value=boneyard_raw),
+            "bad_boneyard",
+            value=plain_value(boneyard_raw),
         )
     people: dict[str, str | None] = {}
     for label in ("proposer", "leader", "last_played"):
         value = obj.get(label)
         if value is not None and not isinstance(value, str):
-            raise UserInputError(
-                _("{label} must be a player's name, got {value!r}").format(label=label, value=value)
+            raise Refused(
+                _("{label} must be a player's name, got {value!r}").format(
+                    label=label, value=value
+                ),
+                "wrong_type",
+                field=label,
+                type="string",
             )
         people[label] = value
     return GameState(
@@ -527,10 +589,13 @@ def _type_name(value: object) -> str:
 
 def _object(value: object, where: str) -> Mapping[str, Any]:
     if not isinstance(value, dict):
-        raise UserInputError(
+        raise Refused(
             _("{where} must be a JSON object, got {kind}").format(
                 where=where, kind=_type_name(value)
-            )
+            ),
+            "wrong_type",
+            field=where,
+            type="object",
         )
     return value
 
@@ -538,20 +603,28 @@ def _object(value: object, where: str) -> Mapping[str, Any]:
 def _only(obj: Mapping[str, Any], keys: Sequence[str], where: str) -> None:
     for key in obj:
         if key not in keys:
-            raise UserInputError(
+            raise Refused(
                 _("{where}: unknown field {key!r}; valid fields: {fields}").format(
                     where=where, key=key, fields=", ".join(keys)
-                )
+                ),
+                "unknown_field",
+                where=where,
+                field=key,
+                valid=list(keys),
             )
 
 
 def _bool(obj: Mapping[str, Any], key: str, where: str, default: bool = False) -> bool:
     value = obj.get(key, default)
     if not isinstance(value, bool):
-        raise UserInputError(
+        raise Refused(
             _("{where}: {key} must be true or false, got {value!r}").format(
                 where=where, key=key, value=value
-            )
+            ),
+            "wrong_type",
+            field=key,
+            type="boolean",
+            where=where,
         )
     return value
 
@@ -562,10 +635,14 @@ def _place(obj: Mapping[str, Any], where: str) -> str | None:
     if value is None:
         return None
     if value not in PLACE_CODES:
-        raise UserInputError(
+        raise Refused(
             _("{where}: place must be one of {places}, got {value!r}").format(
                 where=where, places=", ".join(sorted(PLACE_CODES)), value=value
-            )
+            ),
+            "unknown_place",
+            where=where,
+            place=plain_value(value),
+            valid=sorted(PLACE_CODES),
         )
     return str(value)
 
@@ -578,10 +655,13 @@ def _rules(raw: object) -> Mapping[str, object] | None:
 
 def _tiles_list(raw: object, where: str, max_pip: int) -> list[object]:
     if not isinstance(raw, list):
-        raise UserInputError(
+        raise Refused(
             _("{where} must be a list of tiles [a, b], got {kind}").format(
                 where=where, kind=_type_name(raw)
-            )
+            ),
+            "wrong_type",
+            field=where,
+            type="array",
         )
     return raw
 
@@ -592,14 +672,19 @@ def _parse_tiles(raw: object, where: str, max_pip: int) -> tuple[Tile, ...]:
         try:
             tiles.append(parse_tile(item, max_pip))
         except UserInputError as error:
-            raise UserInputError(f"{where}, tile {index + 1}: {error}") from None
+            raise with_context(
+                error, f"{where}, tile {index + 1}: {error}", where=where, position=index + 1
+            ) from None
     return tuple(tiles)
 
 
 def _players(raw: object, max_pip: int) -> list[Player]:
     if not isinstance(raw, list):
-        raise UserInputError(
-            _("players must be a list of players, got {kind}").format(kind=_type_name(raw))
+        raise Refused(
+            _("players must be a list of players, got {kind}").format(kind=_type_name(raw)),
+            "wrong_type",
+            field="players",
+            type="array",
         )
     players = []
     for index, item in enumerate(raw):
@@ -608,19 +693,25 @@ def _players(raw: object, max_pip: int) -> list[Player]:
         _only(obj, PLAYER_KEYS, where)
         name = obj.get("name")
         if not isinstance(name, str) or not name.strip():
-            raise UserInputError(
+            raise Refused(
                 _("{where}: name must be non-empty text, got {value!r}").format(
                     where=where, value=name
-                )
+                ),
+                "player_without_name",
+                where=where,
             )
         where = f"player {name!r}"
         hand = _parse_tiles(obj.get("hand", []), f"{name}'s hand", max_pip)
         team = obj.get("team")
         if team is not None and (not isinstance(team, str) or not team.strip()):
-            raise UserInputError(
+            raise Refused(
                 _("{where}: team must be a name (text) or null, got {value!r}").format(
                     where=where, value=team
-                )
+                ),
+                "wrong_type",
+                field="team",
+                type="string",
+                where=where,
             )
         players.append(
             Player(
@@ -636,8 +727,11 @@ def _players(raw: object, max_pip: int) -> list[Player]:
 
 def _declarations(raw: object, names: Sequence[str]) -> set[str]:
     if not isinstance(raw, list):
-        raise UserInputError(
-            _("declarations must be a list of player names, got {value!r}").format(value=raw)
+        raise Refused(
+            _("declarations must be a list of player names, got {value!r}").format(value=raw),
+            "wrong_type",
+            field="declarations",
+            type="array",
         )
     declared = set()
     for item in raw:
@@ -648,10 +742,14 @@ def _declarations(raw: object, names: Sequence[str]) -> set[str]:
             if not item.get("cannot_play", True):
                 continue
         if not isinstance(name, str) or name not in names:
-            raise UserInputError(
+            raise Refused(
                 _("declarations: unknown player {name!r}; players: {players}").format(
                     name=name, players=", ".join(names)
-                )
+                ),
+                "unknown_player",
+                name=plain_value(name),
+                players=list(names),
+                role="declaration",
             )
         declared.add(name)
     return declared
@@ -667,8 +765,13 @@ def _layout(raw: object, max_pip: int) -> Layout:
     hub = hubs["spinner"] or hubs["engine"]
     raw_lines = obj.get("lines", [])
     if not isinstance(raw_lines, list):
-        raise UserInputError(
-            _("layout.lines must be a list of lines, got {kind}").format(kind=_type_name(raw_lines))
+        raise Refused(
+            _("layout.lines must be a list of lines, got {kind}").format(
+                kind=_type_name(raw_lines)
+            ),
+            "wrong_type",
+            field="layout.lines",
+            type="array",
         )
     items = []
     for index, item in enumerate(raw_lines):
@@ -677,10 +780,12 @@ def _layout(raw: object, max_pip: int) -> Layout:
         _only(line_obj, LINE_KEYS, where)
         name = line_obj.get("name", f"line {index + 1}")
         if not isinstance(name, str) or not name.strip():
-            raise UserInputError(
+            raise Refused(
                 _("{where}: name must be non-empty text, got {value!r}").format(
                     where=where, value=name
-                )
+                ),
+                "line_without_name",
+                where=where,
             )
         items.append((name, line_obj))
     toes: dict[str, int] = {}
@@ -696,12 +801,22 @@ def _layout(raw: object, max_pip: int) -> Layout:
             name, line_obj = entry
             parent = line_obj.get("branch_of")
             if parent is not None and not isinstance(parent, str):
-                raise UserInputError(f"line {name!r}: branch_of must be a line's name")
+                raise Refused(
+                    f"line {name!r}: branch_of must be a line's name",
+                    "wrong_type",
+                    field="branch_of",
+                    type="string",
+                    line=name,
+                )
             if parent is not None and parent not in resolved:
                 if parent not in {n for n, _ in items}:
-                    raise UserInputError(
+                    raise Refused(
                         f"line {name!r} branches from an unknown line {parent!r}; lines: "
-                        + ", ".join(n for n, _ in items)
+                        + ", ".join(n for n, _ in items),
+                        "unknown_line",
+                        line=parent,
+                        branch=name,
+                        lines=[n for n, _ in items],
                     )
                 continue
             parent_end = resolved[parent].open_end if parent is not None else None
@@ -710,13 +825,19 @@ def _layout(raw: object, max_pip: int) -> Layout:
             progress = True
         if not progress:
             loop = ", ".join(repr(n) for n, _ in pending)
-            raise UserInputError(f"lines {loop} branch from each other in a loop")
+            raise Refused(
+                f"lines {loop} branch from each other in a loop",
+                "branch_loop",
+                lines=[n for n, _ in pending],
+            )
     lines = tuple(resolved[name] for name, _ in items if name in resolved)
     if len(lines) != len(items):
         names = [n for n, _ in items]
         dup = next(n for n in names if names.count(n) > 1)
-        raise UserInputError(
-            _("two lines are called {name!r}; line names must differ").format(name=dup)
+        raise Refused(
+            _("two lines are called {name!r}; line names must differ").format(name=dup),
+            "duplicate_line",
+            name=dup,
         )
     return Layout(lines=lines, spinner=hubs["spinner"], engine=hubs["engine"])
 
@@ -725,10 +846,13 @@ def _hub_tile(value: object, key: str, max_pip: int) -> Tile:
     try:
         tile = parse_tile(value, max_pip)
     except UserInputError as error:
-        raise UserInputError(f"layout.{key}: {error}") from None
+        raise with_context(error, f"layout.{key}: {error}", where=f"layout.{key}") from None
     if not tile.is_double:
-        raise UserInputError(
-            _("layout.{key} must be a double, got {tile}").format(key=key, tile=tile)
+        raise Refused(
+            _("layout.{key} must be a double, got {tile}").format(key=key, tile=tile),
+            "hub_not_a_double",
+            hub=key,
+            tile=tile.as_list(),
         )
     return tile
 
@@ -740,10 +864,14 @@ def _count(obj: Mapping[str, Any], key: str, where: str) -> int | None:
     if isinstance(value, dict) and key == "open_end":  # a Scene's {"tile", "value", "point"}
         value = value.get("value")
     if not _is_int(value) or value < 0:
-        raise UserInputError(
+        raise Refused(
             _("{where}: {key} must be a whole number of pips >= 0, got {value!r}").format(
                 where=where, key=key, value=value
-            )
+            ),
+            "bad_count",
+            where=where,
+            field=key,
+            value=plain_value(value),
         )
     return value
 
@@ -762,10 +890,14 @@ def _line(
     toes = _count(obj, "toes", where)
     owner = obj.get("owner")
     if owner is not None and not isinstance(owner, str):
-        raise UserInputError(
+        raise Refused(
             _("{where}: owner must be a player's name or null, got {value!r}").format(
                 where=where, value=owner
-            )
+            ),
+            "wrong_type",
+            field="owner",
+            type="string",
+            line=name,
         )
     has_tiles = "tiles" in obj
     tiles = _parse_tiles(obj["tiles"], f"line {name!r}", max_pip) if has_tiles else ()
@@ -780,23 +912,33 @@ def _line(
             root = infer_root(tiles, name)
         if root is None:
             if open_end is None:
-                raise UserInputError(
+                raise Refused(
                     _("{where} has no tiles and no open_end: give its open_end or its root").format(
                         where=where
-                    )
+                    ),
+                    "line_without_end",
+                    line=name,
                 )
             root = open_end
         end = chain_end(root, tiles, name)
         if open_end is not None and open_end != end:
-            raise UserInputError(
+            raise Refused(
                 _("{where}: its tiles end on {end}, but its open_end says {open_end}").format(
                     where=where, end=end, open_end=open_end
-                )
+                ),
+                "line_end_mismatch",
+                line=name,
+                end=end,
+                open_end=open_end,
             )
         open_end = end
     elif open_end is None:
         if root is None:
-            raise UserInputError(_("{where} needs an open_end or its tiles").format(where=where))
+            raise Refused(
+                _("{where} needs an open_end or its tiles").format(where=where),
+                "line_without_end",
+                line=name,
+            )
         open_end = root
     if "open_double" in obj:
         open_double = _bool(obj, "open_double", where)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from dominocam.errors import UserInputError
+from dominocam.errors import Refused, UserInputError, plain_value
 from dominocam.i18n import _
 
 # Double-n sets that the product supports: double-6, -9 and -12 are common, double-15 exists.
@@ -88,8 +88,11 @@ def full_set(max_pip: int) -> list[Tile]:
     """Every tile of a double-`max_pip` set, sorted."""
     if max_pip not in SUPPORTED_SETS:
         valid = ", ".join(str(n) for n in SUPPORTED_SETS)
-        raise UserInputError(
-            _("unknown set double-{set}; valid sets: {valid}").format(set=max_pip, valid=valid)
+        raise Refused(
+            _("unknown set double-{set}; valid sets: {valid}").format(set=max_pip, valid=valid),
+            "unknown_set",
+            set=plain_value(max_pip),
+            valid=list(SUPPORTED_SETS),
         )
     return [Tile(a, b) for a in range(max_pip + 1) for b in range(a, max_pip + 1)]
 
@@ -105,23 +108,34 @@ def parse_tile(raw: object, max_pip: int | None = None) -> Tile:
         try:
             parts = [int(str(p).strip()) for p in parts]
         except ValueError:
-            raise UserInputError(
-                _("cannot read tile {tile!r}; write it as [a, b]").format(tile=raw)
+            raise Refused(
+                _("cannot read tile {tile!r}; write it as [a, b]").format(tile=raw),
+                "unreadable_tile",
+                tile=plain_value(raw),
             ) from None
     elif isinstance(raw, list | tuple) and len(raw) == 2:
         parts = list(raw)
     else:
-        raise UserInputError(_("cannot read tile {tile!r}; write it as [a, b]").format(tile=raw))
+        raise Refused(
+            _("cannot read tile {tile!r}; write it as [a, b]").format(tile=raw),
+            "unreadable_tile",
+            tile=plain_value(raw),
+        )
     if not all(_is_int(p) and p >= 0 for p in parts):  # type: ignore[operator]
-        raise UserInputError(
-            _("cannot read tile {tile!r}; halves must be whole numbers >= 0").format(tile=raw)
+        raise Refused(
+            _("cannot read tile {tile!r}; halves must be whole numbers >= 0").format(tile=raw),
+            "unreadable_tile",
+            tile=plain_value(raw),
         )
     tile = Tile.of(parts[0], parts[1])  # type: ignore[arg-type]
     if max_pip is not None and tile.high > max_pip:
-        raise UserInputError(
+        raise Refused(
             _("tile {tile} has a half above {top}, the highest of a double-{top} set").format(
                 tile=tile, top=max_pip
-            )
+            ),
+            "tile_above_set",
+            tile=tile.as_list(),
+            set=max_pip,
         )
     return tile
 

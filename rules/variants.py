@@ -38,7 +38,7 @@ from dataclasses import dataclass, field, fields, replace
 from types import MappingProxyType
 from typing import Any
 
-from dominocam.errors import UserInputError
+from dominocam.errors import Refused, plain_value
 from dominocam.i18n import N_, _
 from dominocam.rules.tiles import SUPPORTED_SETS
 
@@ -111,11 +111,24 @@ class Setting:
             and (self.maximum is None or value <= self.maximum)
         ):
             return value
-        raise UserInputError(
+        raise Refused(
             _("{where}.{setting}: {value!r} is not a valid value; {valid}").format(
                 where=where, setting=self.name, value=value, valid=self.describe_valid()
-            )
+            ),
+            "bad_setting",
+            setting=self.name,
+            value=plain_value(value),
+            **self.valid_params(),
         )
+
+    def valid_params(self) -> dict[str, object]:
+        """The valid values as a refusal's parameters: `kind` ("choice", "int", "bool"), and
+        `choices`, or `minimum` and `maximum` (null: no upper bound)."""
+        if self.kind == "choice":
+            return {"kind": self.kind, "choices": list(self.choices)}
+        if self.kind == "int":
+            return {"kind": self.kind, "minimum": self.minimum, "maximum": self.maximum}
+        return {"kind": self.kind}
 
 
 SETTINGS: Mapping[str, Setting] = MappingProxyType(
@@ -304,7 +317,13 @@ class Variant:
             if low <= players <= high:
                 return tiles
         counts = ", ".join(f"{lo}-{hi}" if lo != hi else str(lo) for lo, hi, _ in self.hand_sizes)
-        raise UserInputError(f"{self.title} is dealt for {counts} players, not {players}")
+        raise Refused(
+            f"{self.title} is dealt for {counts} players, not {players}",
+            "players_not_dealt",
+            variant=self.name,
+            players=players,
+            counts=[[lo, hi] for lo, hi, _ in self.hand_sizes],
+        )
 
     def with_overrides(self, overrides: Mapping[str, object] | None) -> Variant:
         """This variant with some settings replaced (the state's `rules` object).
@@ -317,17 +336,21 @@ class Variant:
         if not overrides:
             return self
         if not isinstance(overrides, Mapping):
-            raise UserInputError(
-                f"rules must be an object of settings, got {type(overrides).__name__}"
+            raise Refused(
+                f"rules must be an object of settings, got {type(overrides).__name__}",
+                "rules_not_an_object",
             )
         changes: dict[str, Any] = {}
         for raw_key, value in overrides.items():
             key = str(raw_key).replace("-", "_")
             setting = SETTINGS.get(key)
             if setting is None:
-                raise UserInputError(
+                raise Refused(
                     f"rules: unknown setting {raw_key!r}{_suggest(key, SETTINGS)}; "
-                    f"valid settings: {', '.join(SETTINGS)}"
+                    f"valid settings: {', '.join(SETTINGS)}",
+                    "unknown_setting",
+                    setting=plain_value(raw_key),
+                    valid=list(SETTINGS),
                 )
             changes[key] = setting.validate(value)
         return replace(self, **changes)
@@ -638,18 +661,24 @@ def get_variant(name: str, overrides: Mapping[str, object] | None = None) -> Var
         UserInputError: an unknown name (the message lists the valid names) or a bad override.
     """
     if not isinstance(name, str):
-        raise UserInputError(
+        raise Refused(
             _("variant must be a name (text), got {name!r}; valid: {valid}").format(
                 name=name, valid=", ".join(VARIANTS)
-            )
+            ),
+            "unknown_variant",
+            variant=plain_value(name),
+            valid=list(VARIANTS),
         )
     key = name.strip().lower().replace("_", "-").replace(" ", "-")
     variant = VARIANTS.get(key)
     if variant is None:
-        raise UserInputError(
+        raise Refused(
             _("unknown variant {name!r}{suggestion}; valid variants: {valid}").format(
                 name=name, suggestion=_suggest(key, VARIANTS), valid=", ".join(VARIANTS)
-            )
+            ),
+            "unknown_variant",
+            variant=plain_value(name),
+            valid=list(VARIANTS),
         )
     return variant.with_overrides(overrides)
 
