@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
-from dominocam.errors import UserInputError
+from dominocam.errors import Refused
 from dominocam.vision.notes import DOUBT_CODES, Note, notes_of
 
 OWNERSHIP_NOTE = (
@@ -175,8 +175,11 @@ def _owned_trains(
     unknown = [f"{a}-{b}" for a, b in owners if (a, b) not in starts]
     if unknown:
         shown = ", ".join(f"{a}-{b}" for a, b in sorted(starts)) or "none"
-        raise UserInputError(
-            f"no train on the table starts with {', '.join(unknown)}; trains start with {shown}"
+        raise Refused(
+            f"no train on the table starts with {', '.join(unknown)}; trains start with {shown}",
+            "unknown_train",
+            tiles=[[a, b] for a, b in owners if (a, b) not in starts],
+            starts=[[a, b] for a, b in sorted(starts)],
         )
     out: dict[str, Any] = {"engine": [engine, engine], "lines": []}
     for i, line in enumerate(layout.get("lines") or []):

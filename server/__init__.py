@@ -15,6 +15,7 @@ that reinstalling loses no game.
 from __future__ import annotations
 
 import os
+import sqlite3
 import sys
 import threading
 import time
@@ -373,31 +374,70 @@ def _register_errors(app: Flask) -> None:
 
     @app.errorhandler(StreamRefused)
     def _refused(error: StreamRefused) -> Any:
-        return _error(str(error), error.status)
+        return _error(str(error), error.status, error.code, error.params)
 
     @app.errorhandler(AuthError)
     def _auth(error: AuthError) -> Any:
-        response = make_response(_error(str(error), error.status))
+        response = make_response(_error(str(error), error.status, error.code, error.params))
         if error.retry_after is not None:
             response.headers["Retry-After"] = str(error.retry_after)
         return response
 
     @app.errorhandler(EngineUnavailable)
     def _unavailable(error: EngineUnavailable) -> Any:
-        return _error(str(error), 503)
+        return _error(str(error), 503, error.code, error.params)
 
     @app.errorhandler(OverflowError)
     def _overflow(_exception: OverflowError) -> Any:
         # A number in the query string past SQLite's 64-bit integers (`?since=1e30` digits).
-        return _error(_("a number in the request is too large"), 400)
+        return _error(_("a number in the request is too large"), 400, "number_too_large")
+
+    @app.errorhandler(sqlite3.OperationalError)
+    def _database(error: sqlite3.OperationalError) -> Any:
+        # Another program (a backup, a second dashboard) holds the database past the
+        # connection's 30 s wait: the request may be sent again. Anything else is a bug.
+        primary = getattr(error, "sqlite_errorcode", 0) & 0xFF  # SQLITE_BUSY_SNAPSHOT is BUSY
+        if primary not in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+            raise error
+        app.logger.warning("database busy: %s", error)
+        return _error(
+            _("the database is busy (another program holds it); try again in a moment"),
+            503,
+            "database_busy",
+        )
 
     @app.errorhandler(HTTPException)
     def _http(error: HTTPException) -> Any:
-        messages = {
-            413: _("the upload is larger than {megabytes} MB; send a smaller photo").format(
-                megabytes=app.config["MAX_CONTENT_LENGTH"] // (1024 * 1024)
+        status = error.code or 500
+        megabytes = app.config["MAX_CONTENT_LENGTH"] // (1024 * 1024)
+        known: dict[int, tuple[str, str, dict[str, Any]]] = {
+            413: (
+                _("the upload is larger than {megabytes} MB; send a smaller photo").format(
+                    megabytes=megabytes
+                ),
+                "too_large",
+                {"megabytes": megabytes},
             ),
-            404: _("not found"),
-            405: _("{method} is not allowed here").format(method=request.method),
+            404: (_("not found"), "not_found", {}),
+            405: (
+                _("{method} is not allowed here").format(method=request.method),
+                "method_not_allowed",
+                {"method": request.method},
+            ),
         }
-        return _error(messages.get(error.code or 500, error.description or "error"), error.code)
+        message, code, params = known.get(
+            status, (error.description or "error", http_code(status), {})
+        )
+        return _error(message, status, code, params)
+
+
+def http_code(status: int) -> str:
+    """The code of an HTTP error: `too_large` for 413 (a body over `MAX_CONTENT_LENGTH`),
+    else its reason phrase in snake_case (`not_found`, `method_not_allowed`, `bad_request`,
+    `internal_server_error`). Tournament mode and waitress' own errors use it too."""
+    from werkzeug.http import HTTP_STATUS_CODES
+
+    if status == 413:
+        return "too_large"
+    reason = HTTP_STATUS_CODES.get(status, "error")
+    return "".join(c if c.isalnum() else "_" for c in reason.lower()).strip("_")

@@ -107,10 +107,12 @@ def _game_id(ref: str | None = None) -> int:
     if ref in (None, "", "current"):
         gid = game.current_game_id(get_db())
         if gid is None:
-            raise game.NotFound(_("no game yet: create one at /setup"))
+            raise game.NotFound(_("no game yet: create one at /setup"), "no_game_yet")
         return gid
     if not (ref.isascii() and ref.isdigit() and int(ref) <= INT64_MAX):
-        raise game.NotFound(_("no game {value!r}").format(value=ref))
+        raise game.NotFound(
+            _("no game {value!r}").format(value=ref), "unknown_game_ref", ref=ref[:40]
+        )
     return int(ref)
 
 
@@ -152,9 +154,13 @@ def _photo_bytes() -> bytes:
     if request.mimetype.startswith("image/") or request.mimetype == "application/octet-stream":
         return request.get_data()
     if request.content_length == 0 or not request.get_data():
-        raise uploads.UploadError(_("the file is empty (0 bytes); choose a photo and try again"))
+        raise uploads.UploadError(
+            _("the file is empty (0 bytes); choose a photo and try again"), "empty_file"
+        )
     raise uploads.UploadError(
-        _("send the photo as multipart field 'photo' or as an image/* request body"), 415
+        _("send the photo as multipart field 'photo' or as an image/* request body"),
+        "no_photo_body",
+        415,
     )
 
 
@@ -165,7 +171,9 @@ def _photo_slot() -> Iterator[None]:
     slots = current_app.extensions["dominocam.photo_slots"]
     if not slots.acquire(timeout=float(current_app.config["PHOTO_WAIT_S"])):
         raise uploads.UploadError(
-            _("the server is busy reading other photos; try again in a moment"), 503
+            _("the server is busy reading other photos; try again in a moment"),
+            "photos_busy",
+            503,
         )
     try:
         yield
@@ -183,13 +191,27 @@ def _decode(data: bytes) -> uploads.DecodedImage:
 
 def _read(
     image: uploads.DecodedImage, kind: str, set_max: int, table: engine.TableGame | None = None
-) -> tuple[dict | None, str | None]:
+) -> tuple[dict | None, engine.EngineUnavailable | None]:
     """The Scene of a photo, or (None, why) when no reader is installed."""
     try:
         with _photo_slot():
             return engine.read_scene(image.pixels, kind, set_max, table), None
     except engine.EngineUnavailable as error:
-        return None, str(error)
+        return None, error
+
+
+def _kept_unread(why: engine.EngineUnavailable | None, **answer: Any) -> Any:
+    """The 503 of a photo kept but not read (no reader installed): the error JSON, with
+    `stored` and the rest of `answer` beside it."""
+    body = {
+        "error": str(why),
+        "status": 503,
+        "code": getattr(why, "code", None),
+        "params": getattr(why, "params", {}),
+        "stored": True,
+        **answer,
+    }
+    return jsonify(body), 503
 
 
 # --- public -----------------------------------------------------------------------------------
@@ -328,7 +350,7 @@ def table_events(game_id: int, number: int | None = None) -> Any:
 def table_image(game_id: int, number: int) -> Any:
     rnd = game.get_round(get_db(), game_id, number)
     if not rnd["table_image"]:
-        raise game.NotFound(_("this round has no table photo"))
+        raise game.NotFound(_("this round has no table photo"), "no_table_photo", round=number)
     return send_from_directory(_upload_folder(game_id), rnd["table_image"], max_age=0)
 
 
@@ -485,7 +507,9 @@ def player_qr(game_id: int, player_id: int) -> Any:
                 "this link was made by an earlier version of DominoCam, which cannot show it "
                 "again: it still works, and 'New link' makes one to show (the old one then "
                 "stops working)"
-            )
+            ),
+            "link_not_shown",
+            player_id=player_id,
         )
     url = f"{_phone_base_url()}/hand/{token}"
     from dominocam.server.qr import qr_svg
@@ -547,7 +571,7 @@ def _store_table(game_id: int, set_max: int, image: uploads.DecodedImage) -> Any
     photo_space.discard(_upload_folder(game_id), replaced)
     state = game.public_state(conn, game_id)
     if scene is None:
-        return jsonify({"error": why, "status": 503, "stored": True, "state": state}), 503
+        return _kept_unread(why, state=state)
     return jsonify({"scene": scene, "state": state}), 201
 
 
@@ -557,11 +581,15 @@ def table_from_camera(game_id: int) -> Any:
     """Freeze the live camera's latest frame as the round's table photo."""
     camera = current_app.extensions.get("dominocam.camera")
     if camera is None:
-        raise engine.EngineUnavailable(_("no live camera: start with --camera or upload a photo"))
+        raise engine.EngineUnavailable(
+            _("no live camera: start with --camera or upload a photo"), "no_camera"
+        )
     jpeg = camera.latest_jpeg()
     if jpeg is None:
         raise engine.EngineUnavailable(
-            _("the camera has no frame yet ({state})").format(state=camera.status()["state"])
+            _("the camera has no frame yet ({state})").format(state=camera.status()["state"]),
+            "no_camera_frame",
+            state=camera.status()["state"],
         )
     g = game.get_game(get_db(), game_id)
     image = _decode(jpeg)
@@ -742,7 +770,7 @@ def hand_photo(token: str) -> Any:
     photo_space.discard(_upload_folder(gid), replaced)
     view = game.player_view(conn, player)
     if scene is None:
-        return jsonify({"error": why, "status": 503, "stored": True, "view": view}), 503
+        return _kept_unread(why, view=view)
     return jsonify({"scene": scene, "view": view}), 201
 
 
@@ -760,7 +788,7 @@ def hand_image(token: str) -> Any:
     )
     image = row and (row["pending_image"] or row["image"])
     if not image:
-        raise game.NotFound(_("no hand photo yet"))
+        raise game.NotFound(_("no hand photo yet"), "no_hand_photo")
     return send_from_directory(_upload_folder(player["game_id"]), image, max_age=0)
 
 
@@ -825,7 +853,7 @@ def camera_frame() -> Any:
     camera = current_app.extensions.get("dominocam.camera")
     jpeg = camera.latest_jpeg() if camera else None
     if jpeg is None:
-        raise engine.EngineUnavailable(_("no camera frame available"))
+        raise engine.EngineUnavailable(_("no camera frame available"), "no_camera_frame")
     return Response(jpeg, mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
 
 
@@ -834,7 +862,7 @@ def camera_stream() -> Any:
     """MJPEG: every viewer reads the one capture loop's latest frame."""
     camera = current_app.extensions.get("dominocam.camera")
     if camera is None:
-        raise engine.EngineUnavailable(_("no live camera configured (--camera)"))
+        raise engine.EngineUnavailable(_("no live camera configured (--camera)"), "no_camera")
     max_s = request.args.get("max_s", type=float)
     # Each viewer holds a server thread (server.serving reserves CAMERA_MAX_STREAMS of them).
     viewers = current_app.extensions["dominocam.camera_viewers"]
@@ -843,7 +871,9 @@ def camera_stream() -> Any:
             _(
                 "{camera_max_streams} viewers already watch the live camera; the table page "
                 "shows its latest frame instead"
-            ).format(camera_max_streams=current_app.config["CAMERA_MAX_STREAMS"])
+            ).format(camera_max_streams=current_app.config["CAMERA_MAX_STREAMS"]),
+            "too_many_camera_viewers",
+            limit=current_app.config["CAMERA_MAX_STREAMS"],
         )
     # No request context kept open while it streams: the loop's frames need none.
     response = Response(

@@ -46,7 +46,7 @@ from typing import Any, TypeVar
 
 from flask import current_app, g, request, session
 
-from dominocam.errors import UserInputError
+from dominocam.errors import Refused
 from dominocam.i18n import _
 from dominocam.server import storage
 from dominocam.server.db import get_db
@@ -74,12 +74,22 @@ PLAYER_TOKEN = re.compile(r"[0-9]{1,9}\.[A-Za-z0-9_-]{16,64}")
 
 class AuthError(Exception):
     """A request without the right credentials; `status` is 401, 403 or 429 (with
-    `retry_after` seconds)."""
+    `retry_after` seconds). `code` and `params` are the refusal's stable code and its
+    parameters, as `dominocam.errors.Refused` has them (the API's error JSON gives both)."""
 
-    def __init__(self, message: str, status: int = 401, retry_after: int | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        code: str,
+        status: int = 401,
+        retry_after: int | None = None,
+        **params: Any,
+    ) -> None:
         super().__init__(message)
+        self.code = code
         self.status = status
         self.retry_after = retry_after
+        self.params = params
 
 
 class GuessLimiter:
@@ -108,8 +118,10 @@ class GuessLimiter:
                     _("too many wrong tokens from this device; try again in {wait} s").format(
                         wait=wait
                     ),
+                    "too_many_guesses",
                     429,
                     wait,
+                    retry_after=wait,
                 )
 
     def failed(self, client: str) -> None:
@@ -252,23 +264,33 @@ def set_passphrase(conn: sqlite3.Connection, passphrase: str, repeated: str) -> 
         UserInputError: too short, too long, or the two entries differ.
     """
     if passphrase != repeated:
-        raise UserInputError(_("the two passphrases differ: type the same one twice"))
+        raise Refused(
+            _("the two passphrases differ: type the same one twice"), "passphrases_differ"
+        )
     if len(passphrase) < MIN_PASSPHRASE:
-        raise UserInputError(
+        raise Refused(
             _("the passphrase needs at least {min_passphrase} characters").format(
                 min_passphrase=MIN_PASSPHRASE
-            )
+            ),
+            "passphrase_too_short",
+            minimum=MIN_PASSPHRASE,
         )
     if len(passphrase) > MAX_ADMIN_TOKEN:
-        raise UserInputError(
+        raise Refused(
             _("the passphrase may have at most {max_admin_token} characters").format(
                 max_admin_token=MAX_ADMIN_TOKEN
-            )
+            ),
+            "passphrase_too_long",
+            maximum=MAX_ADMIN_TOKEN,
         )
     with storage.transaction(conn):
         # Checked inside the write: two first-run forms sent at once set one passphrase.
         if not request_is_local() or has_passphrase(conn):
-            raise AuthError(_("a passphrase is already set: log in with it at /login"), 403)
+            raise AuthError(
+                _("a passphrase is already set: log in with it at /login"),
+                "passphrase_already_set",
+                403,
+            )
         storage.set_setting(conn, PASSPHRASE_HASH_KEY, hash_token(passphrase))
 
 
@@ -292,7 +314,7 @@ def check_login_secret(conn: sqlite3.Connection, secret: str) -> None:
     _limiter().check(_client())
     if not (is_admin_token(conn, secret) or is_passphrase(conn, secret)):
         _limiter().failed(_client())
-        raise AuthError(_("the passphrase or admin token is wrong"), 403)
+        raise AuthError(_("the passphrase or admin token is wrong"), "wrong_login", 403)
 
 
 def check_admin_token(conn: sqlite3.Connection, token: str) -> None:
@@ -304,7 +326,7 @@ def check_admin_token(conn: sqlite3.Connection, token: str) -> None:
     _limiter().check(_client())
     if not is_admin_token(conn, token):
         _limiter().failed(_client())
-        raise AuthError(_("the admin token is wrong"), 403)
+        raise AuthError(_("the admin token is wrong"), "wrong_admin_token", 403)
 
 
 def _digest(text: str) -> str:
@@ -369,7 +391,9 @@ def request_is_admin(conn: sqlite3.Connection) -> bool:
                 _("cookie-authenticated writes need the header {csrf_header}: 1").format(
                     csrf_header=CSRF_HEADER
                 ),
+                "csrf_header_missing",
                 403,
+                header=CSRF_HEADER,
             )
         return True
     return False
@@ -386,7 +410,8 @@ def admin_required(view: F) -> F:
                 _(
                     "this needs the table's admin token: send 'Authorization: Bearer TOKEN' or "
                     "log in at /login"
-                )
+                ),
+                "admin_required",
             )
         g.is_admin = True
         return view(*args, **kwargs)
@@ -517,7 +542,7 @@ def player_from_token(conn: sqlite3.Connection, token: str) -> sqlite3.Row:
         ).fetchone()
     if row is None or not _link_matches(row, token):
         _limiter().failed(_client())
-        raise AuthError(_("this player link is not valid"), 403)
+        raise AuthError(_("this player link is not valid"), "bad_player_link", 403)
     return row
 
 

@@ -27,7 +27,13 @@ from dominocam.vision import onnx_model
 
 
 class EngineUnavailable(RuntimeError):
-    """A part of the product is not installed (no trained model): HTTP 503."""
+    """A part of the product is not installed or not ready (no trained model, no camera):
+    HTTP 503, with the refusal's stable `code` and `params` (as `dominocam.errors.Refused`)."""
+
+    def __init__(self, message: str, code: str, **params: Any) -> None:
+        super().__init__(message)
+        self.code = code
+        self.params = params
 
 
 def plain(value: Any) -> dict[str, Any]:
@@ -252,7 +258,8 @@ def photo_reader() -> Any:
                     _(
                         "no trained model is installed ({error}); the photo is kept: enter the "
                         "tiles by hand"
-                    ).format(error=error)
+                    ).format(error=error),
+                    "no_model",
                 ) from error
         return _reader_cache["reader"]
 

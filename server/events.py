@@ -37,11 +37,14 @@ log = logging.getLogger(__name__)
 
 
 class StreamRefused(Exception):
-    """No stream for this request: `status` 429 (this client has too many) or 503 (full)."""
+    """No stream for this request: `status` 429 (this client has too many) or 503 (full),
+    with the refusal's stable `code` and `params` (as `dominocam.errors.Refused`)."""
 
-    def __init__(self, message: str, status: int) -> None:
+    def __init__(self, message: str, code: str, status: int, **params: Any) -> None:
         super().__init__(message)
+        self.code = code
         self.status = status
+        self.params = params
 
 
 @dataclass(frozen=True)
@@ -116,7 +119,9 @@ class Broker:
                         "this device already has {max_per_client} live streams open; close a tab "
                         "or wait for one to end"
                     ).format(max_per_client=self.max_per_client),
+                    "too_many_streams_here",
                     429,
+                    limit=self.max_per_client,
                 )
             if sum(self._watched.values()) >= self.max_streams:
                 raise StreamRefused(
@@ -124,7 +129,9 @@ class Broker:
                         "the server is at its limit of {max_streams} live streams; the page "
                         "falls back to polling"
                     ).format(max_streams=self.max_streams),
+                    "too_many_streams",
                     503,
+                    limit=self.max_streams,
                 )
             watch = (game_id, language)
             self._clients[client] = self._clients.get(client, 0) + 1

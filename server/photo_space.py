@@ -105,7 +105,9 @@ def check_room(
                     "enter your tiles by hand instead; the host can allow more "
                     "(PHOTO_BYTES_PER_PLAYER)"
                 ).format(limit=_megabytes(space.per_player)),
+                "player_photo_space_used",
                 NO_ROOM,
+                limit_bytes=space.per_player,
             )
     if space.per_game is not None:
         used = bytes_used(folder) - freed
@@ -115,7 +117,9 @@ def check_room(
                     "this game has used its photo space ({limit} MB): enter the tiles by hand "
                     "instead of sending photos; the host can allow more (PHOTO_BYTES_PER_GAME)"
                 ).format(limit=_megabytes(space.per_game)),
+                "game_photo_space_used",
                 NO_ROOM,
+                limit_bytes=space.per_game,
             )
 
 

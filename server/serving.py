@@ -24,7 +24,7 @@ import json
 import resource
 import socket
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -244,11 +244,13 @@ def too_large_message(limit_bytes: int, accept_language: str | None) -> str:
         )
 
 
-def guarded_channel(
-    connections: ClientConnections, too_large: Callable[[Mapping[str, str]], str]
-) -> type:
+def guarded_channel(connections: ClientConnections, limit_bytes: int) -> type:
     """Waitress' connection class, bounded per client address (`connections`), answering
-    its own errors under /api/ as JSON (`too_large(headers)` words a 413)."""
+    its own errors under /api/ as the app's error JSON (a 413 says `limit_bytes`, the app's
+    `MAX_CONTENT_LENGTH`, in the client's language: `too_large_message`)."""
+    from dominocam.server import http_code
+
+    megabytes = limit_bytes // (1024 * 1024)
     from waitress.channel import HTTPChannel
     from waitress.task import ErrorTask
 
@@ -259,11 +261,18 @@ def guarded_channel(
                 return
             error = self.request.error
             message = (
-                too_large(self.request.headers)
+                too_large_message(limit_bytes, self.request.headers.get("ACCEPT_LANGUAGE"))
                 if error.code == 413
                 else f"{error.reason}: {error.body}"
             )
-            body = json.dumps({"error": message, "status": error.code}).encode()
+            body = json.dumps(
+                {
+                    "error": message,
+                    "status": error.code,
+                    "code": http_code(error.code),
+                    "params": {"megabytes": megabytes} if error.code == 413 else {},
+                }
+            ).encode()
             self.status = f"{error.code} {error.reason}"
             self.response_headers.append(("Content-Type", "application/json"))
             self.set_close_on_finish()
@@ -348,10 +357,7 @@ def create_server(app: Any, host: str, port: int) -> Any:
     # The port can still be taken between check_address_free and here (another start).
     except (OSError, ValueError) as error:
         raise listen_error(host, port, error) from error
-    channel = guarded_channel(
-        ClientConnections(per_client),
-        lambda headers: too_large_message(limit, headers.get("ACCEPT_LANGUAGE")),
-    )
+    channel = guarded_channel(ClientConnections(per_client), limit)
     use_channel(server, channel)
     return server
 

@@ -28,10 +28,11 @@ import secrets
 import struct
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from dominocam.errors import UserInputError
+from dominocam.errors import Refused
 from dominocam.i18n import _
 
 FORMATS = {"jpeg": ".jpg", "png": ".png", "webp": ".webp"}
@@ -43,11 +44,12 @@ _FILL_BYTES = re.compile(rb"\xff+")
 _REDUCED = {2: "IMREAD_REDUCED_COLOR_2", 4: "IMREAD_REDUCED_COLOR_4", 8: "IMREAD_REDUCED_COLOR_8"}
 
 
-class UploadError(UserInputError):
-    """A refused upload; `status` is the HTTP status (400, 413 or 415)."""
+class UploadError(Refused):
+    """A refused upload with its stable `code` and `params`; `status` is the HTTP status
+    (400, 413, 415, 503 or 507)."""
 
-    def __init__(self, message: str, status: int = 400) -> None:
-        super().__init__(message)
+    def __init__(self, message: str, code: str, status: int = 400, **params: Any) -> None:
+        super().__init__(message, code, **params)
         self.status = status
 
 
@@ -79,7 +81,9 @@ def sniff_format(data: bytes) -> str:
         UploadError: 400 for an empty file, 415 for anything that is not JPEG, PNG or WebP.
     """
     if not data:
-        raise UploadError(_("the file is empty (0 bytes); choose a photo and try again"))
+        raise UploadError(
+            _("the file is empty (0 bytes); choose a photo and try again"), "empty_file"
+        )
     if data[:3] == b"\xff\xd8\xff":
         return "jpeg"
     if data[:8] == b"\x89PNG\r\n\x1a\n":
@@ -92,9 +96,12 @@ def sniff_format(data: bytes) -> str:
                 "HEIC photos are not supported; set the camera to 'Most compatible' (JPEG) or "
                 "upload a JPEG or PNG"
             ),
+            "heic_not_supported",
             415,
         )
-    raise UploadError(_("this file is not an image; upload a JPEG, PNG or WebP photo"), 415)
+    raise UploadError(
+        _("this file is not an image; upload a JPEG, PNG or WebP photo"), "not_an_image", 415
+    )
 
 
 def image_size(data: bytes, fmt: str) -> tuple[int, int]:
@@ -111,16 +118,26 @@ def image_size(data: bytes, fmt: str) -> tuple[int, int]:
         return _webp_size(data)
     except (struct.error, IndexError):
         raise UploadError(
-            _("the {fmt} file is damaged or cut short").format(fmt=fmt.upper())
+            _("the {fmt} file is damaged or cut short").format(fmt=fmt.upper()),
+            "damaged_image",
+            format=fmt,
         ) from None
 
 
 def _png_size(data: bytes) -> tuple[int, int]:
     if data[12:16] != b"IHDR":
-        raise UploadError(_("the PNG file is damaged: its header (IHDR) is missing"))
+        raise UploadError(
+            _("the PNG file is damaged: its header (IHDR) is missing"),
+            "damaged_image",
+            format="png",
+        )
     width, height = struct.unpack(">II", data[16:24])
     if b"IEND" not in data[-16:]:
-        raise UploadError(_("the PNG file is cut short (no IEND chunk); upload it again"))
+        raise UploadError(
+            _("the PNG file is cut short (no IEND chunk); upload it again"),
+            "truncated_image",
+            format="png",
+        )
     return width, height
 
 
@@ -137,7 +154,9 @@ def _jpeg_size(data: bytes) -> tuple[int, int]:
     markers = 0
     while pos + 4 <= len(data):
         if data[pos] != 0xFF:
-            raise UploadError(_("the JPEG file is damaged (bad marker)"))
+            raise UploadError(
+                _("the JPEG file is damaged (bad marker)"), "damaged_image", format="jpeg"
+            )
         fill = _FILL_BYTES.match(data, pos)
         pos = fill.end() - 1 if fill else pos  # the last 0xFF of the run starts the marker
         if pos + 4 > len(data):
@@ -148,7 +167,9 @@ def _jpeg_size(data: bytes) -> tuple[int, int]:
                 _(
                     "the JPEG file is damaged: more than {max_jpeg_markers} markers before its "
                     "image data"
-                ).format(max_jpeg_markers=MAX_JPEG_MARKERS)
+                ).format(max_jpeg_markers=MAX_JPEG_MARKERS),
+                "damaged_image",
+                format="jpeg",
             )
         marker = data[pos + 1]
         if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:
@@ -156,18 +177,32 @@ def _jpeg_size(data: bytes) -> tuple[int, int]:
             continue
         (length,) = struct.unpack(">H", data[pos + 2 : pos + 4])
         if length < 2:
-            raise UploadError(_("the JPEG file is damaged (bad segment length)"))
+            raise UploadError(
+                _("the JPEG file is damaged (bad segment length)"), "damaged_image", format="jpeg"
+            )
         if marker in _SOF:
             height, width = struct.unpack(">HH", data[pos + 5 : pos + 9])
             size = (width, height)
         if marker == 0xDA:  # start of scan: the entropy-coded data follows
             if size is None:
-                raise UploadError(_("the JPEG file is damaged: no frame header before the scan"))
+                raise UploadError(
+                    _("the JPEG file is damaged: no frame header before the scan"),
+                    "damaged_image",
+                    format="jpeg",
+                )
             if data.find(b"\xff\xd9", pos + 2 + length) < 0:
-                raise UploadError(_("the JPEG file is cut short (no end marker); upload it again"))
+                raise UploadError(
+                    _("the JPEG file is cut short (no end marker); upload it again"),
+                    "truncated_image",
+                    format="jpeg",
+                )
             return size
         pos += 2 + length
-    raise UploadError(_("the JPEG file is cut short before its image data; upload it again"))
+    raise UploadError(
+        _("the JPEG file is cut short before its image data; upload it again"),
+        "truncated_image",
+        format="jpeg",
+    )
 
 
 def _webp_size(data: bytes) -> tuple[int, int]:
@@ -184,7 +219,7 @@ def _webp_size(data: bytes) -> tuple[int, int]:
         width = 1 + int.from_bytes(data[24:27], "little")
         height = 1 + int.from_bytes(data[27:30], "little")
         return width, height
-    raise UploadError(_("the WebP file is damaged: unknown chunk"))
+    raise UploadError(_("the WebP file is damaged: unknown chunk"), "damaged_image", format="webp")
 
 
 def decode_scale(fmt: str, width: int, height: int, max_decode_pixels: int) -> int:
@@ -212,7 +247,12 @@ def decode_scale(fmt: str, width: int, height: int, max_decode_pixels: int) -> i
             megapixels=pixels / 1e6,
             limit=max_decode_pixels / 1e6,
         ),
+        "image_too_large_to_decode",
         413,
+        format=fmt,
+        width=width,
+        height=height,
+        limit_pixels=max_decode_pixels,
     )
 
 
@@ -238,7 +278,11 @@ def decode_upload(
         raise UploadError(
             _("the {fmt} file declares an empty image ({width}x{height})").format(
                 fmt=fmt.upper(), width=width, height=height
-            )
+            ),
+            "empty_image",
+            format=fmt,
+            width=width,
+            height=height,
         )
     if width * height > max_pixels:
         raise UploadError(
@@ -248,7 +292,11 @@ def decode_upload(
             ).format(
                 width=width, height=height, megapixels=width * height / 1e6, limit=max_pixels / 1e6
             ),
+            "image_too_large",
             413,
+            width=width,
+            height=height,
+            limit_pixels=max_pixels,
         )
     scale = decode_scale(fmt, width, height, max_decode_pixels or max_pixels)
     flag = cv2.IMREAD_COLOR if scale == 1 else getattr(cv2, _REDUCED[scale])
@@ -258,7 +306,9 @@ def decode_upload(
         pixels = None
     if pixels is None or pixels.size == 0:
         raise UploadError(
-            _("the {fmt} file could not be decoded; it may be damaged").format(fmt=fmt.upper())
+            _("the {fmt} file could not be decoded; it may be damaged").format(fmt=fmt.upper()),
+            "undecodable_image",
+            format=fmt,
         )
     return DecodedImage(
         data=data, format=fmt, width=width, height=height, pixels=pixels, scale=scale
@@ -358,7 +408,9 @@ def without_metadata(image: DecodedImage) -> DecodedImage:
         raise UploadError(
             _("the {fmt} file could not be decoded; it may be damaged").format(
                 fmt=image.format.upper()
-            )
+            ),
+            "undecodable_image",
+            format=image.format,
         )
     height, width = image.pixels.shape[:2]
     return replace(image, data=encoded.tobytes(), width=width, height=height, scale=1)
@@ -394,6 +446,8 @@ def read_request_file(files: object, field: str = "photo") -> bytes:
     storage = getattr(files, "get", lambda _k: None)(field)
     if storage is None:
         raise UploadError(
-            _("no file in the request: send it as multipart field '{field}'").format(field=field)
+            _("no file in the request: send it as multipart field '{field}'").format(field=field),
+            "no_file",
+            field=field,
         )
     return storage.read()

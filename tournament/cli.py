@@ -163,7 +163,6 @@ def web_server(app: object, host: str, port: int, body_limit: int) -> object:
         connection_bounds,
         guarded_channel,
         raise_open_files_limit,
-        too_large_message,
         use_channel,
     )
 
@@ -180,10 +179,7 @@ def web_server(app: object, host: str, port: int, body_limit: int) -> object:
         max_request_body_size=2 * body_limit + 1024 * 1024,
         **connection_bounds(per_client, IDLE_TIMEOUT_S),
     )
-    channel = guarded_channel(
-        ClientConnections(per_client),
-        lambda headers: too_large_message(body_limit, headers.get("ACCEPT_LANGUAGE")),
-    )
+    channel = guarded_channel(ClientConnections(per_client), body_limit)
     use_channel(server, channel)
     return server
 

@@ -31,6 +31,9 @@ class TooManyGuesses(PermissionError):
             )
         )
         self.retry_after = retry_after
+        # The refusal's stable code and parameters, as single-table mode's (server.auth).
+        self.code = "too_many_guesses"
+        self.params = {"retry_after": retry_after}
 
 
 @dataclass(frozen=True)

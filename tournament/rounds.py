@@ -43,7 +43,7 @@ from typing import Any
 import psycopg
 from psycopg.types.json import Jsonb
 
-from dominocam.errors import UserInputError
+from dominocam.errors import Refused, UserInputError
 from dominocam.i18n import _
 from dominocam.rounds import ledger_words, lifecycle, operations
 from dominocam.rounds.ledger import (
@@ -129,7 +129,9 @@ def open_round(conn: psycopg.Connection[Any], event_id: int, table_id: str) -> d
     ).fetchone()
     if row is None:
         raise RoundConflict(
-            _("table {table} has no open round (its game is over)").format(table=table_id)
+            _("table {table} has no open round (its game is over)").format(table=table_id),
+            "no_open_round",
+            table=table_id,
         )
     return row
 
@@ -203,7 +205,11 @@ class PgRoundStore:
             (self.event_id, self.table_id),
         ).fetchone()
         if row is None:
-            raise RoundConflict(_("table {table} has no round").format(table=self.table_id))
+            raise RoundConflict(
+                _("table {table} has no round").format(table=self.table_id),
+                "no_round",
+                table=self.table_id,
+            )
         return _row(row)
 
     def _player_id(self, player: str) -> int:
@@ -461,7 +467,11 @@ def own_hand(conn: psycopg.Connection[Any], event_id: int, player: Player) -> di
         (player.id, event_id, player.table_id),
     ).fetchone()
     if row is None:
-        raise RoundConflict(_("table {table} has no round").format(table=player.table_id))
+        raise RoundConflict(
+            _("table {table} has no round").format(table=player.table_id),
+            "no_round",
+            table=player.table_id,
+        )
     hand = row["tiles"] if row["confirmed_at"] is not None else None
     shown: tuple[Tile, ...] = ()
     newest = latest_scene(conn, event_id, player.table_id) if row["status"] == "open" else None
@@ -517,7 +527,9 @@ def _state(
             _(
                 "no confirmed hand yet for {names}: each player sends a photo from their link "
                 "and confirms the tiles, or the host enters them"
-            ).format(names=", ".join(missing))
+            ).format(names=", ".join(missing)),
+            "hands_missing",
+            players=missing,
         )
     players = []
     for name in table.seats:
@@ -634,11 +646,13 @@ def set_table(
     rules engine when it judges). A count stored here is the host's (`boneyard_source`
     'entered'): the round's ledger trusts it for condition 2 of a block."""
     if layout is not None and not isinstance(layout, dict):
-        raise UserInputError('layout must be an object {"lines": [...]}')
+        raise Refused(
+            'layout must be an object {"lines": [...]}', "wrong_type", field="layout", type="object"
+        )
     if boneyard is not None and (
         not isinstance(boneyard, int) or isinstance(boneyard, bool) or boneyard < 0
     ):
-        raise UserInputError(_("boneyard must be a whole number >= 0"))
+        raise Refused(_("boneyard must be a whole number >= 0"), "bad_boneyard")
     with conn.transaction():
         rnd = open_round(conn, event_id, table_id)
         conn.execute(
@@ -675,8 +689,11 @@ def rule(
         HeldForHost: held for the table host (the hands are then locked).
     """
     if who not in config.table(table_id).seats:
-        raise UserInputError(
-            _("{name} does not sit at table {table}").format(name=repr(who), table=table_id)
+        raise Refused(
+            _("{name} does not sit at table {table}").format(name=repr(who), table=table_id),
+            "not_at_table",
+            name=who,
+            table=table_id,
         )
     try:
         lifecycle.lock_reason(by, who)  # 'block' or 'domino'
@@ -822,7 +839,9 @@ def host_review(
     ).fetchone()
     if rnd is None:
         raise RoundConflict(
-            _("table {table} has no open round (its game is over)").format(table=table_id)
+            _("table {table} has no open round (its game is over)").format(table=table_id),
+            "no_open_round",
+            table=table_id,
         )
     facts = _facts(conn, config, table_id, rnd)
     pending = rnd["pending_end"]

@@ -26,7 +26,7 @@ import psycopg
 from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
-from dominocam.errors import UserInputError
+from dominocam.errors import Refused, UserInputError
 from dominocam.i18n import _
 from dominocam.rounds.ledger_words import checking, ledger_entry
 from dominocam.rounds.lifecycle import Conflict, public_outcome
@@ -287,8 +287,11 @@ def new_player_link(
     with conn.transaction():
         player = seat_player(conn, event_id, table_id, seat)
         if player is None:
-            raise UserInputError(
-                _("table {table} has no seat {seat}").format(table=table_id, seat=seat)
+            raise Refused(
+                _("table {table} has no seat {seat}").format(table=table_id, seat=seat),
+                "no_seat",
+                table=table_id,
+                seat=seat,
             )
         return {"seat": seat, "name": player.name, "token": _new_player_link(conn, player.id)}
 
@@ -313,7 +316,11 @@ def new_host_link(conn: psycopg.Connection[Any], event_id: int, table_id: str) -
             (event_id, table_id),
         ).fetchone()
         if row is None:
-            raise UserInputError(_("no table {table} in the event").format(table=repr(table_id)))
+            raise Refused(
+                _("no table {table} in the event").format(table=repr(table_id)),
+                "no_table",
+                table=table_id,
+            )
         token = f"h{row['position']}.{secrets.token_urlsafe(18)}"
         conn.execute(
             "UPDATE event_tables SET host_hash = %s WHERE event_id = %s AND id = %s",
@@ -325,7 +332,7 @@ def new_host_link(conn: psycopg.Connection[Any], event_id: int, table_id: str) -
 def event_config(conn: psycopg.Connection[Any], event_id: int) -> EventConfig:
     row = conn.execute("SELECT config FROM events WHERE id = %s", (event_id,)).fetchone()
     if row is None:
-        raise UserInputError(f"no event {event_id}")
+        raise Refused(f"no event {event_id}", "no_event", event_id=event_id)
     return parse_config(row["config"])
 
 
@@ -447,8 +454,10 @@ def public_table(conn: psycopg.Connection[Any], event_id: int, table_id: str) ->
     try:
         table = config.table(table_id)
     except KeyError:
-        raise UserInputError(
-            _("no table {table} in the event").format(table=repr(table_id))
+        raise Refused(
+            _("no table {table} in the event").format(table=repr(table_id)),
+            "no_table",
+            table=table_id,
         ) from None
     rounds = []
     for row in conn.execute(

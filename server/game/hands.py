@@ -15,7 +15,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from dominocam.errors import UserInputError
+from dominocam.errors import Refused
 from dominocam.i18n import _
 from dominocam.rounds import lifecycle, operations
 from dominocam.server import storage
@@ -157,7 +157,9 @@ def set_hand(
 ) -> list[list[int]]:
     """Save and confirm a hand's tiles (`confirm_hand` with tiles given)."""
     if tiles is None:
-        raise UserInputError(_("send 'tiles': a list of [a, b] pairs"))
+        raise Refused(
+            _("send 'tiles': a list of [a, b] pairs"), "missing_field", field="tiles", type="array"
+        )
     return confirm_hand(conn, player, tiles, author, reason)
 
 

@@ -65,7 +65,9 @@ def rules_state(
             _(
                 "no confirmed hand yet for {missing}: each player sends a photo from their link "
                 "and confirms the tiles, or the table enters them"
-            ).format(missing=", ".join(missing))
+            ).format(missing=", ".join(missing)),
+            "hands_missing",
+            players=missing,
         )
     state: dict[str, Any] = {
         "variant": game["variant"],

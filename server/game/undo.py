@@ -11,7 +11,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from dominocam.errors import UserInputError
+from dominocam.errors import Refused
 from dominocam.i18n import _
 from dominocam.rounds import operations, wording
 from dominocam.rounds.lifecycle import Conflict
@@ -32,7 +32,9 @@ def _between_rounds(conn: sqlite3.Connection, game_id: int, what: str) -> None:
         raise Conflict(
             _("{what} only between rounds: round {number} is under way").format(
                 what=what, number=rnd.number
-            )
+            ),
+            "round_under_way",
+            round=rnd.number,
         )
 
 
@@ -59,20 +61,25 @@ def _points_text(points: dict[str, int]) -> str:
 
 def _parse_points(raw: object, allowed: list[str]) -> dict[str, int]:
     if not isinstance(raw, dict) or not raw:
-        raise UserInputError(_("'points' must be an object {{name: points}}").format())
+        raise Refused(_("'points' must be an object {{name: points}}").format(), "bad_points")
     points: dict[str, int] = {}
     for name, value in raw.items():
         if name not in allowed:
-            raise UserInputError(
+            raise Refused(
                 _("unknown name {name!r} in points; valid: {allowed}").format(
                     name=name, allowed=", ".join(allowed)
-                )
+                ),
+                "unknown_player",
+                name=name,
+                players=list(allowed),
             )
         if not isinstance(value, int) or isinstance(value, bool):
-            raise UserInputError(
+            raise Refused(
                 _("{name}'s points must be a whole number, got {value!r}").format(
                     name=name, value=value
-                )
+                ),
+                "bad_points",
+                name=name,
             )
         points[name] = value
     return points
@@ -91,7 +98,9 @@ def correct_score(
             raise Conflict(
                 _("round {number} is not over: only an ended round's score is corrected").format(
                     number=number
-                )
+                ),
+                "round_not_over",
+                round=number,
             )
         seats = players(conn, game_id)
         allowed = [p["name"] for p in seats] + sorted({p["team"] for p in seats if p["team"]})
@@ -151,7 +160,7 @@ def rename_player(conn: sqlite3.Connection, game_id: int, player_id: int, name: 
     """Rename a player between rounds; past rounds, scores and rulings follow the new name."""
     new = str(name or "").strip()[:MAX_NAME]
     if not new:
-        raise UserInputError(_("send the new 'name' (text)"))
+        raise Refused(_("send the new 'name' (text)"), "player_without_name")
     with transaction(conn):
         player = player_by_id(conn, game_id, player_id)
         old = player["name"]
@@ -159,8 +168,10 @@ def rename_player(conn: sqlite3.Connection, game_id: int, player_id: int, name: 
             return
         _between_rounds(conn, game_id, _("players are renamed"))
         if any(p["name"] == new for p in players(conn, game_id)):
-            raise UserInputError(
-                _("two players are called {new!r}; names must differ").format(new=new)
+            raise Refused(
+                _("two players are called {new!r}; names must differ").format(new=new),
+                "duplicate_player",
+                name=new,
             )
         conn.execute("UPDATE players SET name = ? WHERE id = ?", (new, player_id))
         conn.execute("UPDATE scores SET name = ? WHERE player_id = ?", (new, player_id))
@@ -219,10 +230,12 @@ def reorder_players(conn: sqlite3.Connection, game_id: int, order: object) -> No
             or any(not isinstance(i, int) or isinstance(i, bool) for i in order)
             or sorted(order) != ids
         ):
-            raise UserInputError(
+            raise Refused(
                 _("'players' must list every player id once in the new seat order: {ids}").format(
                     ids=ids
-                )
+                ),
+                "bad_seat_order",
+                ids=ids,
             )
         _between_rounds(conn, game_id, _("seats change"))
         # Two steps: the (game, seat) pairs are unique at every moment.

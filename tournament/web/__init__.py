@@ -43,7 +43,7 @@ from werkzeug.exceptions import HTTPException
 
 from dominocam.errors import UserInputError
 from dominocam.i18n import _
-from dominocam.server import CONTENT_SECURITY_POLICY, Int64Converter, i18n
+from dominocam.server import CONTENT_SECURITY_POLICY, Int64Converter, http_code, i18n
 from dominocam.tournament import frames, store
 from dominocam.tournament.guard import GuessGuard, TooManyGuesses
 from dominocam.tournament.web import director, host, player, public, streams
@@ -112,7 +112,7 @@ def create_app(
 
 
 def register_errors(app: Flask) -> None:
-    """Every error is JSON, `{"error": "...", "status": N}` (docs/tournament.md)."""
+    """Every error is JSON, `{"error", "status", "code", "params"}` (docs/tournament.md)."""
     app.register_error_handler(UserInputError, bad_input)
     app.register_error_handler(PermissionError, refused)
     app.register_error_handler(UnknownTable, not_found)
@@ -127,8 +127,8 @@ def error(
     message: str, status: int, code: str | None = None, params: dict[str, Any] | None = None
 ) -> tuple[Response, int]:
     """`{"error", "status", "code", "params"}` as single-table mode answers: the message in
-    the request's language, a refusal's stable code and parameters (`dominocam.errors.Refused`;
-    `code` null, `params` {} for other errors)."""
+    the request's language, the refusal's stable code and its parameters (every refusal has
+    a code: `dominocam.errors.Refused` and the exceptions below carry theirs)."""
     return jsonify(error=message, status=status, code=code, params=params or {}), status
 
 
@@ -140,30 +140,40 @@ def bad_input(exception: UserInputError) -> tuple[Response, int]:
 
 
 def refused(exception: PermissionError) -> tuple[Response, int]:
+    code = getattr(exception, "code", None) or "denied"  # a PermissionError from elsewhere
+    params = getattr(exception, "params", None)
     if isinstance(exception, TooManyGuesses):
-        answer, status = error(str(exception), 429)
+        answer, status = error(str(exception), 429, code, params)
         answer.headers["Retry-After"] = str(exception.retry_after)
         return answer, status
-    return error(str(exception), 401 if isinstance(exception, NoCredentials) else 403)
+    status = 401 if isinstance(exception, NoCredentials) else 403
+    return error(str(exception), status, code, params)
 
 
 def not_found(exception: UnknownTable) -> tuple[Response, int]:
-    return error(str(exception), 404)
+    return error(str(exception), 404, exception.code, exception.params)
 
 
 def database_away(exception: Exception) -> tuple[Response, int]:
     current_app.logger.warning("PostgreSQL unreachable: %s", exception)
-    return error(_("the event's database cannot be reached; try again"), 503)
+    return error(
+        _("the event's database cannot be reached; try again"), 503, "database_unreachable"
+    )
 
 
 def broker_away(exception: Exception) -> tuple[Response, int]:
     current_app.logger.warning("Redis unreachable: %s", exception)
-    return error(_("the event's broker cannot be reached; try again"), 503)
+    return error(_("the event's broker cannot be reached; try again"), 503, "broker_unreachable")
 
 
 def http_error(exception: HTTPException) -> tuple[Response, int]:
     status = exception.code or 500
-    return error(str(exception.description), status)
+    params: dict[str, Any] = {}
+    if status == 405:
+        params = {"method": request.method}
+    elif status == 413:
+        params = {"megabytes": int(current_app.config["MAX_CONTENT_LENGTH"]) // 2**20}
+    return error(str(exception.description), status, http_code(status), params)
 
 
 def private_answers(response: Response) -> Response:

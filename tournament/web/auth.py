@@ -5,6 +5,7 @@ path) and the actor it belongs to. A wrong token counts against the address in R
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from flask import request
 
@@ -13,8 +14,18 @@ from dominocam.tournament import store
 from dominocam.tournament.web.services import event_id, guard, pool
 
 
-class NoCredentials(PermissionError):
-    """No token was sent (HTTP 401; a wrong one is a plain PermissionError, 403)."""
+class Denied(PermissionError):
+    """A token that does not open this (HTTP 403), with the refusal's stable `code` and
+    `params` (as `dominocam.errors.Refused`)."""
+
+    def __init__(self, message: str, code: str, **params: Any) -> None:
+        super().__init__(message)
+        self.code = code
+        self.params = params
+
+
+class NoCredentials(Denied):
+    """No token was sent (HTTP 401; a wrong one is a Denied, 403)."""
 
 
 @dataclass(frozen=True)
@@ -34,7 +45,7 @@ def bearer() -> str:
     """The request's token (401 without one)."""
     header = request.headers.get("Authorization", "")
     if not header.startswith("Bearer ") or not header[7:].strip():
-        raise NoCredentials(_("send 'Authorization: Bearer TOKEN'"))
+        raise NoCredentials(_("send 'Authorization: Bearer TOKEN'"), "no_token")
     return header[7:].strip()
 
 
@@ -53,19 +64,21 @@ def who(token: str) -> Actor:
     if player is not None:
         return Actor("player", player.table_id, player)
     guard().failed(address)
-    raise PermissionError(_("this token is not valid for the event"))
+    raise Denied(_("this token is not valid for the event"), "wrong_token")
 
 
 def require_admin() -> None:
     if who(bearer()).kind != "director":
-        raise PermissionError(_("this needs the event director's token"))
+        raise Denied(_("this needs the event director's token"), "director_required")
 
 
 def require_host(table_id: str) -> Actor:
     actor = who(bearer())
     if not actor.hosts(table_id):
-        raise PermissionError(
-            _("this needs the host of table {table} or the director").format(table=table_id)
+        raise Denied(
+            _("this needs the host of table {table} or the director").format(table=table_id),
+            "host_required",
+            table=table_id,
         )
     return actor
 
@@ -73,5 +86,5 @@ def require_host(table_id: str) -> Actor:
 def require_player() -> store.Player:
     actor = who(bearer())
     if actor.player is None:
-        raise PermissionError(_("this needs a player's link"))
+        raise Denied(_("this needs a player's link"), "player_link_required")
     return actor.player

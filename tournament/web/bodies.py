@@ -7,7 +7,7 @@ from typing import Any
 
 from flask import request
 
-from dominocam.errors import UserInputError
+from dominocam.errors import Refused
 from dominocam.i18n import _
 from dominocam.server.json_fields import (
     INTEGER,
@@ -44,7 +44,9 @@ def body_object(example: str, fields: dict[str, Field] | None = None) -> dict[st
     if body is None and not request.get_data(cache=True):
         body = {}
     if not isinstance(body, dict):
-        raise UserInputError(_("send a JSON object: {example}").format(example=example))
+        raise Refused(
+            _("send a JSON object: {example}").format(example=example), "body_not_an_object"
+        )
     checked(body, fields or {})
     return body
 
@@ -52,14 +54,18 @@ def body_object(example: str, fields: dict[str, Field] | None = None) -> dict[st
 def jpeg_body() -> bytes:
     """The request's body, a JPEG of at most `MAX_FRAME_BYTES` (else a 400)."""
     if (request.content_length or 0) > MAX_FRAME_BYTES:
-        raise UserInputError(
-            _("a photo may be {size} MiB at most").format(size=MAX_FRAME_BYTES // 2**20)
-        )
+        raise _photo_too_large()
     body = request.get_data(cache=False)
     if len(body) > MAX_FRAME_BYTES:
-        raise UserInputError(
-            _("a photo may be {size} MiB at most").format(size=MAX_FRAME_BYTES // 2**20)
-        )
+        raise _photo_too_large()
     if not body.startswith(b"\xff\xd8\xff"):
-        raise UserInputError(_("send the photo as a JPEG (Content-Type: image/jpeg)"))
+        raise Refused(_("send the photo as a JPEG (Content-Type: image/jpeg)"), "not_a_jpeg")
     return body
+
+
+def _photo_too_large() -> Refused:
+    return Refused(
+        _("a photo may be {size} MiB at most").format(size=MAX_FRAME_BYTES // 2**20),
+        "photo_too_large",
+        megabytes=MAX_FRAME_BYTES // 2**20,
+    )

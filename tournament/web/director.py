@@ -9,7 +9,7 @@ from flask import Blueprint, Response, jsonify
 from dominocam.i18n import _
 from dominocam.server.qr import qr_svg
 from dominocam.tournament import store
-from dominocam.tournament.web.auth import require_admin, who
+from dominocam.tournament.web.auth import Denied, require_admin, who
 from dominocam.tournament.web.bodies import jpeg_body
 from dominocam.tournament.web.services import (
     celery_app,
@@ -29,7 +29,7 @@ bp = Blueprint("director", __name__)
 @bp.get("/director/<token>")
 def director_page(token: str) -> Response:
     if who(token).kind != "director":
-        raise PermissionError(_("this page needs the event director's token"))
+        raise Denied(_("this page needs the event director's token"), "director_required")
     return private_page("director.html", token=token, tables=config().tables)
 
 

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, jsonify, request
 
-from dominocam.errors import UserInputError
+from dominocam.errors import Refused, plain_value
 from dominocam.i18n import _
 from dominocam.rounds.lifecycle import HOST
 from dominocam.server.json_fields import ARRAY, STRING, required
 from dominocam.server.qr import qr_svg
 from dominocam.tournament import rounds, store
-from dominocam.tournament.web.auth import require_host, who
+from dominocam.tournament.web.auth import Denied, require_host, who
 from dominocam.tournament.web.bodies import REASON, TABLE_FIELDS, body_object, confirm_query
 from dominocam.tournament.web.services import (
     UnknownTable,
@@ -36,7 +36,7 @@ def host_page(token: str) -> Response:
     actor = who(token)
     table_id = actor.table if actor.kind == "host" else request.args.get("table", "")
     if actor.kind == "player" or not table_id:
-        raise PermissionError(_("this page needs a table host's link or the director's"))
+        raise Denied(_("this page needs a table host's link or the director's"), "host_required")
     known_table(table_id)
     return private_page("host.html", token=token, table_id=table_id)
 
@@ -96,7 +96,12 @@ def end(table_id: str) -> Response:
     )
     ended_by = body.get("ended_by")
     if ended_by not in ("block", "domino"):
-        raise UserInputError(_("ended_by must be block or domino"))
+        raise Refused(
+            _("ended_by must be block or domino"),
+            "unknown_ending",
+            ended_by=plain_value(ended_by),
+            valid=["block", "domino"],
+        )
     return ruling(table_id, ended_by, "proposer" if ended_by == "block" else "winner", True)
 
 
@@ -168,7 +173,12 @@ def seat_player(table_id: str, seat: int) -> store.Player:
     with pool().connection() as conn:
         player = store.seat_player(conn, event_id(), table_id, seat)
     if player is None:
-        raise UnknownTable(_("table {table} has no seat {seat}").format(table=table_id, seat=seat))
+        raise UnknownTable(
+            _("table {table} has no seat {seat}").format(table=table_id, seat=seat),
+            "no_seat",
+            table=table_id,
+            seat=seat,
+        )
     return player
 
 

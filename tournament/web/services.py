@@ -34,7 +34,13 @@ EXTENSION = "dominocam.tournament"
 
 
 class UnknownTable(LookupError):
-    """The event has no such table (HTTP 404)."""
+    """The event has no such table, or the table no such seat (HTTP 404), with the
+    refusal's stable `code` and `params` (as `dominocam.errors.Refused`)."""
+
+    def __init__(self, message: str, code: str, **params: Any) -> None:
+        super().__init__(message)
+        self.code = code
+        self.params = params
 
 
 def resources() -> dict[str, Any]:
@@ -76,7 +82,9 @@ def known_table(table_id: str) -> None:
     try:
         config().table(table_id)
     except KeyError:
-        raise UnknownTable(_("no table {table!r} in this event").format(table=table_id)) from None
+        raise UnknownTable(
+            _("no table {table!r} in this event").format(table=table_id), "no_table", table=table_id
+        ) from None
 
 
 def event_channel() -> str:
