@@ -74,8 +74,9 @@ PLAYER_TOKEN = re.compile(r"[0-9]{1,9}\.[A-Za-z0-9_-]{16,64}")
 
 class AuthError(Exception):
     """A request without the right credentials; `status` is 401, 403 or 429 (with
-    `retry_after` seconds). `code` and `params` are the refusal's stable code and its
-    parameters, as `dominocam.errors.Refused` has them (the API's error JSON gives both)."""
+    `retry_after` seconds, also in `params`). `code` and `params` are the refusal's stable
+    code and its parameters, as `dominocam.errors.Refused` has them (the API's error JSON
+    gives both)."""
 
     def __init__(
         self,
@@ -89,7 +90,7 @@ class AuthError(Exception):
         self.code = code
         self.status = status
         self.retry_after = retry_after
-        self.params = params
+        self.params = params if retry_after is None else {**params, "retry_after": retry_after}
 
 
 class GuessLimiter:
@@ -121,7 +122,6 @@ class GuessLimiter:
                     "too_many_guesses",
                     429,
                     wait,
-                    retry_after=wait,
                 )
 
     def failed(self, client: str) -> None:

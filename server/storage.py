@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from dominocam.errors import UserInputError
+from dominocam.errors import Refused
 
 # Each entry is the SQL of one schema version; never edit one that has shipped, append instead.
 MIGRATIONS: tuple[str, ...] = (
@@ -181,14 +181,28 @@ MIGRATIONS: tuple[str, ...] = (
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
+class DatabaseTooNew(RuntimeError):
+    """The database was written by a newer DominoCam: the dashboard does not start (the
+    command line says so; no request is answered). Code `database_too_new`, params
+    `{"version", "supported"}`, as a refusal (`dominocam.errors.Refused`) has them."""
+
+    code = "database_too_new"
+
+    def __init__(self, message: str, **params: int) -> None:
+        super().__init__(message)
+        self.params = params
+
+
 def database_path(url_or_path: str) -> str:
     """The SQLite file for `--db`: a path, `sqlite:///relative`, `sqlite:////absolute`, or
     `:memory:`."""
     if url_or_path.startswith("sqlite:///"):
         return url_or_path[len("sqlite:///") :] or ":memory:"
     if "://" in url_or_path:
-        raise UserInputError(
-            f"unsupported database URL {url_or_path!r}; use a file path or sqlite:///PATH"
+        raise Refused(
+            f"unsupported database URL {url_or_path!r}; use a file path or sqlite:///PATH",
+            "unsupported_database_url",
+            url=url_or_path[:80],
         )
     return url_or_path
 
@@ -240,9 +254,11 @@ def migrate(conn: sqlite3.Connection, migrations: tuple[str, ...] = MIGRATIONS) 
     conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
     version = schema_version(conn)
     if version > len(migrations):
-        raise RuntimeError(
+        raise DatabaseTooNew(
             f"the database has schema version {version}, newer than this DominoCam "
-            f"({len(migrations)}); upgrade DominoCam or use another --db"
+            f"({len(migrations)}); upgrade DominoCam or use another --db",
+            version=version,
+            supported=len(migrations),
         )
     for number in range(version, len(migrations)):
         conn.execute("BEGIN IMMEDIATE")

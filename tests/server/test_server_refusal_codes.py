@@ -1,6 +1,6 @@
 """A refusal of the API carries a stable code and its parameters beside its message (issue
 34): the message is in the request's language, the code and parameters are the same in every
-language, so a program never reads the words. A refusal made without a code says `code: null`.
+language, so a program never reads the words (every kind: test_server_refusal_walk.py).
 """
 
 from __future__ import annotations
@@ -43,12 +43,11 @@ def test_a_bad_game_and_a_round_still_open_are_refused_with_their_codes(client, 
     assert r.status_code == 409 and r.json["code"] == "no_table_photo"
 
 
-def test_a_refusal_without_a_code_says_so(client) -> None:
-    # The body is no JSON object: refused with a code; a route that does not exist: no code.
+def test_a_bad_body_and_a_missing_route_are_refused_with_their_codes(client) -> None:
     r = client.post("/api/games", data="x", headers={**ADMIN, "Content-Type": "text/plain"})
     assert r.status_code == 400 and r.json["code"] == "body_not_an_object"
     r = client.get("/api/no-such-thing")
-    assert r.status_code == 404 and r.json["code"] is None and r.json["params"] == {}
+    assert r.status_code == 404 and r.json["code"] == "not_found" and r.json["params"] == {}
 
 
 def test_a_field_of_another_type_is_refused_with_the_field_and_the_type(
