@@ -112,7 +112,7 @@ class Game:
                 raise Refused(
                     f"round {number} scores unknown {', '.join(sorted(unknown))}; "
                     f"the game is between {', '.join(self.names)}",
-                    "unknown_player",
+                    "round_scores_unknown",
                     round=number,
                     names=sorted(unknown),
                     players=list(self.names),

@@ -300,7 +300,7 @@ def _refuse_other_hosts(app: Flask) -> None:
             "this dashboard does not answer to the name {host}: open it by its address (as "
             "`dominocam serve` prints it) or by the name given with --public-url"
         ).format(host=repr(str(host)[:80]))
-        return _error(message, 400)
+        return _error(message, 400, "unknown_host", {"host": str(host)[:80]})
 
 
 def _public_state(conn: Any, game_id: int) -> dict[str, Any]:

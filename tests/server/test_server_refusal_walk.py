@@ -255,6 +255,8 @@ REQUESTS: dict[str, Request] = {
     "no method": lambda c, g, t: c.put("/api/health"),
     # EngineUnavailable
     "no camera": lambda c, g, t: c.get("/api/camera/stream"),
+    # The host check (DNS rebinding), before any route.
+    "other host": lambda c, g, t: c.get("/api/health", headers={"Host": "evil.example"}),
 }
 
 
