@@ -357,6 +357,7 @@ def _register_errors(app: Flask) -> None:
     from dominocam.server.engine import EngineUnavailable
     from dominocam.server.events import StreamRefused
     from dominocam.server.game import Conflict, NotFound
+    from dominocam.server.serving import http_code
     from dominocam.server.uploads import UploadError
 
     @app.errorhandler(UserInputError)
@@ -429,15 +430,3 @@ def _register_errors(app: Flask) -> None:
             status, (error.description or "error", http_code(status), {})
         )
         return _error(message, status, code, params)
-
-
-def http_code(status: int) -> str:
-    """The code of an HTTP error: `too_large` for 413 (a body over `MAX_CONTENT_LENGTH`),
-    else its reason phrase in snake_case (`not_found`, `method_not_allowed`, `bad_request`,
-    `internal_server_error`). Tournament mode and waitress' own errors use it too."""
-    from werkzeug.http import HTTP_STATUS_CODES
-
-    if status == 413:
-        return "too_large"
-    reason = HTTP_STATUS_CODES.get(status, "error")
-    return "".join(c if c.isalnum() else "_" for c in reason.lower()).strip("_")

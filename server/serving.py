@@ -29,7 +29,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from werkzeug.datastructures import LanguageAccept
-from werkzeug.http import parse_accept_header
+from werkzeug.http import HTTP_STATUS_CODES, parse_accept_header
 
 from dominocam import i18n as dominocam_i18n
 from dominocam.errors import UserInputError
@@ -231,6 +231,16 @@ class ClientConnections:
             return self._open.get(client, 0)
 
 
+def http_code(status: int) -> str:
+    """The code of an HTTP error: `too_large` for 413 (a body over `MAX_CONTENT_LENGTH`),
+    else its reason phrase in snake_case (`not_found`, `method_not_allowed`, `bad_request`,
+    `internal_server_error`), for the error handlers of both modes and waitress' own errors."""
+    if status == 413:
+        return "too_large"
+    reason = HTTP_STATUS_CODES.get(status, "error")
+    return "".join(c if c.isalnum() else "_" for c in reason.lower()).strip("_")
+
+
 def too_large_message(limit_bytes: int, accept_language: str | None) -> str:
     """The app's 413 message (server._register_errors) in the language the client asks for:
     waitress answers a body over twice the limit before the app sees the request."""
@@ -248,8 +258,6 @@ def guarded_channel(connections: ClientConnections, limit_bytes: int) -> type:
     """Waitress' connection class, bounded per client address (`connections`), answering
     its own errors under /api/ as the app's error JSON (a 413 says `limit_bytes`, the app's
     `MAX_CONTENT_LENGTH`, in the client's language: `too_large_message`)."""
-    from dominocam.server import http_code
-
     megabytes = limit_bytes // (1024 * 1024)
     from waitress.channel import HTTPChannel
     from waitress.task import ErrorTask

@@ -43,7 +43,8 @@ from werkzeug.exceptions import HTTPException
 
 from dominocam.errors import UserInputError
 from dominocam.i18n import _
-from dominocam.server import CONTENT_SECURITY_POLICY, Int64Converter, http_code, i18n
+from dominocam.server import CONTENT_SECURITY_POLICY, Int64Converter, i18n
+from dominocam.server.serving import http_code
 from dominocam.tournament import frames, store
 from dominocam.tournament.guard import GuessGuard, TooManyGuesses
 from dominocam.tournament.web import director, host, player, public, streams
