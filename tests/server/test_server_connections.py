@@ -144,6 +144,7 @@ def test_a_body_waitress_refuses_gets_the_apps_json_error(serve) -> None:
         assert headers["content-type"].startswith("application/json"), headers
         error = json.loads(body)
         assert error["status"] == 413
+        assert (error["code"], error["params"]) == ("too_large", {"megabytes": 20})
         if words:
             assert error["error"].startswith(words)
         else:
@@ -160,7 +161,8 @@ def test_a_malformed_api_request_gets_json_too(serve) -> None:
                 data += chunk
     status, headers, body = _parse(data)
     assert status == 400 and headers["content-type"].startswith("application/json")
-    assert json.loads(body)["status"] == 400
+    error = json.loads(body)
+    assert error["status"] == 400 and error["code"] == "bad_request" and error["params"] == {}
 
 
 def test_client_connections_count_per_address() -> None:
