@@ -74,6 +74,7 @@ from dominocam.measure.scoring import (
     score_tile_crop,
 )
 from dominocam.measure.truth import held_out, set_max, synthetic_truth, synthetic_visibility
+from dominocam.vision.confidence import CALIBRATION_FILE, load_calibration
 from dominocam.vision.detector import CLOSEUP_BORDER, MAX_UPSCALE, Detector
 from dominocam.vision.geometry import frame_in_grey
 from dominocam.vision.image_io import IMAGE_SUFFIXES, load_image
@@ -579,8 +580,6 @@ def run_eval(
     )
     models.closeups, models.far_tiles = closeups, far_tiles
     if calibrated and models.detector is not None:
-        from dominocam.vision.confidence import CALIBRATION_FILE, load_calibration
-
         # As `load_models`: the file given, else the one beside the detector, else none.
         beside = Path(models.detector.path).parent / CALIBRATION_FILE
         if calibration is not None or beside.is_file():

@@ -42,6 +42,7 @@ import numpy as np
 
 from dominocam.measure.metrics import Rate
 from dominocam.vision.layout import LayoutConfig, LayoutTile, Reconstruction, build_layout
+from dominosynth import render
 from dominosynth.config import WEIGHT_CHOICES, SynthConfig
 from dominosynth.generate import Job, truth_dict
 
@@ -156,8 +157,6 @@ def score_table(truth: dict[str, Any], found: Reconstruction) -> tuple[bool, int
 def generated_truths(count: int, seed: int, size: tuple[int, int] = (1280, 720)):
     """`count` synthetic table truths made in-process by dominosynth (placed and projected,
     not rendered: a few milliseconds each); yields (name, truth dict)."""
-    from dominosynth import render
-
     cfg = SynthConfig()
     width, height = size
     for index in range(count):

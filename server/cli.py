@@ -11,6 +11,18 @@ from typing import Any
 
 from dominocam.arguments import number_type
 from dominocam.errors import UserInputError
+from dominocam.server import _announce_token, auth, create_app, storage
+from dominocam.server.serving import (
+    AUTO_HOST,
+    check_address_free,
+    check_public_url,
+    choose_host,
+    create_server,
+    is_loopback,
+    phone_base_url,
+    phones_can_reach,
+    stop_server,
+)
 
 # A port a server can listen on; 0 (any free port) is refused too: the address printed and
 # given to phones must be the one asked for.
@@ -94,16 +106,6 @@ def serve(args: argparse.Namespace) -> int:
     if getattr(args, "tournament", None):
         return int(args.serve_tournament(args))
 
-    from dominocam.server import create_app
-    from dominocam.server.serving import (
-        check_address_free,
-        check_public_url,
-        choose_host,
-        create_server,
-        is_loopback,
-        stop_server,
-    )
-
     # Everything the server writes (database, WAL, photos, the link key) is for its owner.
     os.umask(0o077)
     host = choose_host(args.host)
@@ -167,8 +169,6 @@ def _storage_config(args: argparse.Namespace) -> dict[str, object]:
 def _listening_message(app: Any, host: str, port: int, asked: str | None = None) -> str:
     """What `serve` prints on start: where the dashboard is, where phones open it, and where
     the games are kept. `asked` is the `--host` given (`auto` chose `host`)."""
-    from dominocam.server.serving import AUTO_HOST, is_loopback, phone_base_url, phones_can_reach
-
     shown = f"[{host}]" if ":" in host else host
     local = "127.0.0.1" if host in ("0.0.0.0", "::") else shown
     lines = [f"DominoCam dashboard on http://{local}:{port}/  (Ctrl+C stops)"]
@@ -214,16 +214,12 @@ def _earlier_instance_warning(earlier: Any, in_use: str) -> str:
 
 
 def _reset_token(storage: dict[str, object]) -> None:
-    from dominocam.server import _announce_token, auth, create_app
-
     token = auth.new_token()
     create_app({**storage, "ADMIN_TOKEN": token})
     _announce_token(token)
 
 
 def _reset_passphrase(storage_config: dict[str, object]) -> None:
-    from dominocam.server import auth, create_app, storage
-
     app = create_app(storage_config)
     conn = storage.connect(app.config["DATABASE"])
     try:

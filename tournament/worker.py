@@ -33,6 +33,7 @@ from dominocam.rounds import scene_state
 from dominocam.rounds.lifecycle import parse_hand
 from dominocam.tournament import frames, retention, rounds, settings, store
 from dominocam.tournament.standings import table_game
+from dominocam.vision.image_io import decode_image
 
 log = logging.getLogger("dominocam.worker")
 
@@ -187,8 +188,6 @@ def read_newest(ctx: WorkerContext, event_id: int, table_id: str) -> Outcome:
 def _track_claimed(
     ctx: WorkerContext, event_id: int, table_id: str, claimed: frames.Claimed
 ) -> Outcome:
-    from dominocam.vision.image_io import decode_image
-
     started = time.perf_counter()
     try:
         image = decode_image(claimed.jpeg, f"frame {claimed.seq} of table {table_id}")
@@ -289,8 +288,6 @@ def hand_reading(
     Raises:
         UserInputError: the bytes are not a picture (`owner` names it in the message).
     """
-    from dominocam.vision.image_io import decode_image
-
     image = decode_image(jpeg, f"hand photo of {owner}")
     scene_json = reader.read(image, "hand", set_max).to_dict()
     try:

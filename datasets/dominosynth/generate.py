@@ -15,8 +15,12 @@ from pathlib import Path
 import numpy as np
 
 from dominocam.errors import UserInputError
-from dominosynth import __version__
+from dominocam.vision.geometry import rectify_tile, split_halves
+from dominocam.vision.reader import BACK_CLASS
+from dominosynth import __version__, render
+from dominosynth.backgrounds import list_photos
 from dominosynth.config import MIN_VISIBLE_FRACTION, SynthConfig
+from dominosynth.printed import sheet_points
 
 CLASS_NAMES = {0: "tile_up", 1: "tile_down"}
 
@@ -59,8 +63,6 @@ def val_indices(count: int, seed: int, fraction: float) -> set[int]:
 def make_sample(job: Job):
     """Render one picture; returns (jpeg bytes, decoded image, truth dict, render ids, scene)."""
     import cv2
-
-    from dominosynth import render
 
     cfg = job.config
     rng = np.random.default_rng(np.random.SeedSequence([job.seed, job.index]))
@@ -199,8 +201,6 @@ def printed_truth(scene, width: int, height: int) -> list[dict]:
     """The printed dominoes of a print board or box lid (`dominosynth.printed`) that lie at
     least partly in the picture: the image corners of each (tile order), its values, the
     sheet it is printed on, and whether the border cuts it. Never boxed for the detector."""
-    from dominosynth.printed import sheet_points
-
     out = []
     for box in scene.boxes:
         for domino in box.printed:
@@ -283,8 +283,6 @@ def reader_crops(image: np.ndarray, truth: dict, cfg: SynthConfig, rng: np.rando
     labelled with their pips, then (`cfg.reader_back_crops`) face-down tiles labelled
     `BACK_CLASS`. The face-up crops come first so that they draw the same jitter as before
     back crops existed."""
-    from dominocam.vision.reader import BACK_CLASS
-
     out = []
     for face in ("up", "down") if cfg.reader_back_crops else ("up",):
         for t in truth["tiles"]:
@@ -305,8 +303,6 @@ def _jittered_halves(
     image: np.ndarray, corners: np.ndarray, cfg: SynthConfig, rng: np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray]:
     """The two half crops of one tile, its corners scaled, shifted and jittered at random."""
-    from dominocam.vision.geometry import rectify_tile, split_halves
-
     centre = corners.mean(axis=0)
     width = np.linalg.norm(corners[1] - corners[0])
     c = centre + (corners - centre) * rng.uniform(*cfg.reader_scale)
@@ -366,13 +362,10 @@ def generate(
     among the pictures (`picture_sets`)."""
     from tqdm import tqdm
 
-    from dominosynth.backgrounds import list_photos
-
     out = Path(out).resolve()
     sets = (max_pip,) if isinstance(max_pip, int) else tuple(max_pip)
     set_of_picture = picture_sets(count, seed, sets)
     val = val_indices(count, seed, val_fraction)
-    from dominocam.vision.reader import BACK_CLASS
 
     labels = [str(v) for v in range(max(sets) + 1)]
     labels += [BACK_CLASS] if config.reader_back_crops else []

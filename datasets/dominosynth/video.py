@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from dominosynth import __version__
+from dominosynth import __version__, render
 from dominosynth.config import CONFIGS, SynthConfig
 from dominosynth.play import line_start_value
 
@@ -284,8 +284,6 @@ def _open_ends_after(layout, k: int) -> list[int]:
 
 def plan_video(seed: int, spec: VideoSpec = VideoSpec()) -> GameVideo:
     """Sample a table and the timeline of its game; compute every frame's truth (no pixels)."""
-    from dominosynth import render
-
     rng = np.random.default_rng(np.random.SeedSequence([seed, 0x71DE0]))
     scene = None
     for _ in range(20):  # a layout of at least two tiles (a video of one move says little)
@@ -425,8 +423,6 @@ def plan_video(seed: int, spec: VideoSpec = VideoSpec()) -> GameVideo:
 def render_frames(video: GameVideo) -> Iterator[np.ndarray]:
     """The frames of a planned video, BGR uint8, in order (deterministic)."""
     import cv2
-
-    from dominosynth import render
 
     spec, scene, cfg = video.spec, video.scene, video.spec.config
     w, h = spec.width, spec.height
