@@ -60,6 +60,7 @@ from typing import TYPE_CHECKING, Any
 
 import cv2
 import numpy as np
+from tqdm import tqdm
 
 from dominocam.errors import UserInputError
 from dominocam.measure.calibrate import label_real, label_synthetic
@@ -129,8 +130,6 @@ SET_MODELS: dict[str, tuple[str, ...]] = {
 
 
 def _progress(items, desc: str, quiet: bool):
-    from tqdm import tqdm
-
     return tqdm(items, desc=desc, unit="img", disable=quiet, leave=False)
 
 

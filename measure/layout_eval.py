@@ -38,6 +38,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 
 from dominocam.measure.metrics import Rate
@@ -224,8 +225,6 @@ def draw_comparison(image: Any, truth: dict[str, Any], found: Reconstruction) ->
     Tiles: grey outlines, values at their halves; true links thick green, found links thin
     red; true open ends green circles, found open ends red crosses with their values.
     """
-    import cv2
-
     out = image.copy()
     tiles = {t["id"]: t for t in truth["tiles"]}
 
@@ -282,8 +281,6 @@ def draw_comparison(image: Any, truth: dict[str, Any], found: Reconstruction) ->
 
 def draw_failures(root: Path, names: Iterable[str], out_dir: Path) -> list[Path]:
     """PNG pictures of the given tables (truth vs found) under `out_dir`."""
-    import cv2
-
     out_dir.mkdir(parents=True, exist_ok=True)
     folder = root / "truth" if (root / "truth").is_dir() else root
     written = []

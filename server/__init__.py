@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import platformdirs
-from flask import Flask, jsonify, make_response, request
+from flask import Flask, jsonify, make_response, render_template, request
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import IntegerConverter
 
@@ -342,7 +342,6 @@ def _error(
     if _wants_json():
         body = {"error": message, "status": status, "code": code, "params": params or {}}
         return jsonify(body), status
-    from flask import render_template
 
     return render_template("error.html", message=message, status=status), status
 

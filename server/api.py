@@ -8,6 +8,7 @@ See docs/server.md for the full list.
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -390,8 +391,6 @@ def update_game(game_id: int) -> Any:
 @admin_required
 def delete_game(game_id: int) -> Any:
     """Delete a game, its rounds, hands, scores, audit trail and photos."""
-    import shutil
-
     game.delete_game(get_db(), game_id)
     shutil.rmtree(_upload_folder(game_id), ignore_errors=True)
     return jsonify({"deleted": game_id, "games": game.list_games(get_db())})

@@ -26,6 +26,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+import redis
 from celery import Celery, signals
 
 from dominocam.errors import UserInputError
@@ -112,8 +113,6 @@ def context() -> WorkerContext:
     """This process' context, made on first use (after a fork: a new one per process)."""
     global _context, _context_pid
     if _context is None or _context_pid != os.getpid():
-        import redis
-
         from dominocam.vision.reading import PhotoReader
 
         threads = int(os.environ.get("DOMINOCAM_WORKER_THREADS", "1"))

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import json
 import math
+import multiprocessing as mp
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import cv2
 import numpy as np
+from tqdm import tqdm
 
 from dominocam.errors import UserInputError
 from dominocam.vision.geometry import rectify_tile, split_halves
@@ -62,8 +65,6 @@ def val_indices(count: int, seed: int, fraction: float) -> set[int]:
 
 def make_sample(job: Job):
     """Render one picture; returns (jpeg bytes, decoded image, truth dict, render ids, scene)."""
-    import cv2
-
     cfg = job.config
     rng = np.random.default_rng(np.random.SeedSequence([job.seed, job.index]))
     kind = job.kind
@@ -227,8 +228,6 @@ def yolo_lines(truth: dict, cfg: SynthConfig) -> list[str]:
     A tile cut by the border is boxed by the smallest rotated rectangle around its part
     inside the image; tiles less visible than `cfg.min_visible_fraction` get no box.
     """
-    import cv2
-
     w, h = truth["image"]["width"], truth["image"]["height"]
     rows = []
     for t in truth["tiles"]:
@@ -312,8 +311,6 @@ def _jittered_halves(
 
 def run_job(job: Job) -> dict:
     """Render and write one image with its labels; returns counts for the data card."""
-    import cv2
-
     jpg, decoded, truth, _ids, _scene, rng = make_sample(job)
     out = Path(job.out)
     name = image_name(job.index)
@@ -360,8 +357,6 @@ def generate(
 
     `max_pip` is the double-n set of every picture, or several sets shared out evenly
     among the pictures (`picture_sets`)."""
-    from tqdm import tqdm
-
     out = Path(out).resolve()
     sets = (max_pip,) if isinstance(max_pip, int) else tuple(max_pip)
     set_of_picture = picture_sets(count, seed, sets)
@@ -398,8 +393,6 @@ def generate(
             results.append(run_job(job))
             bar.update()
     else:
-        import multiprocessing as mp
-
         ctx = mp.get_context("spawn")  # fork after OpenCV started its threads can deadlock
         with ctx.Pool(workers, initializer=_quiet_worker) as pool:
             for res in pool.imap(run_job, jobs, chunksize=1):
@@ -437,8 +430,6 @@ def generate(
 
 
 def _quiet_worker() -> None:
-    import cv2
-
     cv2.setNumThreads(1)
 
 
@@ -492,8 +483,6 @@ def contact_sheet(
 ) -> None:
     """A grid of images with their labels drawn: green = face up (half values at the half
     centres, a dot on corner 0), red = face down, yellow = open ends."""
-    import cv2
-
     thumbs = []
     for name in names:
         img_path = next(
@@ -521,8 +510,6 @@ def contact_sheet(
 
 
 def draw_truth(img: np.ndarray, truth: dict, thumb_w: int) -> np.ndarray:
-    import cv2
-
     s = thumb_w / img.shape[1]
     out = cv2.resize(img, (thumb_w, round(img.shape[0] * s)), interpolation=cv2.INTER_AREA)
     for t in truth["tiles"]:

@@ -39,6 +39,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+import cv2
 import numpy as np
 import yaml
 
@@ -214,8 +215,6 @@ def import_labels(
         UserInputError: a malformed export, unknown class names, an output folder that is not
             empty, or `--orient reader` without a reader model.
     """
-    import cv2
-
     source, out = Path(source), Path(out)
     if fmt not in FORMATS:
         raise UserInputError(f"unknown format {fmt!r}; choose one of {FORMATS}")
