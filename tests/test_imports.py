@@ -43,7 +43,7 @@ _PACKAGE_INIT = (
 )
 _NO_OPENCV = (
     "loaded by processes that never read a photo (the tournament's web processes, the "
-    "dashboard before its first photo): vision.reading brings OpenCV (130 ms, 30 MiB)"
+    "dashboard before its first photo): vision.reading brings OpenCV (150 ms, 30 MiB)"
 )
 _LEFT_FOR_LATER = "left for a later move: another change edits `_register_errors`"
 FIRST_PARTY_LAZY: dict[tuple[str, str, str], str] = {
@@ -76,12 +76,12 @@ FIRST_PARTY_LAZY: dict[tuple[str, str, str], str] = {
 
 # Third-party libraries that may be imported inside a function, and why.
 LAZY_LIBRARIES: dict[str, str] = {
-    "numpy": "127 ms: kept out of the command modules' `register`",
-    "cv2": "130 ms, 30 MiB: kept out of `--help` and of processes that never read a photo",
-    "onnxruntime": "150 ms, 35 MiB: loaded when a model is opened, never by `--help`",
-    "scipy": "scipy.optimize 580 ms, scipy.spatial 400 ms: only for the assignments and one "
+    "numpy": "187 ms: kept out of the command modules' `register`",
+    "cv2": "150 ms, 30 MiB: kept out of `--help` and of processes that never read a photo",
+    "onnxruntime": "209 ms, 35 MiB: loaded when a model is opened, never by `--help`",
+    "scipy": "scipy.optimize 800 ms, scipy.spatial 420 ms: only for the assignments and one "
     "k-d tree query, not for every module that loads vision.geometry or vision.decode",
-    "tqdm": "45 ms: the command modules' progress bars",
+    "tqdm": "53 ms: the command modules' progress bars",
     "waitress": "server.serving is loaded by `--help`; the tournament's test checks it",
     "babel": "the ground floor (dominocam.i18n) imports only the standard library; babel "
     "formats a number in a language other than English",
