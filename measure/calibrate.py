@@ -60,6 +60,7 @@ from dominocam.measure.metrics import (
     tile_key,
 )
 from dominocam.measure.truth import held_out, set_max, synthetic_truth
+from dominocam.vision.image_io import IMAGE_SUFFIXES, load_image
 
 DOUBT_GRID: tuple[float, ...] = (0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.97, 0.98, 0.99)
 SELECTIVE_TARGET = 0.99
@@ -244,7 +245,6 @@ def collect_boxes(
     """Run the pipeline (no calibration) on the fit pictures and label every box."""
     from tqdm import tqdm
 
-    from dominocam.vision.image_io import IMAGE_SUFFIXES, load_image
     from dominocam.vision.pipeline import load_models, read_image
 
     models = load_models()

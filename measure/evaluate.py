@@ -60,6 +60,7 @@ from typing import TYPE_CHECKING, Any
 
 import cv2
 import numpy as np
+from tqdm import tqdm
 
 from dominocam.errors import UserInputError
 from dominocam.measure.calibrate import label_real, label_synthetic
@@ -74,6 +75,7 @@ from dominocam.measure.scoring import (
     score_tile_crop,
 )
 from dominocam.measure.truth import held_out, set_max, synthetic_truth, synthetic_visibility
+from dominocam.vision.confidence import CALIBRATION_FILE, load_calibration
 from dominocam.vision.detector import CLOSEUP_BORDER, MAX_UPSCALE, Detector
 from dominocam.vision.geometry import frame_in_grey
 from dominocam.vision.image_io import IMAGE_SUFFIXES, load_image
@@ -128,8 +130,6 @@ SET_MODELS: dict[str, tuple[str, ...]] = {
 
 
 def _progress(items, desc: str, quiet: bool):
-    from tqdm import tqdm
-
     return tqdm(items, desc=desc, unit="img", disable=quiet, leave=False)
 
 
@@ -579,8 +579,6 @@ def run_eval(
     )
     models.closeups, models.far_tiles = closeups, far_tiles
     if calibrated and models.detector is not None:
-        from dominocam.vision.confidence import CALIBRATION_FILE, load_calibration
-
         # As `load_models`: the file given, else the one beside the detector, else none.
         beside = Path(models.detector.path).parent / CALIBRATION_FILE
         if calibration is not None or beside.is_file():

@@ -38,10 +38,12 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 
 from dominocam.measure.metrics import Rate
 from dominocam.vision.layout import LayoutConfig, LayoutTile, Reconstruction, build_layout
+from dominosynth import render
 from dominosynth.config import WEIGHT_CHOICES, SynthConfig
 from dominosynth.generate import Job, truth_dict
 
@@ -156,8 +158,6 @@ def score_table(truth: dict[str, Any], found: Reconstruction) -> tuple[bool, int
 def generated_truths(count: int, seed: int, size: tuple[int, int] = (1280, 720)):
     """`count` synthetic table truths made in-process by dominosynth (placed and projected,
     not rendered: a few milliseconds each); yields (name, truth dict)."""
-    from dominosynth import render
-
     cfg = SynthConfig()
     width, height = size
     for index in range(count):
@@ -225,8 +225,6 @@ def draw_comparison(image: Any, truth: dict[str, Any], found: Reconstruction) ->
     Tiles: grey outlines, values at their halves; true links thick green, found links thin
     red; true open ends green circles, found open ends red crosses with their values.
     """
-    import cv2
-
     out = image.copy()
     tiles = {t["id"]: t for t in truth["tiles"]}
 
@@ -283,8 +281,6 @@ def draw_comparison(image: Any, truth: dict[str, Any], found: Reconstruction) ->
 
 def draw_failures(root: Path, names: Iterable[str], out_dir: Path) -> list[Path]:
     """PNG pictures of the given tables (truth vs found) under `out_dir`."""
-    import cv2
-
     out_dir.mkdir(parents=True, exist_ok=True)
     folder = root / "truth" if (root / "truth").is_dir() else root
     written = []

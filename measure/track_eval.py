@@ -38,8 +38,8 @@ from dominocam.errors import UserInputError
 from dominocam.measure.metrics import wilson
 from dominocam.vision import geometry
 from dominocam.vision.layout import KINDS
-from dominocam.vision.track import PlainDetection, TableTracker, TrackerConfig
-from dominosynth.video import VideoSpec, plan_video
+from dominocam.vision.track import PlainDetection, TableTracker, TrackerConfig, track_frame
+from dominosynth.video import VideoSpec, plan_video, render_frames
 
 
 @dataclass(frozen=True)
@@ -381,9 +381,6 @@ def evaluate_seed(
             events.extend(tracker.update(boxes, read, f / spec.fps).events)
         reads = sim.reads
     else:
-        from dominocam.vision.track import track_frame
-        from dominosynth.video import render_frames
-
         counting = _CountingReader(models.reader)
         # `track_frame` itself, not `dominocam.vision.reading.PhotoReader.track`: the reader is
         # wrapped to count its reads, and the layout is the video's variant's (`_game_config`).

@@ -23,13 +23,16 @@ from pathlib import Path
 from typing import Any
 
 import platformdirs
-from flask import Flask, jsonify, make_response, request
+from flask import Flask, jsonify, make_response, render_template, request
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import IntegerConverter
 
 from dominocam.errors import UserInputError
 from dominocam.i18n import _
-from dominocam.server import retention
+from dominocam.server import auth, retention, storage
+from dominocam.server.db import close_db, get_db
+from dominocam.server.events import Broker
+from dominocam.server.host_check import allowed_names, host_allowed
 
 # The variable that chooses the instance folder (`dominocam serve --instance DIR` too).
 INSTANCE_ENV = "DOMINOCAM_INSTANCE"
@@ -117,10 +120,7 @@ DEFAULTS: dict[str, Any] = {
 
 def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     """The dashboard application (see the module docstring for configuration)."""
-    from dominocam.server import auth, storage
     from dominocam.server.camera import start_camera
-    from dominocam.server.db import close_db
-    from dominocam.server.events import Broker
 
     explicit = (test_config or {}).get("INSTANCE") or os.environ.get(INSTANCE_ENV)
     instance = instance_folder(explicit)
@@ -206,8 +206,6 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         if request.method not in ("GET", "HEAD", "OPTIONS") and response.status_code < 400:
             app.extensions["dominocam.broker"].notify()
             if time.time() - app.extensions["dominocam.pruned_at"] > retention.PRUNE_EVERY_S:
-                from dominocam.server.db import get_db
-
                 _prune(app, get_db())
         if auth.is_private():  # an admin's, a player's or a login's answer: kept nowhere
             response.headers["Cache-Control"] = "no-store"
@@ -285,8 +283,6 @@ def _prune(app: Flask, conn: Any) -> None:
 def _refuse_other_hosts(app: Flask) -> None:
     """Every request must call the dashboard by a name it answers to (server.host_check:
     DNS rebinding). Registered after the language is chosen, so the 400 is in it."""
-    from dominocam.server.host_check import allowed_names, host_allowed
-
     names = allowed_names(
         app.config["LISTEN_HOST"], app.config["PUBLIC_URL"], app.config["ALLOWED_HOSTS"]
     )
@@ -347,7 +343,6 @@ def _error(
     if _wants_json():
         body = {"error": message, "status": status, "code": code, "params": params or {}}
         return jsonify(body), status
-    from flask import render_template
 
     return render_template("error.html", message=message, status=status), status
 

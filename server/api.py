@@ -8,6 +8,7 @@ See docs/server.md for the full list.
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -29,6 +30,7 @@ from dominocam.rounds import operations, scene_state
 from dominocam.server import auth, engine, game, photo_space, storage, uploads
 from dominocam.server.auth import admin_required
 from dominocam.server.db import get_db
+from dominocam.server.events import sse_stream
 from dominocam.server.game.round_store import SqliteRoundStore
 from dominocam.server.json_fields import (
     ARRAY,
@@ -43,6 +45,8 @@ from dominocam.server.json_fields import (
     query_int,
     required,
 )
+from dominocam.server.qr import qr_svg
+from dominocam.server.serving import phone_base_url, phones_can_reach
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -310,8 +314,6 @@ def events_poll() -> Any:
 def events() -> Response:
     """Server-Sent Events: `event: state` with the public state at every change (computed
     once for all listeners by the broker, server.events)."""
-    from dominocam.server.events import sse_stream
-
     conn = get_db()
     gid = _game_id()
     game.get_game(conn, gid)  # an unknown game is a 404 now, not a failing stream later
@@ -411,8 +413,6 @@ def update_game(game_id: int) -> Any:
 @admin_required
 def delete_game(game_id: int) -> Any:
     """Delete a game, its rounds, hands, scores, audit trail and photos."""
-    import shutil
-
     game.delete_game(get_db(), game_id)
     shutil.rmtree(_upload_folder(game_id), ignore_errors=True)
     return jsonify({"deleted": game_id, "games": game.list_games(get_db())})
@@ -456,8 +456,6 @@ def finish_game(game_id: int) -> Any:
 
 def _phone_base_url() -> str:
     """Where phones reach this server (server.serving: --public-url, else the LAN address)."""
-    from dominocam.server.serving import phone_base_url
-
     return phone_base_url(current_app.config, request.host_url)
 
 
@@ -490,8 +488,6 @@ def player_links(game_id: int) -> Any:
 
 def _phones() -> dict[str, Any]:
     """Where the links point, and whether phones can open it (server.serving)."""
-    from dominocam.server.serving import phones_can_reach
-
     base = _phone_base_url()
     return {"url": f"{base}/", "reachable": phones_can_reach(base)}
 
@@ -512,7 +508,6 @@ def player_qr(game_id: int, player_id: int) -> Any:
             player_id=player_id,
         )
     url = f"{_phone_base_url()}/hand/{token}"
-    from dominocam.server.qr import qr_svg
 
     return Response(qr_svg(url), mimetype="image/svg+xml", headers={"Cache-Control": "no-store"})
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from dominocam.arguments import number_type
 from dominocam.errors import UserInputError
+from dominocam.server import _announce_token, auth, create_app, serving, storage
 
 # A port a server can listen on; 0 (any free port) is refused too: the address printed and
 # given to phones must be the one asked for.
@@ -94,28 +95,18 @@ def serve(args: argparse.Namespace) -> int:
     if getattr(args, "tournament", None):
         return int(args.serve_tournament(args))
 
-    from dominocam.server import create_app
-    from dominocam.server.serving import (
-        check_address_free,
-        check_public_url,
-        choose_host,
-        create_server,
-        is_loopback,
-        stop_server,
-    )
-
     # Everything the server writes (database, WAL, photos, the link key) is for its owner.
     os.umask(0o077)
-    host = choose_host(args.host)
+    host = serving.choose_host(args.host)
     config: dict[str, object] = {
         "DEMO": bool(args.demo),
         "LISTEN_HOST": host,
         "LISTEN_PORT": args.port,
     }
     if args.public_url:
-        config["PUBLIC_URL"] = check_public_url(args.public_url)
+        config["PUBLIC_URL"] = serving.check_public_url(args.public_url)
     # Before anything is written or started: a taken port is the usual failed start.
-    check_address_free(host, args.port)
+    serving.check_address_free(host, args.port)
     storage = _storage_config(args)
     config.update(storage)
     if args.reset_token:
@@ -127,10 +118,10 @@ def serve(args: argparse.Namespace) -> int:
     except RuntimeError as error:
         raise UserInputError(str(error)) from error
     try:
-        server = create_server(app, host, args.port)
+        server = serving.create_server(app, host, args.port)
         app.config["LISTEN_PORT"] = server.effective_port
         print(_listening_message(app, host, server.effective_port, args.host), flush=True)
-        if not is_loopback(host):
+        if not serving.is_loopback(host):
             print(
                 f"WARNING: listening beyond this computer ({host}): anyone on this network "
                 "can open the table page and the overlay; the admin pages need the passphrase "
@@ -149,7 +140,7 @@ def serve(args: argparse.Namespace) -> int:
         except KeyboardInterrupt:
             pass
         finally:
-            stop_server(server)
+            serving.stop_server(server)
     finally:
         camera = app.extensions.get("dominocam.camera")
         if camera is not None:
@@ -167,22 +158,20 @@ def _storage_config(args: argparse.Namespace) -> dict[str, object]:
 def _listening_message(app: Any, host: str, port: int, asked: str | None = None) -> str:
     """What `serve` prints on start: where the dashboard is, where phones open it, and where
     the games are kept. `asked` is the `--host` given (`auto` chose `host`)."""
-    from dominocam.server.serving import AUTO_HOST, is_loopback, phone_base_url, phones_can_reach
-
     shown = f"[{host}]" if ":" in host else host
     local = "127.0.0.1" if host in ("0.0.0.0", "::") else shown
     lines = [f"DominoCam dashboard on http://{local}:{port}/  (Ctrl+C stops)"]
-    phones = phone_base_url(app.config, f"http://{local}:{port}/")
-    if phones_can_reach(phones):
+    phones = serving.phone_base_url(app.config, f"http://{local}:{port}/")
+    if serving.phones_can_reach(phones):
         lines.append(f"Phones on this network open {phones}/ (player links and QR codes use it)")
-    elif is_loopback(host) and asked == AUTO_HOST:
+    elif serving.is_loopback(host) and asked == serving.AUTO_HOST:
         lines.append(
             "Only this computer can open it: it is on no private network (no network, or a "
             "public address). For phones, join the table's network (a home or club Wi-Fi, a "
             "phone's hotspot) and start again, or start with --host 0.0.0.0 on a network you "
             "trust; player links stay the same"
         )
-    elif is_loopback(host):
+    elif serving.is_loopback(host):
         lines.append(
             "Only this computer can open it: for phones, restart with --host 0.0.0.0 "
             "(and --public-url if they reach this machine by another address); player links "
@@ -214,16 +203,12 @@ def _earlier_instance_warning(earlier: Any, in_use: str) -> str:
 
 
 def _reset_token(storage: dict[str, object]) -> None:
-    from dominocam.server import _announce_token, auth, create_app
-
     token = auth.new_token()
     create_app({**storage, "ADMIN_TOKEN": token})
     _announce_token(token)
 
 
 def _reset_passphrase(storage_config: dict[str, object]) -> None:
-    from dominocam.server import auth, create_app, storage
-
     app = create_app(storage_config)
     conn = storage.connect(app.config["DATABASE"])
     try:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import io
 
+import segno
+
 
 def qr_svg(text: str, scale: int = 6) -> bytes:
     """An SVG QR code of `text` (error correction M, 4-module quiet zone)."""
-    import segno
-
     buffer = io.BytesIO()
     segno.make(text, error="m", micro=False).save(
         buffer, kind="svg", scale=scale, border=4, dark="#000", light="#fff", xmldecl=False

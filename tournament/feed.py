@@ -16,6 +16,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator
 
+import cv2
 import numpy as np
 
 from dominocam.errors import UserInputError
@@ -33,8 +34,6 @@ def synth_frames(seed: int, width: int = 640, height: int = 360) -> Iterator[np.
 
 def capture_frames(source: str) -> Iterator[np.ndarray]:
     """Frames from OpenCV: a device index ("0"), a file (looping) or a stream URL."""
-    import cv2
-
     target: int | str = int(source) if source.isdigit() else source
     capture = cv2.VideoCapture(target)
     if not capture.isOpened():
@@ -64,8 +63,6 @@ def source_frames(source: str) -> Iterator[np.ndarray]:
 
 
 def encode(image: np.ndarray) -> bytes:
-    import cv2
-
     ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
     if not ok:
         raise UserInputError("cannot encode a frame as JPEG")

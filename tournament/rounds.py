@@ -56,6 +56,7 @@ from dominocam.rounds.ledger import (
     table_report,
 )
 from dominocam.rounds.lifecycle import HOST, AuditEntry
+from dominocam.rounds.scene_state import state_layout
 from dominocam.rounds.store import HandRow, Judged, RoundRow
 from dominocam.rules import phrases
 from dominocam.rules.game import RoundResult
@@ -63,6 +64,7 @@ from dominocam.rules.tiles import Tile
 from dominocam.server.game.review import doubt_signature
 from dominocam.tournament import store
 from dominocam.tournament.config import EventConfig
+from dominocam.tournament.standings import table_game
 from dominocam.tournament.store import (
     Player,
     RoundConflict,
@@ -560,8 +562,6 @@ def _camera_layout(conn: psycopg.Connection[Any], event_id: int, table_id: str) 
     """The played lines from the table camera's newest Scene, for a round whose lines the
     host has not typed (`set_table`); a doubtful one refuses the ruling first
     (`_refuse_doubtful_table`)."""
-    from dominocam.rounds.scene_state import state_layout
-
     newest = latest_scene(conn, event_id, table_id)
     if newest is None:
         return {"lines": []}
@@ -743,8 +743,6 @@ def _end(
     """Score the round into the table's game (the variant's end: target, descending
     doubles) and open the next round unless the game is over (inside the ruling's
     transaction). Returns `{"round", "result", "next_round"}`."""
-    from dominocam.tournament.standings import table_game
-
     by, judged, author = ruling.by, ruling.value, ruling.author
     state_json, go = ruling.state, ruling.go
     game = table_game(conn, event_id, table_id, config)

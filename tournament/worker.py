@@ -26,6 +26,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+import redis
 from celery import Celery, signals
 
 from dominocam.errors import UserInputError
@@ -33,6 +34,7 @@ from dominocam.rounds import scene_state
 from dominocam.rounds.lifecycle import parse_hand
 from dominocam.tournament import frames, retention, rounds, settings, store
 from dominocam.tournament.standings import table_game
+from dominocam.vision.image_io import decode_image
 
 log = logging.getLogger("dominocam.worker")
 
@@ -111,8 +113,6 @@ def context() -> WorkerContext:
     """This process' context, made on first use (after a fork: a new one per process)."""
     global _context, _context_pid
     if _context is None or _context_pid != os.getpid():
-        import redis
-
         from dominocam.vision.reading import PhotoReader
 
         threads = int(os.environ.get("DOMINOCAM_WORKER_THREADS", "1"))
@@ -187,8 +187,6 @@ def read_newest(ctx: WorkerContext, event_id: int, table_id: str) -> Outcome:
 def _track_claimed(
     ctx: WorkerContext, event_id: int, table_id: str, claimed: frames.Claimed
 ) -> Outcome:
-    from dominocam.vision.image_io import decode_image
-
     started = time.perf_counter()
     try:
         image = decode_image(claimed.jpeg, f"frame {claimed.seq} of table {table_id}")
@@ -289,8 +287,6 @@ def hand_reading(
     Raises:
         UserInputError: the bytes are not a picture (`owner` names it in the message).
     """
-    from dominocam.vision.image_io import decode_image
-
     image = decode_image(jpeg, f"hand photo of {owner}")
     scene_json = reader.read(image, "hand", set_max).to_dict()
     try:

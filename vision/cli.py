@@ -27,7 +27,8 @@ from dominocam.arguments import (
 from dominocam.errors import UserInputError
 from dominocam.rules.places import place_words
 from dominocam.rules.tiles import SUPPORTED_SETS
-from dominocam.vision.image_io import IMAGE_SUFFIXES
+from dominocam.vision.annotate import annotate
+from dominocam.vision.image_io import IMAGE_SUFFIXES, load_image
 from dominocam.vision.notes import Note, detail_text, player_text
 from dominocam.vision.settings import DETECTOR_CONF
 
@@ -187,8 +188,6 @@ def run_read(args: argparse.Namespace) -> int:
     import cv2
     from tqdm import tqdm
 
-    from dominocam.vision.annotate import annotate
-    from dominocam.vision.image_io import load_image
     from dominocam.vision.reading import PhotoReader
 
     reader = PhotoReader.load(

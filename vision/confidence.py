@@ -46,6 +46,7 @@ import numpy as np
 from dominocam.errors import UserInputError
 from dominocam.vision import messages
 from dominocam.vision.decode import _FLOOR, _restrict, _tile_scores, set_tiles
+from dominocam.vision.geometry import boxes_cut_by_border
 from dominocam.vision.layout import boxes_at_open_ends
 from dominocam.vision.notes import note
 from dominocam.vision.scene import RejectedBox, Scene, SceneTile
@@ -459,7 +460,6 @@ def review_scene(
             `dominocam.vision.reading.PhotoReader`).
     """
     ask_from = calibration.review_rejected if review_rejected is None else review_rejected
-    from dominocam.vision.geometry import boxes_cut_by_border
 
     reasons: list[str] = []
     for tile in scene.doubtful:

@@ -74,6 +74,7 @@ import numpy as np
 from dominocam.rules.variants import LAYOUT_KINDS, VARIANTS
 from dominocam.vision import messages
 from dominocam.vision.decode import AdjacencyConstraint
+from dominocam.vision.geometry import boxes_cut_by_border
 from dominocam.vision.notes import note
 from dominocam.vision.scene import LayoutLine, Scene, SceneLayout, SceneOpenEnd
 
@@ -1192,8 +1193,6 @@ def _layout_tiles(scene: Scene, cut: set[int] | None = None) -> list[LayoutTile]
 
 
 def _cut_tiles(scene: Scene) -> set[int]:
-    from dominocam.vision.geometry import boxes_cut_by_border
-
     cut = boxes_cut_by_border(np.array([t.corners for t in scene.tiles]), scene.width, scene.height)
     return {t.id for t, is_cut in zip(scene.tiles, cut, strict=True) if is_cut}
 

@@ -8,15 +8,22 @@ from __future__ import annotations
 
 import json
 import math
+import multiprocessing as mp
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import cv2
 import numpy as np
+from tqdm import tqdm
 
 from dominocam.errors import UserInputError
-from dominosynth import __version__
+from dominocam.vision.geometry import rectify_tile, split_halves
+from dominocam.vision.reader import BACK_CLASS
+from dominosynth import __version__, render
+from dominosynth.backgrounds import list_photos
 from dominosynth.config import MIN_VISIBLE_FRACTION, SynthConfig
+from dominosynth.printed import sheet_points
 
 CLASS_NAMES = {0: "tile_up", 1: "tile_down"}
 
@@ -58,10 +65,6 @@ def val_indices(count: int, seed: int, fraction: float) -> set[int]:
 
 def make_sample(job: Job):
     """Render one picture; returns (jpeg bytes, decoded image, truth dict, render ids, scene)."""
-    import cv2
-
-    from dominosynth import render
-
     cfg = job.config
     rng = np.random.default_rng(np.random.SeedSequence([job.seed, job.index]))
     kind = job.kind
@@ -199,8 +202,6 @@ def printed_truth(scene, width: int, height: int) -> list[dict]:
     """The printed dominoes of a print board or box lid (`dominosynth.printed`) that lie at
     least partly in the picture: the image corners of each (tile order), its values, the
     sheet it is printed on, and whether the border cuts it. Never boxed for the detector."""
-    from dominosynth.printed import sheet_points
-
     out = []
     for box in scene.boxes:
         for domino in box.printed:
@@ -227,8 +228,6 @@ def yolo_lines(truth: dict, cfg: SynthConfig) -> list[str]:
     A tile cut by the border is boxed by the smallest rotated rectangle around its part
     inside the image; tiles less visible than `cfg.min_visible_fraction` get no box.
     """
-    import cv2
-
     w, h = truth["image"]["width"], truth["image"]["height"]
     rows = []
     for t in truth["tiles"]:
@@ -283,8 +282,6 @@ def reader_crops(image: np.ndarray, truth: dict, cfg: SynthConfig, rng: np.rando
     labelled with their pips, then (`cfg.reader_back_crops`) face-down tiles labelled
     `BACK_CLASS`. The face-up crops come first so that they draw the same jitter as before
     back crops existed."""
-    from dominocam.vision.reader import BACK_CLASS
-
     out = []
     for face in ("up", "down") if cfg.reader_back_crops else ("up",):
         for t in truth["tiles"]:
@@ -305,8 +302,6 @@ def _jittered_halves(
     image: np.ndarray, corners: np.ndarray, cfg: SynthConfig, rng: np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray]:
     """The two half crops of one tile, its corners scaled, shifted and jittered at random."""
-    from dominocam.vision.geometry import rectify_tile, split_halves
-
     centre = corners.mean(axis=0)
     width = np.linalg.norm(corners[1] - corners[0])
     c = centre + (corners - centre) * rng.uniform(*cfg.reader_scale)
@@ -316,8 +311,6 @@ def _jittered_halves(
 
 def run_job(job: Job) -> dict:
     """Render and write one image with its labels; returns counts for the data card."""
-    import cv2
-
     jpg, decoded, truth, _ids, _scene, rng = make_sample(job)
     out = Path(job.out)
     name = image_name(job.index)
@@ -364,15 +357,10 @@ def generate(
 
     `max_pip` is the double-n set of every picture, or several sets shared out evenly
     among the pictures (`picture_sets`)."""
-    from tqdm import tqdm
-
-    from dominosynth.backgrounds import list_photos
-
     out = Path(out).resolve()
     sets = (max_pip,) if isinstance(max_pip, int) else tuple(max_pip)
     set_of_picture = picture_sets(count, seed, sets)
     val = val_indices(count, seed, val_fraction)
-    from dominocam.vision.reader import BACK_CLASS
 
     labels = [str(v) for v in range(max(sets) + 1)]
     labels += [BACK_CLASS] if config.reader_back_crops else []
@@ -405,8 +393,6 @@ def generate(
             results.append(run_job(job))
             bar.update()
     else:
-        import multiprocessing as mp
-
         ctx = mp.get_context("spawn")  # fork after OpenCV started its threads can deadlock
         with ctx.Pool(workers, initializer=_quiet_worker) as pool:
             for res in pool.imap(run_job, jobs, chunksize=1):
@@ -444,8 +430,6 @@ def generate(
 
 
 def _quiet_worker() -> None:
-    import cv2
-
     cv2.setNumThreads(1)
 
 
@@ -499,8 +483,6 @@ def contact_sheet(
 ) -> None:
     """A grid of images with their labels drawn: green = face up (half values at the half
     centres, a dot on corner 0), red = face down, yellow = open ends."""
-    import cv2
-
     thumbs = []
     for name in names:
         img_path = next(
@@ -528,8 +510,6 @@ def contact_sheet(
 
 
 def draw_truth(img: np.ndarray, truth: dict, thumb_w: int) -> np.ndarray:
-    import cv2
-
     s = thumb_w / img.shape[1]
     out = cv2.resize(img, (thumb_w, round(img.shape[0] * s)), interpolation=cv2.INTER_AREA)
     for t in truth["tiles"]:

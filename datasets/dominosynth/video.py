@@ -38,9 +38,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
+from tqdm import tqdm
 
-from dominosynth import __version__
+from dominosynth import __version__, render
 from dominosynth.config import CONFIGS, SynthConfig
 from dominosynth.play import line_start_value
 
@@ -180,8 +182,6 @@ TINY_GAME = VideoSpec(
 
 def shake_matrix(dx: float, dy: float, deg: float, width: int, height: int) -> np.ndarray:
     """(2, 3) affine map of the shaken camera: a turn by `deg` about the centre, then (dx, dy)."""
-    import cv2
-
     m = cv2.getRotationMatrix2D((width / 2 - 0.5, height / 2 - 0.5), deg, 1.0)
     m[:, 2] += (dx, dy)
     return m
@@ -193,8 +193,6 @@ def _apply(m: np.ndarray, pts: np.ndarray) -> np.ndarray:
 
 def arm_mask(arm: Arm, width: int, height: int) -> np.ndarray:
     """Soft float32 coverage (0..1) of an arm and hand in a (height, width) frame."""
-    import cv2
-
     mask = np.zeros((height, width), np.uint8)
     start, end = np.asarray(arm.start), np.asarray(arm.end)
     d = end - start
@@ -225,8 +223,6 @@ def _ipt(p: np.ndarray) -> tuple[int, int]:
 def _visible_fraction(corners: np.ndarray, covered: np.ndarray) -> float:
     """Share of a tile face (corners in unshaken image pixels) inside the frame and not under
     `covered` (a (height, width) bool mask)."""
-    import cv2
-
     h, w = covered.shape
     area = 0.5 * abs(
         float(
@@ -284,8 +280,6 @@ def _open_ends_after(layout, k: int) -> list[int]:
 
 def plan_video(seed: int, spec: VideoSpec = VideoSpec()) -> GameVideo:
     """Sample a table and the timeline of its game; compute every frame's truth (no pixels)."""
-    from dominosynth import render
-
     rng = np.random.default_rng(np.random.SeedSequence([seed, 0x71DE0]))
     scene = None
     for _ in range(20):  # a layout of at least two tiles (a video of one move says little)
@@ -424,10 +418,6 @@ def plan_video(seed: int, spec: VideoSpec = VideoSpec()) -> GameVideo:
 
 def render_frames(video: GameVideo) -> Iterator[np.ndarray]:
     """The frames of a planned video, BGR uint8, in order (deterministic)."""
-    import cv2
-
-    from dominosynth import render
-
     spec, scene, cfg = video.spec, video.scene, video.spec.config
     w, h = spec.width, spec.height
     light_seed = np.random.SeedSequence([video.seed, 0x11647]).generate_state(2)
@@ -474,9 +464,6 @@ def write_video(
     progress: bool = False,
 ) -> dict[str, Any]:
     """Plan, render and write one game video with its truth under `out`; returns the card."""
-    import cv2
-    from tqdm import tqdm
-
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     video = plan_video(seed, spec)

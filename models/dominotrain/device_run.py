@@ -38,10 +38,17 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from dominocam.errors import UserInputError
+from dominocam.measure import calibrate, plots
+from dominocam.measure.evaluate import describe_models, run_eval
+from dominocam.measure.gates import gate_table
 from dominocam.measure.keep_gates import check_gates
 from dominosynth.config import load_config
-from dominotrain import offline
+from dominosynth.generate import generate, parse_size
+from dominotrain import crop_data, offline, verifier_data, verifier_train
+from dominotrain.export import export
+from dominotrain.from_onnx import recover
 from dominotrain.offline import PROJECT_ROOT
+from dominotrain.train import TrainConfig, checkpoint_state, cpu_optimizer, train
 
 MODELS_DIR = PROJECT_ROOT / "models"
 CANDIDATE_FILES = ("detector.onnx", "reader.onnx", "verifier.onnx", "calibration.json")
@@ -250,8 +257,6 @@ def forget(run: Run, stage: str) -> None:
 
 def stage_render(run: Run) -> dict:
     """Every set of the plan, each rendered with every core (`dominosynth.generate`)."""
-    from dominosynth.generate import generate, parse_size
-
     made = {}
     for spec in run.plan.sets:
         folder = run.data(spec.name)
@@ -298,8 +303,6 @@ def _same_set(folder: Path, spec: SynthSet) -> bool:
 
 def stage_base(run: Run) -> dict:
     """The committed detector and reader as trainable checkpoints (`dominotrain.from_onnx`)."""
-    from dominotrain.from_onnx import recover
-
     base = run.folder("base")
     found = {}
     for kind, yaml_name, images in (
@@ -323,8 +326,6 @@ def stage_base(run: Run) -> dict:
 
 def stage_crops(run: Run) -> dict:
     """The detector's pictures of one small tile (`dominotrain.crop_data`)."""
-    from dominotrain import crop_data
-
     out = run.data("crops")
     if out.exists():
         shutil.rmtree(out)
@@ -348,8 +349,6 @@ def training_hours(run: Run, kind: str) -> float | None:
 def _optimizer(kind: str) -> dict:
     """Fine-tuning: AdamW at ultralytics' own rate for short runs, no warm-up (its `auto`
     would choose MuSGD at a from-scratch rate for long runs)."""
-    from dominotrain.train import cpu_optimizer
-
     classes = 2 if kind == "detector" else 14
     return {**cpu_optimizer("cpu", classes), "warmup_epochs": 0}
 
@@ -357,8 +356,6 @@ def _optimizer(kind: str) -> dict:
 def train_stage(run: Run, kind: str) -> dict:
     """Fine-tune the detector or the reader from the committed weights (`dominotrain.train`),
     resuming an interrupted run of the same stage."""
-    from dominotrain.train import TrainConfig, checkpoint_state, train
-
     plan = run.plan
     run_dir = run.folder("runs", kind, kind)
     offline.setup(run.folder(".yolo"))
@@ -430,8 +427,6 @@ def train_argv(config) -> list[str]:
 def stage_verifier(run: Run) -> dict:
     """Cut the verifier's crops with every core (the committed detector's boxes,
     `dominotrain.verifier_data`) and fine-tune the committed verifier on them."""
-    from dominotrain import verifier_data, verifier_train
-
     crops = run.data("verifier-crops")
     os.environ["DOMINOCAM_MODELS"] = str(MODELS_DIR)  # the committed detector cuts the boxes
     if not (crops / "counts.json").is_file():
@@ -461,8 +456,6 @@ def stage_verifier(run: Run) -> dict:
 
 def stage_export(run: Run) -> dict:
     """The candidates' ONNX files (`dominotrain.export`, checked with onnxruntime)."""
-    from dominotrain.export import export
-
     run.candidates.mkdir(parents=True, exist_ok=True)
     found = {}
     for kind in ("detector", "reader"):
@@ -480,8 +473,6 @@ def stage_calibrate(run: Run) -> dict:
     """The calibration fitted to the candidates (`dominocam calibrate`): the hold-out sets'
     train halves (print scenes among them), and the first 42 real scenes when --realval is
     given."""
-    from dominocam.measure import calibrate
-
     (run.candidates / "calibration.json").unlink(missing_ok=True)  # read without one
     os.environ["DOMINOCAM_MODELS"] = str(run.candidates)
     args = argparse.Namespace(
@@ -510,10 +501,6 @@ def stage_calibrate(run: Run) -> dict:
 def stage_eval(run: Run) -> dict:
     """`dominocam eval` of the candidates on the hold-out set's val split, the print
     scenes' hold-out val split (`synthetic_print`) and --realval when given."""
-    from dominocam.measure import plots
-    from dominocam.measure.evaluate import describe_models, run_eval
-    from dominocam.measure.gates import gate_table
-
     sets = SYNTHETIC_SETS + (REALVAL_SETS if run.realval else ())
     results = run_eval(
         run.data("holdout"),

@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import onnxruntime as ort
 
 from dominocam.errors import UserInputError
 from dominocam.vision.onnx_model import file_sha256
@@ -113,8 +114,6 @@ def add_metadata(path: Path, extra: dict[str, str]) -> None:
 
 def read_metadata(path: Path) -> dict[str, object]:
     """An ONNX file's metadata through onnxruntime, literals parsed (names, imgsz, ...)."""
-    import onnxruntime as ort
-
     meta = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
     raw = meta.get_modelmeta().custom_metadata_map
     parsed: dict[str, object] = {}
@@ -133,8 +132,6 @@ def measure_latency(
     path: Path, batch: int = 1, runs: int = 30, threads: int = 2
 ) -> dict[str, float | int]:
     """Median and p90 of the bare onnxruntime forward pass (ms), random input, `threads`."""
-    import onnxruntime as ort
-
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1

@@ -37,7 +37,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import cv2
 import numpy as np
+import onnxruntime as ort
 
 from dominocam.errors import UserInputError
 from dominotrain.offline import setup
@@ -159,8 +161,6 @@ def training_pictures(folder: Path, count: int) -> list[Path]:
 
 def network_input(picture: Path, size: int) -> np.ndarray:
     """One picture as the trainer feeds it: letterboxed to size x size, RGB, 0..1, CHW."""
-    import cv2
-
     image = cv2.imread(str(picture), cv2.IMREAD_COLOR)
     if image is None:
         raise UserInputError(f"{picture}: not a readable picture")
@@ -218,8 +218,6 @@ def set_batchnorm_statistics(network, batches: list[np.ndarray]) -> None:
 
 
 def onnx_output(path: Path, batch: np.ndarray) -> np.ndarray:
-    import onnxruntime as ort
-
     session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
     return session.run(None, {session.get_inputs()[0].name: batch})[0]
 

@@ -39,11 +39,15 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+import cv2
 import numpy as np
 import yaml
 
 from dominocam.errors import UserInputError
+from dominocam.vision.geometry import rectify_tile, split_halves
 from dominocam.vision.image_io import load_image
+from dominocam.vision.onnx_model import resolve_model_path
+from dominocam.vision.reader import BACK_CLASS, Reader
 
 FORMATS = ("yolo-obb", "label-studio")
 DOWN_NAMES = {"down", "tile_down", "back", "face-down", "face_down", "facedown"}
@@ -211,11 +215,6 @@ def import_labels(
         UserInputError: a malformed export, unknown class names, an output folder that is not
             empty, or `--orient reader` without a reader model.
     """
-    import cv2
-
-    from dominocam.vision.geometry import rectify_tile, split_halves
-    from dominocam.vision.reader import BACK_CLASS
-
     source, out = Path(source), Path(out)
     if fmt not in FORMATS:
         raise UserInputError(f"unknown format {fmt!r}; choose one of {FORMATS}")
@@ -229,9 +228,6 @@ def import_labels(
         raise UserInputError(f"{out} exists and is not empty; choose a new --out")
     reader = None
     if orient == "reader":
-        from dominocam.vision.onnx_model import resolve_model_path
-        from dominocam.vision.reader import Reader
-
         reader = Reader(resolve_model_path("reader", reader_path))
     names = read_names(source, fmt)
     for name in names.values():

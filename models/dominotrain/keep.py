@@ -32,8 +32,14 @@ from pathlib import Path
 from typing import Any
 
 from dominocam.errors import UserInputError
+from dominocam.measure import plots
+from dominocam.measure.bench import bench_size
+from dominocam.measure.evaluate import describe_models, run_eval
 from dominocam.measure.keep_gates import BENCH_SIZE, BENCH_THREADS, check_gates, format_gates
+from dominocam.vision.reading import PhotoReader
+from dominotrain import cards
 from dominotrain.device_run import CANDIDATE_FILES, REALVAL_SETS, REPORT, _sha256
+from dominotrain.export import measure_latency, read_metadata
 from dominotrain.offline import PROJECT_ROOT
 
 MODELS_DIR = PROJECT_ROOT / "models"
@@ -64,9 +70,6 @@ def load_report(candidates: Path) -> dict[str, Any]:
 def measure_realval(report: dict, candidates: Path, realval: Path, work: Path, threads: int):
     """Add the candidates' real figures (the sets the report lacks) and the committed models'
     single-tile figures (the baseline) to `report`."""
-    from dominocam.measure import plots
-    from dominocam.measure.evaluate import describe_models, run_eval
-
     sets = report.setdefault("eval", {}).setdefault("sets", {})
     missing = [name for name in REALVAL_SETS if name not in sets]
     if missing:
@@ -110,9 +113,6 @@ def measure_realval(report: dict, candidates: Path, realval: Path, work: Path, t
 
 def measure_bench(report: dict, candidates: Path, runs: int) -> None:
     """`dominocam bench` of the candidates at 1280x720 on 2 threads, into `report`."""
-    from dominocam.measure.bench import bench_size
-    from dominocam.vision.reading import PhotoReader
-
     reader = PhotoReader.load(
         candidates / "detector.onnx", candidates / "reader.onnx", threads=BENCH_THREADS
     )
@@ -148,9 +148,6 @@ def keep(report: dict, candidates: Path, models: Path) -> list[Path]:
 def write_model_card(path: Path, kind: str, evaluation: dict) -> Path:
     """`models/<kind>.md` from the ONNX file's own metadata (its training record) and the
     figures measured on it (`dominotrain.cards`)."""
-    from dominotrain import cards
-    from dominotrain.export import measure_latency, read_metadata
-
     metadata = read_metadata(path)
     data_card = metadata.get("data_card") or {}
     training = dict(data_card.get("training") or {}) if isinstance(data_card, dict) else {}

@@ -22,6 +22,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+from dominocam.vision.detector import Detector
+from dominocam.vision.image_io import load_image
+
 # The convolution branches of an ultralytics OBB head: box (cv2), class (cv3), angle (cv4).
 _HEAD_BRANCH = re.compile(r"^/model\.\d+/cv[234]\.")
 # The last convolution of each branch at each scale (".../cv2.0/cv2.0.2/Conv"): its output is
@@ -65,8 +68,6 @@ class _Pictures:
         self.files, self.detector = list(files), detector
 
     def get_next(self):
-        from dominocam.vision.image_io import load_image
-
         if not self.files:
             return None
         batch, _ = self.detector.preprocess(load_image(self.files.pop(0)))
@@ -86,8 +87,6 @@ def quantize(
         quantize_static,
     )
     from onnxruntime.quantization.shape_inference import quant_pre_process
-
-    from dominocam.vision.detector import Detector
 
     detector = Detector(source, threads=1)
     with tempfile.TemporaryDirectory() as tmp:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing as mp
 import sys
 from pathlib import Path
 
@@ -177,8 +178,6 @@ def build(sets: list[Path], out: Path, threads: int, seed: int, workers: int = 1
             (out / split / label).mkdir(parents=True, exist_ok=True)
     counts: dict[str, dict[str, int]] = {}
     if workers > 1:
-        import multiprocessing as mp
-
         work = [(str(out), seed, number, threads, job) for number, job in enumerate(jobs)]
         with mp.get_context("spawn").Pool(workers) as pool:
             for split, found in pool.imap_unordered(_picture_job, work, chunksize=4):
@@ -200,9 +199,7 @@ def _picture_job(args) -> tuple[str, dict[str, int]]:
     """One picture in a worker process (`build` with workers): its split and crop counts."""
     out, seed, number, threads, (root, split, path) = args
     if threads not in _WORKER_MODELS:
-        import cv2 as _cv2
-
-        _cv2.setNumThreads(1)
+        cv2.setNumThreads(1)
         _WORKER_MODELS[threads] = load_models(threads=threads)
     rng = np.random.default_rng([seed, number])
     found = _write_picture(Path(out), Path(root), split, Path(path), _WORKER_MODELS[threads], rng)
