@@ -45,17 +45,17 @@ _NO_OPENCV = (
     "loaded by processes that never read a photo (the tournament's web processes, the "
     "dashboard before its first photo): vision.reading brings OpenCV (150 ms, 30 MiB)"
 )
-_LEFT_FOR_LATER = "left for a later move: another change edits `_register_errors`"
 FIRST_PARTY_LAZY: dict[tuple[str, str, str], str] = {
     ("server/__init__.py", "create_app", "dominocam.server.camera"): _PACKAGE_INIT,
     ("server/__init__.py", "create_app", "dominocam.server.demo"): _PACKAGE_INIT,
     ("server/__init__.py", "create_app", "dominocam.server"): _PACKAGE_INIT,
     ("server/__init__.py", "_public_state", "dominocam.server"): _PACKAGE_INIT,
-    ("server/__init__.py", "_register_errors", "dominocam.server.auth"): _LEFT_FOR_LATER,
-    ("server/__init__.py", "_register_errors", "dominocam.server.engine"): _LEFT_FOR_LATER,
-    ("server/__init__.py", "_register_errors", "dominocam.server.events"): _LEFT_FOR_LATER,
-    ("server/__init__.py", "_register_errors", "dominocam.server.game"): _LEFT_FOR_LATER,
-    ("server/__init__.py", "_register_errors", "dominocam.server.uploads"): _LEFT_FOR_LATER,
+    ("server/__init__.py", "_register_errors", "dominocam.server.auth"): _PACKAGE_INIT,
+    ("server/__init__.py", "_register_errors", "dominocam.server.engine"): _PACKAGE_INIT,
+    ("server/__init__.py", "_register_errors", "dominocam.server.events"): _PACKAGE_INIT,
+    ("server/__init__.py", "_register_errors", "dominocam.server.game"): _PACKAGE_INIT,
+    ("server/__init__.py", "_register_errors", "dominocam.server.serving"): _PACKAGE_INIT,
+    ("server/__init__.py", "_register_errors", "dominocam.server.uploads"): _PACKAGE_INIT,
     ("server/camera.py", "tracking_reader.reader", "dominocam.vision.reading"): _NO_OPENCV,
     ("server/camera.py", "tracking_reader.reader", "dominocam.vision.track"): _NO_OPENCV,
     ("server/engine.py", "reading_game", "dominocam.vision.reading"): _NO_OPENCV,

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import graphlib
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -315,7 +316,7 @@ def test_an_import_inside_a_function_is_found(tmp_path: Path) -> None:
 
 
 def test_every_import_of_a_room_uses_its_installed_name() -> None:
-    """`from dominocam.rules import hold`, never `from rules import hold`: run from a checkout
+    """`from dominocam.rules import hold`, never the bare folder name: run from a checkout
     the bare name would still import (the repository is on the path), as a second copy of
     the module that the installed wheel does not have. The tests, studies, benchmarks and
     scripts are held to it too."""
@@ -332,4 +333,24 @@ def test_every_import_of_a_room_uses_its_installed_name() -> None:
                     continue
                 where = path.relative_to(REPO)
                 wrong += [f"{where}: {n}" for n in names if n.split(".")[0] in ROOMS]
+            wrong += [
+                f"{path.relative_to(REPO)}: {n} (in code text)" for n in code_text_imports(path)
+            ]
     assert wrong == []
+
+
+def code_text_imports(path: Path) -> list[str]:
+    """Bare room names imported by Python code written in a string (the code a test runs
+    with `python -c`)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            for match in re.finditer(r"(?:^|[;\n]|\bfrom)\s*import\s+([\w., ]+)", node.value):
+                names = [n.strip().split(" ")[0] for n in match.group(1).split(",")]
+                found += [n for n in names if n.split(".")[0] in ROOMS]
+            found += [
+                m.group(1)
+                for m in re.finditer(r"\bfrom\s+([\w.]+)\s+import\b", node.value)
+                if m.group(1).split(".")[0] in ROOMS
+            ]
+    return found

@@ -25,8 +25,9 @@ def test_help_lists_the_commands() -> None:
 
 def test_measuring_and_training_commands_import_neither_torch_nor_matplotlib() -> None:
     code = (
-        "import sys, dominotrain.cli, measure.cli, measure.evaluate, measure.plots, "
-        "dominocam.measure.bench, measure.layout_eval, measure.track_eval; "
+        "import sys, dominotrain.cli, dominocam.measure.cli, dominocam.measure.evaluate, "
+        "dominocam.measure.plots, dominocam.measure.bench, dominocam.measure.layout_eval, "
+        "dominocam.measure.track_eval; "
         "bad = {'torch', 'ultralytics', 'matplotlib'} & set(sys.modules); "
         "sys.exit(str(bad) if bad else 0)"
     )
