@@ -36,7 +36,7 @@ def _parse_line(raw: object, index: int, set_max: int, names: set[str]) -> dict[
     name = raw.get("name")
     if name is not None and not isinstance(name, str):
         raise Refused(
-            _("row {count} of the lines: the name must be text, got {value}").format(
+            _("row {count} of the lines: 'name' must be text, got {value}").format(
                 count=row, value=json_fields.shown(name)
             ),
             "line_name_not_text",
@@ -61,7 +61,7 @@ def _parse_line(raw: object, index: int, set_max: int, names: set[str]) -> dict[
     if owner not in (None, ""):
         if owner not in names:
             raise Refused(
-                _("row {count} of the lines: {owner} does not play in this game").format(
+                _("row {count} of the lines: the owner {owner} does not play in this game").format(
                     count=row, owner=json_fields.shown(owner)
                 ),
                 "unknown_line_owner",
