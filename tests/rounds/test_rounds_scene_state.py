@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from test_rounds_cli import chain, hand, scene, tile
-
 import pytest
+from test_rounds_cli import chain, hand, scene, tile
 
 from dominocam import rules
 from dominocam.i18n import use_language
