@@ -6,9 +6,13 @@ them), so the server needs neither numpy nor the models to use it.
 
 * A hand: the read face-up tiles of a hand photo (`hand_tiles`).
 * The table: the Scene's `layout` (rebuilt by `dominocam.vision.layout`) as rules-engine lines:
-  - `layout_lines(scene)`: one line per open end, `{"name", "open_end"}` plus
+  - `layout_lines(scene)`: one line per open end, `{"name", "named": false, "open_end"}` plus
+    `"place"` (where its open end lies in the photo, `dominocam.rules.places`) and
     `"open_double": true` when the end is a double other than the root (Mexican Train and
     Chicken Foot must cover it). What the dashboard stores and lets people correct.
+  - Every line made here has an id for a name ("line 2", "Ana's train") with
+    `"named": false`: no person reads it; the rulings and pages name the line by its open end
+    and place ("the 5 at the top right") or its train's owner, in the reader's language.
   - `state_layout(scene)`: the full layout for `rules.parse_state`, with the hub. For the
     spinner and chicken kinds the root double becomes `spinner` and its unplayed arms are
     left to the rules engine (which counts them from the variant); a Chicken Foot double
@@ -30,6 +34,7 @@ from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
 from dominocam.errors import Refused
+from dominocam.rules.places import place_of
 from dominocam.vision.notes import DOUBT_CODES, Note, notes_of
 
 OWNERSHIP_NOTE = (
@@ -69,6 +74,23 @@ def _end_value(line: Mapping[str, Any]) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+def _place(scene: Mapping[str, Any], line: Mapping[str, Any]) -> dict[str, str]:
+    """`{"place": code}` for a Scene line whose open end has a point in the photo (where it
+    lies, by thirds: `dominocam.rules.places.place_of`), else `{}`."""
+    end = line.get("open_end")
+    point = end.get("point") if isinstance(end, Mapping) else None
+    image = scene.get("image") or {}
+    width, height = image.get("width"), image.get("height")
+    if not (isinstance(point, list | tuple) and len(point) == 2 and width and height):
+        return {}
+    return {"place": place_of((float(point[0]), float(point[1])), width, height)}
+
+
+def _unnamed(name: str, scene: Mapping[str, Any], line: Mapping[str, Any]) -> dict[str, Any]:
+    """A rules-engine line's id and place (module docstring): `name` is never shown."""
+    return {"name": name, "named": False, **_place(scene, line)}
+
+
 def layout_lines(scene: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Rules-engine lines from a Scene's layout: one line per open end the photo shows."""
     layout = scene.get("layout") or {}
@@ -79,7 +101,8 @@ def layout_lines(scene: Mapping[str, Any]) -> list[dict[str, Any]]:
         value = _end_value(line)
         if value is None:
             continue
-        entry: dict[str, Any] = {"name": line.get("name") or f"line {i + 1}", "open_end": value}
+        entry = _unnamed(f"line {i + 1}", scene, line)
+        entry["open_end"] = value
         end_tile = line["open_end"].get("tile") if isinstance(line["open_end"], Mapping) else None
         if end_tile is not None and end_tile != root and _is_double(tiles.get(end_tile)):
             entry["open_double"] = True
@@ -87,7 +110,7 @@ def layout_lines(scene: Mapping[str, Any]) -> list[dict[str, Any]]:
     if not lines:
         for i, value in enumerate(layout.get("open_ends") or []):
             if isinstance(value, int):
-                lines.append({"name": f"end {i + 1}", "open_end": value})
+                lines.append({"name": f"end {i + 1}", "named": False, "open_end": value})
     return lines
 
 
@@ -108,7 +131,7 @@ def state_layout(
     root_tile = tiles.get(root)
     value = _double_value(root_tile)
     if kind == "mexican" and owners and value is not None:
-        return _owned_trains(layout, tiles, value, owners, set(marked))
+        return _owned_trains(scene, tiles, value, owners, set(marked))
     if kind not in ("spinner", "chicken") or value is None:
         return {"lines": layout_lines(scene)}
     out: dict[str, Any] = {"lines": [], "spinner": [value, value]}
@@ -122,10 +145,9 @@ def state_layout(
         ids = list(line.get("tiles") or [])
         if len(ids) <= 1:
             continue  # an unplayed place (arm or toe): the rules engine counts those
-        name = f"line {i + 1}"
         value_end = _end_value(line)
         last = tiles.get(ids[-1])
-        entry: dict[str, Any] = {"name": name}
+        entry = _unnamed(f"line {i + 1}", scene, line)
         if value_end is None:
             double = _double_value(last)
             if ids[-1] not in names or double is None:
@@ -160,12 +182,13 @@ def train_starts(scene: Mapping[str, Any]) -> list[tuple[int, int]]:
 
 
 def _owned_trains(
-    layout: Mapping[str, Any],
+    scene: Mapping[str, Any],
     tiles: Mapping[int, Mapping[str, Any]],
     engine: int,
     owners: Mapping[tuple[int, int], str | None],
     marked: set[str],
 ) -> dict[str, Any]:
+    layout = scene.get("layout") or {}
     starts = {
         (min(p), max(p))
         for line in layout.get("lines") or []
@@ -189,7 +212,7 @@ def _owned_trains(
             continue  # an unplayed place: the rules engine adds every train not started
         pips = tiles[ids[1]]["pips"]
         owner = owners.get((min(pips), max(pips)))
-        entry: dict[str, Any] = {"name": f"{owner}'s train" if owner else f"train {i + 1}"}
+        entry = _unnamed(f"{owner}'s train" if owner else f"train {i + 1}", scene, line)
         entry.update(open_end=value, owner=owner, marked=owner in marked)
         if _is_double(tiles.get(ids[-1])):
             entry["open_double"] = True

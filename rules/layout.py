@@ -124,7 +124,9 @@ class Line:
         on_hub: the line grows from the layout's spinner or engine. branch_of: the line whose open
         double this line grows from (a toe), or None. place: where its open end lies on a table
         photo (`dominocam.rules.places.PLACES`, "top-right"),
-            or None; only for naming the line to players ("the 5 at the top right").
+            or None; only for naming the line to players ("the 5 at the top right"). named: the
+        name is one a person gave ("left"); False when it is an id the software made ("line 2"):
+        a person never reads it, the line is named by its open end and place instead.
     """
 
     name: str
@@ -138,6 +140,7 @@ class Line:
     on_hub: bool = False
     branch_of: str | None = None
     place: str | None = None
+    named: bool = True
 
     def __post_init__(self) -> None:
         if self.place is not None and self.place not in PLACE_CODES:
@@ -224,6 +227,8 @@ class Line:
             data["toes"] = self.toes
         if self.place is not None:
             data["place"] = self.place
+        if not self.named:
+            data["named"] = False
         return data
 
 
@@ -240,6 +245,8 @@ class OpenEnd:
             (an open double, or the unstarted arms of a spinner that must be filled first).
         kind: `line`, `spinner-arm`, `train` or `lead`.
         place: where the line's open end lies on a table photo (`dominocam.rules.places`), or None.
+        named: `line` is a name a person gave (`Line.named`); False for an id the software
+            made, which no person reads.
     """
 
     line: str
@@ -249,6 +256,7 @@ class OpenEnd:
     needs: int = 0
     kind: str = END_LINE
     place: str | None = None
+    named: bool = True
 
     def __post_init__(self) -> None:
         if self.kind not in (END_LINE, END_SPINNER, END_TRAIN, END_LEAD):
@@ -276,6 +284,7 @@ class OpenEnd:
             "needs": self.needs,
             "kind": self.kind,
             "place": self.place,
+            "named": self.named,
         }
 
 
@@ -408,7 +417,7 @@ class Layout:
             then implicit trains in seat order, then the implicit Mexican train.
         """
         if self.is_empty:
-            return (OpenEnd(LEAD_END, None, kind=END_LEAD),)
+            return (OpenEnd(LEAD_END, None, kind=END_LEAD, named=False),)
         cover = variant.double_cover
         ends: list[OpenEnd] = []
         for line in self.lines:
@@ -418,7 +427,15 @@ class Layout:
                     continue  # closed: its toes carry the play on
                 needs = cover - line.toes if cover > 0 else 0
             ends.append(
-                OpenEnd(line.name, line.open_end, line.owner, line.marked, needs, place=line.place)
+                OpenEnd(
+                    line.name,
+                    line.open_end,
+                    line.owner,
+                    line.marked,
+                    needs,
+                    place=line.place,
+                    named=line.named,
+                )
             )
         names = {line.name for line in self.lines}
         if self.spinner is not None:
@@ -430,6 +447,7 @@ class Layout:
                         self.spinner.low,
                         needs=free if variant.spinner_first else 0,
                         kind=END_SPINNER,
+                        named=False,
                     )
                 )
         if self.engine is not None:
@@ -438,10 +456,17 @@ class Layout:
                 if player not in owners:
                     name = _free_name(f"{player}'s train", names)
                     names.add(name)
-                    ends.append(OpenEnd(name, self.engine.low, owner=player, kind=END_TRAIN))
+                    ends.append(
+                        OpenEnd(name, self.engine.low, owner=player, kind=END_TRAIN, named=False)
+                    )
             if None not in owners:
                 ends.append(
-                    OpenEnd(_free_name(MEXICAN_TRAIN, names), self.engine.low, kind=END_TRAIN)
+                    OpenEnd(
+                        _free_name(MEXICAN_TRAIN, names),
+                        self.engine.low,
+                        kind=END_TRAIN,
+                        named=False,
+                    )
                 )
         return tuple(ends)
 

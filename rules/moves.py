@@ -159,13 +159,13 @@ def _extend(state: GameState, end: OpenEnd, move: Move) -> Layout:
     if end.kind == END_LEAD:
         if tile.is_double and state.variant.spinner_arms > 2:
             return Layout(spinner=tile)
-        right = Line("right", tile.high)
-        left = Line("left", tile.low, (tile,), tile.high)
+        right = Line("right", tile.high, named=False)
+        left = Line("left", tile.low, (tile,), tile.high, named=False)
         return Layout(lines=(left, right))
     if end.kind in (END_SPINNER, END_TRAIN):
         spinner = end.kind == END_SPINNER
         name = _new_name(layout, "arm" if spinner else end.line, numbered=spinner)
-        line = Line.from_tiles(name, (tile,), end.value, owner=end.owner, on_hub=True)
+        line = Line.from_tiles(name, (tile,), end.value, owner=end.owner, on_hub=True, named=False)
         return replace(layout, lines=(*layout.lines, line))
     line = layout.line(end.line)
     if line.open_double and state.variant.double_cover > 1:
@@ -174,6 +174,7 @@ def _extend(state: GameState, end: OpenEnd, move: Move) -> Layout:
             (tile,),
             line.open_end,
             branch_of=line.name,
+            named=False,
         )
         grown = replace(line, toes=line.toes + 1)
         lines = tuple(grown if x.name == line.name else x for x in layout.lines)
@@ -188,6 +189,7 @@ def _extend(state: GameState, end: OpenEnd, move: Move) -> Layout:
         marked=line.marked and move.player != line.owner,
         on_hub=line.on_hub,
         branch_of=line.branch_of,
+        named=line.named,
     )
     return replace(layout, lines=tuple(grown if x.name == line.name else x for x in layout.lines))
 
@@ -238,5 +240,5 @@ def pass_turn(state: GameState, player: str) -> GameState:
     end = next((e for e in open_ends(state) if e.kind == END_TRAIN and e.owner == seat.name), None)
     if end is None:
         return state
-    line = Line(end.line, end.value, owner=seat.name, marked=True, on_hub=True)  # type: ignore[arg-type]
+    line = Line(end.line, end.value, owner=seat.name, marked=True, on_hub=True, named=False)  # type: ignore[arg-type]
     return replace(state, layout=replace(layout, lines=(*layout.lines, line)))

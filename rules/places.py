@@ -79,7 +79,8 @@ def line_words(
         place: a place code (`PLACES`) of a line read from a photo, or None.
         owner: the player whose train it is.
         kind: `dominocam.rules.layout.OpenEnd.kind` (line, spinner-arm, train, lead).
-        name: the line's name as a person typed it (never shown for a line with a place).
+        name: the line's name as a person typed it (never shown for a line with a place);
+            None for a line nobody named (its id, "line 2", is never shown).
     """
     if kind == _LEAD or value is None:
         return _("the empty table")

@@ -117,7 +117,8 @@ def _ends(ends: tuple[OpenEnd, ...]) -> str:
 
 def end_words(end: OpenEnd) -> str:
     """An open end named as a player sees it (`dominocam.rules.places.line_words`)."""
-    return line_words(end.value, place=end.place, owner=end.owner, kind=end.kind, name=end.line)
+    name = end.line if end.named else None  # an id the software made is never shown
+    return line_words(end.value, place=end.place, owner=end.owner, kind=end.kind, name=name)
 
 
 def _end(end: OpenEnd) -> str:

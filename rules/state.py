@@ -33,7 +33,9 @@ The JSON form (docs/design.md "Game state JSON", extended; players in clockwise 
 
 `dominocam.rules.layout` explains lines, roots, hubs and open doubles. A line's optional `place`
 says where its open end lies on a table photo (`dominocam.rules.places`: one of nine, by thirds of
-the photo); the rulings then name it as players see it ("the 11 at the top right"). An explicit
+the photo); the rulings then name it as players see it ("the 11 at the top right"). A line's
+`name` is shown as typed where it has no place; a line without one gets an id ("line 2") that
+no person reads (`"named": false` says the same of a `name` the software made). An explicit
 `proposer` counts as that player's declaration that they cannot play (proposing a block is that
 claim).
 
@@ -87,6 +89,7 @@ LINE_KEYS = (
     "open_double",
     "toes",
     "place",
+    "named",
 )
 
 
@@ -773,13 +776,13 @@ def _layout(raw: object, max_pip: int) -> Layout:
             field="layout.lines",
             type="array",
         )
-    items = []
+    objects = []
     for index, item in enumerate(raw_lines):
         where = f"layout.lines[{index}]"
         line_obj = _object(item, where)
         _only(line_obj, LINE_KEYS, where)
-        name = line_obj.get("name", f"line {index + 1}")
-        if not isinstance(name, str) or not name.strip():
+        name = line_obj.get("name")
+        if "name" in line_obj and (not isinstance(name, str) or not name.strip()):
             raise Refused(
                 _("{where}: name must be non-empty text, got {value!r}").format(
                     where=where, value=name
@@ -787,7 +790,17 @@ def _layout(raw: object, max_pip: int) -> Layout:
                 "line_without_name",
                 where=where,
             )
-        items.append((name, line_obj))
+        objects.append(line_obj)
+    # A line without a name gets an id ("line 2", its place in the list) that no person reads
+    # (`Line.named`): the rulings name it by its open end and place.
+    taken = {obj["name"] for obj in objects if "name" in obj}
+    items = []
+    for index, line_obj in enumerate(objects):
+        if "name" not in line_obj:
+            name = _free_id(f"line {index + 1}", taken)
+            taken.add(name)
+            line_obj = {**line_obj, "name": name, "named": line_obj.get("named", False)}
+        items.append((line_obj["name"], line_obj))
     toes: dict[str, int] = {}
     for _name, line_obj in items:
         parent = line_obj.get("branch_of")
@@ -840,6 +853,15 @@ def _layout(raw: object, max_pip: int) -> Layout:
             name=dup,
         )
     return Layout(lines=lines, spinner=hubs["spinner"], engine=hubs["engine"])
+
+
+def _free_id(base: str, taken: set[str]) -> str:
+    """`base`, or `base (2)`, `base (3)` ... when a line is already called so."""
+    name, number = base, 2
+    while name in taken:
+        name = f"{base} ({number})"
+        number += 1
+    return name
 
 
 def _hub_tile(value: object, key: str, max_pip: int) -> Tile:
@@ -956,4 +978,5 @@ def _line(
         on_hub=on_hub,
         branch_of=branch_of,
         place=_place(obj, where),
+        named=_bool(obj, "named", where, default=True),
     )

@@ -20,7 +20,7 @@ from __future__ import annotations
 from functools import cache
 from importlib import resources
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import unquote, urlencode
 
 from babel import Locale
 from babel.messages.extract import extract_javascript
@@ -99,10 +99,13 @@ def ended_by_words(ended_by: str | None) -> str:
 
 def choose_language() -> Response:
     """The picker's form: remember the language in a cookie, go back to the page (no script
-    needed). An unknown code forgets the choice (Accept-Language decides again)."""
+    needed). An unknown code forgets the choice (Accept-Language decides again).
+
+    `next` must be a path of this app (`same_site_path`), under its prefix when a proxy mounts
+    it under one (`request.script_root`, the WSGI `SCRIPT_NAME`); anything else goes back to
+    the app's first page."""
     chosen = request.form.get("lang", "")
-    target = same_site_path(request.form.get("next"))
-    response = redirect(target, code=303)
+    response = redirect(_back_in_app(request.form.get("next")), code=303)
     if chosen in dominocam_i18n.LANGUAGES:
         response.set_cookie(COOKIE, chosen, max_age=COOKIE_MAX_AGE_S, samesite="Lax", httponly=True)
     else:
@@ -110,11 +113,24 @@ def choose_language() -> Response:
     return response
 
 
+def _back_in_app(text: str | None) -> str:
+    """`text` when it is a path of this app (under its prefix, if any), else the app's root."""
+    root = request.script_root  # "" or "/prefix" (no trailing slash)
+    target = same_site_path(text)
+    path = target.split("?", 1)[0]
+    # A dot segment ("/prefix/../other", "%2e%2e" too) would climb out of the prefix.
+    climbs = any(part in (".", "..") for part in unquote(path).split("/"))
+    if not climbs and (path == root or path.startswith(root + "/")):
+        return target
+    return root + "/"
+
+
 def _this_page_without_lang() -> str:
-    """This page's path and query less `lang` (the picker's choice must not be overridden
-    by the query it came from)."""
+    """This page's address on the site, under the app's prefix (`request.script_root`), and
+    its query less `lang` (the picker's choice must not be overridden by the query it came
+    from)."""
     query = [(k, v) for k, v in request.args.items(multi=True) if k != "lang"]
-    return request.path + ("?" + urlencode(query) if query else "")
+    return request.script_root + request.path + ("?" + urlencode(query) if query else "")
 
 
 @cache

@@ -9,7 +9,7 @@ from typing import Any
 from dominocam.i18n import _
 from dominocam.rounds import scene_state
 from dominocam.rounds.lifecycle import Conflict
-from dominocam.rules.places import PLACE_CODES, place_of
+from dominocam.rules.places import PLACE_CODES
 from dominocam.rules.tiles import parse_tile
 from dominocam.server import engine, json_fields, storage, table_scene
 from dominocam.server.game.records import (
@@ -24,30 +24,36 @@ from dominocam.server.storage import dumps, loads, transaction
 
 
 def _parse_line(raw: object, index: int, set_max: int, names: set[str]) -> dict[str, Any]:
+    """The request's `lines[index]`: a refusal names it by its row on the correction screen
+    ("row 2"), the host's own order of the lines (a line's name is optional)."""
+    row = index + 1
     if not isinstance(raw, dict):
         raise Refused(
-            _("line {count} must be an object with name and open_end").format(count=index + 1),
+            _("row {count} of the lines must be an object with an open_end").format(count=row),
             "line_not_an_object",
-            line=index + 1,
+            row=row,
         )
     name = raw.get("name")
     if name is not None and not isinstance(name, str):
         raise Refused(
-            _("line {count}: 'name' must be text, got {value}").format(
-                count=index + 1, value=json_fields.shown(name)
+            _("row {count} of the lines: 'name' must be text, got {value}").format(
+                count=row, value=json_fields.shown(name)
             ),
             "line_name_not_text",
-            line=index + 1,
+            row=row,
         )
-    line: dict[str, Any] = {"name": (name or f"line {index + 1}")[:40]}
+    line: dict[str, Any] = {}
+    if name and name.strip():
+        line["name"] = name.strip()[:40]  # shown as typed (`dominocam.rules.places.line_words`)
     end = raw.get("open_end")
     if not isinstance(end, int) or isinstance(end, bool) or not 0 <= end <= set_max:
         raise Refused(
-            _("line {name!r}: open_end must be a whole number 0..{set_max}, got {end!r}").format(
-                name=line["name"], set_max=set_max, end=end
-            ),
+            _(
+                "row {count} of the lines: the open end must be a whole number "
+                "0..{set_max}, got {end}"
+            ).format(count=row, set_max=set_max, end=json_fields.shown(end)),
             "bad_open_end",
-            line=line["name"],
+            row=row,
             set=set_max,
         )
     line["open_end"] = end
@@ -55,9 +61,11 @@ def _parse_line(raw: object, index: int, set_max: int, names: set[str]) -> dict[
     if owner not in (None, ""):
         if owner not in names:
             raise Refused(
-                _("line {name!r}: unknown owner {owner!r}").format(name=line["name"], owner=owner),
+                _("row {count} of the lines: the owner {owner} does not play in this game").format(
+                    count=row, owner=json_fields.shown(owner)
+                ),
                 "unknown_line_owner",
-                line=line["name"],
+                row=row,
                 owner=str(owner),
             )
         line["owner"] = owner
@@ -67,13 +75,13 @@ def _parse_line(raw: object, index: int, set_max: int, names: set[str]) -> dict[
     if place is not None:
         if place not in PLACE_CODES:
             raise Refused(
-                _("line {name!r}: place must be one of {places}, got {value}").format(
-                    name=line["name"],
+                _("row {count} of the lines: place must be one of {places}, got {value}").format(
+                    count=row,
                     places=", ".join(sorted(PLACE_CODES)),
                     value=json_fields.shown(place),
                 ),
                 "bad_line_place",
-                line=line["name"],
+                row=row,
                 valid=sorted(PLACE_CODES),
             )
         line["place"] = place
@@ -82,6 +90,32 @@ def _parse_line(raw: object, index: int, set_max: int, names: set[str]) -> dict[
         if raw.get(flag) is not None:
             line[flag] = raw[flag]
     return line
+
+
+def _name_lines(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each line the host left unnamed gets an id ("line 2", by its row) with `named: false`:
+    the rules need a name, no person reads it (the pages and rulings say "the 5 at the top
+    right" or "the line ending in 5"). Two typed names must differ."""
+    typed = [line["name"] for line in lines if "name" in line]
+    for name in typed:
+        if typed.count(name) > 1:
+            raise Refused(
+                _("two lines are called {name}: give them different names, or none").format(
+                    name=json_fields.shown(name)
+                ),
+                "duplicate_line_name",
+                name=name,
+            )
+    taken = set(typed)
+    for row, line in enumerate(lines, start=1):
+        if "name" in line:
+            continue
+        name, number = f"line {row}", 2
+        while name in taken:
+            name, number = f"line {row} ({number})", number + 1
+        taken.add(name)
+        line.update(name=name, named=False)
+    return lines
 
 
 def set_layout(
@@ -95,7 +129,9 @@ def set_layout(
             _("'lines' must be a list of {{name, open_end, owner?, marked?}}").format(),
             "lines_not_a_list",
         )
-    parsed = [_parse_line(raw, i, game["set_max"], names) for i, raw in enumerate(lines)]
+    parsed = _name_lines(
+        [_parse_line(raw, i, game["set_max"], names) for i, raw in enumerate(lines)]
+    )
     with transaction(conn):
         rnd = open_round(conn, game_id)
         # Lines entered by hand: the camera updates the tiles, not these lines (table_scene).
@@ -140,24 +176,9 @@ def set_boneyard(conn: sqlite3.Connection, game_id: int, boneyard: object) -> No
 def layout_from_scene(scene: dict[str, Any]) -> list[dict[str, Any]]:
     """Rules-engine lines from a Scene's layout: one line per open end the photo shows
     (`dominocam.rounds.scene_state.layout_lines`, shared with `dominocam round`), each with the
-    place of its open end in the photo (`dominocam.rules.places`): players are told "the 5 at the
-    top right", never a line's number."""
-    lines = scene_state.layout_lines(scene)
-    image = scene.get("image") or {}
-    width, height = image.get("width"), image.get("height")
-    # layout_lines keeps the Scene's lines that have an open end's value, in their order.
-    ends = [
-        end
-        for line in (scene.get("layout") or {}).get("lines") or []
-        if isinstance(end := line.get("open_end"), dict) and isinstance(end.get("value"), int)
-    ]
-    if len(ends) != len(lines) or not width or not height:
-        return lines
-    for line, end in zip(lines, ends, strict=True):
-        point = end.get("point")
-        if isinstance(point, list | tuple) and len(point) == 2 and end["value"] == line["open_end"]:
-            line["place"] = place_of((float(point[0]), float(point[1])), width, height)
-    return lines
+    place of its open end in the photo (`dominocam.rules.places`) and an id for a name that
+    nobody reads: players are told "the 5 at the top right", never a line's number."""
+    return scene_state.layout_lines(scene)
 
 
 def save_table_scene(

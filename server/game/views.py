@@ -143,32 +143,35 @@ def public_state(conn: sqlite3.Connection, game_id: int) -> dict[str, Any]:
 
 def _line_words(line: dict[str, Any]) -> dict[str, Any]:
     """A round's line in the reader's words: `shown` names it as players see it ("the 5 at
-    the top right", "Ana's train", "“left” (open end 5)"); `place_shown` says where
-    its open end lies on the table photo ("at the top right"), or is None."""
+    the top right", "Ana's train", "“left” (open end 5)", "the line ending in 5");
+    `place_shown` says where its open end lies on the table photo ("at the top right"), or is
+    None; `name_shown` is the name a person typed, or None for a line nobody named (its `name`
+    is then an id, "line 2", for programs only)."""
     place = line.get("place")
+    typed = line.get("name") if line.get("named", True) else None
     return {
-        "shown": line_words(
-            line.get("open_end"), place=place, owner=line.get("owner"), name=line.get("name")
-        ),
+        "shown": line_words(line.get("open_end"), place=place, owner=line.get("owner"), name=typed),
         "place_shown": place_text(place) if place else None,
+        "name_shown": typed,
     }
 
 
 def end_shown(name: str | None, verdict: dict[str, Any]) -> str | None:
-    """The open end called `name` in a stored verdict (its `open_ends`), in words."""
+    """The open end called `name` in a stored verdict (its `open_ends`), in words; a name the
+    software made (`named` false) is never shown."""
     if name is None:
         return None
     end = next((e for e in verdict.get("open_ends") or [] if e.get("line") == name), None)
     if end is None:
         moves: list[dict[str, Any]] = verdict.get("playable") or []
         move = next((m for m in moves if m.get("line") == name), {})
-        return line_words(move.get("end"), name=name)
+        return line_words(move.get("end"))
     return line_words(
         end.get("value"),
         place=end.get("place"),
         owner=end.get("owner"),
         kind=end.get("kind") or "line",
-        name=name,
+        name=name if end.get("named", True) else None,
     )
 
 

@@ -25,8 +25,11 @@
     var marked = DC.el("input", { type: "checkbox", class: "marked" }); marked.checked = !!line.marked;
     var del = DC.el("button", { type: "button", text: _("Remove") });
     // A line read from the photo keeps where it lies (the players are told "the 5 at the top").
+    // Its name is the one the host typed, or none: a line nobody named is told by its open end
+    // and place ("the line ending in 5"), never by an id such as "line 2".
+    var name = DC.el("input", { class: "name", value: line.name_shown || "", placeholder: _("name (optional)"), "aria-label": _("line name") });
     var tr = DC.el("tr", { "data-place": line.place || "" }, [
-      DC.el("td", {}, [DC.el("input", { class: "name", value: line.name || "", "aria-label": _("line name") })]),
+      DC.el("td", {}, line.place_shown ? [name, " ", DC.el("small", { class: "muted place", text: line.place_shown })] : [name]),
       DC.el("td", {}, [DC.el("input", { class: "end", type: "number", min: "0", max: String(state.game.set), value: line.open_end === undefined ? "" : line.open_end, "aria-label": _("open end") })]),
       DC.el("td", {}, [owner]), DC.el("td", {}, [marked]), DC.el("td", {}, [del])]);
     del.addEventListener("click", function () { tr.remove(); editingLines = true; });
@@ -271,11 +274,12 @@
         .catch(function (e) { msg(e.message, "error"); });
     } catch (e) { msg(e.message, "error"); }
   });
-  DC.$("add-line").addEventListener("click", function () { editingLines = true; DC.$("line-rows").appendChild(lineRow({ name: _("line {number}", { number: DC.$("line-rows").children.length + 1 }) })); });
+  DC.$("add-line").addEventListener("click", function () { editingLines = true; DC.$("line-rows").appendChild(lineRow({})); });
   DC.$("save-lines").addEventListener("click", function () {
     var lines = [];
     DC.$("line-rows").querySelectorAll("tr").forEach(function (tr) {
-      var line = { name: tr.querySelector(".name").value, open_end: parseInt(tr.querySelector(".end").value, 10) };
+      var line = { open_end: parseInt(tr.querySelector(".end").value, 10) }, name = tr.querySelector(".name").value.trim();
+      if (name) line.name = name;
       if (tr.querySelector(".owner").value) line.owner = tr.querySelector(".owner").value;
       if (tr.querySelector(".marked").checked) line.marked = true;
       if (tr.getAttribute("data-place")) line.place = tr.getAttribute("data-place");

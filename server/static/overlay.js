@@ -9,8 +9,9 @@
       var trains = DC.trains(s);
       DC.setText("ends-label", trains ? DC.engineText(s) : _("Open ends"));
       if (trains) trains.filter(function (t) { return t.started; }).forEach(function (t) { ends.appendChild(DC.el("div", { class: "end train" + (t.marked ? " marked" : ""), "data-owner": t.owner || "" }, [String(t.open_end), DC.el("small", { text: t.marked ? _("{owner} · marker", { owner: t.owner || _("public") }) : (t.owner || _("public")) })])); });
-      // An open end by where it lies on the table (read from the photo), else by its typed name.
-      else r.lines.forEach(function (l) { ends.appendChild(DC.el("div", { class: "end", "data-place": l.place || "" }, [String(l.open_end), DC.el("small", { text: l.place_shown || l.name })])); });
+      // An open end by where it lies on the table (read from the photo), else by its typed name
+      // (a line nobody named shows its open end alone).
+      else r.lines.forEach(function (l) { ends.appendChild(DC.el("div", { class: "end", "data-place": l.place || "" }, [String(l.open_end), DC.el("small", { text: l.place_shown || l.name_shown || "" })])); });
       if (!r.lines.length) ends.appendChild(DC.el("div", { class: "end", text: "–" }));
     }
     var counts = DC.$("counts");

@@ -35,11 +35,13 @@
           t.marked ? DC.el("span", { class: "marker", text: _(" · marker out: anyone may play on it") }) : ""]));
       });
     } else {
-      // A line read from the photo by where its open end lies; one entered by hand by its name.
+      // A line read from the photo by where its open end lies; one entered by hand by the name
+      // the host typed, or by its open end alone (never by an id such as "line 2").
       r.lines.forEach(function (l) {
-        var params = { line: l.name, end: l.open_end, owner: l.owner, place: l.place_shown };
-        lines.appendChild(DC.el("li", { "data-place": l.place || "", text: l.owner ? (l.marked ? _("{line}: open end {end} (train of {owner}, marked)", params) : _("{line}: open end {end} (train of {owner})", params))
-          : l.place_shown ? _("Open end {end} {place}", params) : _("{line}: open end {end}", params) }));
+        var params = { line: l.name_shown, end: l.open_end, owner: l.owner, place: l.place_shown };
+        params.where = l.place_shown ? _("Open end {end} {place}", params) : l.name_shown ? _("{line}: open end {end}", params) : _("Open end {end}", params);
+        lines.appendChild(DC.el("li", { "data-place": l.place || "", text: !l.owner ? params.where
+          : l.marked ? _("{where} (train of {owner}, marked)", params) : _("{where} (train of {owner})", params) }));
       });
     }
     DC.renderDoubts(DC.$("warnings"), r.table.scene, admin ? _("Tiles in doubt are drawn dashed orange: check them on the correction screen.") : _("Tiles in doubt are drawn dashed orange: the host checks them."), r.table.warnings_shown);

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
 from test_rounds_cli import chain, hand, scene, tile
 
 from dominocam import rules
+from dominocam.i18n import use_language
 from dominocam.rounds import scene_state
+from dominocam.rules.places import PLACE_CODES, line_words
 from dominocam.vision import messages
 from dominocam.vision.layout import LayoutConfig, layout_scene
 from dominocam.vision.notes import note, notes_json
@@ -44,6 +47,23 @@ def test_layout_lines_one_per_open_end() -> None:
 def test_layout_lines_from_open_ends_when_a_scene_has_no_lines() -> None:
     table = {"tiles": [], "layout": {"lines": [], "open_ends": [4, 6]}}
     assert [line["open_end"] for line in scene_state.layout_lines(table)] == [4, 6]
+
+
+@pytest.mark.parametrize("language", ["hu", "vi"])
+def test_the_ruling_names_a_photos_line_by_its_open_end_and_place(language) -> None:
+    """Issue 34: `dominocam round` (and tournament mode) judged the photo's lines by the ids
+    scene_state gave them, and the ruling said "“line 1” (open end 0)" in every language.
+    The ids stay for programs; the ruling names the 0 by where it lies, in words."""
+    table = laid_out(chain([0, 1, 2, 3]), "line")
+    lines = scene_state.state_layout(table)["lines"]
+    assert all(line["named"] is False and line["place"] in PLACE_CODES for line in lines)
+    zero = next(line for line in lines if line["open_end"] == 0)
+    state = state_for(table, "block")  # Ben holds 0-0: the 0's line is still playable
+    with use_language(language):
+        text = rules.ruling(rules.check(state), state)
+        where = line_words(0, place=zero["place"])
+    assert where in text, text
+    assert "line 1" not in text and "line 2" not in text, text
 
 
 def test_chicken_foot_double_with_one_toe_needs_two_more() -> None:

@@ -326,7 +326,7 @@ def test_table_upload_read_correct_and_open_ends_follow(client, game) -> None:
     )
     assert state["round"]["lines"] == [
         {"name": "main", "open_end": 4, "owner": "Ana", "marked": True,
-         "shown": "Ana's train", "place_shown": None}
+         "shown": "Ana's train", "place_shown": None, "name_shown": "main"}
     ]  # fmt: skip
     assert state["round"]["boneyard"] == 3
 

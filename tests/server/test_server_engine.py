@@ -33,8 +33,9 @@ def test_a_table_photo_is_stored_as_the_vision_runtime_reads_it(make_app) -> Non
     state = client.get(f"/api/games/{gid}/state").json
     assert state["round"]["table"]["scene"] == expected
     assert state["round"]["table"]["face_down"] == expected["face_down"]
-    # The stored lines, without the words the state adds for players (`place`, `shown`).
-    said = ("place", "place_shown", "shown")
+    # The stored lines (with the place of each open end), without the words the state adds
+    # for people (`shown`, `place_shown`, `name_shown`).
+    said = ("place_shown", "shown", "name_shown")
     stored = [{k: v for k, v in line.items() if k not in said} for line in state["round"]["lines"]]
     assert stored == layout_lines(expected)
     assert state["round"]["open_ends"] == [line["open_end"] for line in layout_lines(expected)]

@@ -168,6 +168,35 @@ def test_the_picker_goes_back_to_this_site_only(client, target: str) -> None:
     assert r.status_code == 303 and r.headers["Location"] == "/"
 
 
+PREFIX = {"SCRIPT_NAME": "/prefix"}  # a reverse proxy that mounts the app under /prefix
+
+
+def test_the_picker_stays_under_a_proxys_prefix(client, game) -> None:
+    """Behind a proxy that mounts the app under /prefix (WSGI `SCRIPT_NAME`), the picker
+    posted to /language and went back to /games/1: both outside the app."""
+    gid = game["game"]["id"]
+    page = client.get(f"/games/{gid}?x=1&lang=hu", environ_overrides=PREFIX)
+    picker = re.search(r'<form method="post" action="/prefix/language".*?</form>',
+                       page.get_data(as_text=True), re.S)  # fmt: skip
+    assert picker, "the picker does not post under the prefix"
+    assert f'name="next" value="/prefix/games/{gid}?x=1"' in picker.group(0)
+    r = client.post("/language", data={"lang": "it", "next": f"/prefix/games/{gid}?x=1"},
+                    environ_overrides=PREFIX)  # fmt: skip
+    assert r.status_code == 303 and r.headers["Location"] == f"/prefix/games/{gid}?x=1"
+    assert r.headers["Set-Cookie"].startswith(f"{i18n.COOKIE}=it;")
+
+
+@pytest.mark.parametrize(
+    "target",
+    ["//evil.example/x", "https://evil.example/", "/\\evil.example", "evil", "", "/games/1",
+     "/prefixed/games/1", "/prefix/../games/1", "/prefix/%2e%2e/x"],
+)  # fmt: skip
+def test_under_a_prefix_the_picker_goes_back_into_the_app_only(client, target: str) -> None:
+    """A `next` off the site, or on it but outside the app's prefix, goes to the app's root."""
+    r = client.post("/language", data={"lang": "es", "next": target}, environ_overrides=PREFIX)
+    assert r.status_code == 303 and r.headers["Location"] == "/prefix/"
+
+
 def test_the_picker_drops_lang_from_the_page_it_returns_to(client, game) -> None:
     gid = game["game"]["id"]
     html = client.get(f"/overlay?game={gid}&lang=it&corner=tl").get_data(as_text=True)

@@ -130,7 +130,7 @@ def test_a_good_body_still_works(client, game) -> None:
     assert r.status_code == 200, r.json
     assert r.json["round"]["lines"] == [
         {"name": "main", "open_end": 1, "marked": False,
-         "shown": "“main” (open end 1)", "place_shown": None}
+         "shown": "“main” (open end 1)", "place_shown": None, "name_shown": "main"}
     ]  # fmt: skip
     r = client.patch(f"/api/games/{gid}", json={"rules": {"target": 150}}, headers=ADMIN)
     assert r.status_code == 200 and r.json["game"]["rules"] == {"target": 150}

@@ -22,6 +22,9 @@ from server_factories import (
 )
 from test_server_browser import PHONE, TIMEOUT_MS
 
+from dominocam import i18n
+from dominocam.rules.places import place_text
+
 LAPTOP = {"width": 1366, "height": 768}
 FOUR = ["Ana", "Ben", "Caro", "Dev"]
 # What a player must see on the table page without scrolling, open round and ended round.
@@ -226,5 +229,56 @@ def test_the_phone_page_puts_the_own_hand_first(browser, make_app, tmp_path) -> 
         tops = _tops(ana, ("#block-card", "#tiles-card", "#scoreboard-card"))
         assert tops == sorted(tops), tops
         assert ana.evaluate("document.documentElement.scrollWidth") <= 390
+    finally:
+        server.close()
+
+
+@pytest.mark.slow
+def test_a_line_the_host_adds_is_told_by_its_open_end(browser, make_app) -> None:
+    """Issue 34, in Hungarian: "Add line" on the correction screen gave the new row the name
+    "3. sor" ("line 3"), and the table page then listed "3. sor: nyitott vég 6". The new
+    row's name is left empty (optional); the photo's rows show where they lie; the table page
+    lists the open ends by place, the added one by its open end alone."""
+    from playwright.sync_api import expect
+
+    app = make_app(SCENE_PROVIDER=fake_scene)
+    client = app.test_client()
+    gid, _links = _game(client, FOUR, set=6)
+    r = client.post(f"/api/games/{gid}/rounds/current/table", data=jpeg_bytes(),
+                    content_type="image/jpeg", headers=ADMIN)  # fmt: skip
+    assert r.status_code == 201, r.json
+    server = ThreadedServer(app)
+    try:
+        expect.set_options(timeout=TIMEOUT_MS)
+        page = browser.new_context(viewport=LAPTOP, locale="hu-HU").new_page()
+        page.set_default_timeout(TIMEOUT_MS)
+        page.goto(f"{server.url}/login?next=/games/{gid}/correct")
+        page.fill("input[name=token]", ADMIN_TOKEN)
+        page.click("button[type=submit]")
+        page.wait_for_url(f"**/games/{gid}/correct")
+        rows = page.locator("#line-rows tr")
+        expect(rows).to_have_count(2)
+        assert [rows.nth(i).locator("input.name").input_value() for i in range(2)] == ["", ""]
+        with i18n.use_language("hu"):
+            top_left, open_six = place_text("top-left"), i18n._("Open end {end}").format(end=6)
+        expect(rows.nth(0).locator(".place")).to_have_text(top_left)
+        page.click("#add-line")
+        expect(rows).to_have_count(3)
+        assert rows.nth(2).locator("input.name").input_value() == ""
+        rows.nth(2).locator("input.end").fill("6")
+        page.click("#save-lines")
+        expect(page.locator("#msg.ok")).to_be_visible()
+        sent = client.get(f"/api/games/{gid}/state").json["round"]["lines"]
+        assert [(line["open_end"], line["named"], line.get("place")) for line in sent] == [
+            (0, False, "top-left"),
+            (5, False, "top"),
+            (6, False, None),
+        ]
+        page.goto(f"{server.url}/games/{gid}")
+        items = page.locator("#lines li")
+        expect(items).to_have_count(3)
+        texts = items.all_text_contents()
+        assert texts[2] == open_six, texts
+        assert not any("sor" in text or "line" in text for text in texts), texts
     finally:
         server.close()

@@ -119,3 +119,54 @@ def test_the_hosts_edit_of_a_photos_lines_keeps_where_they_lie(client) -> None:
     r = client.put(f"/api/games/{gid}/rounds/current/layout", json={"lines": sent},
                    headers=ADMIN)  # fmt: skip
     assert r.status_code == 400 and "place must be one of" in r.json["error"], r.json
+
+
+@pytest.mark.parametrize("language", ["hu", "vi"])
+def test_a_line_nobody_named_is_named_by_its_open_end(client, language) -> None:
+    """The correction screen's "Add line" row used to fill in "line {number}" (and the server
+    stored "line N" for a row without a name): the phone then said "You can play 0-6 on
+    “line 1” (open end 0)". A row the host leaves unnamed is sent without a name; the
+    server keeps an id for programs, and people read the line by its open end."""
+    gid, links = _round_with_table_photo(client)
+    rows = [{"open_end": 0}, {"open_end": 5, "name": ""}]  # as the correction screen sends them
+    r = client.put(f"/api/games/{gid}/rounds/current/layout", json={"lines": rows},
+                   headers=ADMIN)  # fmt: skip
+    assert r.status_code == 200, r.json
+    state = client.get(f"/api/state?game={gid}", headers={"Accept-Language": language}).json
+    lines = state["round"]["lines"]
+    with use_language(language):
+        expected = [line_words(0), line_words(5)]
+    assert [line["shown"] for line in lines] == expected
+    # The overlay and the table page show the open end alone: no name, no place.
+    assert [(line["name_shown"], line["place_shown"]) for line in lines] == [(None, None)] * 2
+    assert [(line["name"], line["named"]) for line in lines] == [
+        ("line 1", False),
+        ("line 2", False),
+    ]
+    # Ben proposes a block but holds 0-6: his phone names the 0 in his language.
+    r = client.post(f"/api/hand/{links['Ben']}/block-check")
+    assert r.status_code == 200 and not r.json["outcome"]["blocked"], r.json
+    ben = client.get(f"/api/hand/{links['Ben']}", headers={"Accept-Language": language}).json
+    play = ben["me"]["can_play"]
+    assert play["tile"] == [0, 6] and play["line_shown"] == expected[0], play
+    assert "line" not in play["line_shown"] and "“" not in play["line_shown"], play
+
+
+def test_a_name_the_host_typed_stays_as_typed(client) -> None:
+    """A typed name is shown as typed beside an unnamed row, even one that looks like an id;
+    two rows may not share a typed name; a refusal names the row as the screen lists it."""
+    gid, _links = _round_with_table_photo(client)
+    url = f"/api/games/{gid}/rounds/current/layout"
+    rows = [{"name": "line 2", "open_end": 3}, {"open_end": 5}]
+    r = client.put(url, json={"lines": rows}, headers=ADMIN)
+    assert r.status_code == 200, r.json
+    lines = r.json["round"]["lines"]
+    assert [line["shown"] for line in lines] == ["“line 2” (open end 3)", "the line ending in 5"]
+    assert lines[0]["name_shown"] == "line 2" and lines[1]["name_shown"] is None
+    assert lines[1]["name"] != "line 2"  # the id the server made is still unique
+    twice = [{"name": "left", "open_end": 3}, {"name": "left", "open_end": 5}]
+    r = client.put(url, json={"lines": twice}, headers=ADMIN)
+    assert r.status_code == 400 and r.json["code"] == "duplicate_line_name", r.json
+    r = client.put(url, json={"lines": [{"open_end": 3}, {"open_end": 9}]}, headers=ADMIN)
+    assert r.status_code == 400 and r.json["code"] == "bad_open_end", r.json
+    assert r.json["error"].startswith("row 2 of the lines") and r.json["params"]["row"] == 2

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 from typing import Any
+from urllib.parse import urljoin
 
 import pytest
 from page_words import SAME_ALLOWED, english_in, visible
@@ -132,6 +133,29 @@ def test_the_language_is_chosen_as_in_single_table_mode(make_event, web) -> None
     assert 'id="language-form"' in html and 'aria-label="Ngôn ngữ"' in html
     overlay = client.get("/tables/t1/overlay?lang=it").get_data(as_text=True)
     assert 'id="language-form"' not in overlay and '<html lang="it"' in overlay
+
+
+def test_the_picker_stays_under_a_proxys_prefix(make_event, web) -> None:
+    """Behind a proxy that mounts the event under /prefix (WSGI `SCRIPT_NAME`), the picker's
+    `next` was the page's path without the prefix: choosing a language left the event."""
+    _, tokens = _event(make_event)
+    client = web(tokens.event_id)
+    prefix = {"SCRIPT_NAME": "/prefix"}
+    path = _pages(tokens)["host"]
+    html = client.get(path, environ_overrides=prefix).get_data(as_text=True)
+    picker = re.search(r'<form method="post" action="([^"]*)language".*?</form>', html, re.S)
+    assert picker and f'name="next" value="/prefix{path}"' in picker.group(0)
+    # The form's address is relative to the page: it resolves under the prefix.
+    assert urljoin(f"http://event.example/prefix{path}", picker.group(1) + "language") == (
+        "http://event.example/prefix/language"
+    )
+    picked = client.post("/language", data={"lang": "vi", "next": f"/prefix{path}"},
+                         environ_overrides=prefix)  # fmt: skip
+    assert picked.status_code == 303 and picked.headers["Location"] == f"/prefix{path}"
+    for target in ("//evil.example/x", path, "/prefix/../x"):
+        gone = client.post("/language", data={"lang": "vi", "next": target},
+                           environ_overrides=prefix)  # fmt: skip
+        assert gone.headers["Location"] == "/prefix/", target
 
 
 def test_the_api_words_come_in_the_requested_language(make_event, web) -> None:

@@ -222,10 +222,9 @@ function table_json() {
   // The boneyard is sent only when counted: never 0 by default (a game that draws waits).
   const body = count === "" ? {} : {boneyard: Number(count)};
   if (ends) {
-    // Each line named as single-table mode's correction screen names a new one, in the
-    // host's language (a name is data: the rulings show it with its open end).
-    body.layout = {lines: ends.split(/[\s,;]+/).map((v, i) =>
-      ({name: _("line {number}", {number: i + 1}), open_end: Number(v)}))};
+    // Lines without a name: the rules give each an id nobody reads, and the rulings name
+    // it by its open end ("the line ending in 5"), as single-table mode's correction screen.
+    body.layout = {lines: ends.split(/[\s,;]+/).map((v) => ({open_end: Number(v)}))};
   }
   return body;
 }
