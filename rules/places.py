@@ -12,6 +12,7 @@ Pure Python: the reader (`vision`), the rules and the server all use it.
 from __future__ import annotations
 
 from dominocam.i18n import N_, _
+from dominocam.rules.phrases import Phrase, Template
 
 # The nine places by thirds of the photo, rows from the top, columns from the left.
 PLACES: tuple[tuple[str, str, str], ...] = (
@@ -44,6 +45,20 @@ def place_of(point: tuple[float, float], width: float, height: float) -> str:
     column = min(2, max(0, int(3 * x / width)))
     row = min(2, max(0, int(3 * y / height)))
     return PLACES[row][column]
+
+
+# Each place as a stored sentence's part (`dominocam.rules.phrases`): the live camera's events
+# store "at the top right" with its code, and each page writes it in its reader's language.
+_PLACE_TEMPLATES = {
+    code: Template(f"place_{code.replace('-', '_')}", words) for code, words in _WORDS.items()
+}
+
+
+def place_phrase(place: str) -> Phrase:
+    """A place code as a part of a stored sentence ("at the top right", `Phrase`)."""
+    if place not in PLACE_CODES:
+        raise ValueError(f"unknown place {place!r}; places: {', '.join(sorted(PLACE_CODES))}")
+    return _PLACE_TEMPLATES[place].format()
 
 
 def place_text(place: str) -> str:

@@ -16,10 +16,10 @@ per frame. A `CameraLoop` given a plain `reader` (no tracker, `tracked=False`) f
 seconds when a newer one suddenly shows fewer.
 
 Into the game: the changes the tracker confirms (`dominocam.vision.track.TableEvent`, "6-4
-played on line 2, open end now 4") are stored with the frame and its Scene in the current
-game's open round (`dominocam.server.game.record_camera_update`, people's corrections
-standing), and the SSE streams
-are woken, so the dashboard and the overlay show them at once.
+played at the top right, open end now 4") are stored with the frame and its Scene in the
+current game's open round (`dominocam.server.game.record_camera_update`, people's
+corrections standing), and the SSE streams are woken, so the dashboard and the overlay show
+them at once.
 """
 
 from __future__ import annotations

@@ -157,29 +157,52 @@ ALL: tuple[str, ...] = (
 )  # fmt: skip
 
 # vision.track: the live camera's moves, one sentence per event
-# (`dominocam.vision.track.event_text`), each a `dominocam.rules.phrases.Template`: the event stores
-# its English text and, beside it, the code and parameters (`TableEvent.words`) that pages write in
-# their reader's language. The tile (`name`: its value `[a, b]`, or a phrase below), the open ends
-# (`ends`: the values, or NO_OPEN_ENDS) and a move to check (`event`) are parameters.
+# (`dominocam.vision.track.event_text`), each a `dominocam.rules.phrases.Template`: the event
+# stores its English text and, beside it, the code and parameters (`TableEvent.words`) that
+# pages write in their reader's language. The tile (`name`: its value `[a, b]`, or a phrase
+# below), where it lies (`place`: `dominocam.rules.places.place_phrase`, "at the top right",
+# never a line's number), the open ends (`ends`: the values, or NO_OPEN_ENDS) and a move to
+# check (`event`) are parameters.
 EVENT_PLAYED = Template("event_played", N_("{name} played (open ends: {ends})"), ("name",))
-EVENT_PLAYED_ON_LINE = Template(
+EVENT_PLAYED_AT = Template(
+    "event_played_at", N_("{name} played {place} (open ends: {ends})"), ("name",)
+)
+EVENT_PLAYED_AT_END = Template(
+    "event_played_at_end",
+    N_("{name} played {place}, open end now {end} (open ends: {ends})"),
+    ("name",),
+)
+EVENT_APPEARED = Template("event_appeared", N_("{name} appeared (open ends: {ends})"), ("name",))
+EVENT_APPEARED_AT = Template(
+    "event_appeared_at", N_("{name} appeared {place} (open ends: {ends})"), ("name",)
+)
+EVENT_APPEARED_AT_END = Template(
+    "event_appeared_at_end",
+    N_("{name} appeared {place}, open end now {end} (open ends: {ends})"),
+    ("name",),
+)
+# Events stored before they said where a tile lies named its line by number: their codes stay
+# known, so a round's old events are still written in each reader's language.
+_EVENT_PLAYED_ON_LINE = Template(
     "event_played_on_line", N_("{name} played on line {line} (open ends: {ends})"), ("name",)
 )
-EVENT_PLAYED_ON_LINE_END = Template(
+_EVENT_PLAYED_ON_LINE_END = Template(
     "event_played_on_line_end",
     N_("{name} played on line {line}, open end now {end} (open ends: {ends})"),
     ("name",),
 )
-EVENT_APPEARED = Template("event_appeared", N_("{name} appeared (open ends: {ends})"), ("name",))
-EVENT_APPEARED_ON_LINE = Template(
+_EVENT_APPEARED_ON_LINE = Template(
     "event_appeared_on_line", N_("{name} appeared on line {line} (open ends: {ends})"), ("name",)
 )
-EVENT_APPEARED_ON_LINE_END = Template(
+_EVENT_APPEARED_ON_LINE_END = Template(
     "event_appeared_on_line_end",
     N_("{name} appeared on line {line}, open end now {end} (open ends: {ends})"),
     ("name",),
 )
 EVENT_REMOVED = Template("event_removed", N_("{name} removed (open ends: {ends})"), ("name",))
+EVENT_READS_AT = Template(
+    "event_reads_at", N_("the tile {place} now reads {name} (open ends: {ends})"), ("name",)
+)
 EVENT_NOW_READS = Template(
     "event_now_reads", N_("tile #{track} now reads {name} (open ends: {ends})"), ("name",)
 )
@@ -200,8 +223,9 @@ TILE_NOT_SURE_MAYBE = Template(
 NO_OPEN_ENDS = Template("no_open_ends", N_("none"))
 
 EVENT_ALL: tuple[Template, ...] = (
-    EVENT_PLAYED, EVENT_PLAYED_ON_LINE, EVENT_PLAYED_ON_LINE_END, EVENT_APPEARED,
-    EVENT_APPEARED_ON_LINE, EVENT_APPEARED_ON_LINE_END, EVENT_REMOVED, EVENT_NOW_READS,
-    EVENT_TO_CHECK, EVENT_CORRECTION_STANDS, EVENT_DELETION_STANDS, TILE_FACE_DOWN,
-    TILE_UNREAD, TILE_NOT_SURE, TILE_NOT_SURE_MAYBE, NO_OPEN_ENDS,
+    EVENT_PLAYED, EVENT_PLAYED_AT, EVENT_PLAYED_AT_END, EVENT_APPEARED, EVENT_APPEARED_AT,
+    EVENT_APPEARED_AT_END, EVENT_REMOVED, EVENT_READS_AT, EVENT_NOW_READS, EVENT_TO_CHECK,
+    EVENT_CORRECTION_STANDS, EVENT_DELETION_STANDS, TILE_FACE_DOWN, TILE_UNREAD, TILE_NOT_SURE,
+    TILE_NOT_SURE_MAYBE, NO_OPEN_ENDS, _EVENT_PLAYED_ON_LINE, _EVENT_PLAYED_ON_LINE_END,
+    _EVENT_APPEARED_ON_LINE, _EVENT_APPEARED_ON_LINE_END,
 )  # fmt: skip

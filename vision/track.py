@@ -26,9 +26,9 @@ and answers with a stable Scene and the changes it has confirmed:
   in another size (by more than `max_resize`: a box over part of the tile, or over two) is
   neither followed nor read, until boxes of that size have come for `resize_frames` frames.
 * Events: each confirmed change (a tile added, removed, or read differently after it moved)
-  becomes a `TableEvent` with its frame and timestamp; lines and open ends are named by
-  `dominocam.vision.layout.layout_scene` on the confirmed tiles ("6-4 played on line 2, open end now
-  4").
+  becomes a `TableEvent` with its frame and timestamp; lines and open ends are found by
+  `dominocam.vision.layout.layout_scene` on the confirmed tiles, and a tile is named by where
+  it lies ("6-4 played at the top right, open end now 4").
 
 Frame counts are counts of `update` calls (frames the tracker was given): a caller that
 processes every second frame of a 30 fps camera gives 15 updates a second.
@@ -51,6 +51,7 @@ import numpy as np
 
 from dominocam.rules import phrases
 from dominocam.rules.phrases import Phrase
+from dominocam.rules.places import place_of, place_phrase
 from dominocam.rules.tiles import SUPPORTED_SETS
 from dominocam.vision import geometry, messages
 from dominocam.vision.confidence import Calibration, mark_doubtful
@@ -231,7 +232,8 @@ class TableEvent:
             tile is in no line: the first tile, a loose tile, a removed tile).
         open_end: the value the tile leaves free at the end of its line (None if it ends none).
         open_ends: every open end of the table after the change.
-        text: one sentence for people ("6-4 played on line 2, open end now 4"), in English;
+        text: one sentence for people ("6-4 played at the top right, open end now 4"), in
+            English;
             a `dominocam.rules.phrases.Phrase` when made here, whose code and parameters `to_dict`
             writes as `words` (pages write it in their reader's language).
         doubtful: the tile is not read surely (`SceneTile.doubtful`): `pips` is None and the
@@ -833,7 +835,9 @@ class TableTracker:
                     break
             if line is None:
                 line = next((j for j, ln in enumerate(scene.layout.lines) if sid in ln.tiles), None)
-        text = event_text(kind, track, pips, doubtful, line, open_end, scene.layout.open_ends)
+        center = track.corners.mean(axis=0)
+        place = place_of((float(center[0]), float(center[1])), self.width, self.height)
+        text = event_text(kind, track, pips, doubtful, place, open_end, scene.layout.open_ends)
         return TableEvent(
             kind,
             self._frame,
@@ -903,13 +907,16 @@ def event_text(
     track: _Track,
     pips: tuple[int, int] | None,
     doubtful: bool,
-    line: int | None,
+    place: str | None,
     open_end: int | None,
     open_ends: Sequence[int],
 ) -> Phrase:
-    """The event's sentence for people ("6-4 played on line 2, open end now 4 (open ends: 4,
-    6)"): a `dominocam.rules.phrases.Phrase` of `dominocam.vision.messages`' templates, its English
-    text with the code and parameters pages write in their language."""
+    """The event's sentence for people ("6-4 played at the top right, open end now 4 (open
+    ends: 4, 6)"): a `dominocam.rules.phrases.Phrase` of `dominocam.vision.messages`'
+    templates, its English text with the code and parameters pages write in their language.
+    `place` is where the tile lies in the frame (`dominocam.rules.places`; None: unknown), a
+    player's way to find it, never a line's number; `open_end` the value it leaves free at
+    the end of its line (None: it ends none)."""
     name: Any
     if pips is not None:
         name = [int(pips[0]), int(pips[1])]
@@ -923,25 +930,24 @@ def event_text(
             else messages.TILE_NOT_SURE
         )
     ends: Any = [int(v) for v in open_ends] or messages.NO_OPEN_ENDS
+    where = place_phrase(place) if place is not None else None
     if kind == "added":
         up = track.face == "up"
-        # people count lines from 1, as the dashboard names them
-        if line is None:
-            template = messages.EVENT_PLAYED if up else messages.EVENT_APPEARED
-        elif open_end is None:
-            template = messages.EVENT_PLAYED_ON_LINE if up else messages.EVENT_APPEARED_ON_LINE
-        else:
-            template = (
-                messages.EVENT_PLAYED_ON_LINE_END if up else messages.EVENT_APPEARED_ON_LINE_END
+        if where is None:
+            text = (messages.EVENT_PLAYED if up else messages.EVENT_APPEARED).format(
+                name=name, ends=ends
             )
-        params: dict[str, Any] = {"name": name, "ends": ends}
-        if line is not None:
-            params["line"] = line + 1
-        if open_end is not None and line is not None:
-            params["end"] = int(open_end)
-        text = template.format(**params)
+        elif open_end is None:
+            text = (messages.EVENT_PLAYED_AT if up else messages.EVENT_APPEARED_AT).format(
+                name=name, place=where, ends=ends
+            )
+        else:
+            template = messages.EVENT_PLAYED_AT_END if up else messages.EVENT_APPEARED_AT_END
+            text = template.format(name=name, place=where, end=int(open_end), ends=ends)
     elif kind == "removed":
         text = messages.EVENT_REMOVED.format(name=name, ends=ends)
+    elif where is not None:
+        text = messages.EVENT_READS_AT.format(place=where, name=name, ends=ends)
     else:
         text = messages.EVENT_NOW_READS.format(track=track.id, name=name, ends=ends)
     return messages.EVENT_TO_CHECK.format(event=text) if doubtful else text

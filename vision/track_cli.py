@@ -35,7 +35,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description=(
             "Read a video frame by frame, keep a stable picture of the table (a tile is shown "
             "once seen for a few frames, kept while a hand hides it, removed only when gone) "
-            "and print each confirmed change: '6-4 played on line 1, open end now 4'. "
+            "and print each confirmed change: '6-4 played at the top right, open end now 4'. "
             "Each tile is read a few times, not once per frame. The set is --set, else the "
             "usual set of the game's --variant; with neither, the smallest of 6, 9, 12, 15 "
             "that holds the highest value read so far (it grows as higher values show, "

@@ -283,8 +283,9 @@ def test_corner_order_flips_do_not_spoil_the_cached_reading() -> None:
     assert sum(len(r.events) for r in results) == 1
 
 
-def test_events_name_the_line_and_its_open_end() -> None:
-    # 6-6 then 6-4 end to end on a horizontal line: "6-4 played on line .., open end now 4".
+def test_events_name_where_the_tile_lies_and_its_open_end() -> None:
+    # 6-6 then 6-4 end to end on a horizontal line near the top left of the frame: "6-4 played
+    # at the top left, open end now 4" (issue 34: never "on line 2").
     tiles = {(100, 100): (6, 6), (160, 100): (6, 4)}
     reader = FakeReader(tiles)
     tracker = TableTracker(W, H, TrackerConfig(confirm_frames=2))
@@ -294,7 +295,7 @@ def test_events_name_the_line_and_its_open_end() -> None:
     assert [e.pips for e in events] == [(6, 6), (4, 6)]
     assert events[1].open_end == 4 and events[1].line is not None
     assert "open end now 4" in events[1].text
-    assert f"on line {events[1].line + 1}," in events[1].text  # counted from 1 for people
+    assert "at the top left," in events[1].text and "line" not in events[1].text
     assert 4 in events[1].open_ends
     assert json.loads(json.dumps(events[1].to_dict()))["open_end"] == 4
 

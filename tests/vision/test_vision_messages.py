@@ -29,27 +29,33 @@ def _event_texts() -> list[Phrase]:
 
     up, down, unsure = track("up"), track("down"), track("up", guess=(5, 6))
     return [
-        event_text("added", up, (6, 4), False, 1, 4, [4, 6]),
-        event_text("added", up, (6, 4), False, 1, None, [4, 6]),
+        event_text("added", up, (6, 4), False, "top-right", 4, [4, 6]),
+        event_text("added", up, (6, 4), False, "left", None, [4, 6]),
         event_text("added", up, (6, 4), False, None, None, []),
-        event_text("added", down, None, False, 0, 3, [3]),
+        event_text("added", down, None, False, "bottom", 3, [3]),
         event_text("added", down, None, False, None, None, [3]),
-        event_text("added", unsure, None, True, 2, 6, [6, 1]),
+        event_text("added", unsure, None, True, "middle", 6, [6, 1]),
         event_text("added", track("up"), None, True, None, None, []),
         event_text("removed", up, (2, 2), False, None, None, [1, 2]),
+        event_text("changed", up, (3, 5), False, "bottom-left", None, [5]),
         event_text("changed", up, (3, 5), False, None, None, [5]),
     ]
 
 
-def test_the_camera_events_read_as_before_in_english() -> None:
+def test_the_camera_events_name_a_tile_by_where_it_lies() -> None:
+    """Issue 34: "line 5" means nothing to a player; the events said "6-4 played on line 2"."""
     texts = _event_texts()
-    assert texts[0] == "6-4 played on line 2, open end now 4 (open ends: 4, 6)"
+    assert texts[0] == "6-4 played at the top right, open end now 4 (open ends: 4, 6)"
+    assert texts[1] == "6-4 played on the left (open ends: 4, 6)"
     assert texts[2] == "6-4 played (open ends: none)"
+    assert texts[3] == "a face-down tile appeared at the bottom, open end now 3 (open ends: 3)"
     assert texts[5] == (
-        "a tile not read surely (maybe 5-6) played on line 3, open end now 6 "
+        "a tile not read surely (maybe 5-6) played in the middle, open end now 6 "
         "(open ends: 6, 1): please check it"
     )
-    assert texts[8] == "tile #7 now reads 3-5 (open ends: 5)"
+    assert texts[8] == "the tile at the bottom left now reads 3-5 (open ends: 5)"
+    assert texts[9] == "tile #7 now reads 3-5 (open ends: 5)"  # where it lies is not known
+    assert not [t for t in texts if "line" in t]
     assert [phrases.said(t) for t in texts] == texts
     # Stored as JSON beside the text, and back: the same sentence.
     assert [phrases.said(str(t), phrases.to_json(t)) for t in texts] == texts
@@ -57,12 +63,12 @@ def test_the_camera_events_read_as_before_in_english() -> None:
         "code": "event_to_check",
         "params": {
             "event": {
-                "code": "event_played_on_line_end",
+                "code": "event_played_at_end",
                 "params": {
                     "name": {"code": "tile_not_sure_maybe", "params": {"maybe": [5, 6]}},
-                    "ends": [6, 1],
-                    "line": 3,
+                    "place": {"code": "place_middle", "params": {}},
                     "end": 6,
+                    "ends": [6, 1],
                 },
             }
         },
@@ -78,7 +84,7 @@ def test_the_camera_events_are_shown_in_the_language(language: str) -> None:
     assert stored == shown
     for english, translated in zip(texts, shown, strict=True):
         assert translated != english, english
-        # the values stay: tiles, line numbers and open ends
+        # the values stay: tiles, track numbers and open ends
         for value in re.findall(r"\d+-\d+|#\d+", english):
             assert value in translated, (value, translated)
     assert all("open ends" not in t and "played" not in t for t in shown)
@@ -90,13 +96,26 @@ def test_the_tracker_event_carries_its_words() -> None:
     from dominocam.vision.track import TableEvent, _Track, event_text
 
     text = event_text(
-        "added", _Track(3, np.zeros((4, 2)), {"up": 1}, 0.9), (2, 5), False, 0, 5, [5]
+        "added", _Track(3, np.zeros((4, 2)), {"up": 1}, 0.9), (2, 5), False, "top", 5, [5]
     )
     event = TableEvent("added", 4, 1.0, 3, "up", (2, 5), 0, 5, (5,), text).to_dict()
-    assert event["text"] == "2-5 played on line 1, open end now 5 (open ends: 5)"
-    assert event["words"]["code"] == "event_played_on_line_end"
+    assert event["text"] == "2-5 played at the top, open end now 5 (open ends: 5)"
+    assert event["words"]["code"] == "event_played_at_end"
+    assert event["line"] == 0  # the line's index stays for programs
     with use_language("it"):
         assert phrases.said(event["text"], event["words"]) == phrases.said(text)
+
+
+def test_an_event_stored_with_its_line_number_is_still_translated() -> None:
+    """Events stored before they said where a tile lies keep their codes' words."""
+    stored = {
+        "code": "event_played_on_line_end",
+        "params": {"name": [4, 6], "line": 2, "end": 4, "ends": [4, 6]},
+    }
+    text = "4-6 played on line 2, open end now 4 (open ends: 4, 6)"
+    assert phrases.said(text, stored) == text
+    with use_language("hu"):
+        assert phrases.said(text, stored) != text
 
 
 def test_a_text_without_words_is_shown_as_stored() -> None:
