@@ -443,7 +443,7 @@ class Layout:
             if free > 0:
                 ends.append(
                     OpenEnd(
-                        _free_name(SPINNER_END, names),
+                        free_name(SPINNER_END, names),
                         self.spinner.low,
                         needs=free if variant.spinner_first else 0,
                         kind=END_SPINNER,
@@ -454,7 +454,7 @@ class Layout:
             owners = {line.owner for line in self.lines}
             for player in players:
                 if player not in owners:
-                    name = _free_name(f"{player}'s train", names)
+                    name = free_name(f"{player}'s train", names)
                     names.add(name)
                     ends.append(
                         OpenEnd(name, self.engine.low, owner=player, kind=END_TRAIN, named=False)
@@ -462,7 +462,7 @@ class Layout:
             if None not in owners:
                 ends.append(
                     OpenEnd(
-                        _free_name(MEXICAN_TRAIN, names),
+                        free_name(MEXICAN_TRAIN, names),
                         self.engine.low,
                         kind=END_TRAIN,
                         named=False,
@@ -480,7 +480,8 @@ class Layout:
         return data
 
 
-def _free_name(base: str, taken: set[str]) -> str:
+def free_name(base: str, taken: set[str]) -> str:
+    """`base`, or `base (2)`, `base (3)` ... when a line is already called so."""
     name, number = base, 2
     while name in taken:
         name = f"{base} ({number})"

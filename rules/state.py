@@ -56,7 +56,7 @@ from typing import Any, TypeGuard
 
 from dominocam.errors import Refused, UserInputError, plain_value, with_context
 from dominocam.i18n import N_, _
-from dominocam.rules.layout import Layout, Line, chain_end, infer_root
+from dominocam.rules.layout import Layout, Line, chain_end, free_name, infer_root
 from dominocam.rules.places import PLACE_CODES
 from dominocam.rules.tiles import SUPPORTED_SETS, Tile, hand_points, parse_tile, set_size
 from dominocam.rules.variants import VARIANTS, Variant, get_variant
@@ -797,7 +797,7 @@ def _layout(raw: object, max_pip: int) -> Layout:
     items = []
     for index, line_obj in enumerate(objects):
         if "name" not in line_obj:
-            name = _free_id(f"line {index + 1}", taken)
+            name = free_name(f"line {index + 1}", taken)
             taken.add(name)
             line_obj = {**line_obj, "name": name, "named": line_obj.get("named", False)}
         items.append((line_obj["name"], line_obj))
@@ -853,15 +853,6 @@ def _layout(raw: object, max_pip: int) -> Layout:
             name=dup,
         )
     return Layout(lines=lines, spinner=hubs["spinner"], engine=hubs["engine"])
-
-
-def _free_id(base: str, taken: set[str]) -> str:
-    """`base`, or `base (2)`, `base (3)` ... when a line is already called so."""
-    name, number = base, 2
-    while name in taken:
-        name = f"{base} ({number})"
-        number += 1
-    return name
 
 
 def _hub_tile(value: object, key: str, max_pip: int) -> Tile:

@@ -99,19 +99,20 @@ def module_of(file: str) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+def imported_names(path: Path) -> Iterator[str]:
+    """The module of every absolute import in the file at `path`, as written."""
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            yield node.module
+
+
 def imports(folder: Path) -> Iterator[tuple[str, str]]:
     """(file, imported module) for every absolute import in the package at `folder`."""
     for path in sorted(folder.rglob("*.py")):
-        tree = ast.parse(path.read_text(), filename=str(path))
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                names = [node.module]
-            else:
-                continue
-            for name in names:
-                yield str(path.relative_to(folder.parent)), room_name(name)
+        for name in imported_names(path):
+            yield str(path.relative_to(folder.parent)), room_name(name)
 
 
 def test_every_package_is_checked() -> None:
@@ -324,15 +325,8 @@ def test_every_import_of_a_room_uses_its_installed_name() -> None:
     wrong = []
     for folder in folders:
         for path in sorted(folder.rglob("*.py")):
-            for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
-                if isinstance(node, ast.Import):
-                    names = [alias.name for alias in node.names]
-                elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                    names = [node.module]
-                else:
-                    continue
-                where = path.relative_to(REPO)
-                wrong += [f"{where}: {n}" for n in names if n.split(".")[0] in ROOMS]
+            where = path.relative_to(REPO)
+            wrong += [f"{where}: {n}" for n in imported_names(path) if n.split(".")[0] in ROOMS]
             wrong += [
                 f"{path.relative_to(REPO)}: {n} (in code text)" for n in code_text_imports(path)
             ]
