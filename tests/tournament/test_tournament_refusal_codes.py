@@ -10,6 +10,9 @@ import socket
 from typing import Any
 
 import pytest
+
+pytest.importorskip("redis", reason="needs the `tournament` extra (make test-tournament)")
+
 from tournament_factories import bearer
 
 from dominocam.tournament.guard import GUESS_LIMIT
