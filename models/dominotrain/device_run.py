@@ -147,7 +147,7 @@ PLANS = {
         after_minutes=0.0,
         timed=False,
     ),
-    # The verifier alone on a 2-core CPU in about an hour (docs/decisions/
+    # The verifier alone on a shared 2-core CPU, 23.5 minutes measured (docs/decisions/
     # 2026-12-03-cpu-verifier.md): its crops from the training, negatives, small, close-up
     # and print sets, cut by the committed detector; the hold-out sets as in `gpu`.
     "cpu-verifier": Plan(
