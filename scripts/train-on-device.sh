@@ -4,7 +4,9 @@
 # committed models, export them to ONNX, fit their calibration and measure them, in stages
 # (python -m dominotrain.device_run; docs/training.md, "On a GPU machine").
 #
-#   bash scripts/train-on-device.sh OUT [--realval DIR] [--minutes 11] [--plan gpu|tiny] ...
+#   bash scripts/train-on-device.sh OUT [--realval DIR] [--minutes 11] [--plan PLAN] ...
+#
+# PLAN: gpu (default), tiny, cpu-verifier (the verifier alone on a CPU), tiny-verifier.
 #
 # Writes OUT/candidates/ (the ONNX files, calibration.json, report.json) and never models/:
 # scripts/keep-candidate-models.sh keeps them only when every gate holds. Run it again after

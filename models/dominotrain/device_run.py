@@ -20,8 +20,10 @@ What `OUT` holds:
   interruption goes on where it stopped (a training stage resumes its `last.pt`); a stage
   whose settings changed is done again.
 
-Two plans: `gpu` (the sizes of a real run, fitted to `--minutes`) and `tiny` (a handful of
-small pictures and one epoch each, for the test on a CPU).
+Plans: `gpu` (the sizes of a real run, fitted to `--minutes`), `tiny` (a handful of small
+pictures and one epoch each, for the test on a CPU), and `cpu-verifier` (the verifier alone,
+sized for a 2-core CPU: the committed detector and reader are copied as candidates unchanged,
+the calibration is fitted on synthetic pictures only) with its tiny twin `tiny-verifier`.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ import os
 import shutil
 import sys
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from dominocam.errors import UserInputError
@@ -102,6 +104,8 @@ class Plan:
     shares: dict = field(default_factory=lambda: {"detector": 0.65, "reader": 0.35})
     after_minutes: float = 3.0  # verifier, export, calibrate, eval
     timed: bool = True  # fit ultralytics' epochs to the time (its `time` setting)
+    # The models fine-tuned; the others are the committed files, copied as candidates.
+    trains: tuple[str, ...] = ("detector", "reader", "verifier")
 
 
 # The training sets: `train` (the detector's and the reader's), `small` and `closeup` (the
@@ -147,7 +151,29 @@ PLANS = {
         after_minutes=0.0,
         timed=False,
     ),
+    # The verifier alone on a shared 2-core CPU, 23.5 minutes measured (docs/decisions/
+    # 2026-12-03-cpu-verifier.md): its crops from the training, negatives, small, close-up
+    # and print sets, cut by the committed detector; the hold-out sets as in `gpu`.
+    "cpu-verifier": Plan(
+        "cpu-verifier",
+        (
+            SynthSet("train", 300, 201),
+            SynthSet("small", 200, 203, "320x256", "small"),
+            SynthSet("closeup", 200, 207, "640x352", "closeup"),
+            SynthSet("negatives", 200, 209, config="negatives"),
+            SynthSet("print", 250, 215, config="print"),
+            SynthSet("holdout", 200, 211, val_fraction=0.5),
+            SynthSet("holdout_negatives", 60, 213, config="negatives", val_fraction=0.5),
+            SynthSet("holdout_print", 240, 217, config="print", val_fraction=0.5),
+        ),
+        verifier_epochs=10,
+        verifier_per_class=15000,
+        after_minutes=0.0,
+        timed=False,
+        trains=("verifier",),
+    ),
 }
+PLANS["tiny-verifier"] = replace(PLANS["tiny"], name="tiny-verifier", trains=("verifier",))
 
 
 @dataclass
@@ -187,18 +213,34 @@ def settings_of(run: Run, stage: str) -> dict:
     """What a stage depends on: a stage whose recorded settings differ is done again."""
     plan = asdict(run.plan)
     common = {"plan": run.plan.name, "device_kind": "cpu" if run.device == "cpu" else "cuda"}
+    trains = {"trains": plan["trains"]}
     by_stage = {
         "render": {"sets": plan["sets"]},
-        "base": {"sets": plan["sets"], "models": _committed_hashes()},
-        "crops": {"sets": plan["sets"]},
-        "detector": {k: plan[k] for k in ("detector_imgsz", "detector_batch", "detector_epochs")},
-        "reader": {k: plan[k] for k in ("reader_imgsz", "reader_batch", "reader_epochs")},
+        "base": {"sets": plan["sets"], "models": _committed_hashes(), **trains},
+        "crops": {"sets": plan["sets"], **trains},
+        "detector": {
+            **{k: plan[k] for k in ("detector_imgsz", "detector_batch", "detector_epochs")},
+            **trains,
+        },
+        "reader": {
+            **{k: plan[k] for k in ("reader_imgsz", "reader_batch", "reader_epochs")},
+            **trains,
+        },
         "verifier": {k: plan[k] for k in ("verifier_epochs", "verifier_per_class")},
-        "export": {},
-        "calibrate": {"realval": str(run.realval) if run.realval else None},
+        "export": {**trains, "models": _committed_hashes()},
+        "calibrate": {"fits_on": "synthetic"},
         "eval": {"realval": str(run.realval) if run.realval else None},
     }
     return {**common, **by_stage[stage]}
+
+
+def committed(run: Run, kind: str) -> dict | None:
+    """For a model the plan does not train: what the run takes instead (the committed file)."""
+    if kind in run.plan.trains:
+        return None
+    path = MODELS_DIR / f"{kind}.onnx"
+    run.say(f"{kind}: not trained in plan {run.plan.name}; the committed {path} is the candidate")
+    return {"committed": str(path), "sha256": _sha256(path)}
 
 
 def stage_record(run: Run, stage: str) -> Path:
@@ -305,6 +347,9 @@ def stage_base(run: Run) -> dict:
     """The committed detector and reader as trainable checkpoints (`dominotrain.from_onnx`)."""
     base = run.folder("base")
     found = {}
+    if not {"detector", "reader"} & set(run.plan.trains):
+        run.say("base: neither the detector nor the reader is trained; nothing to rebuild")
+        return {"needed": False}
     for kind, yaml_name, images in (
         ("detector", "yolov8n-obb.yaml", run.data("train")),
         (
@@ -326,6 +371,9 @@ def stage_base(run: Run) -> dict:
 
 def stage_crops(run: Run) -> dict:
     """The detector's pictures of one small tile (`dominotrain.crop_data`)."""
+    if "detector" not in run.plan.trains:
+        run.say("crops: the detector is not trained; no crops")
+        return {"needed": False}
     out = run.data("crops")
     if out.exists():
         shutil.rmtree(out)
@@ -356,6 +404,9 @@ def _optimizer(kind: str) -> dict:
 def train_stage(run: Run, kind: str) -> dict:
     """Fine-tune the detector or the reader from the committed weights (`dominotrain.train`),
     resuming an interrupted run of the same stage."""
+    taken = committed(run, kind)
+    if taken is not None:
+        return taken
     plan = run.plan
     run_dir = run.folder("runs", kind, kind)
     offline.setup(run.folder(".yolo"))
@@ -459,6 +510,11 @@ def stage_export(run: Run) -> dict:
     run.candidates.mkdir(parents=True, exist_ok=True)
     found = {}
     for kind in ("detector", "reader"):
+        if kind not in run.plan.trains:  # the committed file, byte for byte
+            shutil.copyfile(MODELS_DIR / f"{kind}.onnx", run.candidates / f"{kind}.onnx")
+            found[kind] = {"committed": True}
+            run.say(f"export: {kind}.onnx copied from models/ (not trained)")
+            continue
         weights = run.folder("runs", kind, kind, "weights", "best.pt")
         summary = export(weights, kind, out=run.candidates, card=False, copy_pt=False)
         found[kind] = {"bytes": summary["bytes"], "latency": summary["latency"]}
@@ -469,26 +525,31 @@ def stage_export(run: Run) -> dict:
     return found
 
 
-def stage_calibrate(run: Run) -> dict:
-    """The calibration fitted to the candidates (`dominocam calibrate`): the hold-out sets'
-    train halves (print scenes among them), and the first 42 real scenes when --realval is
-    given."""
-    (run.candidates / "calibration.json").unlink(missing_ok=True)  # read without one
-    os.environ["DOMINOCAM_MODELS"] = str(run.candidates)
-    args = argparse.Namespace(
+def calibration_args(run: Run) -> argparse.Namespace:
+    """`dominocam calibrate`'s arguments for the candidates: the hold-out sets' train halves
+    (print scenes among them), never the real photos: --realval is only measured (its README:
+    never train on them, never tune a threshold to them)."""
+    return argparse.Namespace(
         synthetic=[run.data("holdout"), run.data("holdout_negatives"), run.data("holdout_print")],
         split="train",
-        realval=run.realval,
+        realval=None,
         out=run.candidates / "calibration.json",
         cache=run.folder("calibrate", "boxes.json"),
         refresh=True,
         limit=None,
         quiet=True,
     )
+
+
+def stage_calibrate(run: Run) -> dict:
+    """The calibration fitted to the candidates (`calibration_args`)."""
+    (run.candidates / "calibration.json").unlink(missing_ok=True)  # read without one
+    os.environ["DOMINOCAM_MODELS"] = str(run.candidates)
+    args = calibration_args(run)
     try:
         calibrate.run(args)
     except UserInputError as error:
-        if run.plan.name != "tiny":
+        if not run.plan.name.startswith("tiny"):
             raise
         # One epoch on a few tiny pictures reads too little to fit; the plan only shows that
         # the stages work, so it takes the committed calibration.
