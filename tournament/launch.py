@@ -1,6 +1,7 @@
 """`make tournament`: the whole event on one machine, for trying it.
 
-    python -m tournament.launch CONFIG [--workers 2] [--web 2] [--port 5000] [--feed-fps 1]
+    python -m dominocam.tournament.launch CONFIG [--workers 2] [--web 2] [--port 5000]
+        [--feed-fps 1]
 
 Needs DOMINOCAM_REDIS_URL and DOMINOCAM_DATABASE_URL (`scripts/tournament-services.sh run`
 sets them). Creates the event, prints its tokens once, then starts the workers, the web
@@ -37,7 +38,9 @@ def _wait_healthy(url: str, proc: subprocess.Popen[bytes], timeout: float = 60.0
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tournament.launch", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m dominocam.tournament.launch", description=__doc__
+    )
     parser.add_argument("config", help="the event file (YAML, TOML or JSON)")
     parser.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
     parser.add_argument("--web", type=int, default=2, help="web processes (default 2)")
