@@ -9,7 +9,6 @@ it. A few minutes on two CPU cores; no speed is asserted.
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import os
 import shutil
@@ -32,10 +31,7 @@ NOT_ON_THE_DEVICE = ("polars", "flask", "flask_babel", "babel", "segno", "platfo
 
 
 @pytest.fixture(scope="module")
-def device_like(tmp_path_factory) -> dict[str, str]:
-    for module in ("ultralytics", "torch", "onnx"):
-        if importlib.util.find_spec(module) is None:
-            pytest.skip(f"{module} is not installed (the train extra)")
+def device_like(train_extra, tmp_path_factory) -> dict[str, str]:
     folder = tmp_path_factory.mktemp("device-like")
     (folder / "sitecustomize.py").write_text(
         "import sys\n"
@@ -55,16 +51,10 @@ def tree_hashes(folder: Path) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def tiny_run(device_like, tmp_path_factory):
+def tiny_run(device_like, train_on_device, tmp_path_factory):
     out = tmp_path_factory.mktemp("device-run") / "out"
     models_before = tree_hashes(ROOT / "models")
-    done = subprocess.run(
-        ["bash", str(ROOT / "scripts" / "train-on-device.sh"), str(out), "--plan", "tiny"],
-        env=device_like,
-        capture_output=True,
-        text=True,
-        timeout=1800,
-    )
+    done = train_on_device(out, "tiny", device_like)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     return out, done, models_before
 
@@ -116,16 +106,10 @@ def test_layout_report_and_models_untouched(tiny_run):
     assert tree_hashes(ROOT / "models") == models_before
 
 
-def test_second_run_skips_every_stage(tiny_run, device_like):
+def test_second_run_skips_every_stage(tiny_run, device_like, train_on_device):
     out, _, _ = tiny_run
     before = (out / "candidates" / "detector.onnx").read_bytes()
-    again = subprocess.run(
-        ["bash", str(ROOT / "scripts" / "train-on-device.sh"), str(out), "--plan", "tiny"],
-        env=device_like,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    again = train_on_device(out, "tiny", device_like, timeout=600)
     assert again.returncode == 0, again.stderr[-3000:]
     for stage in STAGES:
         assert f"{stage}: done before" in again.stdout

@@ -10,10 +10,8 @@ skipped without it; `make test-slow` runs it. A few minutes on two CPU cores.
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -32,19 +30,10 @@ def sha256(path: Path) -> str:
 
 
 @pytest.fixture(scope="module")
-def verifier_run(tmp_path_factory):
-    for module in ("ultralytics", "torch", "onnx"):
-        if importlib.util.find_spec(module) is None:
-            pytest.skip(f"{module} is not installed (the train extra)")
+def verifier_run(train_extra, train_on_device, tmp_path_factory):
     out = tmp_path_factory.mktemp("verifier-run") / "out"
     models_before = {p.name: sha256(p) for p in (ROOT / "models").glob("*.onnx")}
-    done = subprocess.run(
-        ["bash", str(ROOT / "scripts" / "train-on-device.sh"), str(out), "--plan", "tiny-verifier"],
-        env={**os.environ, "PYTHON": sys.executable},
-        capture_output=True,
-        text=True,
-        timeout=1800,
-    )
+    done = train_on_device(out, "tiny-verifier", {**os.environ, "PYTHON": sys.executable})
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     return out, done, models_before
 
