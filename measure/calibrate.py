@@ -1,28 +1,25 @@
 """`dominocam calibrate`: fit the tile probability (`dominocam.vision.confidence`) and choose its
-thresholds, on synthetic pictures and the first real scenes.
+thresholds, on synthetic pictures only.
 
-    dominocam calibrate --synthetic runs/data/synth-s41-n300 --realval ../shared/realval
+    dominocam calibrate --synthetic runs/data/holdout --synthetic runs/data/holdout_print ...
+
+Never on the real photos of `../shared/realval`: their README forbids training on them, and
+a calibration is fitted (two logistic models and a threshold chosen on their output), so a
+fit on them would turn the measure of transfer into a measure of the fit. `dominocam eval
+--realval` measures the calibration there.
 
 Steps:
 
 1. *Boxes* (`collect_boxes`): the pipeline as `dominocam read` runs it, without any
-   calibration, on the synthetic split (`--split`, default `train`: the val split stays for
-   `dominocam eval`) and on the real scenes that were labelled first (those without the
-   newer fields `free_ends` / `hand`: the 42 of DomiBot and jmherzog; the 66 newer ones are
-   never used here). Each box becomes a `BoxRecord`: its features (`dominocam.vision.confidence.
-   box_features`) and two labels, `tile` (a real tile) and `right` (a real tile read right).
-   * Synthetic: boxes are matched one to one to the labelled ones (rotated IoU >= 0.5);
-     a box on a tile that is cut by the border or partly hidden is not used.
-   * Real: the labels name tiles, not boxes. The face-up reads are paired with the labelled
-     tiles (`assign_reads`): a read paired with its exact tile is `right`, one paired with
-     another tile is a misread `tile`; a read left over is not a tile, unless the label
-     excludes a tile cut by the frame and the box touches the border (not used). The
-     face-down boxes, most confident first, are tiles up to the labelled count. This is
-     the most favourable reading of the evidence; it can call a false box that read some
-     missed tile's value a misread tile.
+   calibration, on each synthetic folder's split (`--split`, default `train`: the val split
+   stays for `dominocam eval`). Each box becomes a `BoxRecord`: its features
+   (`dominocam.vision.confidence.box_features`) and two labels, `tile` (a real tile) and
+   `right` (a real tile read right), from the picture's truth: boxes are matched one to one
+   to the labelled ones (rotated IoU >= 0.5); a box on a tile that is cut by the border or
+   partly hidden is not used. (`label_real` labels real scenes the same way for `dominocam
+   eval`, which only measures.)
 2. *Fit* (`fit_logistic`): two logistic regressions (Newton's method, a small L2 penalty),
-   `p_tile` on `tile` and `p_right` on `right`. The two sources are weighted to count
-   alike (the synthetic boxes are ten times as many), so that neither decides alone.
+   `p_tile` on `tile` and `p_right` on `right`.
 3. *Thresholds* (`choose_thresholds`), once, on the same boxes (docs/reading-confidence.md):
    * `reject_below` 0.5: a box less likely a tile than not is not one.
    * `doubtful_below`: the lowest of `DOUBT_GRID` at which, of the fit photos that would
@@ -59,13 +56,14 @@ from dominocam.measure.metrics import (
     match_boxes,
     tile_key,
 )
-from dominocam.measure.truth import held_out, set_max, synthetic_truth
+from dominocam.measure.truth import set_max, synthetic_truth
 from dominocam.vision.image_io import IMAGE_SUFFIXES, load_image
 
 DOUBT_GRID: tuple[float, ...] = (0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.97, 0.98, 0.99)
 SELECTIVE_TARGET = 0.99
 REJECT_BELOW = 0.5
 REVIEW_REJECTED = 0.2
+REAL = "real"  # the source of a real photo's boxes (`label_real`)
 L2 = 1e-2
 
 
@@ -74,7 +72,7 @@ class BoxRecord:
     """One box of one picture, as the fit sees it.
 
     Attributes:
-        source: "synthetic" or "real".
+        source: the synthetic folder's name (`dominocam synth --out`), or "real".
         image: the picture's file name.
         face: "up" or "down" as read.
         confidence: the detector's score.
@@ -114,16 +112,6 @@ class PhotoRecord:
     excluded: int
 
 
-def first_real_labels(root: Path) -> list[dict[str, Any]]:
-    """The real scene labels that may be fitted on: those without `free_ends` / `hand` and
-    not from the later sources."""
-    file = root / "scenes" / "labels.json"
-    if not file.is_file():
-        raise UserInputError(f"--realval {root}: no scenes/labels.json")
-    labels = json.loads(file.read_text())
-    return [label for label in labels if not held_out(label)]
-
-
 def _features(record: BoxRecord) -> dict[str, float]:
     from dominocam.vision.confidence import box_features
 
@@ -161,10 +149,13 @@ def _records_of_scene(scene: Any, source: str, image: str) -> list[BoxRecord]:
     ]
 
 
-def label_synthetic(scene: Any, truth_file: Path, image: str) -> PhotoRecord:
-    """Label the boxes of one synthetic picture against its `truth/NAME.json`."""
+def label_synthetic(
+    scene: Any, truth_file: Path, image: str, source: str = "synthetic"
+) -> PhotoRecord:
+    """Label the boxes of one synthetic picture against its `truth/NAME.json`; `source`
+    names the folder it comes from (the fit weighs each folder alike)."""
     truth, ignore, _top, _photo = synthetic_truth(truth_file)
-    records = _records_of_scene(scene, "synthetic", image)
+    records = _records_of_scene(scene, source, image)
     corners = [t.corners for t in scene.tiles]
     matching = match_boxes([t["corners"] for t in truth], corners, ignore=ignore)
     for i, j, _ in matching.pairs:
@@ -182,7 +173,7 @@ def label_synthetic(scene: Any, truth_file: Path, image: str) -> PhotoRecord:
         if record.tile is False and any(boxes_match(b, box)[0] for b in ignore):
             record.tile = record.right = None
     return PhotoRecord(
-        "synthetic",
+        source,
         image,
         records,
         bool(scene.layout.doubts),
@@ -196,7 +187,7 @@ def label_synthetic(scene: Any, truth_file: Path, image: str) -> PhotoRecord:
 def label_real(scene: Any, label: dict[str, Any]) -> PhotoRecord:
     """Label the boxes of one real scene photo against its identity labels (module
     docstring)."""
-    records = _records_of_scene(scene, "real", label["image"])
+    records = _records_of_scene(scene, REAL, label["image"])
     truth_up = [tile_key(p) for p in label.get("face_up", [])]
     truth_down = int(label.get("face_down", 0))
     excluded = len(label.get("excluded") or [])
@@ -224,7 +215,7 @@ def label_real(scene: Any, label: dict[str, Any]) -> PhotoRecord:
             continue
         records[k].tile = records[k].right = False
     return PhotoRecord(
-        "real",
+        REAL,
         label["image"],
         records,
         bool(scene.layout.doubts),
@@ -237,7 +228,6 @@ def label_real(scene: Any, label: dict[str, Any]) -> PhotoRecord:
 
 def collect_boxes(
     synthetic: Sequence[Path],
-    realval: Path | None,
     split: str = "train",
     limit: int | None = None,
     quiet: bool = False,
@@ -248,7 +238,7 @@ def collect_boxes(
     from dominocam.vision.pipeline import load_models, read_image
 
     models = load_models()
-    jobs: list[tuple[str, Path, Any]] = []
+    jobs: list[tuple[str, Path, Path]] = []
     for folder in synthetic:
         images = folder / "detector" / "images" / split
         if not images.is_dir() or not (folder / "truth").is_dir():
@@ -257,23 +247,14 @@ def collect_boxes(
                 "(a `dominocam synth` output folder)"
             )
         files = sorted(p for p in images.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
-        jobs += [("synthetic", p, folder / "truth" / f"{p.stem}.json") for p in files[:limit]]
-    if realval is not None:
-        labels = first_real_labels(realval)
-        jobs += [("real", realval / "scenes" / lab["image"], lab) for lab in labels[:limit]]
+        jobs += [(folder.name, p, folder / "truth" / f"{p.stem}.json") for p in files[:limit]]
     photos: list[PhotoRecord] = []
-    for kind, path, truth in tqdm(jobs, desc="calibrate: reading", unit="img", disable=quiet):
-        if kind == "synthetic":
-            top = set_max(json.loads(Path(truth).read_text()).get("set"))
-        else:
-            top = set_max(truth["set"])
+    for source, path, truth in tqdm(jobs, desc="calibrate: reading", unit="img", disable=quiet):
+        top = set_max(json.loads(truth.read_text()).get("set"))
         # Not the product's reading (`dominocam.vision.reading.PhotoReader`): the calibration is
         # fitted here, so the photos are read without one, every box kept with its raw scores.
         scene = read_image(load_image(path), models.detector, models.reader, top)
-        if kind == "synthetic":
-            photos.append(label_synthetic(scene, truth, path.name))
-        else:
-            photos.append(label_real(scene, truth))
+        photos.append(label_synthetic(scene, truth, path.name, source))
     return photos
 
 
@@ -311,7 +292,9 @@ def _used(photos: Iterable[PhotoRecord], label: str) -> list[BoxRecord]:
 
 
 def _source_weights(boxes: Sequence[BoxRecord]) -> np.ndarray:
-    """Each source's boxes together weigh as much as another's, the mean weight 1."""
+    """Each source's boxes together weigh as much as another's, the mean weight 1: each
+    kind of picture (a table, print beside tiles, a close-up...) counts alike, however many
+    boxes its pictures hold."""
     sources = sorted({b.source for b in boxes})
     counts = {s: sum(b.source == s for b in boxes) for s in sources}
     raw = np.array([1.0 / counts[b.source] for b in boxes])
@@ -356,7 +339,7 @@ def _photo_outcome(photo: PhotoRecord, calibration: Any) -> PhotoOutcome:
 
     if not photo.boxes:
         review = photo.layout_doubts
-        if photo.source == "synthetic":
+        if photo.source != REAL:
             return PhotoOutcome(review, photo.missed == 0, False)
         empty = not photo.truth_up and photo.truth_down == 0
         return PhotoOutcome(review, empty, not empty)
@@ -386,7 +369,7 @@ def _photo_outcome(photo: PhotoRecord, calibration: Any) -> PhotoOutcome:
         or any(b.cut for b in kept)
         or any(p >= calibration.review_rejected for p in rejected_p)
     )
-    if photo.source == "synthetic":
+    if photo.source != REAL:
         wrong = any(b.tile is False or b.right is False for b in kept)
         lost = any(b.tile for b in photo.boxes if b not in kept)
         return PhotoOutcome(review, not wrong and not lost and photo.missed == 0, wrong)
@@ -434,10 +417,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "calibrate",
         help="fit the tile probability and its thresholds (models/calibration.json)",
         description=(
-            "Read the synthetic pictures of --synthetic (its --split) and the first 42 real "
-            "scenes of --realval (never the 66 added later) with the committed models, label "
-            "every box, fit the calibrated tile probability and choose the thresholds that "
-            "act on it (docs/reading-confidence.md)."
+            "Read the synthetic pictures of each --synthetic folder (its --split) with the "
+            "committed models, label every box, fit the calibrated tile probability (each "
+            "folder weighing alike) and choose the thresholds that act on it "
+            "(docs/reading-confidence.md). Never on real photos: `dominocam eval --realval` "
+            "measures the calibration there."
         ),
     )
     parser.add_argument(
@@ -449,7 +433,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="a `dominocam synth` folder; repeat for several",
     )
     parser.add_argument("--split", default="train", help="its split to fit on (default train)")
-    parser.add_argument("--realval", type=Path, metavar="DIR", help="../shared/realval")
+    # Gone: a fit on the real photos (their README forbids it); said, not just unknown.
+    parser.add_argument("--realval", type=Path, help=argparse.SUPPRESS)
     parser.add_argument(
         "--out", type=Path, default=None, help="calibration file (default models/calibration.json)"
     )
@@ -460,7 +445,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="labelled boxes, reused when present (default runs/calibrate/boxes.json)",
     )
     parser.add_argument("--refresh", action="store_true", help="read the pictures again")
-    parser.add_argument("--limit", type=int, default=None, help="at most N pictures per source")
+    parser.add_argument("--limit", type=int, default=None, help="at most N pictures per folder")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.set_defaults(func=run)
 
@@ -486,16 +471,26 @@ def _load_photos(path: Path) -> list[PhotoRecord]:
 def run(args: argparse.Namespace) -> int:
     from dominocam.vision.confidence import FEATURES, calibration_path
 
-    if not args.synthetic and args.realval is None:
-        raise UserInputError("give --synthetic DIR and/or --realval DIR to fit on")
+    if args.realval is not None:
+        raise UserInputError(
+            "--realval: the real photos are never fitted on (their README: never train on "
+            "them); fit on --synthetic folders and measure with `dominocam eval --realval`"
+        )
+    if not args.synthetic:
+        raise UserInputError("give --synthetic DIR (repeat for several folders) to fit on")
     if args.limit is not None and args.limit < 1:
         raise UserInputError("--limit must be >= 1")
     start = time.perf_counter()
     if args.cache.is_file() and not args.refresh:
         photos = _load_photos(args.cache)
+        if any(p.source == REAL for p in photos):
+            raise UserInputError(
+                f"{args.cache} holds boxes of real photos (an older fit): --refresh reads the "
+                "synthetic folders again"
+            )
         print(f"boxes from {args.cache} (--refresh reads the pictures again)")
     else:
-        photos = collect_boxes(args.synthetic, args.realval, args.split, args.limit, args.quiet)
+        photos = collect_boxes(args.synthetic, args.split, args.limit, args.quiet)
         _save_photos(args.cache, photos)
     # The verifier's score joins the features when every box has one (the models ran it).
     every = [b for p in photos for b in p.boxes]
@@ -518,7 +513,7 @@ def run(args: argparse.Namespace) -> int:
             "ece": round(expected_calibration_error(p, y), 4),
         }
     fit["synthetic_folders"] = [str(folder) for folder in args.synthetic]
-    fit["synthetic_split"] = args.split if args.synthetic else None
+    fit["synthetic_split"] = args.split
     calibration = type(calibration)(**{**calibration.__dict__, "fit": fit})
     out = calibration_path(args.out)
     calibration.save(out)

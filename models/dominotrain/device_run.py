@@ -531,12 +531,23 @@ def stage_export(run: Run) -> dict:
     return found
 
 
+# The hold-out sets the calibration fits on (their train halves), one of each kind of picture
+# the product reads; `dominocam calibrate` weighs each alike.
+CALIBRATION_SETS = (
+    "holdout",
+    "holdout_negatives",
+    "holdout_print",
+    "holdout_small",
+    "holdout_closeup",
+)
+
+
 def calibration_args(run: Run) -> argparse.Namespace:
     """`dominocam calibrate`'s arguments for the candidates: the hold-out sets' train halves
     (print scenes among them), never the real photos: --realval is only measured (its README:
     never train on them, never tune a threshold to them)."""
     return argparse.Namespace(
-        synthetic=[run.data("holdout"), run.data("holdout_negatives"), run.data("holdout_print")],
+        synthetic=[run.data(name) for name in CALIBRATION_SETS],
         split="train",
         realval=None,
         out=run.candidates / "calibration.json",

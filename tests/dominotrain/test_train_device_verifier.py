@@ -83,3 +83,7 @@ def test_no_plan_calibrates_on_the_real_photos(tmp_path):
         args = calibration_args(run)
         assert args.realval is None, plan.name
         assert all(realval not in Path(folder).parents for folder in args.synthetic)
+        # ...on a hold-out set of every kind of picture, each rendered by the plan itself
+        rendered = {spec.name for spec in plan.sets}
+        assert {Path(folder).name for folder in args.synthetic} <= rendered, plan.name
+        assert {"holdout_small", "holdout_closeup"} <= rendered, plan.name
