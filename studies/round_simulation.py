@@ -100,17 +100,18 @@ POLICY_TITLES = {
 RULED, HELD, ERROR = "ruled", "held", "error"
 
 # The reader's doubts as (k, n), measured by `python -m studies.misread_doubts --synthetic
-# runs/data/synth-s41-n300 --synthetic runs/data/hands-s73-n200 --realval ../shared/realval`
-# (docs/decisions/2026-12-03-round-ledger.md, committed models and calibration): of the
-# misread tiles, those whose photo asks a person (the tile doubtful, or the photo needs
-# review); of those, the tile itself doubtful; of the tiles read right, those marked doubtful.
-# Synthetic (the defaults), and real (the 108 scenes and 574 tile crops).
-MISREAD_ASKS_SYNTHETIC_KN = (101, 101)
+# runs/data/holdout:val --realval ../shared/realval` (docs/decisions/
+# 2026-12-03-honest-calibration.md, committed models and calibration): of the misread tiles,
+# those whose photo asks a person (the tile doubtful, or the photo needs review); of those,
+# the tile itself doubtful; of the tiles read right, those marked doubtful. Synthetic (the
+# defaults: the val half of the calibration's `holdout` set), and real (the 108 scenes and
+# 574 tile crops).
+MISREAD_ASKS_SYNTHETIC_KN = (74, 74)
 MISREAD_ASKS_REAL_KN = (5, 5)
-MISREAD_DOUBTFUL_SYNTHETIC_KN = (82, 101)
-MISREAD_DOUBTFUL_REAL_KN = (2, 5)
-RIGHT_DOUBTFUL_SYNTHETIC_KN = (97, 1975)
-RIGHT_DOUBTFUL_REAL_KN = (40, 1416)
+MISREAD_DOUBTFUL_SYNTHETIC_KN = (69, 74)
+MISREAD_DOUBTFUL_REAL_KN = (5, 5)
+RIGHT_DOUBTFUL_SYNTHETIC_KN = (173, 1042)
+RIGHT_DOUBTFUL_REAL_KN = (433, 1406)
 MISREAD_ASKS_SYNTHETIC = MISREAD_ASKS_SYNTHETIC_KN[0] / MISREAD_ASKS_SYNTHETIC_KN[1]
 MISREAD_ASKS_REAL = MISREAD_ASKS_REAL_KN[0] / MISREAD_ASKS_REAL_KN[1]
 RIGHT_DOUBTFUL_SYNTHETIC = RIGHT_DOUBTFUL_SYNTHETIC_KN[0] / RIGHT_DOUBTFUL_SYNTHETIC_KN[1]

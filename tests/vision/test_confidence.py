@@ -89,7 +89,8 @@ def test_a_sure_tile_is_neither_rejected_nor_doubtful():
 def test_committed_models_reject_a_weak_box_read_near_zero_and_trust_a_clear_tile():
     calibration = committed()
     junk = SceneTile(0, "up", SQUARE, 0.3, (1, 3), (0.01, 0.02), verifier_score=0.05)
-    clear = SceneTile(1, "up", SQUARE, 0.95, (2, 5), (0.999, 0.999), verifier_score=0.95)
+    # Every score near certain: the detector's, both halves' and the verifier's.
+    clear = SceneTile(1, "up", SQUARE, 0.97, (2, 5), (0.9999, 0.9999), verifier_score=0.999)
     p_tile, p_right = probabilities([junk, clear], calibration)
     assert p_tile[0] < calibration.reject_below <= p_tile[1]
     assert p_right[1] >= calibration.doubtful_below > p_right[0]

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from dominocam.vision.layout import (
+    GAP_MAY_HOLD_TILE,
     LayoutConfig,
     LayoutTile,
     build_layout,
@@ -371,7 +372,10 @@ def _tile_beyond_with_room(room: float) -> list[LayoutTile]:
     return [*tiles, tile_at(9, end + room * WIDTH + WIDTH, 300.0, 180.0, (5, 6))]
 
 
-@pytest.mark.parametrize("score, doubt", [(0.0, False), (0.049, False), (0.05, True), (0.9, True)])
+@pytest.mark.parametrize(
+    "score, doubt",
+    [(0.0, False), (GAP_MAY_HOLD_TILE - 0.001, False), (GAP_MAY_HOLD_TILE, True), (0.9, True)],
+)
 def test_a_tile_beyond_an_open_end_is_a_doubt_only_where_the_gap_may_hold_a_tile(
     score: float, doubt: bool
 ) -> None:
