@@ -19,7 +19,8 @@ Steps:
    partly hidden is not used. (`label_real` labels real scenes the same way for `dominocam
    eval`, which only measures.)
 2. *Fit* (`fit_logistic`): two logistic regressions (Newton's method, a small L2 penalty),
-   `p_tile` on `tile` and `p_right` on `right`.
+   `p_tile` on `tile` and `p_right` on `right`, each folder's boxes weighing as much as
+   another's (`_source_weights`).
 3. *Thresholds* (`choose_thresholds`), once, on the same boxes (docs/reading-confidence.md):
    * `reject_below` 0.5: a box less likely a tile than not is not one.
    * `doubtful_below`: the lowest of `DOUBT_GRID` at which, of the fit photos that would
@@ -185,8 +186,17 @@ def label_synthetic(
 
 
 def label_real(scene: Any, label: dict[str, Any]) -> PhotoRecord:
-    """Label the boxes of one real scene photo against its identity labels (module
-    docstring)."""
+    """Label the boxes of one real scene photo against its identity labels, for `dominocam
+    eval` (never fitted on).
+
+    The labels name tiles, not boxes. The face-up reads are paired with the labelled tiles
+    (`assign_reads`): a read paired with its exact tile is `right`, one paired with another
+    tile is a misread `tile`; a read left over is not a tile, unless the label excludes a
+    tile cut by the frame and the box touches the border (not used). The face-down boxes,
+    most confident first, are tiles up to the labelled count. This is the most favourable
+    reading of the evidence; it can call a false box that read some missed tile's value a
+    misread tile.
+    """
     records = _records_of_scene(scene, REAL, label["image"])
     truth_up = [tile_key(p) for p in label.get("face_up", [])]
     truth_down = int(label.get("face_down", 0))

@@ -543,9 +543,9 @@ CALIBRATION_SETS = (
 
 
 def calibration_args(run: Run) -> argparse.Namespace:
-    """`dominocam calibrate`'s arguments for the candidates: the hold-out sets' train halves
-    (print scenes among them), never the real photos: --realval is only measured (its README:
-    never train on them, never tune a threshold to them)."""
+    """`dominocam calibrate`'s arguments for the candidates: the train halves of
+    `CALIBRATION_SETS`, never the real photos: --realval is only measured (its README: never
+    train on them, never tune a threshold to them)."""
     return argparse.Namespace(
         synthetic=[run.data(name) for name in CALIBRATION_SETS],
         split="train",
