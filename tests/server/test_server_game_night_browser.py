@@ -43,7 +43,7 @@ HOST_DECIDES = {"block": 2, "mexican-train": 0}
 PLAYERS = ("Ana", "Ben")
 SET_MAX = {"block": 6, "mexican-train": 12}
 # How far the search for perfectly read photos goes, per kind.
-SEARCH = {"table": 8, "hand": 40}
+SEARCH = {"table": 8, "hand": 80}
 # A Block round's loser gives at least this many points, so the game reaches 100 in 10 rounds.
 MIN_LOSER_PIPS = 10
 SCREENSHOTS = ("dashboard.png", "phone.png", "mexican.png")
