@@ -95,6 +95,10 @@ var DC = (function () {
     return { refresh: function () { fetch("/api/state" + q).then(function (r) { return r.json(); }).then(accept); } };
   }
 
+  /* A state older than the one on screen: an answer overtaken by a newer one (a reload the
+     live feed asked for, answered after the page's own upload or edit), never drawn. */
+  function older(next, current) { return !!(current && next && next.version !== undefined && current.version !== undefined && next.version < current.version); }
+
   /* Draw the image with every tile outlined and read, and the open ends marked. */
   function drawScene(wrap, imageUrl, scene, opts) {
     opts = opts || {};
@@ -381,7 +385,7 @@ var DC = (function () {
     });
   }
 
-  return { renderAudit: renderAudit, el: el, svgEl: svgEl, clear: clear, $: $, setText: setText, api: api, live: live,
+  return { renderAudit: renderAudit, el: el, svgEl: svgEl, clear: clear, $: $, setText: setText, api: api, live: live, older: older,
     drawScene: drawScene, tileText: tileText, faceText: faceText, endedByText: endedByText, gameEndText: gameEndText, pendingText: pendingText, num: I18N.number, time: I18N.time, parseTiles: parseTiles, showSteps: showSteps, startWebcam: startWebcam, canUseWebcam: canUseWebcam, scoreTable: scoreTable, trains: trains, engineText: engineText, renderDoubts: renderDoubts };
 })();
 /* The language picker (server/templates/_language.html) is a plain form; with scripts it is

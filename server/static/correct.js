@@ -243,6 +243,7 @@
     });
   }
   function render(s) {
+    if (DC.older(s, state)) return;
     state = s;
     renderHands();
     loadReview();

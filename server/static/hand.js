@@ -40,6 +40,7 @@
     DC.$("confirm-bar").classList.toggle("waiting", !!wait);
   }
   function render(v) {
+    if (DC.older(v, view)) return;
     view = v;
     var r = v.round;
     var round = r.status === "ended" ? _("round {number} (ended)", { number: r.number }) : _("round {number}", { number: r.number });

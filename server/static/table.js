@@ -10,6 +10,7 @@
     if (keep) select.value = keep;
   }
   function render(s) {
+    if (DC.older(s, state)) return;
     state = s;
     var g = s.game, r = s.round;
     DC.setText("game-title", g.name);
