@@ -4,4 +4,4 @@ The folder is datasets/ (docs/design.md, "Layers") but the package is named domi
 top-level `datasets` package would shadow the popular PyPI package of that name.
 """
 
-__version__ = "0.4.0"
+__version__ = "0.4.1"

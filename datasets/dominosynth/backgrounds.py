@@ -26,9 +26,16 @@ def _hsv(h: float, s: float, v: float) -> np.ndarray:
 
 
 def texture(
-    rng: np.random.Generator, kind: str, h: int, w: int, dark: bool, mm_per_px: float
+    rng: np.random.Generator,
+    kind: str,
+    h: int,
+    w: int,
+    dark: bool,
+    mm_per_px: float,
+    white_paper_p: float = 0.5,
 ) -> np.ndarray:
-    """A surface of `kind`; `dark` picks the near-black variants; `mm_per_px` sets scale."""
+    """A surface of `kind`; `dark` picks the near-black variants; `mm_per_px` sets scale;
+    `white_paper_p` is the share of light `plain` surfaces that are white paper."""
     scale = max(0.05, 1.0 / mm_per_px)  # px per mm
     if kind == "wood":
         base = _hsv(
@@ -119,7 +126,7 @@ def texture(
     else:
         # White paper half the time: ivory tiles on white paper, where a blank tile is
         # little more than a faint outline, are the detector's hardest real photos.
-        choice = 0 if rng.random() < 0.5 else int(rng.integers(1, 3))
+        choice = 0 if rng.random() < white_paper_p else int(rng.integers(1, 3))
         if choice == 0:  # white paper, often slightly pink or blue
             base = np.array(
                 [rng.uniform(215, 250), rng.uniform(210, 245), rng.uniform(215, 252)], np.float32

@@ -135,6 +135,7 @@ class SynthConfig:
         )
     )
     dark_background_p: float = 0.3
+    white_paper_p: float = 0.5  # of the light `plain` surfaces
     photo_background_p: float = 0.5  # when --backgrounds is given
     # scikit-image's bundled photographs (brick, grass, gravel, coins, text, a page...) as the
     # table surface, where scikit-image is installed (the `synth` extra)
@@ -341,6 +342,23 @@ CONFIGS: dict[str, SynthConfig] = {
         distractors=(0, 2),
         layout_tiles=(1, 20),
         tile_px_log_table=(30.0, 160.0),
+    ),
+    # Light tiles on light tables (white paper, a pale cloth or board), where a tile stands
+    # out by its outline and a faint shadow only: the verifier doubted such tiles read right
+    # (on its own synthetic pictures, right tiles within 20 grey levels of the table around
+    # them scored under 0.982 three times as often as those standing out by 40 or more;
+    # docs/decisions/2026-12-03-pale-tables.md). Pale things that are not tiles lie on them
+    # too, so a faint outline alone does not make a tile.
+    "pale": SynthConfig(
+        name="pale",
+        background_weights=weights(plain=0.75, cloth=0.1, stone=0.1, plastic=0.05),
+        dark_background_p=0.0,
+        white_paper_p=0.9,
+        auto_exposure_target=(110.0, 180.0),  # a phone exposes white paper light, not grey
+        body_weights=weights(ivory=0.75, translucent=0.1, coloured=0.1, black=0.05),
+        shadow_strength=(0.1, 0.5),
+        distractors=(1, 4),
+        sample_photo_p=0.1,
     ),
     # No clutter and no camera effects: for tests and for looking at label geometry.
     "clean": SynthConfig(

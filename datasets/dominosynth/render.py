@@ -686,9 +686,8 @@ def _background(
             tex = backgrounds.photo(rng, bundled[int(rng.integers(len(bundled)))], size, size)
     if tex is None:
         kind = _choose(rng, cfg, "background_weights")
-        tex = backgrounds.texture(
-            rng, kind, size, size, bool(rng.random() < cfg.dark_background_p), mm_per_px
-        )
+        dark = bool(rng.random() < cfg.dark_background_p)
+        tex = backgrounds.texture(rng, kind, size, size, dark, mm_per_px, cfg.white_paper_p)
     A = np.array(
         [[1 / mm_per_px, 0, -x0 / mm_per_px], [0, 1 / mm_per_px, -y0 / mm_per_px], [0, 0, 1]]
     )
