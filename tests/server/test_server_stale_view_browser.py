@@ -71,3 +71,22 @@ def test_a_reload_answered_after_the_photo_does_not_bring_back_the_old_hand(
         phone.context.close()
     finally:
         server.close()
+
+
+@pytest.mark.slow
+def test_older_tells_an_overtaken_state(browser, make_app) -> None:
+    """`DC.older(next, current)`, which the phone page, the table page and the correction
+    screen ask before they draw a state."""
+    server = ThreadedServer(make_app(SCENE_PROVIDER=fake_scene))
+    try:
+        page = browser.new_context().new_page()
+        page.goto(f"{server.url}/")
+        cases = page.evaluate(
+            "() => [DC.older({version: 3}, {version: 4}), DC.older({version: 4}, {version: 4}),"
+            " DC.older({version: 5}, {version: 4}), DC.older({version: 3}, null),"
+            " DC.older({error: 'x'}, {version: 4})]"
+        )
+        assert cases == [True, False, False, False, False]
+        page.context.close()
+    finally:
+        server.close()
