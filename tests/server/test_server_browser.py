@@ -878,7 +878,7 @@ def test_a_portrait_photo_keeps_its_height_bounded(browser, make_app, tmp_path) 
         page = browser.new_context(viewport={"width": 1366, "height": 768}).new_page()
         page.goto(f"{server.url}/games/{gid}")
         expect(page.locator("#scene-wrap polygon.tile")).to_have_count(3)
-        page.wait_for_function("document.getElementById('scene-img').complete")
+        page.wait_for_function("() => document.getElementById('scene-img').complete")
         img = page.locator("#scene-img").bounding_box()
         svg = page.locator("#scene-wrap svg").bounding_box()
         assert img and svg

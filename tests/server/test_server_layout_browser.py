@@ -124,7 +124,7 @@ def test_the_table_page_is_one_screen_with_legible_labels(browser, make_app) -> 
         page = _host(browser, server.url, gid, LAPTOP)
         expect(page.locator("#scene-wrap g.labels")).to_have_count(len(face_up))
         expect(page.locator("#scene-wrap circle.open-end")).to_have_count(len(ends))
-        page.wait_for_function("document.getElementById('scene-img').complete")
+        page.wait_for_function("() => document.getElementById('scene-img').complete")
         _in_first_viewport(page, OPEN_REGIONS, LAPTOP)
         assert page.evaluate("document.documentElement.scrollWidth") <= LAPTOP["width"]
 
@@ -177,7 +177,7 @@ def test_a_portrait_photo_and_a_long_game_stay_on_one_screen(browser, make_app) 
         expect.set_options(timeout=TIMEOUT_MS)
         page = _host(browser, server.url, gid, LAPTOP)
         expect(page.locator("#scoreboard-table tr")).to_have_count(12)  # head, 10 rounds, total
-        page.wait_for_function("document.getElementById('scene-img').complete")
+        page.wait_for_function("() => document.getElementById('scene-img').complete")
         _in_first_viewport(page, OPEN_REGIONS, LAPTOP)
         _in_first_viewport(page, ("#scoreboard-table tr.total", "#domino"), LAPTOP)
         newest = page.locator("#scoreboard-table tr").nth(10)
