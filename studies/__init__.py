@@ -20,6 +20,10 @@ it; nothing imports a study (tests/test_package_layers.py).
 * `hand_drops` - `dominocam.vision.settings.HAND_REVIEW_REJECTED`: boxes left out of a hand photo.
 * `facedown_doubts` - why face-down tiles are doubted (a cause for retraining, no constant).
 * `closeup_stages` - which stage of a read loses a close-up of one tile.
+* `misread_doubts` - whether a tile read with a wrong value is doubted, and how many read
+  right are.
+* `verifier_contrast` - doubts on tiles read right, by how far a tile stands out from its
+  table (a cause for retraining, no constant).
 * `round_simulation` - how often a round is scored wrongly without a question (the ledger).
 * `product_reads` - shared by the studies that count what the product says: a measuring set
   read as `dominocam read` reads it.

@@ -147,62 +147,75 @@ def _up(scene) -> list:
     return [t for t in scene.tiles if t.face == "up" and t.pips is not None]
 
 
+def synthetic_pairs(scene, truth_file: Path) -> list[tuple[tuple[int, int] | None, object]]:
+    """(labelled tile or None, read tile) for each face-up read of a synthetic picture's
+    Scene: paired one to one with the scored labels, a read on no label with None."""
+    truth, ignore, _top, _photo = synthetic_truth(truth_file)
+    tiles = list(scene.tiles)
+    labels = [np.asarray(t["corners"], dtype=float) for t in truth]
+    matching = match_boxes(labels, [np.asarray(t.corners, float) for t in tiles], ignore=ignore)
+    out: list[tuple[tuple[int, int] | None, object]] = []
+    for i, j, _ in matching.pairs:
+        label, read = truth[i], tiles[j]
+        if label["face"] != "up" or not label["readable"] or read.face != "up":
+            continue
+        if read.pips is None:
+            continue
+        out.append((tuple(label["pips"]), read))
+    for j in matching.extra:
+        read = tiles[j]
+        if read.face == "up" and read.pips is not None:
+            out.append((None, read))
+    return out
+
+
 def synthetic_tiles(root: Path, split: str, reader) -> Iterator[tuple[list[ReadTile], bool]]:
     """(read tiles, photo asks) per picture of a `dominocam synth` split: each picture read
     as its truth's kind (a hand photo, or a table)."""
     for path in sorted((root / "detector" / "images" / split).glob("*.jpg")):
         truth_file = root / "truth" / f"{path.stem}.json"
         kind = "hand" if json.loads(truth_file.read_text()).get("kind") == "hand" else "table"
-        truth, ignore, top, _photo = synthetic_truth(truth_file)
+        _truth, _ignore, top, _photo = synthetic_truth(truth_file)
         scene = reader.read(load_image(path), kind, top)
         asks = _asks(scene)
-        tiles = list(scene.tiles)
-        labels = [np.asarray(t["corners"], dtype=float) for t in truth]
-        matching = match_boxes(labels, [np.asarray(t.corners, float) for t in tiles], ignore=ignore)
-        out = []
-        for i, j, _ in matching.pairs:
-            label, read = truth[i], tiles[j]
-            if label["face"] != "up" or not label["readable"] or read.face != "up":
-                continue
-            if read.pips is None:
-                continue
-            out.append(
-                ReadTile(path.name, tuple(label["pips"]), tile_key(read.pips), read.doubtful, asks)
-            )
-        for j in matching.extra:
-            read = tiles[j]
-            if read.face == "up" and read.pips is not None:
-                out.append(ReadTile(path.name, None, tile_key(read.pips), read.doubtful, asks))
+        out = [
+            ReadTile(path.name, truth, tile_key(read.pips), read.doubtful, asks)
+            for truth, read in synthetic_pairs(scene, truth_file)
+        ]
         yield out, asks
+
+
+def real_pairs(scene, label: dict) -> list[tuple[tuple[int, int] | None, object]]:
+    """(labelled tile or None, read tile) for each face-up read of a real scene's Scene,
+    paired by identity (`assign_reads`); a read beyond the labels with None."""
+    truth_up = [tile_key(p) for p in label.get("face_up", [])]
+    read = _up(scene)
+    pairs = assign_reads(truth_up, [t.pips for t in read])
+    paired = {j for _, j, _ in pairs}
+    out: list[tuple[tuple[int, int] | None, object]] = [
+        (tuple(truth_up[i]), read[j]) for i, j, _ in pairs
+    ]
+    # A read beyond the labels: a box on no tile, or on a tile the label excludes (cut by
+    # the frame: not scored, so not counted either).
+    excluded = len(label.get("excluded") or [])
+    extra = [j for j in range(len(read)) if j not in paired]
+    out += [(None, read[j]) for j in extra[excluded:]]
+    return out
 
 
 def real_scene_tiles(root: Path, reader) -> Iterator[tuple[list[ReadTile], bool]]:
     """(read tiles, photo asks) per real scene (realval/scenes): a hand photo when its label
-    says `hand`, else a table; reads paired by identity (`assign_reads`)."""
+    says `hand`, else a table; reads paired by identity (`real_pairs`)."""
     for label in json.loads((root / "scenes" / "labels.json").read_text()):
         kind = "hand" if label.get("hand") else "table"
         scene = reader.read(
             load_image(root / "scenes" / label["image"]), kind, set_max(label["set"])
         )
         asks = _asks(scene)
-        truth_up = [tile_key(p) for p in label.get("face_up", [])]
-        read = _up(scene)
-        pairs = assign_reads(truth_up, [t.pips for t in read])
-        paired = {j for _, j, _ in pairs}
         out = [
-            ReadTile(
-                label["image"], tuple(truth_up[i]), tile_key(read[j].pips), read[j].doubtful, asks
-            )
-            for i, j, _ in pairs
+            ReadTile(label["image"], truth, tile_key(read.pips), read.doubtful, asks)
+            for truth, read in real_pairs(scene, label)
         ]
-        # A read beyond the labels: a box on no tile, or on a tile the label excludes (cut
-        # by the frame: not scored, so not counted either).
-        excluded = len(label.get("excluded") or [])
-        extra = [j for j in range(len(read)) if j not in paired]
-        for j in extra[excluded:]:
-            out.append(
-                ReadTile(label["image"], None, tile_key(read[j].pips), read[j].doubtful, asks)
-            )
         yield out, asks
 
 

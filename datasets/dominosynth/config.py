@@ -344,11 +344,9 @@ CONFIGS: dict[str, SynthConfig] = {
         tile_px_log_table=(30.0, 160.0),
     ),
     # Light tiles on light tables (white paper, a pale cloth or board), where a tile stands
-    # out by its outline and a faint shadow only: the verifier doubted such tiles read right
-    # (on its own synthetic pictures, right tiles within 20 grey levels of the table around
-    # them scored under 0.982 three times as often as those standing out by 40 or more;
-    # docs/decisions/2026-12-03-pale-tables.md). Pale things that are not tiles lie on them
-    # too, so a faint outline alone does not make a tile.
+    # out by its outline and a faint shadow only, with pale things that are not tiles beside
+    # them. No plan trains on it: the verifier fine-tuned with it lost real tiles
+    # (docs/decisions/2026-12-03-pale-tables.md).
     "pale": SynthConfig(
         name="pale",
         background_weights=weights(plain=0.75, cloth=0.1, stone=0.1, plastic=0.05),

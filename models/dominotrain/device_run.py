@@ -110,8 +110,7 @@ class Plan:
 
 # The training sets: `train` (the detector's and the reader's), `small` and `closeup` (the
 # pictures of issue 36's close-ups), `negatives` (the verifier's not-a-tile boxes), `print`
-# (printed dominoes beside real tiles: the detector's and the verifier's), `pale` (light
-# tiles on light tables: the verifier's); the hold-out sets
+# (printed dominoes beside real tiles: the detector's and the verifier's); the hold-out sets
 # are never trained on: `holdout` (calibration on its train half, eval on its val half),
 # `holdout_negatives` (calibration) and `holdout_print` (calibration on its train half, the
 # eval set `synthetic_print` on its val half).
@@ -124,7 +123,6 @@ PLANS = {
             SynthSet("closeup", 400, 207, "640x352", "closeup"),
             SynthSet("negatives", 300, 209, config="negatives"),
             SynthSet("print", 300, 215, config="print"),
-            SynthSet("pale", 300, 225, config="pale"),
             SynthSet("holdout", 300, 211, val_fraction=0.5),
             SynthSet("holdout_negatives", 80, 213, config="negatives", val_fraction=0.5),
             SynthSet("holdout_print", 200, 217, config="print", val_fraction=0.5),
@@ -140,7 +138,6 @@ PLANS = {
             SynthSet("closeup", 4, 207, "192x128", "closeup", val_fraction=0.25),
             SynthSet("negatives", 4, 209, "320x192", "negatives", val_fraction=0.25),
             SynthSet("print", 4, 215, "320x192", "print", val_fraction=0.25),
-            SynthSet("pale", 4, 225, "320x192", "pale", val_fraction=0.25),
             SynthSet("holdout", 6, 211, "320x192", val_fraction=0.5),
             SynthSet("holdout_negatives", 4, 213, "320x192", "negatives", val_fraction=0.5),
             SynthSet("holdout_print", 4, 217, "320x192", "print", val_fraction=0.5),
@@ -169,7 +166,6 @@ PLANS = {
             SynthSet("closeup", 200, 207, "640x352", "closeup"),
             SynthSet("negatives", 200, 209, config="negatives"),
             SynthSet("print", 500, 215, config="print"),
-            SynthSet("pale", 300, 225, config="pale"),
             SynthSet("holdout", 200, 211, val_fraction=0.5),
             SynthSet("holdout_negatives", 60, 213, config="negatives", val_fraction=0.5),
             SynthSet("holdout_print", 240, 217, config="print", val_fraction=0.5),
@@ -493,7 +489,7 @@ def stage_verifier(run: Run) -> dict:
     if not (crops / "counts.json").is_file():
         if crops.exists():
             shutil.rmtree(crops)
-        sets = [run.data(n) for n in ("train", "negatives", "small", "closeup", "print", "pale")]
+        sets = [run.data(n) for n in ("train", "negatives", "small", "closeup", "print")]
         counts = verifier_data.build(sets, crops, threads=1, seed=2, workers=run.workers)
         run.say(f"verifier: crops {counts}")
     out = run.folder("runs", "verifier")
