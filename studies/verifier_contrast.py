@@ -31,10 +31,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from dominocam.measure.metrics import tile_key, wilson
+from dominocam.measure.metrics import tile_key
 from dominocam.measure.truth import set_max, synthetic_truth
 from dominocam.vision.image_io import load_image
-from studies.misread_doubts import real_pairs, synthetic_pairs
+from studies.misread_doubts import rate, real_pairs, synthetic_pairs
 
 # Bins of `standout` (grey levels): [low, high).
 BINS: tuple[tuple[float, float], ...] = (
@@ -110,11 +110,6 @@ def real_right(root: Path, reader) -> Iterator[RightTile]:
         yield from right_tiles(image, label["image"], real_pairs(scene, label))
 
 
-def _rate(k: int, n: int) -> dict[str, object]:
-    low, high = wilson(k, n) if n else (None, None)
-    return {"k": k, "n": n, "rate": k / n if n else None, "low": low, "high": high}
-
-
 def by_standout(tiles: list[RightTile], unsure: float = UNSURE) -> list[dict[str, object]]:
     """One row per bin of `BINS`: tiles, doubtful ones, ones the verifier is unsure of."""
     rows = []
@@ -126,10 +121,10 @@ def by_standout(tiles: list[RightTile], unsure: float = UNSURE) -> list[dict[str
             {
                 "standout": [low, high],
                 "tiles": len(group),
-                "doubtful": _rate(sum(t.doubtful for t in group), len(group)),
-                "verifier_unsure": _rate(sum(s < unsure for s in scores), len(scores)),
+                "doubtful": rate(sum(t.doubtful for t in group), len(group)),
+                "verifier_unsure": rate(sum(s < unsure for s in scores), len(scores)),
                 # Of the doubtful tiles, those the verifier is unsure of: its doubt.
-                "doubtful_verifier_unsure": _rate(
+                "doubtful_verifier_unsure": rate(
                     sum(t.verifier is not None and t.verifier < unsure for t in doubtful),
                     len(doubtful),
                 ),
