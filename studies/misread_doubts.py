@@ -169,20 +169,29 @@ def synthetic_pairs(scene, truth_file: Path) -> list[tuple[tuple[int, int] | Non
     return out
 
 
-def synthetic_tiles(root: Path, split: str, reader) -> Iterator[tuple[list[ReadTile], bool]]:
-    """(read tiles, photo asks) per picture of a `dominocam synth` split: each picture read
-    as its truth's kind (a hand photo, or a table)."""
+def synthetic_reads(root: Path, split: str, reader) -> Iterator[tuple[str, object, object, list]]:
+    """(picture name, image, Scene, pairs) per picture of a `dominocam synth` split: each read
+    as its truth's kind (a hand photo, or a table), its reads paired (`synthetic_pairs`)."""
     for path in sorted((root / "detector" / "images" / split).glob("*.jpg")):
         truth_file = root / "truth" / f"{path.stem}.json"
         kind = "hand" if json.loads(truth_file.read_text()).get("kind") == "hand" else "table"
         _truth, _ignore, top, _photo = synthetic_truth(truth_file)
-        scene = reader.read(load_image(path), kind, top)
+        image = load_image(path)
+        scene = reader.read(image, kind, top)
+        yield path.name, image, scene, synthetic_pairs(scene, truth_file)
+
+
+def synthetic_tiles(root: Path, split: str, reader) -> Iterator[tuple[list[ReadTile], bool]]:
+    """(read tiles, photo asks) per picture of a `dominocam synth` split (`synthetic_reads`)."""
+    for name, _image, scene, pairs in synthetic_reads(root, split, reader):
         asks = _asks(scene)
-        out = [
-            ReadTile(path.name, truth, tile_key(read.pips), read.doubtful, asks)
-            for truth, read in synthetic_pairs(scene, truth_file)
-        ]
-        yield out, asks
+        yield (
+            [
+                ReadTile(name, truth, tile_key(read.pips), read.doubtful, asks)
+                for truth, read in pairs
+            ],
+            asks,
+        )
 
 
 def real_pairs(scene, label: dict) -> list[tuple[tuple[int, int] | None, object]]:
@@ -203,20 +212,27 @@ def real_pairs(scene, label: dict) -> list[tuple[tuple[int, int] | None, object]
     return out
 
 
-def real_scene_tiles(root: Path, reader) -> Iterator[tuple[list[ReadTile], bool]]:
-    """(read tiles, photo asks) per real scene (realval/scenes): a hand photo when its label
-    says `hand`, else a table; reads paired by identity (`real_pairs`)."""
+def real_reads(root: Path, reader) -> Iterator[tuple[str, object, object, list]]:
+    """(photo name, image, Scene, pairs) per real scene (realval/scenes): a hand photo when
+    its label says `hand`, else a table; its reads paired by identity (`real_pairs`)."""
     for label in json.loads((root / "scenes" / "labels.json").read_text()):
         kind = "hand" if label.get("hand") else "table"
-        scene = reader.read(
-            load_image(root / "scenes" / label["image"]), kind, set_max(label["set"])
-        )
+        image = load_image(root / "scenes" / label["image"])
+        scene = reader.read(image, kind, set_max(label["set"]))
+        yield label["image"], image, scene, real_pairs(scene, label)
+
+
+def real_scene_tiles(root: Path, reader) -> Iterator[tuple[list[ReadTile], bool]]:
+    """(read tiles, photo asks) per real scene (`real_reads`)."""
+    for name, _image, scene, pairs in real_reads(root, reader):
         asks = _asks(scene)
-        out = [
-            ReadTile(label["image"], truth, tile_key(read.pips), read.doubtful, asks)
-            for truth, read in real_pairs(scene, label)
-        ]
-        yield out, asks
+        yield (
+            [
+                ReadTile(name, truth, tile_key(read.pips), read.doubtful, asks)
+                for truth, read in pairs
+            ],
+            asks,
+        )
 
 
 def real_crop_tiles(root: Path, reader) -> Iterator[tuple[list[ReadTile], bool]]:

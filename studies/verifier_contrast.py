@@ -32,9 +32,7 @@ import cv2
 import numpy as np
 
 from dominocam.measure.metrics import tile_key
-from dominocam.measure.truth import set_max, synthetic_truth
-from dominocam.vision.image_io import load_image
-from studies.misread_doubts import rate, real_pairs, synthetic_pairs
+from studies.misread_doubts import rate, real_reads, synthetic_reads
 
 # Bins of `standout` (grey levels): [low, high).
 BINS: tuple[tuple[float, float], ...] = (
@@ -93,21 +91,13 @@ def right_tiles(image: np.ndarray, photo: str, pairs) -> list[RightTile]:
 
 
 def synthetic_right(root: Path, split: str, reader) -> Iterator[RightTile]:
-    for path in sorted((root / "detector" / "images" / split).glob("*.jpg")):
-        truth_file = root / "truth" / f"{path.stem}.json"
-        kind = "hand" if json.loads(truth_file.read_text()).get("kind") == "hand" else "table"
-        _truth, _ignore, top, _photo = synthetic_truth(truth_file)
-        image = load_image(path)
-        scene = reader.read(image, kind, top)
-        yield from right_tiles(image, path.name, synthetic_pairs(scene, truth_file))
+    for name, image, _scene, pairs in synthetic_reads(root, split, reader):
+        yield from right_tiles(image, name, pairs)
 
 
 def real_right(root: Path, reader) -> Iterator[RightTile]:
-    for label in json.loads((root / "scenes" / "labels.json").read_text()):
-        kind = "hand" if label.get("hand") else "table"
-        image = load_image(root / "scenes" / label["image"])
-        scene = reader.read(image, kind, set_max(label["set"]))
-        yield from right_tiles(image, label["image"], real_pairs(scene, label))
+    for name, image, _scene, pairs in real_reads(root, reader):
+        yield from right_tiles(image, name, pairs)
 
 
 def by_standout(tiles: list[RightTile], unsure: float = UNSURE) -> list[dict[str, object]]:
