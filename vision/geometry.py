@@ -36,8 +36,10 @@ def rectify_tile(image: np.ndarray, corners: np.ndarray, side: int = 64) -> np.n
         [[0, 0], [side - 1, 0], [side - 1, 2 * side - 1], [0, 2 * side - 1]], dtype=np.float32
     )
     matrix = cv2.getPerspectiveTransform(src, dst)
+    # Bilinear: OpenCV's warps have no area filter (they take INTER_AREA as INTER_LINEAR), so
+    # a large tile is sampled, not averaged. The reader and its training crops are cut so.
     return cv2.warpPerspective(
-        image, matrix, (side, 2 * side), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE
+        image, matrix, (side, 2 * side), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
     )
 
 

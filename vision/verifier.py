@@ -33,10 +33,10 @@ NOT_TILE_CLASS = "not_tile"
 CONTEXT = 0.2
 
 
-def crop_frames(corners: np.ndarray, side: int = 64) -> tuple[np.ndarray, np.ndarray]:
+def crop_frames(corners: np.ndarray) -> np.ndarray:
     """Where `verifier_crop` takes each box's crop from, for N boxes at once: (N, 3, 2)
-    float32 source points of the crop's top-left, top-right and bottom-right corners, and
-    (N,) the crop's side in source pixels (the box's length plus `CONTEXT`)."""
+    float32 source points of the crop's top-left, top-right and bottom-right corners, a
+    square as wide as the box's length plus `CONTEXT`."""
     c = np.asarray(corners, dtype=np.float64).reshape(-1, 4, 2)
     centre = c.mean(axis=1)
     top, bottom = (c[:, 0] + c[:, 1]) / 2, (c[:, 2] + c[:, 3]) / 2
@@ -58,7 +58,7 @@ def crop_frames(corners: np.ndarray, side: int = 64) -> tuple[np.ndarray, np.nda
         ],
         axis=1,
     ).astype(np.float32)
-    return src, length * (1 + CONTEXT)
+    return src
 
 
 def verifier_crop(image: np.ndarray, corners: np.ndarray, side: int = 64) -> np.ndarray:
@@ -66,19 +66,17 @@ def verifier_crop(image: np.ndarray, corners: np.ndarray, side: int = 64) -> np.
     the box's long axis is vertical (corners[0]-corners[1] at the top), the box's length
     plus `CONTEXT` across. Pixels beyond the image repeat its edge: a flat colour would
     tell the network "at the border", which says nothing about a tile."""
-    src, across = crop_frames(corners, side)
-    return _warp(image, src[0], float(across[0]), side)
+    return _warp(image, crop_frames(corners)[0], side)
 
 
-def _warp(image: np.ndarray, src: np.ndarray, across: float, side: int) -> np.ndarray:
+def _warp(image: np.ndarray, src: np.ndarray, side: int) -> np.ndarray:
     dst = np.array([[0, 0], [side, 0], [side, side]], dtype=np.float32) - 0.5
     warp = cv2.getAffineTransform(src, dst)
+    # Bilinear at every size: OpenCV's warps have no area filter (they take INTER_AREA as
+    # INTER_LINEAR), so a large box is sampled, not averaged. The verifier was trained on
+    # crops cut this way; a true area filter would show it a softer crop than it learned.
     return cv2.warpAffine(
-        image,
-        warp,
-        (side, side),
-        flags=cv2.INTER_AREA if across > 2 * side else cv2.INTER_LINEAR,
-        borderMode=cv2.BORDER_REPLICATE,
+        image, warp, (side, side), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
     )
 
 
@@ -116,9 +114,9 @@ class Verifier:
         """(N, s, s, 3) uint8 BGR crops of the boxes (`verifier_crop`)."""
         out = np.empty((len(corners), self.side, self.side, 3), dtype=np.uint8)
         if len(corners):
-            src, across = crop_frames(np.asarray(corners), self.side)
+            src = crop_frames(np.asarray(corners))
             for i in range(len(out)):
-                out[i] = _warp(image, src[i], float(across[i]), self.side)
+                out[i] = _warp(image, src[i], self.side)
         return out
 
     def classify(self, crops: np.ndarray) -> np.ndarray:
