@@ -24,6 +24,8 @@ it; nothing imports a study (tests/test_package_layers.py).
   right are.
 * `verifier_contrast` - doubts on tiles read right, by how far a tile stands out from its
   table (a cause for retraining, no constant).
+* `verifier_sensitivity` - the verifier's doubt of synthetic tiles after what a camera does
+  (a cast, gamma, blur, sharpening, noise, JPEG): a cause for retraining, no constant.
 * `round_simulation` - how often a round is scored wrongly without a question (the ledger).
 * `product_reads` - shared by the studies that count what the product says: a measuring set
   read as `dominocam read` reads it.
