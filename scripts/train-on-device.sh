@@ -6,7 +6,8 @@
 #
 #   bash scripts/train-on-device.sh OUT [--realval DIR] [--minutes 11] [--plan PLAN] ...
 #
-# PLAN: gpu (default), tiny, cpu-verifier (the verifier alone on a CPU), tiny-verifier.
+# PLAN: gpu (default), tiny, cpu-verifier (the verifier alone on a CPU), tiny-verifier,
+# cpu-detector (the detector alone on a CPU, fitted to --minutes).
 #
 # Writes OUT/candidates/ (the ONNX files, calibration.json, report.json) and never models/:
 # scripts/keep-candidate-models.sh keeps them only when every gate holds. Run it again after
