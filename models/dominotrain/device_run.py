@@ -184,7 +184,7 @@ PLANS = {
 # The detector alone on a 2-core CPU, fitted to --minutes: the sets of `cpu-verifier` (the same
 # seeds, so one rendering serves both), the print scenes among the detector's pictures; the
 # committed reader and verifier are the candidates, the calibration is fitted again to the
-# new detector's boxes. A 640 px epoch of these pictures takes about 10 minutes there.
+# new detector's boxes. A 640 px epoch of these pictures took about 5 minutes there.
 PLANS["cpu-detector"] = replace(
     PLANS["cpu-verifier"],
     name="cpu-detector",
