@@ -533,23 +533,19 @@ def stage_export(run: Run) -> dict:
     """The candidates' ONNX files (`dominotrain.export`, checked with onnxruntime)."""
     run.candidates.mkdir(parents=True, exist_ok=True)
     found = {}
-    for kind in ("detector", "reader"):
+    for kind in ("detector", "reader", "verifier"):
         if kind not in run.plan.trains:  # the committed file, byte for byte
             shutil.copyfile(MODELS_DIR / f"{kind}.onnx", run.candidates / f"{kind}.onnx")
             found[kind] = {"committed": True}
             run.say(f"export: {kind}.onnx copied from models/ (not trained)")
-            continue
-        weights = run.folder("runs", kind, kind, "weights", "best.pt")
-        summary = export(weights, kind, out=run.candidates, card=False, copy_pt=False)
-        found[kind] = {"bytes": summary["bytes"], "latency": summary["latency"]}
-        run.say(f"export: {summary['path']} ({summary['bytes'] / 1e6:.2f} MB)")
-    if "verifier" in run.plan.trains:
-        trained = run.folder("runs", "verifier", "verifier.onnx")
-        shutil.copyfile(trained, run.candidates / "verifier.onnx")
-    else:
-        shutil.copyfile(MODELS_DIR / "verifier.onnx", run.candidates / "verifier.onnx")
-        found["verifier"] = {"committed": True}
-        run.say("export: verifier.onnx copied from models/ (not trained)")
+        elif kind == "verifier":  # `verifier_train` writes its ONNX file itself
+            trained = run.folder("runs", "verifier", "verifier.onnx")
+            shutil.copyfile(trained, run.candidates / "verifier.onnx")
+        else:
+            weights = run.folder("runs", kind, kind, "weights", "best.pt")
+            summary = export(weights, kind, out=run.candidates, card=False, copy_pt=False)
+            found[kind] = {"bytes": summary["bytes"], "latency": summary["latency"]}
+            run.say(f"export: {summary['path']} ({summary['bytes'] / 1e6:.2f} MB)")
     return found
 
 
