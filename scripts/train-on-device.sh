@@ -7,7 +7,8 @@
 #   bash scripts/train-on-device.sh OUT [--realval DIR] [--minutes 11] [--plan PLAN] ...
 #
 # PLAN: gpu (default), tiny, cpu-verifier (the verifier alone on a CPU), tiny-verifier,
-# cpu-detector (the detector alone on a CPU, fitted to --minutes).
+# cpu-detector (the detector alone on a CPU, fitted to --minutes), cpu-detector-replay (the
+# same with the committed detector's own training pictures beside the new ones).
 #
 # Writes OUT/candidates/ (the ONNX files, calibration.json, report.json) and never models/:
 # scripts/keep-candidate-models.sh keeps them only when every gate holds. Run it again after

@@ -194,7 +194,21 @@ PLANS["cpu-detector"] = replace(
     timed=True,
     trains=("detector",),
 )
+# `cpu-detector` with the committed detector's own training pictures beside the new ones
+# (seed 13, models/detector.md, rendered again): without them the print scenes were 450 of
+# 1,176 pictures and the detector lost ordinary tiles (docs/decisions/2026-12-04-cpu-detector.md).
+PLANS["cpu-detector-replay"] = replace(
+    PLANS["cpu-detector"],
+    name="cpu-detector-replay",
+    sets=(*PLANS["cpu-detector"].sets, SynthSet("replay", 1200, 13)),
+)
 PLANS["tiny-verifier"] = replace(PLANS["tiny"], name="tiny-verifier", trains=("verifier",))
+
+
+def detector_also(plan: Plan) -> list[str]:
+    """The sets the detector learns from beside `train`: those of these the plan renders."""
+    named = {spec.name for spec in plan.sets}
+    return [name for name in ("replay", "small", "closeup", "print") if name in named]
 
 
 @dataclass
@@ -442,7 +456,7 @@ def train_stage(run: Run, kind: str) -> dict:
     if not offline.HAS_POLARS or plan.name == "tiny":
         extra["plots"] = False
     if kind == "detector":
-        also = ["small", "closeup", "print"]
+        also = detector_also(plan)
         if any(run.data("crops", "detector", "images", "train").glob("*.jpg")):
             also.append("crops")  # a tiny plan's pictures may give no crop
         config = TrainConfig(

@@ -14,6 +14,7 @@ from dominotrain.device_run import (
     MODELS_DIR,
     PLANS,
     Run,
+    detector_also,
     stage_export,
     stage_verifier,
     training_hours,
@@ -57,3 +58,15 @@ def test_export_copies_every_untrained_model_byte_for_byte(tmp_path):
     for kind in ("detector", "reader", "verifier"):
         candidate = run.candidates / f"{kind}.onnx"
         assert sha256(candidate) == sha256(MODELS_DIR / f"{kind}.onnx")
+
+
+def test_replay_plan_adds_the_committed_detectors_own_pictures():
+    """The replay plan is `cpu-detector` plus the committed detector's training set (seed 13,
+    models/detector.md), and its detector learns from it beside the print scenes."""
+    replay = PLANS["cpu-detector-replay"]
+    assert replay.sets[: len(PLANS["cpu-detector"].sets)] == PLANS["cpu-detector"].sets
+    added = replay.sets[-1]
+    assert (added.name, added.count, added.seed, added.size) == ("replay", 1200, 13, "1280x720")
+    assert "--count 1200 --seed 13 --size 1280x720" in (MODELS_DIR / "detector.md").read_text()
+    assert detector_also(replay) == ["replay", "small", "closeup", "print"]
+    assert detector_also(PLANS["cpu-detector"]) == ["small", "closeup", "print"]
