@@ -20,7 +20,7 @@ Steps:
    eval`, which only measures.)
 2. *Fit* (`fit_logistic`): two logistic regressions (Newton's method, a small L2 penalty),
    `p_tile` on `tile` and `p_right` on `right`, each folder's boxes weighing as much as
-   another's (`_source_weights`).
+   another's (`source_weights`).
 3. *Thresholds* (`choose_thresholds`), once, on the same boxes (docs/reading-confidence.md):
    * `reject_below` 0.5: a box less likely a tile than not is not one.
    * `doubtful_below`: the lowest of `DOUBT_GRID` at which, of the fit photos that would
@@ -41,7 +41,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -113,10 +113,14 @@ class PhotoRecord:
     excluded: int
 
 
-def _features(record: BoxRecord) -> dict[str, float]:
+# The feature row of one box from its detection and reading: `box_features`'s signature.
+RowOf = Callable[..., dict[str, float]]
+
+
+def box_row(record: BoxRecord, row_of: RowOf | None = None) -> dict[str, float]:
     from dominocam.vision.confidence import box_features
 
-    return box_features(
+    return (row_of or box_features)(
         record.face,
         record.confidence,
         record.pip_confidence,
@@ -297,11 +301,11 @@ def fit_logistic(
     return beta[:-1], float(beta[-1])
 
 
-def _used(photos: Iterable[PhotoRecord], label: str) -> list[BoxRecord]:
+def labelled_boxes(photos: Iterable[PhotoRecord], label: str) -> list[BoxRecord]:
     return [b for p in photos for b in p.boxes if getattr(b, label) is not None]
 
 
-def _source_weights(boxes: Sequence[BoxRecord]) -> np.ndarray:
+def source_weights(boxes: Sequence[BoxRecord]) -> np.ndarray:
     """Each source's boxes together weigh as much as another's, the mean weight 1: each
     kind of picture (a table, print beside tiles, a close-up...) counts alike, however many
     boxes its pictures hold."""
@@ -314,12 +318,12 @@ def _source_weights(boxes: Sequence[BoxRecord]) -> np.ndarray:
 def fit_model(photos: Sequence[PhotoRecord], label: str, features: Sequence[str]) -> Any:
     from dominocam.vision.confidence import Logistic
 
-    boxes = _used(photos, label)
+    boxes = labelled_boxes(photos, label)
     if len(boxes) < 10 or len({getattr(b, label) for b in boxes}) < 2:
         raise UserInputError(f"too few labelled boxes to fit p_{label} ({len(boxes)})")
-    x = np.array([[_features(b)[f] for f in features] for b in boxes])
+    x = np.array([[box_row(b)[f] for f in features] for b in boxes])
     y = np.array([float(getattr(b, label)) for b in boxes])
-    coef, bias = fit_logistic(x, y, _source_weights(boxes))
+    coef, bias = fit_logistic(x, y, source_weights(boxes))
     return Logistic(tuple(features), tuple(float(c) for c in coef), bias)
 
 
@@ -342,18 +346,22 @@ class PhotoOutcome:
     misread: bool
 
 
-def _photo_outcome(photo: PhotoRecord, calibration: Any) -> PhotoOutcome:
+def _photo_outcome(
+    photo: PhotoRecord, calibration: Any, row_of: RowOf | None = None
+) -> PhotoOutcome:
     """One fit photo under `calibration`, simulated on its cached boxes (no second network
-    pass: the layout's doubts are those without rejection)."""
+    pass: the layout's doubts are those without rejection). `row_of` makes the feature rows
+    (default `box_features`, what the runtime uses)."""
     from dominocam.vision.confidence import box_features
 
+    row_of = row_of or box_features
     if not photo.boxes:
         review = photo.layout_doubts
         if photo.source != REAL:
             return PhotoOutcome(review, photo.missed == 0, False)
         empty = not photo.truth_up and photo.truth_down == 0
         return PhotoOutcome(review, empty, not empty)
-    rows = [_features(b) for b in photo.boxes]
+    rows = [box_row(b, row_of) for b in photo.boxes]
     p_tile = calibration.tile.predict(rows)
     kept = [b for b, p in zip(photo.boxes, p_tile, strict=True) if p >= calibration.reject_below]
     rejected_p = [p for p in p_tile if p < calibration.reject_below]
@@ -362,7 +370,7 @@ def _photo_outcome(photo: PhotoRecord, calibration: Any) -> PhotoOutcome:
         if b.face == "up" and b.pips is not None:
             counts[b.pips] = counts.get(b.pips, 0) + 1
     rows = [
-        box_features(
+        row_of(
             b.face,
             b.confidence,
             b.pip_confidence,
@@ -393,9 +401,11 @@ def _photo_outcome(photo: PhotoRecord, calibration: Any) -> PhotoOutcome:
     return PhotoOutcome(review, exact, not exact)
 
 
-def choose_thresholds(photos: Sequence[PhotoRecord], tile: Any, right: Any) -> tuple[Any, dict]:
+def choose_thresholds(
+    photos: Sequence[PhotoRecord], tile: Any, right: Any, row_of: RowOf | None = None
+) -> tuple[Any, dict]:
     """The calibration with `doubtful_below` chosen on the fit photos (module docstring),
-    and the selective figures for each value of the grid."""
+    and the selective figures for each value of the grid (`row_of`: as `_photo_outcome`)."""
     from dominocam.vision.confidence import Calibration
 
     base = Calibration(tile, right, REJECT_BELOW, DOUBT_GRID[0], REVIEW_REJECTED)
@@ -403,7 +413,7 @@ def choose_thresholds(photos: Sequence[PhotoRecord], tile: Any, right: Any) -> t
     chosen = None
     for value in DOUBT_GRID:
         calibration = replace(base, doubtful_below=value)
-        outcomes = [_photo_outcome(p, calibration) for p in photos]
+        outcomes = [_photo_outcome(p, calibration, row_of) for p in photos]
         clear = [o for o in outcomes if not o.review]
         read_right = sum(not o.misread for o in clear)
         table[str(value)] = {
@@ -460,12 +470,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-def _save_photos(path: Path, photos: Sequence[PhotoRecord]) -> None:
+def save_photos(path: Path, photos: Sequence[PhotoRecord]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps([asdict(p) for p in photos]))
 
 
-def _load_photos(path: Path) -> list[PhotoRecord]:
+def load_photos(path: Path) -> list[PhotoRecord]:
     out = []
     for data in json.loads(path.read_text()):
         boxes = []
@@ -492,7 +502,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserInputError("--limit must be >= 1")
     start = time.perf_counter()
     if args.cache.is_file() and not args.refresh:
-        photos = _load_photos(args.cache)
+        photos = load_photos(args.cache)
         if any(p.source == REAL for p in photos):
             raise UserInputError(
                 f"{args.cache} holds boxes of real photos (an older fit): --refresh reads the "
@@ -501,7 +511,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"boxes from {args.cache} (--refresh reads the pictures again)")
     else:
         photos = collect_boxes(args.synthetic, args.split, args.limit, args.quiet)
-        _save_photos(args.cache, photos)
+        save_photos(args.cache, photos)
     # The verifier's score joins the features when every box has one (the models ran it).
     every = [b for p in photos for b in p.boxes]
     features = FEATURES + (
@@ -513,8 +523,8 @@ def run(args: argparse.Namespace) -> int:
     fit: dict[str, Any] = {"command": "dominocam calibrate", "sources": {}, "doubt_grid": table}
     for source in sorted({p.source for p in photos}):
         mine = [p for p in photos if p.source == source]
-        boxes = _used(mine, "right")
-        p = calibration.right.predict([_features(b) for b in boxes])
+        boxes = labelled_boxes(mine, "right")
+        p = calibration.right.predict([box_row(b) for b in boxes])
         y = np.array([float(b.right) for b in boxes])
         fit["sources"][source] = {
             "photos": len(mine),

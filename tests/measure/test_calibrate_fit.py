@@ -35,7 +35,7 @@ def arguments(tmp_path: Path, **given) -> argparse.Namespace:
 
 def test_each_folder_weighs_alike_however_many_boxes_it_holds():
     boxes = [box("holdout")] * 90 + [box("holdout_closeup")] * 10
-    weights = calibrate._source_weights(boxes)
+    weights = calibrate.source_weights(boxes)
     assert weights[:90].sum() == pytest.approx(weights[90:].sum())
     assert weights.mean() == pytest.approx(1.0)
 
@@ -57,7 +57,7 @@ def test_a_cache_holding_real_boxes_is_not_fitted_on(tmp_path):
     real_box = box(calibrate.REAL)
     real = calibrate.PhotoRecord(calibrate.REAL, "r.jpg", [real_box], False, -1, [], 0, 0)
     synthetic = calibrate.PhotoRecord("holdout", "s.jpg", [box("holdout")], False, 0, [], 0, 0)
-    calibrate._save_photos(tmp_path / "boxes.json", [synthetic, real])
+    calibrate.save_photos(tmp_path / "boxes.json", [synthetic, real])
     with pytest.raises(UserInputError, match=r"real photos.*--refresh"):
         calibrate.run(arguments(tmp_path))
     assert not (tmp_path / "calibration.json").exists()
