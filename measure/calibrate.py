@@ -18,9 +18,10 @@ Steps:
    to the labelled ones (rotated IoU >= 0.5); a box on a tile that is cut by the border or
    partly hidden is not used. (`label_real` labels real scenes the same way for `dominocam
    eval`, which only measures.)
-2. *Fit* (`fit_logistic`): two logistic regressions (Newton's method, a small L2 penalty),
-   `p_tile` on `tile` and `p_right` on `right`, each folder's boxes weighing as much as
-   another's (`source_weights`).
+2. *Fit* (`fit_logistic`): two logistic regressions (Newton's method, an L2 penalty,
+   `--l2`), `p_tile` on `tile` and `p_right` on `right`, each folder's boxes weighing as much
+   as another's (`source_weights`), on the scores' logits or their sides (`--features`,
+   `fit_features`).
 3. *Thresholds* (`choose_thresholds`), once, on the same boxes (docs/reading-confidence.md):
    * `reject_below` 0.5: a box less likely a tile than not is not one.
    * `doubtful_below`: the lowest of `DOUBT_GRID` at which, of the fit photos that would
@@ -41,7 +42,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -113,14 +114,11 @@ class PhotoRecord:
     excluded: int
 
 
-# The feature row of one box from its detection and reading: `box_features`'s signature.
-RowOf = Callable[..., dict[str, float]]
-
-
-def box_row(record: BoxRecord, row_of: RowOf | None = None) -> dict[str, float]:
+def box_row(record: BoxRecord) -> dict[str, float]:
+    """The feature row of one box (`box_features`: every feature a fit may name)."""
     from dominocam.vision.confidence import box_features
 
-    return (row_of or box_features)(
+    return box_features(
         record.face,
         record.confidence,
         record.pip_confidence,
@@ -315,7 +313,19 @@ def source_weights(boxes: Sequence[BoxRecord]) -> np.ndarray:
     return raw * len(boxes) / raw.sum()
 
 
-def fit_model(photos: Sequence[PhotoRecord], label: str, features: Sequence[str]) -> Any:
+def fit_features(kind: str, with_verifier: bool) -> tuple[str, ...]:
+    """The features a fit names: the logits (`FEATURES`) or their sides (`BETA_FEATURES`),
+    and the verifier's score in the same form when every box has one (the models ran it)."""
+    from dominocam.vision.confidence import BETA_FEATURES, FEATURES
+
+    if kind == "beta":
+        return BETA_FEATURES + (("verifier_low", "verifier_high") if with_verifier else ())
+    return FEATURES + (("verifier",) if with_verifier else ())
+
+
+def fit_model(
+    photos: Sequence[PhotoRecord], label: str, features: Sequence[str], l2: float = L2
+) -> Any:
     from dominocam.vision.confidence import Logistic
 
     boxes = labelled_boxes(photos, label)
@@ -323,7 +333,7 @@ def fit_model(photos: Sequence[PhotoRecord], label: str, features: Sequence[str]
         raise UserInputError(f"too few labelled boxes to fit p_{label} ({len(boxes)})")
     x = np.array([[box_row(b)[f] for f in features] for b in boxes])
     y = np.array([float(getattr(b, label)) for b in boxes])
-    coef, bias = fit_logistic(x, y, source_weights(boxes))
+    coef, bias = fit_logistic(x, y, source_weights(boxes), l2)
     return Logistic(tuple(features), tuple(float(c) for c in coef), bias)
 
 
@@ -346,22 +356,18 @@ class PhotoOutcome:
     misread: bool
 
 
-def _photo_outcome(
-    photo: PhotoRecord, calibration: Any, row_of: RowOf | None = None
-) -> PhotoOutcome:
+def _photo_outcome(photo: PhotoRecord, calibration: Any) -> PhotoOutcome:
     """One fit photo under `calibration`, simulated on its cached boxes (no second network
-    pass: the layout's doubts are those without rejection). `row_of` makes the feature rows
-    (default `box_features`, what the runtime uses)."""
+    pass: the layout's doubts are those without rejection)."""
     from dominocam.vision.confidence import box_features
 
-    row_of = row_of or box_features
     if not photo.boxes:
         review = photo.layout_doubts
         if photo.source != REAL:
             return PhotoOutcome(review, photo.missed == 0, False)
         empty = not photo.truth_up and photo.truth_down == 0
         return PhotoOutcome(review, empty, not empty)
-    rows = [box_row(b, row_of) for b in photo.boxes]
+    rows = [box_row(b) for b in photo.boxes]
     p_tile = calibration.tile.predict(rows)
     kept = [b for b, p in zip(photo.boxes, p_tile, strict=True) if p >= calibration.reject_below]
     rejected_p = [p for p in p_tile if p < calibration.reject_below]
@@ -370,7 +376,7 @@ def _photo_outcome(
         if b.face == "up" and b.pips is not None:
             counts[b.pips] = counts.get(b.pips, 0) + 1
     rows = [
-        row_of(
+        box_features(
             b.face,
             b.confidence,
             b.pip_confidence,
@@ -401,11 +407,9 @@ def _photo_outcome(
     return PhotoOutcome(review, exact, not exact)
 
 
-def choose_thresholds(
-    photos: Sequence[PhotoRecord], tile: Any, right: Any, row_of: RowOf | None = None
-) -> tuple[Any, dict]:
+def choose_thresholds(photos: Sequence[PhotoRecord], tile: Any, right: Any) -> tuple[Any, dict]:
     """The calibration with `doubtful_below` chosen on the fit photos (module docstring),
-    and the selective figures for each value of the grid (`row_of`: as `_photo_outcome`)."""
+    and the selective figures for each value of the grid."""
     from dominocam.vision.confidence import Calibration
 
     base = Calibration(tile, right, REJECT_BELOW, DOUBT_GRID[0], REVIEW_REJECTED)
@@ -413,7 +417,7 @@ def choose_thresholds(
     chosen = None
     for value in DOUBT_GRID:
         calibration = replace(base, doubtful_below=value)
-        outcomes = [_photo_outcome(p, calibration, row_of) for p in photos]
+        outcomes = [_photo_outcome(p, calibration) for p in photos]
         clear = [o for o in outcomes if not o.review]
         read_right = sum(not o.misread for o in clear)
         table[str(value)] = {
@@ -453,6 +457,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="a `dominocam synth` folder; repeat for several",
     )
     parser.add_argument("--split", default="train", help="its split to fit on (default train)")
+    parser.add_argument(
+        "--features",
+        choices=("logit", "beta"),
+        default="logit",
+        help="each score as its logit (default), or as ln p and -ln(1 - p) with a slope each "
+        "(beta calibration; dominocam.vision.confidence)",
+    )
+    parser.add_argument(
+        "--l2",
+        type=float,
+        default=L2,
+        help=f"the fit's penalty on each slope, per unit of weight (default {L2})",
+    )
     # Gone: a fit on the real photos (their README forbids it); said, not just unknown.
     parser.add_argument("--realval", type=Path, help=argparse.SUPPRESS)
     parser.add_argument(
@@ -489,7 +506,7 @@ def load_photos(path: Path) -> list[PhotoRecord]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from dominocam.vision.confidence import FEATURES, calibration_path
+    from dominocam.vision.confidence import calibration_path
 
     if args.realval is not None:
         raise UserInputError(
@@ -512,13 +529,12 @@ def run(args: argparse.Namespace) -> int:
     else:
         photos = collect_boxes(args.synthetic, args.split, args.limit, args.quiet)
         save_photos(args.cache, photos)
-    # The verifier's score joins the features when every box has one (the models ran it).
     every = [b for p in photos for b in p.boxes]
-    features = FEATURES + (
-        ("verifier",) if every and all(b.verifier is not None for b in every) else ()
+    features = fit_features(
+        args.features, bool(every) and all(b.verifier is not None for b in every)
     )
-    tile = fit_model(photos, "tile", features)
-    right = fit_model(photos, "right", features)
+    tile = fit_model(photos, "tile", features, args.l2)
+    right = fit_model(photos, "right", features, args.l2)
     calibration, table = choose_thresholds(photos, tile, right)
     fit: dict[str, Any] = {"command": "dominocam calibrate", "sources": {}, "doubt_grid": table}
     for source in sorted({p.source for p in photos}):
@@ -532,6 +548,7 @@ def run(args: argparse.Namespace) -> int:
             "right": int(y.sum()),
             "ece": round(expected_calibration_error(p, y), 4),
         }
+    fit["features"], fit["l2"] = args.features, args.l2
     fit["synthetic_folders"] = [str(folder) for folder in args.synthetic]
     fit["synthetic_split"] = args.split
     calibration = type(calibration)(**{**calibration.__dict__, "fit": fit})

@@ -29,6 +29,11 @@ Features (logits are clipped to +-9, a probability of 1e-4 .. 1 - 1e-4):
               a back than about a face (a face's reading speaks too); a slope of its own
               lowered the fit's log-loss from 0.1052 to 0.1026 and its ECE from 0.018 to 0.013
     verifier  logit of the tile-or-not verifier's score, when the calibration uses it
+A calibration may name instead each probability's two sides, ln p and -ln(1 - p), whose sum is
+its logit, each with a slope of its own (beta calibration; `BETA_FEATURES`: `det_low` and
+`det_high` for `det`, and so `down_det_*`, `half_lo_*`, `half_hi_*`, `verifier_*`): a score a
+little under 1 can then cost less, and one far under it more, than one logit slope says
+(docs/decisions/2026-12-04-calibration-fit.md).
 Only numpy runs at run time; the fit lives in `dominocam.measure.calibrate`.
 """
 
@@ -53,8 +58,22 @@ from dominocam.vision.scene import RejectedBox, Scene, SceneTile
 
 CALIBRATION_FILE = "calibration.json"
 FEATURES: tuple[str, ...] = ("det", "half_lo", "half_hi", "up", "twice", "down_det")
-OPTIONAL_FEATURES: tuple[str, ...] = ("verifier",)
+BETA_FEATURES: tuple[str, ...] = (
+    "det_low",
+    "det_high",
+    "down_det_low",
+    "down_det_high",
+    "half_lo_low",
+    "half_lo_high",
+    "half_hi_low",
+    "half_hi_high",
+    "up",
+    "twice",
+)
+OPTIONAL_FEATURES: tuple[str, ...] = ("verifier", "verifier_low", "verifier_high")
 LOGIT_CLIP = 9.0
+# The probability whose logit is -LOGIT_CLIP: the sides are clipped where the logit is.
+_EDGE = 1.0 / (1.0 + np.exp(LOGIT_CLIP))
 
 
 def logit(p: float | np.ndarray) -> float | np.ndarray:
@@ -62,6 +81,13 @@ def logit(p: float | np.ndarray) -> float | np.ndarray:
     q = np.clip(np.asarray(p, dtype=np.float64), 1e-12, 1 - 1e-12)
     out = np.clip(np.log(q) - np.log1p(-q), -LOGIT_CLIP, LOGIT_CLIP)
     return float(out) if out.ndim == 0 else out
+
+
+def sides(p: float | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(ln p, -ln(1 - p)): how far below 1 and how far above 0, whose sum is `logit(p)`;
+    clipped where the logit is."""
+    q = np.clip(np.asarray(p, dtype=np.float64), _EDGE, 1 - _EDGE)
+    return np.log(q), -np.log1p(-q)
 
 
 @dataclass(frozen=True)
@@ -75,7 +101,7 @@ class Logistic:
     def __post_init__(self) -> None:
         if len(self.features) != len(self.weights):
             raise ValueError("a logistic model needs one weight per feature")
-        unknown = set(self.features) - set(FEATURES) - set(OPTIONAL_FEATURES)
+        unknown = set(self.features) - set(FEATURES + BETA_FEATURES + OPTIONAL_FEATURES)
         if unknown:
             raise ValueError(f"unknown calibration features {sorted(unknown)}")
 
@@ -244,6 +270,29 @@ def box_features(
         row["twice"] = float(twice)
     if verifier is not None:
         row["verifier"] = float(logit(verifier))
+    return {**row, **_beta_row(face, confidence, pip_confidence, verifier)}
+
+
+def _beta_row(
+    face: str, confidence: float, pip_confidence: Sequence[float] | None, verifier: float | None
+) -> dict[str, float]:
+    """The sides of `box_features`'s probabilities (module docstring): a face-up box's halves
+    (an unread one at the floor), a face-down box's detector score under `down_det_*`."""
+    up = face == "up"
+    det_low, det_high = (float(v) for v in sides(confidence))
+    row = {
+        "det_low": det_low if up else 0.0,
+        "det_high": det_high if up else 0.0,
+        "down_det_low": 0.0 if up else det_low,
+        "down_det_high": 0.0 if up else det_high,
+    }
+    halves = sorted(float(p) for p in pip_confidence) if pip_confidence is not None else [0, 0]
+    for name, p in zip(("half_lo", "half_hi"), halves, strict=True):
+        low, high = (float(v) for v in sides(p))
+        row[f"{name}_low"], row[f"{name}_high"] = (low, high) if up else (0.0, 0.0)
+    if verifier is not None:
+        low, high = (float(v) for v in sides(verifier))
+        row["verifier_low"], row["verifier_high"] = low, high
     return row
 
 
@@ -313,15 +362,24 @@ def feature_matrix(
         "twice": np.where(up, np.asarray(twice, dtype=np.float64).reshape(n), 0.0),
         "down_det": np.where(up, 0.0, det),
     }
-    if "verifier" in features:
+    if set(features) & set(BETA_FEATURES[:8]):
+        det_sides = sides(np.asarray(confidences, dtype=np.float64).reshape(n))
+        # An unread face-up box's halves at the floor, a face-down box's at none.
+        half_p = np.where(read[:, None], halves, 0.0)
+        for k, side in enumerate(("low", "high")):
+            columns[f"det_{side}"] = np.where(up, det_sides[k], 0.0)
+            columns[f"down_det_{side}"] = np.where(up, 0.0, det_sides[k])
+            for j, name in enumerate(("half_lo", "half_hi")):
+                columns[f"{name}_{side}"] = np.where(up, sides(half_p[:, j])[k], 0.0)
+    if set(features) & set(OPTIONAL_FEATURES):
         if any(v is None for v in verifiers):
             raise UserInputError(
                 "the calibration needs verifier for every box: use the models it was "
                 "fitted with (models/calibration.json)"
             )
-        columns["verifier"] = np.asarray(
-            logit(np.asarray(verifiers, dtype=np.float64).reshape(n))
-        ).reshape(n)
+        scores = np.asarray(verifiers, dtype=np.float64).reshape(n)
+        columns["verifier"] = np.asarray(logit(scores)).reshape(n)
+        columns["verifier_low"], columns["verifier_high"] = sides(scores)
     return np.stack([columns[f] for f in features], axis=1) if n else np.zeros((0, len(features)))
 
 

@@ -21,7 +21,7 @@ class Photo:
     missed: bool = False
 
 
-def outcome(photo: Photo, calibration, row_of=None) -> calibrate.PhotoOutcome:
+def outcome(photo: Photo, calibration) -> calibrate.PhotoOutcome:
     review = photo.doubt < calibration.doubtful_below
     exact = not photo.misread and not photo.missed
     return calibrate.PhotoOutcome(review, exact, photo.misread)

@@ -1,4 +1,4 @@
-"""`studies.calibration_features`: the beta features and the two fits compared."""
+"""`studies.calibration_features`: the logit and the beta fits compared on held-out sources."""
 
 from __future__ import annotations
 
@@ -10,33 +10,7 @@ import pytest
 
 from dominocam.errors import UserInputError
 from dominocam.measure.calibrate import DOUBT_GRID, BoxRecord, PhotoRecord, save_photos
-from dominocam.vision.confidence import box_features
-from studies.calibration_features import beta_row, compare, main
-
-
-def test_beta_features_add_up_to_the_runtimes_logits():
-    """ln p + -ln(1 - p) is the logit: beta can fit whatever the runtime's features fit."""
-    beta = beta_row("up", 0.8, (0.3, 0.99), twice=True, verifier=0.97)
-    logit = box_features("up", 0.8, (0.3, 0.99), twice=True, verifier=0.97)
-    for name in ("det", "half_lo", "half_hi", "verifier"):
-        assert beta[f"{name}_low"] + beta[f"{name}_high"] == pytest.approx(logit[name])
-    assert beta["half_lo_low"] == pytest.approx(math.log(0.3))
-    assert beta["half_lo_high"] == pytest.approx(-math.log(0.7))
-    assert (beta["up"], beta["twice"]) == (1.0, 1.0)
-
-
-def test_a_face_down_box_has_its_own_detector_slope_and_no_halves():
-    row = beta_row("down", 0.6, None, twice=True, verifier=None)
-    assert row["det_low"] == row["det_high"] == 0.0
-    assert row["down_det_low"] == pytest.approx(math.log(0.6))
-    assert all(row[f"half_{h}_{s}"] == 0.0 for h in ("lo", "hi") for s in ("low", "high"))
-    assert (row["up"], row["twice"]) == (0.0, 0.0)
-    assert "verifier_low" not in row
-
-
-def test_an_unread_face_up_box_has_its_halves_at_the_floor():
-    row = beta_row("up", 0.9, None)
-    assert row["half_lo_low"] == row["half_hi_low"] == pytest.approx(math.log(1e-4))
+from studies.calibration_features import compare, main
 
 
 def photos(source: str, count: int, seed: int) -> list[PhotoRecord]:

@@ -8,7 +8,13 @@ import numpy as np
 import pytest
 
 from dominocam.errors import UserInputError
-from dominocam.vision.confidence import FEATURES, best_readings, box_features, feature_matrix
+from dominocam.vision.confidence import (
+    BETA_FEATURES,
+    FEATURES,
+    best_readings,
+    box_features,
+    feature_matrix,
+)
 from dominocam.vision.decode import joint_decode
 from dominocam.vision.scene import SceneTile
 
@@ -57,7 +63,7 @@ def test_feature_matrix_holds_the_box_features_rows(seed: int) -> None:
     ]
     twice = [bool(rng.random() < 0.3) and face == "up" for face in faces]
     verifiers = rng.uniform(0, 1, n).tolist()
-    features = (*FEATURES, "verifier")
+    features = (*FEATURES, "verifier", *BETA_FEATURES, "verifier_low", "verifier_high")
     matrix = feature_matrix(faces, scores, pips, twice, verifiers, features)
     for row, args in zip(
         matrix, zip(faces, scores, pips, twice, verifiers, strict=True), strict=True
@@ -70,3 +76,20 @@ def test_feature_matrix_holds_the_box_features_rows(seed: int) -> None:
 def test_feature_matrix_needs_a_verifier_score_where_the_calibration_uses_one() -> None:
     with pytest.raises(UserInputError, match="verifier"):
         feature_matrix(["up"], [0.9], [(0.9, 0.9)], [False], [None], (*FEATURES, "verifier"))
+
+
+def test_the_sides_of_each_score_add_up_to_its_logit() -> None:
+    """ln p + -ln(1 - p) is the logit: a fit on the sides can fit whatever one on the logits
+    fits (beta calibration)."""
+    row = box_features("up", 0.8, (0.3, 0.99), twice=True, verifier=1.0)
+    for name in ("det", "half_lo", "half_hi", "verifier"):
+        assert row[f"{name}_low"] + row[f"{name}_high"] == pytest.approx(row[name])
+    assert row["half_lo_low"] == pytest.approx(np.log(0.3))
+    assert row["half_lo_high"] == pytest.approx(-np.log(0.7))
+    assert row["down_det_low"] == row["down_det_high"] == 0.0
+    down = box_features("down", 0.6, None, verifier=0.5)
+    assert down["det_low"] == down["half_lo_low"] == down["half_hi_high"] == 0.0
+    assert down["down_det_low"] + down["down_det_high"] == pytest.approx(down["down_det"])
+    unread = box_features("up", 0.9, None)
+    assert unread["half_lo_low"] + unread["half_lo_high"] == pytest.approx(unread["half_lo"])
+    assert "verifier_low" not in unread
