@@ -58,18 +58,13 @@ from dominocam.vision.scene import RejectedBox, Scene, SceneTile
 
 CALIBRATION_FILE = "calibration.json"
 FEATURES: tuple[str, ...] = ("det", "half_lo", "half_hi", "up", "twice", "down_det")
-BETA_FEATURES: tuple[str, ...] = (
-    "det_low",
-    "det_high",
-    "down_det_low",
-    "down_det_high",
-    "half_lo_low",
-    "half_lo_high",
-    "half_hi_low",
-    "half_hi_high",
-    "up",
-    "twice",
+# The sides (ln p, -ln(1 - p)) of the scores whose logits are features, for a beta calibration.
+SIDE_FEATURES: tuple[str, ...] = tuple(
+    f"{name}_{side}"
+    for name in ("det", "down_det", "half_lo", "half_hi")
+    for side in ("low", "high")
 )
+BETA_FEATURES: tuple[str, ...] = (*SIDE_FEATURES, "up", "twice")
 OPTIONAL_FEATURES: tuple[str, ...] = ("verifier", "verifier_low", "verifier_high")
 LOGIT_CLIP = 9.0
 # The probability whose logit is -LOGIT_CLIP: the sides are clipped where the logit is.
@@ -362,7 +357,7 @@ def feature_matrix(
         "twice": np.where(up, np.asarray(twice, dtype=np.float64).reshape(n), 0.0),
         "down_det": np.where(up, 0.0, det),
     }
-    if set(features) & set(BETA_FEATURES[:8]):
+    if set(features) & set(SIDE_FEATURES):
         det_sides = sides(np.asarray(confidences, dtype=np.float64).reshape(n))
         # An unread face-up box's halves at the floor, a face-down box's at none.
         half_p = np.where(read[:, None], halves, 0.0)
