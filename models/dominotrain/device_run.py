@@ -577,17 +577,16 @@ CALIBRATION_SETS = (
 def calibration_args(run: Run) -> argparse.Namespace:
     """`dominocam calibrate`'s arguments for the candidates: the train halves of
     `CALIBRATION_SETS`, never the real photos: --realval is only measured (its README: never
-    train on them, never tune a threshold to them)."""
-    return argparse.Namespace(
-        synthetic=[run.data(name) for name in CALIBRATION_SETS],
-        split="train",
-        realval=None,
-        out=run.candidates / "calibration.json",
-        cache=run.folder("calibrate", "boxes.json"),
-        refresh=True,
-        limit=None,
-        quiet=True,
-    )
+    train on them, never tune a threshold to them). Parsed by the command's own parser, so
+    every option it has keeps its default here."""
+    parser = argparse.ArgumentParser(prog="dominocam")
+    calibrate.register(parser.add_subparsers())
+    argv = ["calibrate", "--split", "train", "--refresh", "--quiet"]
+    argv += ["--out", str(run.candidates / "calibration.json")]
+    argv += ["--cache", str(run.folder("calibrate", "boxes.json"))]
+    for name in CALIBRATION_SETS:
+        argv += ["--synthetic", str(run.data(name))]
+    return parser.parse_args(argv)
 
 
 def stage_calibrate(run: Run) -> dict:
