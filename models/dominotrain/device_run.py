@@ -578,7 +578,8 @@ def calibration_args(run: Run) -> argparse.Namespace:
     """`dominocam calibrate`'s arguments for the candidates: the train halves of
     `CALIBRATION_SETS`, never the real photos: --realval is only measured (its README: never
     train on them, never tune a threshold to them). Parsed by the command's own parser, so
-    every option it has keeps its default here."""
+    every option it has keeps its default here; not by `dominocam.cli.build_parser`, whose
+    other commands import what the device machine lacks (platformdirs)."""
     parser = argparse.ArgumentParser(prog="dominocam")
     calibrate.register(parser.add_subparsers())
     argv = ["calibrate", "--split", "train", "--refresh", "--quiet"]
